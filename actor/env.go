@@ -1,0 +1,629 @@
+package actor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	protoactor "github.com/asynkron/protoactor-go/actor"
+	"github.com/rs/zerolog"
+	"github.com/rs/zerolog/log"
+	"github.com/sparkrpc/sparkrpc/messages"
+	"google.golang.org/protobuf/proto"
+)
+
+// VerifierName is the name of the endpoint that answers lookups
+// (CheckExistence) on every env that listens.
+const VerifierName = "endpoint-verifier"
+
+// Option configures an Env.
+type Option func(*envOptions)
+
+type envOptions struct {
+	transport   Transport
+	logger      *zerolog.Logger
+	usableCores int
+	onDrop      func(name string, msg proto.Message)
+}
+
+// WithTransport connects the env to other envs through t. Without it the env
+// is purely local.
+func WithTransport(t Transport) Option { return func(o *envOptions) { o.transport = t } }
+
+// WithLogger sets the env's logger. The default is zerolog's global logger.
+func WithLogger(l zerolog.Logger) Option { return func(o *envOptions) { o.logger = &l } }
+
+// WithNumUsableCores sets the core count that sizes the shared message loop
+// when spark.rpc.netty.dispatcher.numThreads is unset (default GOMAXPROCS).
+func WithNumUsableCores(n int) Option { return func(o *envOptions) { o.usableCores = n } }
+
+// WithDropHandler sets a function told of every message that was dropped
+// because its endpoint had stopped (Spark's Inbox.onDrop). It runs on the
+// goroutine that noticed the drop and must not block.
+func WithDropHandler(fn func(name string, msg proto.Message)) Option {
+	return func(o *envOptions) { o.onDrop = fn }
+}
+
+// Env is Spark's RpcEnv: a named set of endpoints, each a protoactor actor
+// registered under its name, reachable through Refs. Create one with NewEnv
+// (or with package netty for a networked env), register endpoints, and
+// Shutdown when done.
+type Env struct {
+	name      string
+	conf      *Conf
+	log       zerolog.Logger
+	system    *protoactor.ActorSystem
+	transport Transport
+	info      TransportInfo
+	identity  string
+	shared    *poolDispatcher
+
+	askTimeout    RpcTimeout
+	lookupTimeout RpcTimeout
+	onDrop        func(name string, msg proto.Message)
+	numDropped    atomic.Uint64
+
+	mu        sync.Mutex // registration and shutdown
+	endpoints sync.Map   // name -> *cell
+	live      sync.WaitGroup
+	stopped   atomic.Bool
+
+	pendingMu sync.Mutex
+	pending   map[string]map[*Future]struct{}
+
+	shutdownOnce sync.Once
+	terminated   chan struct{}
+	shutdownErr  error
+}
+
+// NewEnv creates an env named name with configuration conf (nil for an empty
+// one). With a transport that listens, it also registers the
+// endpoint-verifier that answers lookups from other envs.
+func NewEnv(name string, conf *Conf, opts ...Option) (*Env, error) {
+	if conf == nil {
+		conf = NewConf()
+	}
+	var o envOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	base := log.Logger
+	if o.logger != nil {
+		base = *o.logger
+	}
+	e := &Env{
+		name:       name,
+		conf:       conf,
+		log:        base.With().Str("component", "rpcenv").Str("env", name).Logger(),
+		transport:  o.transport,
+		onDrop:     o.onDrop,
+		pending:    make(map[string]map[*Future]struct{}),
+		terminated: make(chan struct{}),
+	}
+	var err error
+	if e.askTimeout, err = AskTimeout(conf); err != nil {
+		return nil, err
+	}
+	if e.lookupTimeout, err = LookupTimeout(conf); err != nil {
+		return nil, err
+	}
+	threads, err := conf.GetInt(KeyDispatcherThreads, 0)
+	if err != nil {
+		return nil, err
+	}
+	if threads <= 0 {
+		cores := o.usableCores
+		if cores <= 0 {
+			cores = runtime.GOMAXPROCS(0)
+		}
+		threads = max(2, cores)
+	}
+	plog := base.With().Str("component", "protoactor").Str("env", name).Logger()
+	e.system = protoactor.NewActorSystem(
+		protoactor.WithLoggerFactory(func(*protoactor.ActorSystem) *slog.Logger {
+			return slog.New(quietHandler{zerolog.NewSlogHandler(plog)})
+		}),
+		protoactor.WithDeadLetterRequestLogging(false),
+	)
+	e.identity = e.system.ProcessRegistry.Address
+	e.system.EventStream.Subscribe(e.onDeadLetter)
+	if e.transport != nil {
+		info, err := e.transport.Start(e)
+		if err != nil {
+			return nil, err
+		}
+		e.info = info
+		e.identity = info.Identity
+		e.system.ProcessRegistry.Address = info.Identity
+		rp := &remoteProcess{env: e}
+		e.system.ProcessRegistry.RegisterAddressResolver(func(*protoactor.PID) (protoactor.Process, bool) {
+			return rp, true
+		})
+	}
+	e.shared = newPoolDispatcher(threads, 300)
+	if e.transport != nil && !e.info.ClientMode {
+		if _, err := e.RegisterEndpoint(VerifierName, &verifier{env: e}); err != nil {
+			_ = e.Shutdown(context.Background())
+			return nil, err
+		}
+	}
+	e.log.Debug().Str("address", e.info.Address.String()).Int("dispatcherThreads", threads).Msg("env started")
+	return e, nil
+}
+
+// Name returns the env's name.
+func (e *Env) Name() string { return e.name }
+
+// Conf returns the env's configuration.
+func (e *Env) Conf() *Conf { return e.conf }
+
+// Logger returns the env's logger.
+func (e *Env) Logger() zerolog.Logger { return e.log }
+
+// System returns the protoactor actor system that runs the env's endpoints.
+func (e *Env) System() *protoactor.ActorSystem { return e.system }
+
+// Address returns the env's advertised listen address; the zero RpcAddress
+// for a local env or one in client mode.
+func (e *Env) Address() RpcAddress { return e.info.Address }
+
+// Identity returns the Address of the env's PIDs (see Transport).
+func (e *Env) Identity() string { return e.identity }
+
+// ClientMode reports whether the env has a transport that does not listen.
+func (e *Env) ClientMode() bool { return e.info.ClientMode }
+
+// AskTimeout returns the default timeout of Ask and AskSync.
+func (e *Env) AskTimeout() RpcTimeout { return e.askTimeout }
+
+// LookupTimeout returns the timeout of SetupEndpointRef.
+func (e *Env) LookupTimeout() RpcTimeout { return e.lookupTimeout }
+
+// Dropped returns how many messages were dropped because their endpoint had
+// stopped.
+func (e *Env) Dropped() uint64 { return e.numDropped.Load() }
+
+// RegisterEndpoint registers ep under name and returns its reference
+// (Spark's setupEndpoint). OnStart is queued as the endpoint's first message;
+// registration does not wait for it. It fails with ErrInvalidName,
+// a *DuplicateEndpointError, or ErrEnvStopped.
+func (e *Env) RegisterEndpoint(name string, ep Endpoint) (*Ref, error) {
+	if err := ValidateName(name); err != nil {
+		return nil, err
+	}
+	if ep == nil {
+		return nil, fmt.Errorf("%w: nil endpoint for %q", ErrInvalidName, name)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.stopped.Load() {
+		return nil, ErrEnvStopped
+	}
+	if _, ok := e.endpoints.Load(name); ok {
+		return nil, &DuplicateEndpointError{Name: name}
+	}
+	c := newCell(e, name, ep)
+	disp := e.shared
+	if c.threads > 0 {
+		c.loop = newPoolDispatcher(1, 300)
+		disp = c.loop
+	}
+	props := protoactor.PropsFromProducer(func() protoactor.Actor { return c },
+		protoactor.WithDispatcher(disp), protoactor.WithMailbox(protoactor.Unbounded()))
+	e.endpoints.Store(name, c)
+	e.live.Add(1)
+	if _, err := e.system.Root.SpawnNamed(props, name); err != nil {
+		e.endpoints.Delete(name)
+		e.live.Done()
+		if c.loop != nil {
+			c.loop.close()
+		}
+		if errors.Is(err, protoactor.ErrNameExists) {
+			return nil, &DuplicateEndpointError{Name: name}
+		}
+		return nil, err
+	}
+	if p, ok := e.system.ProcessRegistry.GetLocal(name); ok {
+		c.proc.Store(&p)
+	}
+	return c.ref, nil
+}
+
+// Endpoint returns the reference of the local endpoint name.
+func (e *Env) Endpoint(name string) (*Ref, bool) {
+	if c, ok := e.endpoints.Load(name); ok {
+		return c.(*cell).ref, true
+	}
+	return nil, false
+}
+
+// Stop stops the endpoint of ref (Spark's stop(ref)): new messages to it
+// fail with "Could not find NAME.", messages already queued are processed,
+// then OnStop runs. It does not wait; stopping twice is a no-op.
+func (e *Env) Stop(ref *Ref) error {
+	if ref == nil {
+		return fmt.Errorf("%w: nil ref", ErrInvalidName)
+	}
+	if !ref.local() {
+		return fmt.Errorf("%w: %s is not an endpoint of this env", ErrEndpointNotFound, ref)
+	}
+	c := ref.localCell()
+	if c == nil {
+		return nil
+	}
+	return e.stopCell(c)
+}
+
+func (e *Env) stopCell(c *cell) error {
+	if !c.stopping.CompareAndSwap(false, true) {
+		return nil
+	}
+	e.endpoints.CompareAndDelete(c.name, c)
+	c.post(theStopSignal)
+	return nil
+}
+
+func (e *Env) cellStopped(c *cell) {
+	e.live.Done()
+}
+
+// Shutdown stops every endpoint (each gets OnStop after its queued
+// messages), then closes the transport, and waits until all of it is done or
+// ctx ends. After Shutdown every operation fails with ErrEnvStopped. Calling
+// it again waits again.
+func (e *Env) Shutdown(ctx context.Context) error {
+	e.shutdownOnce.Do(func() {
+		e.mu.Lock()
+		e.stopped.Store(true)
+		e.mu.Unlock()
+		e.endpoints.Range(func(_, v any) bool {
+			_ = e.stopCell(v.(*cell))
+			return true
+		})
+		go e.finishShutdown()
+	})
+	return e.AwaitTermination(ctx)
+}
+
+func (e *Env) finishShutdown() {
+	e.live.Wait()
+	if e.transport != nil {
+		e.shutdownErr = e.transport.Shutdown(context.Background())
+	}
+	e.pendingMu.Lock()
+	var futs []*Future
+	for _, m := range e.pending {
+		for f := range m {
+			futs = append(futs, f)
+		}
+	}
+	e.pendingMu.Unlock()
+	for _, f := range futs {
+		f.complete(nil, ErrEnvStopped)
+	}
+	e.shared.closeAndWait()
+	e.system.Shutdown()
+	e.log.Debug().Msg("env terminated")
+	close(e.terminated)
+}
+
+// AwaitTermination waits until a Shutdown has completed or ctx ends.
+func (e *Env) AwaitTermination(ctx context.Context) error {
+	select {
+	case <-e.terminated:
+		return e.shutdownErr
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+// Terminated is closed once a Shutdown has completed.
+func (e *Env) Terminated() <-chan struct{} { return e.terminated }
+
+// RemoteRef returns an unverified reference to the endpoint name of the env
+// listening at addr. Use SetupEndpointRef to check that it exists.
+func (e *Env) RemoteRef(addr RpcAddress, name string) *Ref {
+	id := addr.HostPort()
+	if id == e.identity {
+		if r, ok := e.Endpoint(name); ok {
+			return r
+		}
+	}
+	return &Ref{env: e, pid: protoactor.NewPID(id, name), name: name, addr: addr}
+}
+
+// RefFromProto returns the reference a message carried.
+func (e *Env) RefFromProto(p *messages.EndpointRef) (*Ref, error) {
+	if p == nil || p.GetName() == "" || p.GetAddress() == "" {
+		return nil, fmt.Errorf("%w: incomplete endpoint reference %v", ErrInvalidName, p)
+	}
+	if p.GetAddress() == e.identity {
+		if r, ok := e.Endpoint(p.GetName()); ok {
+			return r, nil
+		}
+		return &Ref{env: e, pid: protoactor.NewPID(e.identity, p.GetName()), name: p.GetName(), addr: e.info.Address, client: e.info.ClientMode}, nil
+	}
+	r := &Ref{env: e, pid: protoactor.NewPID(p.GetAddress(), p.GetName()), name: p.GetName(), client: p.GetClient()}
+	if !p.GetClient() {
+		addr, err := ParseHostPort(p.GetAddress())
+		if err != nil {
+			return nil, err
+		}
+		r.addr = addr
+	}
+	return r, nil
+}
+
+// SetupEndpointRef looks up the endpoint name on the env listening at addr
+// by asking its endpoint-verifier, within the lookup timeout
+// (spark.rpc.lookupTimeout). A missing endpoint is an *EndpointNotFoundError
+// whose text is "Cannot find endpoint: spark://name@host:port".
+func (e *Env) SetupEndpointRef(ctx context.Context, addr RpcAddress, name string) (*Ref, error) {
+	if e.stopped.Load() {
+		return nil, ErrEnvStopped
+	}
+	uri := EndpointAddress{Address: addr, Name: name}.String()
+	if addr.HostPort() == e.identity {
+		if r, ok := e.Endpoint(name); ok {
+			return r, nil
+		}
+		return nil, &EndpointNotFoundError{Name: name, URI: uri}
+	}
+	v := e.RemoteRef(addr, VerifierName)
+	res, err := ResultAs[*messages.CheckExistenceResponse](v.AskWithTimeout(ctx, &messages.CheckExistence{Name: name}, e.lookupTimeout))
+	if err != nil {
+		return nil, fmt.Errorf("lookup of %s: %w", uri, err)
+	}
+	if !res.GetExists() {
+		return nil, &EndpointNotFoundError{Name: name, URI: uri}
+	}
+	return e.RemoteRef(addr, name), nil
+}
+
+// SetupEndpointRefByURI parses uri ("spark://name@host:port") and looks the
+// endpoint up with SetupEndpointRef.
+func (e *Env) SetupEndpointRefByURI(ctx context.Context, uri string) (*Ref, error) {
+	a, err := ParseEndpointAddress(uri)
+	if err != nil {
+		return nil, err
+	}
+	return e.SetupEndpointRef(ctx, a.Address, a.Name)
+}
+
+// reply sends a reply or failure to the sender PID of an ask.
+func (e *Env) reply(to *protoactor.PID, msg proto.Message) {
+	if to == nil {
+		return
+	}
+	e.system.Root.Send(to, msg)
+}
+
+func (e *Env) sendRemote(target, sender *protoactor.PID, msg proto.Message) error {
+	if e.transport == nil {
+		return ErrNoTransport
+	}
+	return e.transport.Send(target, sender, msg)
+}
+
+func (e *Env) peerAddress(identity string) RpcAddress {
+	if identity == e.identity {
+		return e.info.Address
+	}
+	if e.transport == nil {
+		return RpcAddress{}
+	}
+	return e.transport.PeerAddress(identity)
+}
+
+func (e *Env) dropped(name string, msg proto.Message) {
+	e.numDropped.Add(1)
+	if e.onDrop != nil {
+		e.onDrop(name, msg)
+	}
+	e.log.Debug().Str("endpoint", name).Str("message", string(msg.ProtoReflect().Descriptor().FullName())).
+		Msg("Drop message because endpoint is stopped")
+}
+
+// onDeadLetter accounts for messages that reached no process.
+func (e *Env) onDeadLetter(ev any) {
+	dl, ok := ev.(*protoactor.DeadLetterEvent)
+	if !ok || dl.PID == nil {
+		return
+	}
+	switch m := dl.Message.(type) {
+	case *Future:
+		m.complete(nil, &EndpointNotFoundError{Name: dl.PID.Id})
+	case proto.Message:
+		if strings.HasPrefix(dl.PID.Id, "future$") {
+			e.log.Debug().Str("to", dl.PID.Id).Msg("Ignored a reply to an ask that has completed")
+			return
+		}
+		if dl.Sender == nil {
+			e.dropped(dl.PID.Id, m)
+		}
+	}
+}
+
+func (e *Env) addPending(peer string, f *Future) {
+	e.pendingMu.Lock()
+	m := e.pending[peer]
+	if m == nil {
+		m = make(map[*Future]struct{})
+		e.pending[peer] = m
+	}
+	m[f] = struct{}{}
+	e.pendingMu.Unlock()
+}
+
+func (e *Env) removePending(peer string, f *Future) {
+	e.pendingMu.Lock()
+	if m := e.pending[peer]; m != nil {
+		delete(m, f)
+		if len(m) == 0 {
+			delete(e.pending, peer)
+		}
+	}
+	e.pendingMu.Unlock()
+}
+
+func (e *Env) postToAll(ev *netEvent) {
+	if e.stopped.Load() {
+		return
+	}
+	e.endpoints.Range(func(_, v any) bool {
+		c := v.(*cell)
+		if !c.stopping.Load() {
+			c.post(ev)
+		}
+		return true
+	})
+}
+
+// The TransportHost side of the env.
+
+// Deliver implements TransportHost.
+func (e *Env) Deliver(target, sender *protoactor.PID, msg proto.Message) {
+	var m any = msg
+	if sender != nil {
+		m = &protoactor.MessageEnvelope{Message: msg, Sender: sender}
+	}
+	if v, ok := e.endpoints.Load(target.Id); ok {
+		if c := v.(*cell); !c.stopping.Load() {
+			c.post(m)
+			return
+		}
+	}
+	if p, ok := e.system.ProcessRegistry.GetLocal(target.Id); ok {
+		if _, isCell := e.endpoints.Load(target.Id); !isCell {
+			p.SendUserMessage(target, m)
+			return
+		}
+	}
+	if e.stopped.Load() {
+		if sender != nil {
+			e.reply(sender, FailureToProto(ErrEnvStopped))
+		}
+		return
+	}
+	if sender != nil {
+		e.reply(sender, FailureToProto(&EndpointNotFoundError{Name: target.Id}))
+		return
+	}
+	e.dropped(target.Id, msg)
+}
+
+// Connected implements TransportHost.
+func (e *Env) Connected(peer Peer) {
+	e.postToAll(&netEvent{kind: netConnected, addr: peer.Address})
+}
+
+// Disconnected implements TransportHost.
+func (e *Env) Disconnected(peer Peer, cause error) {
+	addr := peer.Address.String()
+	if addr == "" {
+		addr = peer.Identity
+	}
+	e.failPending(peer.Identity, &ConnectionClosedError{Addr: addr, Cause: cause})
+	e.postToAll(&netEvent{kind: netDisconnected, addr: peer.Address})
+}
+
+// NetworkError implements TransportHost.
+func (e *Env) NetworkError(peer Peer, err error) {
+	e.postToAll(&netEvent{kind: netError, addr: peer.Address, err: err})
+}
+
+// Undeliverable implements TransportHost.
+func (e *Env) Undeliverable(target, sender *protoactor.PID, msg proto.Message, err error) {
+	if sender == nil {
+		e.dropped(target.Id, msg)
+		e.log.Warn().Err(err).Str("to", target.String()).Msg("message could not be delivered")
+		return
+	}
+	if sender.Address == e.identity {
+		if p, ok := e.system.ProcessRegistry.GetLocal(sender.Id); ok {
+			if f, ok := p.(*Future); ok {
+				f.complete(nil, err)
+				return
+			}
+			p.SendUserMessage(sender, FailureToProto(err))
+		}
+		return
+	}
+	// A reply to a remote asker that could not be sent: tell the asker why.
+	if _, isFailure := msg.(*messages.RpcFailure); !isFailure {
+		_ = e.sendRemote(sender, nil, FailureToProto(err))
+	}
+}
+
+func (e *Env) failPending(peer string, err error) {
+	e.pendingMu.Lock()
+	m := e.pending[peer]
+	delete(e.pending, peer)
+	e.pendingMu.Unlock()
+	for f := range m {
+		f.complete(nil, err)
+	}
+}
+
+// remoteProcess is the protoactor process of every PID on another env: it
+// hands the message to the transport.
+type remoteProcess struct{ env *Env }
+
+func (p *remoteProcess) SendUserMessage(pid *protoactor.PID, message any) {
+	_, msg, sender := protoactor.UnwrapEnvelope(message)
+	pm, ok := msg.(proto.Message)
+	if !ok {
+		err := fmt.Errorf("%w: %T is not a protobuf message and cannot leave the process", ErrUnsupportedMessage, msg)
+		if f, isFuture := msg.(*Future); isFuture {
+			f.complete(nil, err)
+			return
+		}
+		p.env.log.Error().Err(err).Str("to", pid.String()).Msg("message not sent")
+		if sender != nil {
+			p.env.Undeliverable(pid, sender, nil, err)
+		}
+		return
+	}
+	if err := p.env.transport.Send(pid, sender, pm); err != nil {
+		p.env.Undeliverable(pid, sender, pm, err)
+	}
+}
+
+func (p *remoteProcess) SendSystemMessage(pid *protoactor.PID, message any) {
+	if w, ok := message.(*protoactor.Watch); ok {
+		p.env.system.Root.Send(w.Watcher, &protoactor.Terminated{Who: pid, Why: protoactor.TerminatedReason_AddressTerminated})
+	}
+}
+
+func (p *remoteProcess) Stop(*protoactor.PID) {}
+
+// quietHandler lowers protoactor's info messages to debug: they describe its
+// internals, not the application.
+type quietHandler struct{ slog.Handler }
+
+func (h quietHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	if l < slog.LevelWarn {
+		l -= 4
+	}
+	return h.Handler.Enabled(ctx, l)
+}
+
+func (h quietHandler) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level < slog.LevelWarn {
+		r.Level -= 4
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h quietHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return quietHandler{h.Handler.WithAttrs(as)}
+}
+
+func (h quietHandler) WithGroup(name string) slog.Handler {
+	return quietHandler{h.Handler.WithGroup(name)}
+}

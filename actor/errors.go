@@ -1,0 +1,255 @@
+package actor
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/sparkrpc/sparkrpc/messages"
+)
+
+// Sentinel errors. Each can be matched with errors.Is, also when the failure
+// happened on another env and came back over the wire (see RemoteError).
+var (
+	// ErrEnvStopped is returned by every operation on an env after Shutdown
+	// (and by RegisterEndpoint once shutdown has begun).
+	ErrEnvStopped = errors.New("RpcEnv has been stopped")
+	// ErrEndpointNotFound matches *EndpointNotFoundError: a message to a name
+	// that is not registered, or a failed lookup.
+	ErrEndpointNotFound = errors.New("endpoint not found")
+	// ErrDuplicateEndpoint matches *DuplicateEndpointError.
+	ErrDuplicateEndpoint = errors.New("duplicate endpoint name")
+	// ErrUnsupportedMessage is what a handler returns (possibly wrapped) for a
+	// message it does not handle. The asker then fails with
+	// "Unsupported message TYPE from ADDR".
+	ErrUnsupportedMessage = errors.New("unsupported message")
+	// ErrNilMessage is returned by Send and Ask for a nil message.
+	ErrNilMessage = errors.New("Message is null")
+	// ErrInvalidName is returned by RegisterEndpoint for an empty or malformed name.
+	ErrInvalidName = errors.New("invalid endpoint name")
+	// ErrInvalidTimeout is returned for a zero or negative RpcTimeout.
+	ErrInvalidTimeout = errors.New("invalid timeout")
+	// ErrConnectionClosed matches the failure of asks pending on a
+	// connection that closed ("Connection from ADDR closed").
+	ErrConnectionClosed = errors.New("connection closed")
+	// ErrMessageTooLarge matches a message bigger than spark.rpc.message.maxSize.
+	ErrMessageTooLarge = errors.New("message exceeds spark.rpc.message.maxSize")
+	// ErrNoTransport is returned for a remote reference on an env without a transport.
+	ErrNoTransport = errors.New("env has no transport")
+)
+
+// EndpointNotFoundError reports a message to an endpoint name that is not
+// registered ("Could not find NAME.") or a lookup that found nothing
+// ("Cannot find endpoint: spark://name@host:port").
+type EndpointNotFoundError struct {
+	// Name is the endpoint name.
+	Name string
+	// URI is set for a failed lookup.
+	URI string
+}
+
+func (e *EndpointNotFoundError) Error() string {
+	if e.URI != "" {
+		return "Cannot find endpoint: " + e.URI
+	}
+	return "Could not find " + e.Name + "."
+}
+
+// Is reports whether target is ErrEndpointNotFound.
+func (e *EndpointNotFoundError) Is(target error) bool { return target == ErrEndpointNotFound }
+
+// DuplicateEndpointError reports a second registration under a name.
+type DuplicateEndpointError struct{ Name string }
+
+func (e *DuplicateEndpointError) Error() string {
+	return "There is already an RpcEndpoint called " + e.Name
+}
+
+// Is reports whether target is ErrDuplicateEndpoint.
+func (e *DuplicateEndpointError) Is(target error) bool { return target == ErrDuplicateEndpoint }
+
+// UnsupportedMessageError is how an asker sees a message that the endpoint
+// did not handle.
+type UnsupportedMessageError struct {
+	// Type is the message's protobuf full name (or Go type).
+	Type string
+	// From is the sender's address ("" when local and unknown).
+	From string
+}
+
+func (e *UnsupportedMessageError) Error() string {
+	return "Unsupported message " + e.Type + " from " + e.From
+}
+
+// Is reports whether target is ErrUnsupportedMessage.
+func (e *UnsupportedMessageError) Is(target error) bool { return target == ErrUnsupportedMessage }
+
+// RpcTimeoutError is a timed-out ask: Spark's RpcTimeoutException. Its text
+// names the configuration key that controls the timeout, exactly once.
+type RpcTimeoutError struct {
+	// Addr is the address the reply was expected from.
+	Addr string
+	// Duration is the timeout.
+	Duration time.Duration
+	// Key is the configuration key that set Duration.
+	Key string
+}
+
+func (e *RpcTimeoutError) Error() string {
+	return fmt.Sprintf("Cannot receive any reply from %s in %s. This timeout is controlled by %s", e.Addr, e.Duration, e.Key)
+}
+
+// Timeout reports true, so that a RpcTimeoutError satisfies net.Error-style checks.
+func (e *RpcTimeoutError) Timeout() bool { return true }
+
+// Is reports whether target is context.DeadlineExceeded-like: it matches
+// ErrTimeout.
+func (e *RpcTimeoutError) Is(target error) bool { return target == ErrTimeout }
+
+// ErrTimeout matches every *RpcTimeoutError.
+var ErrTimeout = errors.New("rpc timeout")
+
+// PanicError is a panic recovered in a handler; it fails the asker and goes
+// to OnError like any other error.
+type PanicError struct {
+	// Value is what the handler panicked with.
+	Value any
+	// Stack is the goroutine's stack at the panic.
+	Stack []byte
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }
+
+// Unwrap returns the panic value when it is an error.
+func (e *PanicError) Unwrap() error {
+	if err, ok := e.Value.(error); ok {
+		return err
+	}
+	return nil
+}
+
+// ReplyTypeError is returned by AskAs when the reply is not of the expected type.
+type ReplyTypeError struct {
+	Want string
+	Got  string
+}
+
+func (e *ReplyTypeError) Error() string {
+	return "unexpected reply type: want " + e.Want + ", got " + e.Got
+}
+
+// MessageTooLargeError is a message bigger than spark.rpc.message.maxSize.
+type MessageTooLargeError struct {
+	Size  int
+	Limit int
+}
+
+func (e *MessageTooLargeError) Error() string {
+	return fmt.Sprintf("message of %d bytes exceeds max allowed: spark.rpc.message.maxSize (%d bytes)", e.Size, e.Limit)
+}
+
+// Is reports whether target is ErrMessageTooLarge.
+func (e *MessageTooLargeError) Is(target error) bool { return target == ErrMessageTooLarge }
+
+// ConnectionClosedError fails the asks pending on a connection that closed.
+type ConnectionClosedError struct {
+	Addr  string
+	Cause error
+}
+
+func (e *ConnectionClosedError) Error() string {
+	if e.Cause != nil {
+		return "Connection from " + e.Addr + " closed: " + e.Cause.Error()
+	}
+	return "Connection from " + e.Addr + " closed"
+}
+
+// Unwrap returns the cause.
+func (e *ConnectionClosedError) Unwrap() error { return e.Cause }
+
+// Is reports whether target is ErrConnectionClosed.
+func (e *ConnectionClosedError) Is(target error) bool { return target == ErrConnectionClosed }
+
+// RemoteError is a failure that came back over the wire from another env:
+// the error a remote handler returned or passed to SendFailure, or a failure
+// of the remote env itself. errors.Is matches it against the sentinel its code
+// stands for (ErrEndpointNotFound, ErrUnsupportedMessage, ...).
+type RemoteError struct {
+	Code    messages.ErrorCode
+	Message string
+	// Type is the Go type of the remote error.
+	Type string
+	// Cause is the text of the remote error's cause, when it had one.
+	Cause string
+}
+
+func (e *RemoteError) Error() string { return e.Message }
+
+// Is maps the failure code to the sentinel errors.
+func (e *RemoteError) Is(target error) bool {
+	switch e.Code {
+	case messages.ErrorCode_ERROR_CODE_NOT_FOUND:
+		return target == ErrEndpointNotFound
+	case messages.ErrorCode_ERROR_CODE_ENV_STOPPED:
+		return target == ErrEnvStopped
+	case messages.ErrorCode_ERROR_CODE_UNSUPPORTED_MESSAGE:
+		return target == ErrUnsupportedMessage
+	case messages.ErrorCode_ERROR_CODE_TOO_LARGE:
+		return target == ErrMessageTooLarge
+	case messages.ErrorCode_ERROR_CODE_CONNECTION_CLOSED:
+		return target == ErrConnectionClosed
+	case messages.ErrorCode_ERROR_CODE_TIMEOUT:
+		return target == ErrTimeout
+	}
+	return false
+}
+
+// FailureToProto encodes err for the wire.
+func FailureToProto(err error) *messages.RpcFailure {
+	var re *RemoteError
+	if errors.As(err, &re) {
+		return &messages.RpcFailure{Code: re.Code, Message: re.Message, Type: re.Type, Cause: re.Cause}
+	}
+	f := &messages.RpcFailure{Code: errorCode(err), Message: err.Error(), Type: reflect.TypeOf(err).String()}
+	if cause := errors.Unwrap(err); cause != nil {
+		f.Cause = cause.Error()
+	}
+	return f
+}
+
+// FailureFromProto decodes a failure that came over the wire.
+func FailureFromProto(f *messages.RpcFailure) error {
+	return &RemoteError{Code: f.GetCode(), Message: f.GetMessage(), Type: f.GetType(), Cause: f.GetCause()}
+}
+
+func errorCode(err error) messages.ErrorCode {
+	var pe *PanicError
+	switch {
+	case errors.Is(err, ErrEndpointNotFound):
+		return messages.ErrorCode_ERROR_CODE_NOT_FOUND
+	case errors.Is(err, ErrEnvStopped):
+		return messages.ErrorCode_ERROR_CODE_ENV_STOPPED
+	case errors.Is(err, ErrUnsupportedMessage):
+		return messages.ErrorCode_ERROR_CODE_UNSUPPORTED_MESSAGE
+	case errors.Is(err, ErrMessageTooLarge):
+		return messages.ErrorCode_ERROR_CODE_TOO_LARGE
+	case errors.Is(err, ErrConnectionClosed):
+		return messages.ErrorCode_ERROR_CODE_CONNECTION_CLOSED
+	case errors.Is(err, ErrTimeout):
+		return messages.ErrorCode_ERROR_CODE_TIMEOUT
+	case errors.As(err, &pe):
+		return messages.ErrorCode_ERROR_CODE_PANIC
+	}
+	return messages.ErrorCode_ERROR_CODE_APPLICATION
+}
+
+// ValidateName reports whether name can be an endpoint name: not empty, no
+// '/', '@', ':' or white space.
+func ValidateName(name string) error {
+	if name == "" || strings.ContainsAny(name, "/@: \t\r\n") {
+		return fmt.Errorf("%w: %q", ErrInvalidName, name)
+	}
+	return nil
+}

@@ -1,0 +1,176 @@
+package actor
+
+import (
+	"context"
+
+	protoactor "github.com/asynkron/protoactor-go/actor"
+	"github.com/sparkrpc/sparkrpc/messages"
+	"google.golang.org/protobuf/proto"
+)
+
+// Ref is a reference to an endpoint, local or remote: Spark's
+// RpcEndpointRef. It is safe for concurrent use and cheap to copy around;
+// send it inside messages with Proto and get it back with Env.RefFromProto.
+type Ref struct {
+	env    *Env
+	pid    *protoactor.PID
+	name   string
+	addr   RpcAddress
+	client bool
+	cell   *cell // set for an endpoint of this env
+}
+
+// Name returns the endpoint name.
+func (r *Ref) Name() string { return r.name }
+
+// Address returns the listen address of the endpoint's env; the zero
+// RpcAddress when that env does not listen.
+func (r *Ref) Address() RpcAddress { return r.addr }
+
+// PID returns the endpoint's protoactor PID. Plain protoactor code can
+// Send, Request and RequestFuture to it, locally and across envs.
+func (r *Ref) PID() *protoactor.PID { return r.pid }
+
+// EndpointAddress returns the endpoint's address.
+func (r *Ref) EndpointAddress() EndpointAddress {
+	return EndpointAddress{Address: r.addr, Name: r.name}
+}
+
+// String returns "spark://name@host:port", or "spark-client://name" for an
+// endpoint of an env that does not listen.
+func (r *Ref) String() string { return r.EndpointAddress().String() }
+
+// Proto returns the reference as a message field.
+func (r *Ref) Proto() *messages.EndpointRef {
+	return &messages.EndpointRef{Address: r.pid.Address, Name: r.name, Client: r.client || r.addr.IsZero()}
+}
+
+func (r *Ref) local() bool { return r.pid.Address == r.env.identity }
+
+// localCell returns the cell of a local endpoint, or nil.
+func (r *Ref) localCell() *cell {
+	if r.cell != nil {
+		return r.cell
+	}
+	if c, ok := r.env.endpoints.Load(r.name); ok {
+		return c.(*cell)
+	}
+	return nil
+}
+
+// replyAddress is the address a timeout error names.
+func (r *Ref) replyAddress() string {
+	if !r.addr.IsZero() {
+		return r.addr.HostPort()
+	}
+	if !r.local() {
+		if a := r.env.peerAddress(r.pid.Address); !a.IsZero() {
+			return a.String()
+		}
+	}
+	return r.String()
+}
+
+// Send sends msg one way (Spark's send): no reply, no delivery guarantee
+// once it has left this env. It fails at once with ErrNilMessage,
+// ErrEnvStopped, or an *EndpointNotFoundError for a local endpoint that is
+// not (or no longer) registered.
+func (r *Ref) Send(msg proto.Message) error {
+	if msg == nil {
+		return ErrNilMessage
+	}
+	e := r.env
+	if e.stopped.Load() {
+		return ErrEnvStopped
+	}
+	if r.local() {
+		c := r.localCell()
+		if c == nil || c.stopping.Load() {
+			return &EndpointNotFoundError{Name: r.name}
+		}
+		c.post(msg)
+		return nil
+	}
+	return e.sendRemote(r.pid, nil, msg)
+}
+
+// Ask sends msg and returns a future for the reply, with the env's default
+// ask timeout (spark.rpc.askTimeout, else spark.network.timeout, else 120s).
+// Cancelling ctx fails the future at once with ctx's cause.
+func (r *Ref) Ask(ctx context.Context, msg proto.Message) *Future {
+	return r.AskWithTimeout(ctx, msg, r.env.askTimeout)
+}
+
+// AskWithTimeout is Ask with an explicit timeout.
+func (r *Ref) AskWithTimeout(ctx context.Context, msg proto.Message, t RpcTimeout) *Future {
+	if msg == nil {
+		return failedFuture(ErrNilMessage)
+	}
+	if err := t.Validate(); err != nil {
+		return failedFuture(err)
+	}
+	e := r.env
+	if e.stopped.Load() {
+		return failedFuture(ErrEnvStopped)
+	}
+	if err := ctx.Err(); err != nil {
+		return failedFuture(context.Cause(ctx))
+	}
+	f := newFuture(e, r, msg, t)
+	if r.local() {
+		c := r.localCell()
+		if c == nil || c.stopping.Load() {
+			f.complete(nil, &EndpointNotFoundError{Name: r.name})
+			return f
+		}
+		f.arm(ctx)
+		c.post(f)
+		return f
+	}
+	if e.transport == nil {
+		f.complete(nil, ErrNoTransport)
+		return f
+	}
+	f.pid, _ = e.system.ProcessRegistry.Add(f, "future"+e.system.ProcessRegistry.NextId())
+	f.peer = r.pid.Address
+	e.addPending(f.peer, f)
+	f.arm(ctx)
+	if err := e.transport.Send(r.pid, f.pid, msg); err != nil {
+		f.complete(nil, err)
+	}
+	return f
+}
+
+// AskSync sends msg and waits for the reply (Spark's askSync), with the
+// env's default ask timeout. It must not be called from a handler of the
+// endpoint it asks.
+func (r *Ref) AskSync(ctx context.Context, msg proto.Message) (proto.Message, error) {
+	return r.AskWithTimeout(ctx, msg, r.env.askTimeout).Result()
+}
+
+// AskSyncWithTimeout is AskSync with an explicit timeout.
+func (r *Ref) AskSyncWithTimeout(ctx context.Context, msg proto.Message, t RpcTimeout) (proto.Message, error) {
+	return r.AskWithTimeout(ctx, msg, t).Result()
+}
+
+// AskAs asks r with the env's default timeout and returns the reply as a T;
+// a reply of another type is a *ReplyTypeError.
+func AskAs[T proto.Message](ctx context.Context, r *Ref, msg proto.Message) (T, error) {
+	return ResultAs[T](r.Ask(ctx, msg))
+}
+
+// ResultAs waits for f and returns its reply as a T; a reply of another type
+// is a *ReplyTypeError.
+func ResultAs[T proto.Message](f *Future) (T, error) {
+	var zero T
+	res, err := f.Result()
+	if err != nil {
+		return zero, err
+	}
+	t, ok := res.(T)
+	if !ok {
+		return zero, &ReplyTypeError{Want: string(zero.ProtoReflect().Descriptor().FullName()), Got: string(res.ProtoReflect().Descriptor().FullName())}
+	}
+	return t, nil
+}
+

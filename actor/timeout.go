@@ -1,0 +1,69 @@
+package actor
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// RpcTimeout is a timeout together with the configuration key that set it, so
+// that a timed-out ask can say which key to change: Spark's RpcTimeout.
+type RpcTimeout struct {
+	Duration time.Duration
+	Key      string
+}
+
+// InfiniteTimeout never times out.
+var InfiniteTimeout = RpcTimeout{Duration: math.MaxInt64, Key: "infinite"}
+
+// Validate returns ErrInvalidTimeout for a zero or negative duration.
+func (t RpcTimeout) Validate() error {
+	if t.Duration <= 0 {
+		return fmt.Errorf("%w: %s (%s)", ErrInvalidTimeout, t.Duration, t.Key)
+	}
+	return nil
+}
+
+func (t RpcTimeout) infinite() bool { return t.Duration >= InfiniteTimeout.Duration }
+
+// String returns "DURATION (KEY)".
+func (t RpcTimeout) String() string { return fmt.Sprintf("%s (%s)", t.Duration, t.Key) }
+
+// NewRpcTimeout builds a timeout from the first of keys that is set in conf
+// (a bare number is in seconds). When none is set it uses def, labelled with
+// the first key; when def is "" as well it returns a *ConfError whose reason
+// is ErrKeyNotSet.
+func NewRpcTimeout(conf *Conf, keys []string, def string) (RpcTimeout, error) {
+	if len(keys) == 0 {
+		return RpcTimeout{}, fmt.Errorf("%w: no configuration key", ErrInvalidTimeout)
+	}
+	for _, k := range keys {
+		if v, ok := conf.Lookup(k); ok {
+			d, err := ParseTime(v, time.Second)
+			if err != nil {
+				return RpcTimeout{}, &ConfError{Key: k, Value: v, Err: err}
+			}
+			return RpcTimeout{Duration: d, Key: k}, nil
+		}
+	}
+	if def == "" {
+		return RpcTimeout{}, &ConfError{Key: keys[0], Err: ErrKeyNotSet}
+	}
+	d, err := ParseTime(def, time.Second)
+	if err != nil {
+		return RpcTimeout{}, &ConfError{Key: keys[0], Value: def, Err: err}
+	}
+	return RpcTimeout{Duration: d, Key: keys[0]}, nil
+}
+
+// AskTimeout returns the default ask timeout of conf:
+// spark.rpc.askTimeout, else spark.network.timeout, else 120s.
+func AskTimeout(conf *Conf) (RpcTimeout, error) {
+	return NewRpcTimeout(conf, []string{KeyAskTimeout, KeyNetworkTimeout}, defaultNetworkTimeout)
+}
+
+// LookupTimeout returns the endpoint lookup timeout of conf:
+// spark.rpc.lookupTimeout, else spark.network.timeout, else 120s.
+func LookupTimeout(conf *Conf) (RpcTimeout, error) {
+	return NewRpcTimeout(conf, []string{KeyLookupTimeout, KeyNetworkTimeout}, defaultNetworkTimeout)
+}

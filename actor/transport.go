@@ -1,0 +1,92 @@
+package actor
+
+import (
+	"context"
+
+	protoactor "github.com/asynkron/protoactor-go/actor"
+	"github.com/rs/zerolog"
+	"google.golang.org/protobuf/proto"
+)
+
+// Transport carries messages between envs. The actor package declares it and
+// uses it; package netty implements it over TCP and MemNetwork implements it
+// in memory for tests. An env without a transport is purely local.
+//
+// Every env has an identity, the string that appears as the Address of the
+// protoactor PIDs of its endpoints: "host:port" for an env that listens, a
+// client id for an env in client mode. A PID whose Address is not the local
+// identity is resolved through the transport, so plain protoactor code
+// (Send, Request, RequestFuture) reaches remote endpoints too.
+type Transport interface {
+	// Start attaches the transport to the env that host represents and
+	// returns how the env is reachable. It is called once, before any
+	// endpoint is registered.
+	Start(host TransportHost) (TransportInfo, error)
+
+	// Send queues msg for the endpoint target on the peer whose identity is
+	// target.Address. sender is nil for a one-way message; otherwise it is
+	// the PID the reply goes to. Send must not block on the network: a
+	// message that cannot be delivered later is reported through
+	// TransportHost.Undeliverable (asks then fail at once).
+	Send(target, sender *protoactor.PID, msg proto.Message) error
+
+	// PeerAddress returns the address that CallContext.SenderAddress and
+	// timeout errors report for a peer identity: the listen address of a
+	// listening peer, the socket address of a client-mode peer, and the zero
+	// RpcAddress when the identity is unknown.
+	PeerAddress(identity string) RpcAddress
+
+	// Shutdown closes the listener and every connection. It is called once,
+	// after every local endpoint has stopped. Closing connections during
+	// Shutdown must not be reported to the host as disconnections.
+	Shutdown(ctx context.Context) error
+}
+
+// TransportInfo is what a started transport tells its env.
+type TransportInfo struct {
+	// Identity is the Address of the env's PIDs: "host:port" of the
+	// advertised listen address, or a unique client id in client mode.
+	Identity string
+	// Address is the advertised listen address; the zero RpcAddress in
+	// client mode.
+	Address RpcAddress
+	// ClientMode is true when the env does not listen.
+	ClientMode bool
+}
+
+// Peer identifies the other side of a connection in network events.
+type Peer struct {
+	// Identity is the peer's PID Address (see Transport).
+	Identity string
+	// Address is the peer's listen address, or its socket address when it
+	// does not listen. Endpoints see this one.
+	Address RpcAddress
+}
+
+// TransportHost is the env as its transport sees it. Its methods are safe for
+// concurrent use.
+type TransportHost interface {
+	// System is the env's protoactor actor system.
+	System() *protoactor.ActorSystem
+	// Conf is the env's configuration.
+	Conf() *Conf
+	// Logger is the env's logger.
+	Logger() zerolog.Logger
+	// Deliver hands an inbound message to the local endpoint or future whose
+	// id is target.Id. sender is nil for a one-way message. A target that is
+	// not registered fails the asker ("Could not find NAME.") or counts the
+	// message as dropped.
+	Deliver(target, sender *protoactor.PID, msg proto.Message)
+	// Connected reports a new connection to or from peer.
+	Connected(peer Peer)
+	// Disconnected reports that the connection to peer closed; every ask
+	// pending on that peer fails at once with cause (or "Connection from
+	// ADDR closed" when cause is nil).
+	Disconnected(peer Peer, cause error)
+	// NetworkError reports an error on the connection to peer.
+	NetworkError(peer Peer, err error)
+	// Undeliverable reports that a message queued with Send could not be
+	// sent (the connect failed, the message was too large, ...). An ask fails
+	// with err; a one-way message is counted as dropped and logged.
+	Undeliverable(target, sender *protoactor.PID, msg proto.Message, err error)
+}
