@@ -1,0 +1,249 @@
+package netty_test
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"io"
+	"net"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/messages"
+	"github.com/sparkrpc/sparkrpc/netty"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
+	"google.golang.org/protobuf/types/dynamicpb"
+)
+
+// serverWithTransport starts a server env and returns it with its transport.
+func serverWithTransport(t *testing.T, conf *actor.Conf) (*actor.Env, *netty.Transport) {
+	t.Helper()
+	tr := netty.NewTransport(netty.WithLogger(testLogger(t)))
+	env, err := actor.NewEnv("server", conf, actor.WithTransport(tr), actor.WithLogger(testLogger(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { shutdown(t, env) })
+	return env, tr
+}
+
+func frame(t testing.TB, m proto.Message) []byte {
+	b, err := proto.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return binary.BigEndian.AppendUint32(nil, uint32(len(b))) //nolint:gosec // test sizes are small
+}
+
+func writeMsg(t testing.TB, c net.Conn, m proto.Message) {
+	t.Helper()
+	b, _ := proto.Marshal(m)
+	if _, err := c.Write(append(frame(t, m), b...)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readMsg(t testing.TB, r *bufio.Reader, m proto.Message) {
+	t.Helper()
+	var hdr [4]byte
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+		t.Fatalf("read frame: %v", err)
+	}
+	b := make([]byte, binary.BigEndian.Uint32(hdr[:]))
+	if _, err := io.ReadFull(r, b); err != nil {
+		t.Fatal(err)
+	}
+	if err := proto.Unmarshal(b, m); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rawClient connects to env and completes the handshake as a client-mode
+// peer named id.
+func rawClient(t *testing.T, env *actor.Env, id string) (net.Conn, *bufio.Reader) {
+	t.Helper()
+	c, err := net.Dial("tcp", env.Address().HostPort())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	c.SetDeadline(time.Now().Add(waitFor)) //nolint:errcheck
+	writeMsg(t, c, &messages.Handshake{Version: netty.ProtocolVersion, Identity: id, ClientMode: true})
+	r := bufio.NewReader(c)
+	var reply messages.HandshakeReply
+	readMsg(t, r, &reply)
+	if reply.Error != "" {
+		t.Fatalf("handshake refused: %s", reply.Error)
+	}
+	return c, r
+}
+
+func expectClosed(t *testing.T, c net.Conn) {
+	t.Helper()
+	c.SetReadDeadline(time.Now().Add(waitFor)) //nolint:errcheck
+	buf := make([]byte, 1024)
+	for {
+		_, err := c.Read(buf)
+		if err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				t.Fatal("connection not closed")
+			}
+			return
+		}
+	}
+}
+
+// stillServes checks that a well-behaved client is served.
+func stillServes(t *testing.T, server *actor.Env) {
+	t.Helper()
+	client := newClientEnv(t, "good", nil)
+	if got := askString(t, client.RemoteRef(server.Address(), "echo"), "still here"); got != "still here" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestBadInputClosesConnection(t *testing.T) {
+	huge := binary.BigEndian.AppendUint32(nil, 0xFFFFFFFF)
+	cases := []struct {
+		name      string
+		handshake bool
+		bytes     []byte
+	}{
+		{"garbage before handshake", false, []byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n")},
+		{"4 GiB frame before handshake", false, huge},
+		{"malformed handshake", false, append(binary.BigEndian.AppendUint32(nil, 5), 0xff, 0xff, 0xff, 0xff, 0xff)},
+		{"garbage after handshake", true, []byte{0, 0, 0, 3, 0xff, 0xff, 0xff}},
+		{"4 GiB frame after handshake", true, huge},
+		{"truncated frame", true, append(binary.BigEndian.AppendUint32(nil, 100), 1, 2, 3)},
+		{"envelope without target", true, append(binary.BigEndian.AppendUint32(nil, 3), 0x22, 1, 'x')},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			server, tr := serverWithTransport(t, nil)
+			register(t, server, "echo", newEcho())
+			var c net.Conn
+			if tc.handshake {
+				c, _ = rawClient(t, server, "client-raw")
+			} else {
+				var err error
+				if c, err = net.Dial("tcp", server.Address().HostPort()); err != nil {
+					t.Fatal(err)
+				}
+				defer c.Close()
+			}
+			if _, err := c.Write(tc.bytes); err != nil {
+				t.Fatal(err)
+			}
+			if tc.name == "truncated frame" {
+				c.(*net.TCPConn).CloseWrite() //nolint:errcheck
+			}
+			expectClosed(t, c)
+			deadline := time.Now().Add(waitFor)
+			for tr.Stats().ProtocolErrors == 0 {
+				if time.Now().After(deadline) {
+					t.Fatalf("stats %+v: nothing counted", tr.Stats())
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			stillServes(t, server)
+		})
+	}
+}
+
+// A frame that claims a large size (under the limit) and sends few bytes
+// makes the server allocate no more than what arrived.
+func TestLargeClaimDoesNotAllocate(t *testing.T) {
+	server, _ := serverWithTransport(t, nil)
+	register(t, server, "echo", newEcho())
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	var conns []net.Conn
+	for i := range 10 {
+		c, _ := rawClient(t, server, "client-claim-"+string(rune('a'+i)))
+		if _, err := c.Write(append(binary.BigEndian.AppendUint32(nil, 120<<20), 1, 2, 3)); err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	time.Sleep(200 * time.Millisecond)
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
+		t.Fatalf("allocated %d MiB for 10 frames claiming 120 MiB each", grew>>20)
+	}
+	stillServes(t, server)
+	for _, c := range conns {
+		c.Close()
+	}
+}
+
+// A message whose type the receiver does not know fails the asker with an
+// RpcFailure of code DECODE, and the connection keeps working.
+func TestUnknownMessageTypeFailsTheAsker(t *testing.T) {
+	server := newEnv(t, "server", nil)
+	ep := newEcho()
+	register(t, server, "echo", ep)
+	client := newClientEnv(t, "client", nil)
+	ref := lookup(t, client, server.Address(), "echo")
+	_, err := ref.AskSync(ctxT(t), unknownMessage(t))
+	var re *actor.RemoteError
+	if !errors.As(err, &re) || re.Code != messages.ErrorCode_ERROR_CODE_DECODE {
+		t.Fatalf("err = %v", err)
+	}
+	if got := askString(t, ref, "after"); got != "after" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+// The same over a raw connection: the failure comes back as an envelope.
+func TestUnknownMessageTypeRaw(t *testing.T) {
+	server, _ := serverWithTransport(t, nil)
+	register(t, server, "echo", newEcho())
+	c, r := rawClient(t, server, "client-raw")
+	env := &messages.WireEnvelope{Target: "echo", SenderAddress: "client-raw", SenderId: "future$1", Type: "no.such.Type", Payload: []byte{8, 1}}
+	writeMsg(t, c, env)
+	var back messages.WireEnvelope
+	readMsg(t, r, &back)
+	var f messages.RpcFailure
+	if back.Target != "future$1" || back.Type != "sparkrpc.messages.RpcFailure" {
+		t.Fatalf("reply %v", &back)
+	}
+	if err := proto.Unmarshal(back.Payload, &f); err != nil || f.Code != messages.ErrorCode_ERROR_CODE_DECODE {
+		t.Fatalf("failure %v, %v", &f, err)
+	}
+}
+
+// unknownMessage builds a message of a type registered nowhere.
+func unknownMessage(t testing.TB) proto.Message {
+	fdp := &descriptorpb.FileDescriptorProto{
+		Name:    proto.String("unknown_test.proto"),
+		Package: proto.String("nettytest"),
+		Syntax:  proto.String("proto3"),
+		MessageType: []*descriptorpb.DescriptorProto{{
+			Name: proto.String("Unknown"),
+			Field: []*descriptorpb.FieldDescriptorProto{{
+				Name: proto.String("x"), Number: proto.Int32(1), JsonName: proto.String("x"),
+				Type:  descriptorpb.FieldDescriptorProto_TYPE_INT32.Enum(),
+				Label: descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum(),
+			}},
+		}},
+	}
+	fd, err := protodesc.NewFile(fdp, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := dynamicpb.NewMessage(fd.Messages().Get(0))
+	m.Set(fd.Messages().Get(0).Fields().Get(0), protoreflectInt(7))
+	return m
+}
+
+var _ = protowire.AppendTag
+
+func protoreflectInt(v int32) protoreflect.Value { return protoreflect.ValueOfInt32(v) }

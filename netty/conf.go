@@ -1,0 +1,40 @@
+package netty
+
+// Configuration keys read by the transport. The TLS keys follow Spark's
+// spark.ssl.rpc.* namespace; each falls back to the same key under spark.ssl.*
+// (Spark's inheritance of SSL settings), so one set of files can serve every
+// module.
+const (
+	// KeyPortMaxRetries is how many successive ports a server tries after
+	// the requested one is taken (default 16).
+	KeyPortMaxRetries = "spark.port.maxRetries"
+	// KeyConnectionTimeout bounds one batched write to a peer: a peer that
+	// does not accept it within this long has its connection closed (and
+	// the asks pending on it failed). Default spark.network.timeout (120s).
+	KeyConnectionTimeout = "spark.rpc.io.connectionTimeout"
+	// KeyConnectionCreationTimeout bounds a connect. Default
+	// spark.network.timeout (120s).
+	KeyConnectionCreationTimeout = "spark.rpc.io.connectionCreationTimeout"
+	// KeyAuthenticate turns on the shared-secret handshake (default false).
+	KeyAuthenticate = "spark.authenticate"
+	// KeyAuthenticateSecret is the shared secret; required when
+	// KeyAuthenticate is true. It never crosses the wire.
+	KeyAuthenticateSecret = "spark.authenticate.secret"
+	// KeyAuthTimeout bounds the whole connection handshake, TLS included
+	// (default 30s).
+	KeyAuthTimeout = "spark.network.auth.rpcTimeout"
+	// KeySSLEnabled turns on TLS for every connection (default false).
+	KeySSLEnabled = "spark.ssl.rpc.enabled"
+	// KeySSLCertChain is a PEM file with this env's certificate chain.
+	KeySSLCertChain = "spark.ssl.rpc.certChain"
+	// KeySSLPrivateKey is a PEM file with the private key of the certificate.
+	KeySSLPrivateKey = "spark.ssl.rpc.privateKey"
+	// KeySSLTrustStore is a PEM file with the CA certificates that peers'
+	// certificates must chain to. When set, both sides verify each other
+	// (mutual TLS); when unset the system roots verify servers and clients
+	// are not asked for a certificate.
+	KeySSLTrustStore = "spark.ssl.rpc.trustStore"
+	// KeySSLVerifyHostname makes a dialer check that the server certificate
+	// names the host it dialled (default true).
+	KeySSLVerifyHostname = "spark.ssl.rpc.verifyHostname"
+)

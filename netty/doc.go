@@ -1,0 +1,117 @@
+// Package netty is sparkrpc's network transport: Spark's NettyRpcEnv redone
+// over TCP. A Transport implements actor.Transport, so an actor.Env built on
+// it reaches endpoints of other envs by their spark://name@host:port address,
+// and plain protoactor code (Send, Request, RequestFuture on a PID whose
+// Address is another env) works across processes too.
+//
+// # Usage
+//
+//	env, err := netty.NewEnv("driver", conf, netty.WithPort(7077))
+//	...
+//	client, err := netty.NewEnv("fetcher", conf, netty.WithClientMode())
+//	ref, err := client.SetupEndpointRef(ctx, env.Address(), "CoarseGrainedScheduler")
+//
+// or, to keep the transport at hand (for its Stats):
+//
+//	t := netty.NewTransport(netty.WithBindHost("0.0.0.0"), netty.WithAdvertiseHost("node1"))
+//	env, err := actor.NewEnv("driver", conf, actor.WithTransport(t))
+//
+// Options: WithBindHost (default 127.0.0.1), WithAdvertiseHost (default the
+// bind host), WithPort (default 0, a random port), WithClientMode,
+// WithLogger, WithEnvOptions.
+//
+// # Connections
+//
+// Two envs share one TCP connection, used in both directions. It is opened by
+// the first env that sends to the other; when both dial at once, the dial of
+// the env with the smaller identity wins and the other side uses it. A
+// connection starts with a handshake (see messages/wire.proto): the protocol
+// version, the dialer's identity (its advertised "host:port", or a client id
+// when it does not listen) and, with authentication on, a mutual
+// challenge-response over the shared secret. No application frame is read
+// before the handshake has succeeded, and a handshake that takes longer than
+// spark.network.auth.rpcTimeout (30s) closes the connection.
+//
+// Frames are a 4-byte big-endian length and a protobuf message; after the
+// handshake each is a messages.WireEnvelope naming the target endpoint (or
+// reply future), the sender PID, the message's protobuf full name and its
+// bytes. The receiver resolves the type in protoregistry.GlobalTypes: a type
+// it does not know, or bytes it cannot decode, fail the asker with an
+// RpcFailure of code DECODE.
+//
+// # Outbox
+//
+// Each peer has an outbox. Send marshals the message into the outbox's
+// buffer at once (so a message over spark.rpc.message.maxSize, or one that
+// cannot be marshalled, fails in Send, with an *actor.MessageTooLargeError
+// naming the key or an *EncodeError) and returns; the connection's writer
+// goroutine sends whatever accumulated in one write. Messages to one peer go
+// out in the order of Send. When there is no connection, the first Send
+// starts one connect; if it fails, every queued message fails at once
+// (TransportHost.Undeliverable) and the next Send connects again. A reply
+// that cannot be marshalled or is too large is replaced by an RpcFailure
+// (code ENCODE or TOO_LARGE), so the asker fails at once rather than timing
+// out.
+//
+// # Client mode
+//
+// With WithClientMode the transport does not listen. Its identity is a
+// unique client id; its endpoints' refs read spark-client://name; peers reach
+// them, and reply to its asks, over the connections it opened. For a peer in
+// client mode, PeerAddress (hence CallContext.SenderAddress and timeout
+// errors) is the socket address of its connection.
+//
+// # Events
+//
+// Every established connection is reported with TransportHost.Connected,
+// and its end with Disconnected (after NetworkError when it ended with an
+// error); the host then fails every ask pending on that peer at once. The
+// peer's address in events is its listen address, or its socket address when
+// it does not listen. Connections closed by Shutdown are not reported.
+//
+// # Limits and bad input
+//
+// spark.rpc.message.maxSize (MiB, default 128) bounds every frame. A peer
+// that announces a bigger frame, sends garbage, a malformed envelope or a
+// bad handshake has its connection closed without the claimed size being
+// allocated; it is counted in Stats.ProtocolErrors and every other
+// connection keeps working. Large frames are read in 1 MiB steps as their
+// bytes arrive.
+//
+// # Errors and counters
+//
+// Send fails with an *actor.MessageTooLargeError (errors.Is
+// actor.ErrMessageTooLarge), an *EncodeError, or ErrTransportClosed after
+// Shutdown. A queued message whose connect failed is reported to the host
+// with the connect error. Handshake failures match ErrAuthFailed,
+// ErrProtocol or ErrDuplicateConnection (a *RefusedError carries the peer's
+// reason). Transport.Stats counts open connections, connections closed for
+// protocol errors, and failed authentications.
+//
+// # Configuration
+//
+// Keys read from the env's Conf:
+//
+//	spark.rpc.message.maxSize        MiB, default 128
+//	spark.port.maxRetries            default 16: binds retry port+1, port+2, ...
+//	spark.network.auth.rpcTimeout    handshake (TLS included) bound, default 30s
+//	spark.rpc.io.connectionCreationTimeout  connect bound, default spark.network.timeout (120s)
+//	spark.rpc.io.connectionTimeout   a batch the peer does not accept within this long
+//	                                 closes the connection, default spark.network.timeout (120s)
+//	spark.authenticate               default false
+//	spark.authenticate.secret        the shared secret; required with spark.authenticate
+//	spark.ssl.rpc.enabled            TLS on every connection, default false
+//	spark.ssl.rpc.certChain          PEM certificate chain of this env (required on a server)
+//	spark.ssl.rpc.privateKey         PEM private key of that certificate
+//	spark.ssl.rpc.trustStore         PEM CA bundle; when set, both sides must present
+//	                                 a certificate that chains to it (mutual TLS)
+//	spark.ssl.rpc.verifyHostname     dialer checks the server's name, default true
+//
+// Each spark.ssl.rpc.X key falls back to spark.ssl.X. Both sides of a
+// connection must agree on spark.authenticate and on TLS; a mismatch or a
+// wrong secret refuses the connection and nothing is delivered.
+//
+// Shared-secret authentication proves the secret (HMAC-SHA256 over both
+// sides' nonces and identities; the secret is never sent) but does not
+// encrypt; enable TLS for confidentiality.
+package netty

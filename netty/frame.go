@@ -1,0 +1,281 @@
+package netty
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+)
+
+// frameHeaderLen is the size of a frame's length prefix.
+const frameHeaderLen = 4
+
+// handshakeMaxFrame bounds every handshake frame.
+const handshakeMaxFrame = 4 << 10
+
+// largeFrame is the size above which a frame body is read in chunks, so that
+// a peer that claims a large frame and sends nothing gets no big allocation.
+const largeFrame = 1 << 20
+
+// FrameTooLargeError is a frame from a peer whose length prefix exceeds the
+// limit. The connection is closed without reading or allocating the frame.
+type FrameTooLargeError struct {
+	Size  uint32
+	Limit int
+}
+
+func (e *FrameTooLargeError) Error() string {
+	return fmt.Sprintf("netty: frame of %d bytes exceeds max allowed: spark.rpc.message.maxSize (%d bytes)", e.Size, e.Limit)
+}
+
+// Is reports whether target is ErrProtocol.
+func (e *FrameTooLargeError) Is(target error) bool { return target == ErrProtocol }
+
+// frameReader reads length-prefixed frames from a buffered reader. A frame
+// returned by next is valid until the following call.
+type frameReader struct {
+	r       *bufio.Reader
+	max     int
+	buf     []byte
+	discard int // bytes of the previous frame still in r's buffer
+}
+
+func newFrameReader(r io.Reader, size int) *frameReader {
+	return &frameReader{r: bufio.NewReaderSize(r, size), max: handshakeMaxFrame}
+}
+
+// next returns the body of the next frame.
+func (fr *frameReader) next() ([]byte, error) {
+	if fr.discard > 0 {
+		fr.r.Discard(fr.discard) //nolint:errcheck // the bytes are buffered
+		fr.discard = 0
+	}
+	hdr, err := fr.r.Peek(frameHeaderLen)
+	if err != nil {
+		if err == io.EOF && len(hdr) > 0 {
+			return nil, unexpected(err)
+		}
+		return nil, err
+	}
+	n := binary.BigEndian.Uint32(hdr)
+	if uint64(n) > uint64(fr.max) {
+		return nil, &FrameTooLargeError{Size: n, Limit: fr.max}
+	}
+	fr.r.Discard(frameHeaderLen) //nolint:errcheck // peeked
+	size := int(n)
+	if size <= fr.r.Size() {
+		b, err := fr.r.Peek(size)
+		if err != nil {
+			return nil, unexpected(err)
+		}
+		fr.discard = size
+		return b, nil
+	}
+	// A large frame: read into the frame buffer, growing it only as the bytes
+	// arrive.
+	fr.buf = fr.buf[:0]
+	for len(fr.buf) < size {
+		chunk := min(size-len(fr.buf), largeFrame)
+		start := len(fr.buf)
+		fr.buf = append(fr.buf, make([]byte, chunk)...)
+		if _, err := io.ReadFull(fr.r, fr.buf[start:]); err != nil {
+			fr.buf = nil
+			return nil, unexpected(err)
+		}
+	}
+	b := fr.buf
+	if cap(fr.buf) > 4*largeFrame {
+		fr.buf = nil // do not keep a big buffer for the connection's lifetime
+	}
+	return b, nil
+}
+
+// unexpected turns the end of the stream inside a frame into a protocol
+// error: the frame was truncated.
+func unexpected(err error) error {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return fmt.Errorf("%w: truncated frame: %w", ErrProtocol, io.ErrUnexpectedEOF)
+	}
+	return err
+}
+
+// appendFrame appends msg as one frame.
+func appendFrame(dst []byte, msg proto.Message) ([]byte, error) {
+	start := len(dst)
+	dst = append(dst, 0, 0, 0, 0)
+	dst, err := proto.MarshalOptions{}.MarshalAppend(dst, msg)
+	if err != nil {
+		return dst[:start], err
+	}
+	binary.BigEndian.PutUint32(dst[start:], uint32(len(dst)-start-frameHeaderLen))
+	return dst, nil
+}
+
+// readMessage reads the next frame and unmarshals it into msg.
+func (fr *frameReader) readMessage(msg proto.Message) error {
+	b, err := fr.next()
+	if err != nil {
+		return err
+	}
+	if err := proto.Unmarshal(b, msg); err != nil {
+		return fmt.Errorf("%w: malformed %s: %v", ErrProtocol, msg.ProtoReflect().Descriptor().Name(), err)
+	}
+	return nil
+}
+
+// Field numbers of messages.WireEnvelope.
+const (
+	fieldTarget        = 1
+	fieldSenderAddress = 2
+	fieldSenderID      = 3
+	fieldType          = 4
+	fieldPayload       = 5
+)
+
+// sizeOpts sizes payloads; marshalOpts then marshals them with the size
+// that sizeOpts cached.
+var (
+	sizeOpts    = proto.MarshalOptions{}
+	marshalOpts = proto.MarshalOptions{UseCachedSize: true}
+)
+
+// encodeError is a message that could not be marshalled.
+type encodeError struct{ err error }
+
+func (e *encodeError) Error() string { return "netty: cannot encode message: " + e.err.Error() }
+func (e *encodeError) Unwrap() error { return e.err }
+
+// envelopeHeader is a WireEnvelope sized but not yet written.
+type envelopeHeader struct {
+	target, senderAddr, senderID, typ string
+	psize                             int // size of the marshalled message
+	size                              int // size of the whole envelope
+}
+
+// sizeEnvelope computes the exact size of the envelope of msg (and caches
+// msg's size for writeEnvelope). A body over limit is errTooLarge.
+func sizeEnvelope(target, senderAddr, senderID string, msg proto.Message, limit int) (envelopeHeader, error) {
+	if msg == nil {
+		return envelopeHeader{}, &encodeError{errors.New("nil message")}
+	}
+	h := envelopeHeader{target: target, senderAddr: senderAddr, senderID: senderID,
+		typ: string(msg.ProtoReflect().Descriptor().FullName())}
+	h.psize = sizeOpts.Size(msg)
+	h.size = envelopeSize(target, senderAddr, senderID, h.typ, h.psize)
+	if h.size > limit {
+		return h, errTooLarge
+	}
+	return h, nil
+}
+
+// writeEnvelope appends the frame of h (length prefix included) to dst,
+// marshalling msg in place. On error dst is returned unchanged.
+func writeEnvelope(dst []byte, h envelopeHeader, msg proto.Message) ([]byte, error) {
+	start := len(dst)
+	dst = binary.BigEndian.AppendUint32(dst, uint32(h.size)) //nolint:gosec // bounded by the limit
+	dst = appendString(dst, fieldTarget, h.target)
+	dst = appendString(dst, fieldSenderAddress, h.senderAddr)
+	dst = appendString(dst, fieldSenderID, h.senderID)
+	dst = appendString(dst, fieldType, h.typ)
+	dst = protowire.AppendTag(dst, fieldPayload, protowire.BytesType)
+	dst = protowire.AppendVarint(dst, uint64(h.psize))
+	pstart := len(dst)
+	dst, err := marshalOpts.MarshalAppend(dst, msg)
+	if err != nil {
+		return dst[:start], &encodeError{err}
+	}
+	if len(dst)-pstart != h.psize {
+		// The message changed between Size and Marshal (messages must be
+		// immutable once sent): do not send a corrupt frame.
+		return dst[:start], &encodeError{errors.New("message modified while being sent")}
+	}
+	return dst, nil
+}
+
+// appendEnvelope appends one frame holding a messages.WireEnvelope to dst
+// and returns the body's size. A body over limit is errTooLarge (with the
+// size); on error dst is returned unchanged.
+func appendEnvelope(dst []byte, target, senderAddr, senderID string, msg proto.Message, limit int) ([]byte, int, error) {
+	h, err := sizeEnvelope(target, senderAddr, senderID, msg, limit)
+	if err != nil {
+		return dst, h.size, err
+	}
+	dst, err = writeEnvelope(dst, h, msg)
+	return dst, h.size, err
+}
+
+// errTooLarge is the internal error of a frame over the limit; Send turns
+// it into an *actor.MessageTooLargeError.
+var errTooLarge = errors.New("too large")
+
+func envelopeSize(target, senderAddr, senderID, typ string, psize int) int {
+	n := 0
+	for _, s := range [...]string{target, senderAddr, senderID, typ} {
+		if s != "" {
+			n += 1 + protowire.SizeBytes(len(s))
+		}
+	}
+	return n + 1 + protowire.SizeBytes(psize)
+}
+
+func appendString(dst []byte, num protowire.Number, s string) []byte {
+	if s == "" {
+		return dst
+	}
+	dst = protowire.AppendTag(dst, num, protowire.BytesType)
+	return protowire.AppendString(dst, s)
+}
+
+// envelope is a decoded messages.WireEnvelope whose fields alias the frame.
+type envelope struct {
+	target, senderAddr, senderID, typ, payload []byte
+}
+
+// parseEnvelope decodes a WireEnvelope frame without copying. Unknown fields
+// are skipped, as protobuf requires.
+func parseEnvelope(b []byte) (envelope, error) {
+	var e envelope
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return envelope{}, fmt.Errorf("%w: malformed envelope: %v", ErrProtocol, protowire.ParseError(n))
+		}
+		b = b[n:]
+		if typ != protowire.BytesType || num < fieldTarget || num > fieldPayload {
+			n = protowire.ConsumeFieldValue(num, typ, b)
+			if n < 0 {
+				return envelope{}, fmt.Errorf("%w: malformed envelope: %v", ErrProtocol, protowire.ParseError(n))
+			}
+			b = b[n:]
+			continue
+		}
+		v, n := protowire.ConsumeBytes(b)
+		if n < 0 {
+			return envelope{}, fmt.Errorf("%w: malformed envelope: %v", ErrProtocol, protowire.ParseError(n))
+		}
+		b = b[n:]
+		switch num {
+		case fieldTarget:
+			e.target = v
+		case fieldSenderAddress:
+			e.senderAddr = v
+		case fieldSenderID:
+			e.senderID = v
+		case fieldType:
+			e.typ = v
+		case fieldPayload:
+			e.payload = v
+		}
+	}
+	if len(e.target) == 0 {
+		return envelope{}, fmt.Errorf("%w: envelope without target", ErrProtocol)
+	}
+	if len(e.typ) == 0 {
+		return envelope{}, fmt.Errorf("%w: envelope without message type", ErrProtocol)
+	}
+	return e, nil
+}

@@ -1,0 +1,247 @@
+package netty
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"unicode/utf8"
+
+	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/messages"
+	"google.golang.org/protobuf/proto"
+)
+
+// ProtocolVersion is the wire protocol version this package speaks.
+const ProtocolVersion = 1
+
+// Errors of the handshake and the framing.
+var (
+	// ErrProtocol matches every error caused by bytes from a peer that are
+	// not the protocol: garbage, a malformed or oversized frame, a bad
+	// handshake. The connection is closed and counted in Stats.ProtocolErrors.
+	ErrProtocol = errors.New("netty: protocol error")
+	// ErrAuthFailed is the error of a handshake in which either side failed
+	// to prove the shared secret (spark.authenticate.secret), or one side
+	// required authentication and the other did not offer it.
+	ErrAuthFailed = errors.New("netty: authentication failed")
+	// ErrDuplicateConnection is the error of a dial that the peer refused
+	// because a connection between the two already exists or is being
+	// opened from the peer's side. The dialer uses that connection instead.
+	ErrDuplicateConnection = errors.New("netty: duplicate connection")
+)
+
+// RefusedError is a handshake that the peer refused, with the peer's reason.
+type RefusedError struct {
+	Reason string
+	Err    error // ErrAuthFailed, ErrDuplicateConnection, ErrProtocol
+}
+
+func (e *RefusedError) Error() string { return "netty: connection refused by peer: " + e.Reason }
+
+// Unwrap returns the class of the refusal.
+func (e *RefusedError) Unwrap() error { return e.Err }
+
+const (
+	nonceLen       = 32
+	maxIdentityLen = 255
+	labelAcceptor  = "sparkrpc-acceptor"
+	labelDialer    = "sparkrpc-dialer"
+	reasonAuth     = "authentication failed"
+	reasonAuthReq  = "authentication required"
+	reasonAuthNone = "authentication not enabled"
+)
+
+// handshakeConfig is one side's part in the handshake.
+type handshakeConfig struct {
+	identity   string
+	clientMode bool
+	secret     []byte // nil: authentication off
+}
+
+// handshakeResult is what a handshake learns about the peer.
+type handshakeResult struct {
+	identity   string
+	clientMode bool
+}
+
+// proof computes HMAC-SHA256(secret, label | dialer nonce | acceptor nonce |
+// dialer identity | acceptor identity), every field length-prefixed.
+func proof(secret []byte, label string, dialerNonce, acceptorNonce []byte, dialerID, acceptorID string) []byte {
+	m := hmac.New(sha256.New, secret)
+	var l [4]byte
+	for _, f := range [][]byte{[]byte(label), dialerNonce, acceptorNonce, []byte(dialerID), []byte(acceptorID)} {
+		binary.BigEndian.PutUint32(l[:], uint32(len(f)))
+		m.Write(l[:])
+		m.Write(f)
+	}
+	return m.Sum(nil)
+}
+
+func newNonce() []byte {
+	b := make([]byte, nonceLen)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	return b
+}
+
+func sendFrame(w io.Writer, msg proto.Message) error {
+	b, err := appendFrame(nil, msg)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+func validIdentity(id string, clientMode bool) error {
+	if id == "" || len(id) > maxIdentityLen || !utf8.ValidString(id) {
+		return fmt.Errorf("%w: bad identity %q", ErrProtocol, id)
+	}
+	if !clientMode {
+		if _, err := actor.ParseHostPort(id); err != nil {
+			return fmt.Errorf("%w: bad listen address %q", ErrProtocol, id)
+		}
+	}
+	return nil
+}
+
+// dialHandshake runs the dialer's side of the handshake over fr and w.
+func dialHandshake(fr *frameReader, w io.Writer, cfg handshakeConfig) (handshakeResult, error) {
+	hello := &messages.Handshake{Version: ProtocolVersion, Identity: cfg.identity, ClientMode: cfg.clientMode}
+	if cfg.secret != nil {
+		hello.Nonce = newNonce()
+	}
+	if err := sendFrame(w, hello); err != nil {
+		return handshakeResult{}, err
+	}
+	var reply messages.HandshakeReply
+	if err := fr.readMessage(&reply); err != nil {
+		return handshakeResult{}, err
+	}
+	if reply.Error != "" {
+		return handshakeResult{}, refused(reply.Error, reply.Duplicate)
+	}
+	if reply.Version != ProtocolVersion {
+		return handshakeResult{}, fmt.Errorf("%w: peer speaks protocol version %d, want %d", ErrProtocol, reply.Version, ProtocolVersion)
+	}
+	if err := validIdentity(reply.Identity, false); err != nil {
+		return handshakeResult{}, err
+	}
+	res := handshakeResult{identity: reply.Identity}
+	if cfg.secret == nil {
+		if len(reply.Nonce) != 0 || len(reply.Proof) != 0 {
+			return handshakeResult{}, fmt.Errorf("%w: peer authenticates but spark.authenticate is off here", ErrAuthFailed)
+		}
+		return res, nil
+	}
+	if len(reply.Nonce) != nonceLen {
+		return handshakeResult{}, fmt.Errorf("%w: peer did not authenticate", ErrAuthFailed)
+	}
+	want := proof(cfg.secret, labelAcceptor, hello.Nonce, reply.Nonce, cfg.identity, reply.Identity)
+	if !hmac.Equal(want, reply.Proof) {
+		return handshakeResult{}, fmt.Errorf("%w: peer does not know the secret", ErrAuthFailed)
+	}
+	p := &messages.HandshakeProof{Proof: proof(cfg.secret, labelDialer, hello.Nonce, reply.Nonce, cfg.identity, reply.Identity)}
+	if err := sendFrame(w, p); err != nil {
+		return handshakeResult{}, err
+	}
+	var result messages.HandshakeResult
+	if err := fr.readMessage(&result); err != nil {
+		return handshakeResult{}, err
+	}
+	if result.Error != "" {
+		return handshakeResult{}, refused(result.Error, result.Duplicate)
+	}
+	return res, nil
+}
+
+func refused(reason string, duplicate bool) error {
+	var class error
+	switch {
+	case duplicate:
+		class = ErrDuplicateConnection
+	case reason == reasonAuth || reason == reasonAuthReq || reason == reasonAuthNone:
+		class = ErrAuthFailed
+	default:
+		class = ErrProtocol
+	}
+	return &RefusedError{Reason: reason, Err: class}
+}
+
+// acceptVerdict decides, once the dialer has proved itself, whether the
+// connection is kept: nil accepts, ErrDuplicateConnection refuses it as a
+// duplicate, any other error refuses it with that text. It is called just
+// before the acceptor's last handshake frame is written.
+type acceptVerdict func(peer handshakeResult) error
+
+// acceptHandshake runs the acceptor's side of the handshake over fr and w.
+func acceptHandshake(fr *frameReader, w io.Writer, cfg handshakeConfig, verdict acceptVerdict) (handshakeResult, error) {
+	var hello messages.Handshake
+	if err := fr.readMessage(&hello); err != nil {
+		return handshakeResult{}, err
+	}
+	refuse := func(reason string, dup bool, err error) (handshakeResult, error) {
+		sendFrame(w, &messages.HandshakeReply{Version: ProtocolVersion, Identity: cfg.identity, Error: reason, Duplicate: dup}) //nolint:errcheck // closing anyway
+		return handshakeResult{}, err
+	}
+	if hello.Version != ProtocolVersion {
+		return refuse(fmt.Sprintf("unsupported protocol version %d", hello.Version), false,
+			fmt.Errorf("%w: unsupported protocol version %d", ErrProtocol, hello.Version))
+	}
+	if err := validIdentity(hello.Identity, hello.ClientMode); err != nil {
+		return refuse("bad identity", false, err)
+	}
+	peer := handshakeResult{identity: hello.Identity, clientMode: hello.ClientMode}
+	if cfg.secret == nil {
+		if len(hello.Nonce) != 0 {
+			return refuse(reasonAuthNone, false, fmt.Errorf("%w: peer authenticates but spark.authenticate is off here", ErrAuthFailed))
+		}
+		if err := verdict(peer); err != nil {
+			return refuse(err.Error(), errors.Is(err, ErrDuplicateConnection), err)
+		}
+		if err := sendFrame(w, &messages.HandshakeReply{Version: ProtocolVersion, Identity: cfg.identity}); err != nil {
+			return handshakeResult{}, err
+		}
+		return peer, nil
+	}
+	if len(hello.Nonce) != nonceLen {
+		return refuse(reasonAuthReq, false, fmt.Errorf("%w: peer did not authenticate", ErrAuthFailed))
+	}
+	nonce := newNonce()
+	reply := &messages.HandshakeReply{
+		Version:  ProtocolVersion,
+		Identity: cfg.identity,
+		Nonce:    nonce,
+		Proof:    proof(cfg.secret, labelAcceptor, hello.Nonce, nonce, hello.Identity, cfg.identity),
+	}
+	if err := sendFrame(w, reply); err != nil {
+		return handshakeResult{}, err
+	}
+	var p messages.HandshakeProof
+	if err := fr.readMessage(&p); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			// The dialer hung up after our proof: it did not accept it.
+			return handshakeResult{}, fmt.Errorf("%w: peer closed the connection during authentication", ErrAuthFailed)
+		}
+		return handshakeResult{}, err
+	}
+	want := proof(cfg.secret, labelDialer, hello.Nonce, nonce, hello.Identity, cfg.identity)
+	if !hmac.Equal(want, p.Proof) {
+		sendFrame(w, &messages.HandshakeResult{Error: reasonAuth}) //nolint:errcheck // closing anyway
+		return handshakeResult{}, fmt.Errorf("%w: peer %s does not know the secret", ErrAuthFailed, hello.Identity)
+	}
+	if err := verdict(peer); err != nil {
+		// A duplicate after authentication: the dialer learns it from the text.
+		sendFrame(w, &messages.HandshakeResult{Error: err.Error(), Duplicate: errors.Is(err, ErrDuplicateConnection)}) //nolint:errcheck // closing anyway
+		return handshakeResult{}, err
+	}
+	if err := sendFrame(w, &messages.HandshakeResult{}); err != nil {
+		return handshakeResult{}, err
+	}
+	return peer, nil
+}

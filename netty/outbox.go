@@ -1,0 +1,71 @@
+package netty
+
+import "sync"
+
+// chunkSize is the size of the buffers an outbox encodes frames into.
+const chunkSize = 64 << 10
+
+// chunkPool holds the standard chunks of every outbox, so that an idle peer
+// keeps no buffer and the garbage collector can reclaim unused ones.
+var chunkPool = sync.Pool{New: func() any { return new([chunkSize]byte) }}
+
+// outbuf holds encoded frames in chunks, so that a growing backlog is never
+// copied; the writer sends them with one vectored write and gives the chunks
+// back for reuse.
+type outbuf struct {
+	chunks [][]byte
+}
+
+func (o *outbuf) empty() bool { return len(o.chunks) == 0 }
+
+// tail returns the chunk to append n bytes to, making it the last chunk.
+func (o *outbuf) tail(n int) []byte {
+	if k := len(o.chunks); k > 0 {
+		if last := o.chunks[k-1]; cap(last)-len(last) >= n {
+			return last
+		}
+	}
+	var c []byte
+	if n > chunkSize {
+		c = make([]byte, 0, n)
+	} else {
+		c = chunkPool.Get().(*[chunkSize]byte)[:0]
+	}
+	o.chunks = append(o.chunks, c)
+	return c
+}
+
+// setTail stores the chunk that tail returned after appending to it.
+func (o *outbuf) setTail(c []byte) { o.chunks[len(o.chunks)-1] = c }
+
+// dropEmptyTail removes the last chunk when nothing was written to it.
+func (o *outbuf) dropEmptyTail() {
+	if k := len(o.chunks); k > 0 && len(o.chunks[k-1]) == 0 {
+		recycle(o.chunks[k-1:])
+		o.chunks = o.chunks[:k-1]
+	}
+}
+
+// take removes and returns every chunk; spare is reused as the new list.
+func (o *outbuf) take(spare [][]byte) [][]byte {
+	c := o.chunks
+	o.chunks = spare[:0]
+	return c
+}
+
+// reset drops every queued frame.
+func (o *outbuf) reset() {
+	recycle(o.chunks)
+	o.chunks = o.chunks[:0]
+}
+
+// recycle returns the standard chunks of a sent (or dropped) batch to the
+// pool.
+func recycle(chunks [][]byte) {
+	for i, c := range chunks {
+		if cap(c) == chunkSize {
+			chunkPool.Put((*[chunkSize]byte)(c[:chunkSize]))
+		}
+		chunks[i] = nil
+	}
+}

@@ -1,0 +1,187 @@
+package netty_test
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/netty"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+)
+
+// selfSigned writes a self-signed certificate for localhost and 127.0.0.1
+// and its key into dir, and returns their paths.
+func selfSigned(t testing.TB, dir string) (certFile, keyFile string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "sparkrpc test"},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(time.Hour),
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+		DNSNames:              []string{"localhost"},
+		IPAddresses:           []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("::1")},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return certFile, keyFile
+}
+
+func authConf(secret string) *actor.Conf {
+	return actor.NewConf().Set(netty.KeyAuthenticate, "true").Set(netty.KeyAuthenticateSecret, secret)
+}
+
+func tlsConf(t testing.TB, conf *actor.Conf) *actor.Conf {
+	cert, key := selfSigned(t, t.TempDir())
+	return conf.Set(netty.KeySSLEnabled, "true").
+		Set(netty.KeySSLCertChain, cert).
+		Set(netty.KeySSLPrivateKey, key).
+		Set(netty.KeySSLTrustStore, cert)
+}
+
+func checkSend(t *testing.T, serverConf, clientConf *actor.Conf) {
+	server := newEnv(t, "server", serverConf)
+	ep := newEcho()
+	register(t, server, "send-auth", ep)
+	client := newClientEnv(t, "client", clientConf)
+	ref := lookup(t, client, server.Address(), "send-auth")
+	if err := ref.Send(str("hello")); err != nil {
+		t.Fatal(err)
+	}
+	if got := recv(t, ep.got).(*wrapperspb.StringValue).GetValue(); got != "hello" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func checkAsk(t *testing.T, serverConf, clientConf *actor.Conf) {
+	server := newEnv(t, "server", serverConf)
+	register(t, server, "ask-auth", newEcho())
+	client := newClientEnv(t, "client", clientConf)
+	ref := lookup(t, client, server.Address(), "ask-auth")
+	if got := askString(t, ref, "hello"); got != "hello" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+// RpcEnvSuite "send with authentication".
+func TestSendWithAuthentication(t *testing.T) {
+	checkSend(t, authConf("good"), authConf("good"))
+}
+
+// RpcEnvSuite "ask with authentication".
+func TestAskWithAuthentication(t *testing.T) {
+	checkAsk(t, authConf("good"), authConf("good"))
+}
+
+// RpcEnvSuite "send with SASL/AES encryption", here TLS.
+func TestSendWithTLS(t *testing.T) {
+	c := tlsConf(t, actor.NewConf())
+	checkSend(t, c, c.Clone())
+}
+
+// RpcEnvSuite "ask with SASL/AES encryption", here TLS.
+func TestAskWithTLS(t *testing.T) {
+	c := tlsConf(t, actor.NewConf())
+	checkAsk(t, c, c.Clone())
+}
+
+func TestSendWithAuthenticationAndTLS(t *testing.T) {
+	c := tlsConf(t, authConf("good"))
+	checkSend(t, c, c.Clone())
+}
+
+func TestAskWithAuthenticationAndTLS(t *testing.T) {
+	c := tlsConf(t, authConf("good"))
+	checkAsk(t, c, c.Clone())
+}
+
+// A wrong secret is refused and nothing is delivered, whichever side has it.
+func TestWrongSecretIsRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		server, clnt *actor.Conf
+	}{
+		{"wrong secret", authConf("good"), authConf("bad")},
+		{"client without auth", authConf("good"), actor.NewConf()},
+		{"server without auth", actor.NewConf(), authConf("good")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := netty.NewTransport(netty.WithLogger(testLogger(t)))
+			server, err := actor.NewEnv("server", tc.server, actor.WithTransport(tr), actor.WithLogger(testLogger(t)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { shutdown(t, server) })
+			ep := newEcho()
+			register(t, server, "secret", ep)
+			client := newClientEnv(t, "client", tc.clnt)
+			ref := client.RemoteRef(server.Address(), "secret")
+			_ = ref.Send(str("must not arrive"))
+			_, err = ref.AskSync(ctxT(t), str("must not arrive"))
+			if err == nil {
+				t.Fatal("ask succeeded with a wrong secret")
+			}
+			if !errors.Is(err, netty.ErrAuthFailed) {
+				t.Fatalf("err = %v, want ErrAuthFailed", err)
+			}
+			select {
+			case m := <-ep.got:
+				t.Fatalf("delivered %v", m)
+			case <-time.After(100 * time.Millisecond):
+			}
+			if tr.Stats().AuthFailures == 0 {
+				t.Fatalf("stats %+v: no auth failure counted", tr.Stats())
+			}
+		})
+	}
+}
+
+// A TLS server refuses a plain-text client, and the other way round.
+func TestTLSMismatchIsRefused(t *testing.T) {
+	c := tlsConf(t, actor.NewConf())
+	server := newEnv(t, "server", c)
+	ep := newEcho()
+	register(t, server, "tls", ep)
+	client := newClientEnv(t, "client", nil)
+	_, err := client.RemoteRef(server.Address(), "tls").AskSync(ctxT(t), str("x"))
+	if err == nil {
+		t.Fatal("plain-text ask to a TLS server succeeded")
+	}
+	plain := newEnv(t, "plain", nil)
+	register(t, plain, "p", newEcho())
+	tlsClient := newClientEnv(t, "tlsclient", c.Clone())
+	if _, err := tlsClient.RemoteRef(plain.Address(), "p").AskSync(ctxT(t), str("x")); err == nil {
+		t.Fatal("TLS ask to a plain-text server succeeded")
+	}
+}
