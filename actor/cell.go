@@ -167,7 +167,6 @@ func (c *cell) stop() {
 		}
 	}
 	c.stopped.Store(true)
-	c.env.system.ProcessRegistry.Remove(c.pid)
 	if c.loop != nil {
 		c.loop.close()
 	}

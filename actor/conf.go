@@ -249,6 +249,9 @@ func ParseTime(s string, unit time.Duration) (time.Duration, error) {
 		}
 		mult = u
 	}
+	if n > 0 && mult > 0 && time.Duration(n) > time.Duration(1<<63-1)/mult {
+		return 0, fmt.Errorf("time %q overflows", s)
+	}
 	return time.Duration(n) * mult, nil
 }
 

@@ -244,7 +244,8 @@ func (e *Env) Endpoint(name string) (*Ref, bool) {
 
 // Stop stops the endpoint of ref (Spark's stop(ref)): new messages to it
 // fail with "Could not find NAME.", messages already queued are processed,
-// then OnStop runs. It does not wait; stopping twice is a no-op.
+// then OnStop runs. The name is free for a new registration at once. It
+// does not wait; stopping twice is a no-op.
 func (e *Env) Stop(ref *Ref) error {
 	if ref == nil {
 		return fmt.Errorf("%w: nil ref", ErrInvalidName)
@@ -263,7 +264,19 @@ func (e *Env) stopCell(c *cell) error {
 	if !c.stopping.CompareAndSwap(false, true) {
 		return nil
 	}
+	// Release the name at once, in the env and in the process registry, so
+	// that it can be registered again while this endpoint still works
+	// through its queue (Spark's unregisterRpcEndpoint). The endpoint's own
+	// mail, and the stop signal, reach its mailbox through c.proc. e.mu
+	// orders this against RegisterEndpoint, which sets c.proc.
+	e.mu.Lock()
 	e.endpoints.CompareAndDelete(c.name, c)
+	if p := c.proc.Load(); p != nil {
+		if cur, ok := e.system.ProcessRegistry.GetLocal(c.name); ok && cur == *p {
+			e.system.ProcessRegistry.Remove(c.pid)
+		}
+	}
+	e.mu.Unlock()
 	c.post(theStopSignal)
 	return nil
 }
@@ -503,6 +516,12 @@ func (e *Env) Deliver(target, sender *protoactor.PID, msg proto.Message) {
 			p.SendUserMessage(target, m)
 			return
 		}
+	}
+	if sender == nil && strings.HasPrefix(target.Id, "future$") {
+		// A reply to an ask that has completed (timed out, aborted): not a
+		// message dropped by a stopped endpoint.
+		e.log.Debug().Str("to", target.Id).Msg("Ignored a reply to an ask that has completed")
+		return
 	}
 	if e.stopped.Load() {
 		if sender != nil {

@@ -29,7 +29,7 @@ type Future struct {
 	err   error
 
 	env     *Env
-	req     proto.Message // the request, while a local ask is queued
+	req     proto.Message // the request of a local ask; never changed after newFuture
 	timeout RpcTimeout
 	target  *Ref
 
@@ -79,7 +79,6 @@ func (f *Future) complete(res proto.Message, err error) bool {
 		return false
 	}
 	f.res, f.err = res, err
-	f.req = nil
 	close(f.done)
 	f.mu.Lock()
 	timer, stopFn, pid, peer := f.timer, f.stopFn, f.pid, f.peer

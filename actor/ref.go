@@ -131,11 +131,14 @@ func (r *Ref) AskWithTimeout(ctx context.Context, msg proto.Message, t RpcTimeou
 		f.complete(nil, ErrNoTransport)
 		return f
 	}
-	f.pid, _ = e.system.ProcessRegistry.Add(f, "future"+e.system.ProcessRegistry.NextId())
+	// The reply-to PID is kept in a local: complete clears f.pid, and it can
+	// run (timeout, abort) as soon as the future is armed.
+	replyTo, _ := e.system.ProcessRegistry.Add(f, "future"+e.system.ProcessRegistry.NextId())
+	f.pid = replyTo
 	f.peer = r.pid.Address
 	e.addPending(f.peer, f)
 	f.arm(ctx)
-	if err := e.transport.Send(r.pid, f.pid, msg); err != nil {
+	if err := e.transport.Send(r.pid, replyTo, msg); err != nil {
 		f.complete(nil, err)
 	}
 	return f
@@ -173,4 +176,3 @@ func ResultAs[T proto.Message](f *Future) (T, error) {
 	}
 	return t, nil
 }
-

@@ -1,0 +1,161 @@
+// Package actor is sparkrpc's local RPC environment: Apache Spark's RpcEnv,
+// RpcEndpoint, RpcEndpointRef, Dispatcher and Inbox, built on protoactor-go.
+//
+// An Env holds named endpoints. Each endpoint is one protoactor actor spawned
+// under its name, so its PID is {Address: the env's identity, Id: the name}
+// and a Ref to it reads "spark://name@host:port". Messages are protobuf
+// messages (proto.Message). The package runs with no network at all; package
+// netty plugs a TCP transport in through the Transport interface declared
+// here, and MemNetwork is an in-memory transport for tests.
+//
+// # Usage
+//
+//	env, err := actor.NewEnv("driver", conf, actor.WithLogger(logger))
+//	if err != nil { ... }
+//	defer env.Shutdown(ctx)
+//
+//	ref, err := env.RegisterEndpoint("greeter", &Greeter{})
+//	err = ref.Send(wrapperspb.String("hello"))                // one way
+//	reply, err := ref.AskSync(ctx, wrapperspb.String("Spark")) // request/reply
+//	s, err := actor.AskAs[*wrapperspb.StringValue](ctx, ref, wrapperspb.String("Spark"))
+//
+// conf is a *Conf (nil for an empty one): Spark's string map of spark.* keys,
+// loadable from a properties file (LoadProperties) and from --conf arguments
+// (SetFromArg), with getters that parse Spark's time ("120s", "10ms") and size
+// ("128m") strings.
+//
+// # Endpoints
+//
+// An endpoint is any value with a Receive method (Endpoint; ReceiveFunc
+// adapts a function). The other hooks are small optional interfaces, like
+// net/http's: Replier (ReceiveAndReply, for asks), Starter (OnStart), Stopper
+// (OnStop), ErrorHandler (OnError), ConnectHandler, DisconnectHandler and
+// NetworkErrorHandler (network events), and Isolated (a dedicated loop).
+//
+// # Lifecycle
+//
+// An endpoint lives through
+//
+//	RegisterEndpoint → OnStart → Receive / ReceiveAndReply / network events … → OnStop
+//
+// RegisterEndpoint queues OnStart as the endpoint's first message and returns
+// at once; the endpoint is reachable by name from then on. A second endpoint
+// under a taken name is a *DuplicateEndpointError ("There is already an
+// RpcEndpoint called NAME").
+//
+// Env.Stop(ref), or Context.Stop from inside the endpoint, stops it the way
+// Spark does: the name is released and new messages to it fail with "Could
+// not find NAME.", the messages already queued are still handled, and OnStop
+// runs last and alone, exactly once however often Stop is called.
+// Context.Self returns the endpoint's Ref in OnStart and in every handler, and
+// nil in OnStop.
+//
+// Env.Shutdown stops every endpoint the same way, waits for their OnStop,
+// closes the transport and the loops, and returns when all of it is done or
+// its context ends (AwaitTermination and Terminated wait for the same).
+// After Shutdown every operation returns ErrEnvStopped.
+//
+// # Send and ask
+//
+// Ref.Send is Spark's send: fire and forget. It fails at once, with a typed
+// error, for a nil message (ErrNilMessage), a stopped env (ErrEnvStopped) or
+// a local endpoint that is not registered (*EndpointNotFoundError).
+//
+// Ref.Ask is Spark's ask: it returns a *Future that completes exactly once,
+// with the reply, with the failure the endpoint sent, with an
+// *RpcTimeoutError, with the cause of the ask's cancelled context, or at once
+// when the endpoint does not exist or the connection it depends on closes.
+// Future.Result waits for it; Future.Wait waits at most until a context
+// ends. AskSync is Ask followed by Result; AskAs and ResultAs also check the
+// reply's type (a *ReplyTypeError when it is not the one expected).
+//
+// The endpoint answers in ReceiveAndReply with CallContext.Reply or
+// CallContext.SendFailure, now or later and from any goroutine; only the
+// first answer counts. SenderAddress tells where the ask came from.
+//
+// Plain protoactor code can talk to endpoints too: Send, Request and
+// RequestFuture on Ref.PID reach the endpoint, locally and, through the
+// transport, on other envs.
+//
+// # Timeouts and cancellation
+//
+// Every ask has an RpcTimeout: a duration and the configuration key that set
+// it. The default comes from spark.rpc.askTimeout, else spark.network.timeout,
+// else 120s (see AskTimeout, and NewRpcTimeout for other keys; the first key
+// that is set wins and names the timeout). A timed-out ask fails with an
+// *RpcTimeoutError (errors.Is(err, ErrTimeout)) whose text ends with
+//
+//	. This timeout is controlled by KEY
+//
+// naming the key exactly once, so that the fix is obvious. A zero or negative
+// timeout is refused with ErrInvalidTimeout; InfiniteTimeout never expires.
+//
+// Cancelling the context given to Ask fails the ask at once with the
+// context's cause (context.WithCancelCause), which errors.Is finds. Lookups
+// (SetupEndpointRef) use spark.rpc.lookupTimeout.
+//
+// # Message loops
+//
+// Ordinary endpoints share one loop: a pool of
+// spark.rpc.netty.dispatcher.numThreads goroutines (default max(2,
+// GOMAXPROCS), see WithNumUsableCores). Each endpoint handles one message at
+// a time, in the order they were queued, with a happens-before edge between
+// consecutive calls, so its state needs no lock (Spark's
+// ThreadSafeRpcEndpoint). There is no order across endpoints.
+//
+// A handler that blocks holds one goroutine of the shared loop. An endpoint
+// that may block declares Isolated: it gets a dedicated loop of its own
+// (Spark's IsolatedRpcEndpoint). With a thread count of 1 it stays serial;
+// with more, its Receive and ReceiveAndReply run concurrently on that many
+// goroutines, in no particular order, while OnStart still runs alone and
+// first and OnStop alone and last.
+//
+// # Errors
+//
+// An error returned by a hook, or a panic in it (recovered as a *PanicError
+// with its stack), goes to OnError, or to the log when the endpoint has no
+// OnError; the endpoint keeps running with its state (no protoactor restart).
+// An error or panic in ReceiveAndReply also fails the asker with it. A handler
+// returns ErrUnsupportedMessage for a message it does not handle; the asker
+// then gets an *UnsupportedMessageError ("Unsupported message TYPE from
+// ADDR").
+//
+// Errors are typed: the sentinels (ErrEnvStopped, ErrEndpointNotFound,
+// ErrDuplicateEndpoint, ErrUnsupportedMessage, ErrTimeout, ErrConnectionClosed,
+// ErrMessageTooLarge, ErrNilMessage, ErrInvalidName, ErrInvalidTimeout,
+// ErrNoTransport) are matched with errors.Is, the error types
+// (*EndpointNotFoundError, *RpcTimeoutError, *PanicError, *ConfError, ...) with
+// errors.As. A failure that comes back from another env is a *RemoteError
+// that carries its code, so errors.Is still matches the sentinel it stands
+// for.
+//
+// A message that an env accepted for one of its endpoints, but that arrives
+// after the endpoint stopped, is dropped and reported: counted by
+// Env.Dropped and passed to the function set with WithDropHandler; an ask
+// among them fails with "Could not find NAME.". No message disappears
+// silently: each one is handled, refused by Send, or reported dropped.
+//
+// # Transports and remote envs
+//
+// WithTransport connects an env to others. A transport that listens gives the
+// env an address (Env.Address) and an endpoint-verifier, so that other envs
+// can look its endpoints up with SetupEndpointRef or SetupEndpointRefByURI
+// ("spark://name@host:port"; a missing one is "Cannot find endpoint:
+// spark://name@host:port"). A transport in client mode does not listen; its
+// endpoints ("spark-client://name") are reachable over the connections the
+// env opened. A Ref travels inside a message as Ref.Proto and is turned back
+// into a usable Ref with Env.RefFromProto.
+//
+// Every endpoint is told of connections (OnConnected), disconnections
+// (OnDisconnected) and network errors (OnNetworkError); an env's own Shutdown
+// does not deliver OnDisconnected to its own endpoints. When a connection
+// closes, every ask pending on it fails at once with a *ConnectionClosedError
+// ("Connection from ADDR closed"), without waiting for its timeout.
+//
+// # Logging
+//
+// The env logs through the zerolog logger given with WithLogger (default
+// zerolog's global logger), with component, env and endpoint fields.
+// protoactor's own slog output is routed into the same logger, its
+// informational messages lowered to debug. The package never calls os.Exit.
+package actor
