@@ -270,8 +270,10 @@ func ExampleNewMemNetwork() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(ref)
+	// The ask is queued behind the endpoint's OnStart, so "started greeter"
+	// is printed before the reply arrives.
 	reply, _ := actor.AskAs[*wrapperspb.StringValue](ctx, ref, wrapperspb.String("executor"))
+	fmt.Println(ref)
 	fmt.Println(reply.GetValue())
 
 	_, err = client.SetupEndpointRef(ctx, server.Address(), "missing")

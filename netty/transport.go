@@ -119,6 +119,7 @@ type peer struct {
 	unsent   []queued      // what buf holds while there is no connection
 	sockAddr actor.RpcAddress
 	removed  bool // dropped from Transport.peers (client peers only)
+	drained  chan struct{} // closed by the writer once out is empty (Shutdown's flush)
 }
 
 type queued struct {
@@ -789,6 +790,7 @@ func (c *conn) writeLoop() {
 		c.spare = nil
 		if len(batch) == 0 {
 			c.spare = batch
+			c.notifyDrained()
 			continue
 		}
 		// WriteTo consumes (and clears) the slice it is given: give it a copy
@@ -804,6 +806,57 @@ func (c *conn) writeLoop() {
 			return
 		}
 		c.spare = batch[:0]
+		c.notifyDrained()
+	}
+}
+
+// notifyDrained tells a waiting Shutdown that everything queued was written.
+func (c *conn) notifyDrained() {
+	p := c.p
+	p.mu.Lock()
+	if p.drained != nil && p.out.empty() {
+		close(p.drained)
+		p.drained = nil
+	}
+	p.mu.Unlock()
+}
+
+// flushTimeout bounds how long Shutdown waits for queued frames to be written.
+const flushTimeout = 2 * time.Second
+
+// flush waits until the writers have sent what was queued before Shutdown,
+// at most until ctx ends or flushTimeout passes.
+func (t *Transport) flush(ctx context.Context, peers []*peer) {
+	var waits []chan struct{}
+	for _, p := range peers {
+		p.mu.Lock()
+		c := p.conn
+		if c == nil || p.out.empty() {
+			p.mu.Unlock()
+			continue
+		}
+		ch := make(chan struct{})
+		p.drained = ch
+		p.mu.Unlock()
+		waits = append(waits, ch)
+		select {
+		case c.sig <- struct{}{}:
+		default:
+		}
+	}
+	if len(waits) == 0 {
+		return
+	}
+	timer := time.NewTimer(flushTimeout)
+	defer timer.Stop()
+	for _, ch := range waits {
+		select {
+		case <-ch:
+		case <-timer.C:
+			return
+		case <-ctx.Done():
+			return
+		}
 	}
 }
 
@@ -911,6 +964,9 @@ func (t *Transport) Shutdown(ctx context.Context) error {
 		peers = append(peers, v.(*peer))
 		return true
 	})
+	// Send what was queued before Shutdown (an executor's last status
+	// updates, say) before the connections close.
+	t.flush(ctx, peers)
 	for _, nc := range raw {
 		nc.Close()
 	}
