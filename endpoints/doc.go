@@ -1,0 +1,90 @@
+// Package endpoints is what Spark builds on its RPC layer: the driver's
+// scheduler endpoint (CoarseGrainedScheduler), the executors' backend
+// endpoint (Executor), the driver's HeartbeatReceiver, a small FIFO task
+// scheduler, a listener bus, and the registry of task functions.
+//
+// # Tasks
+//
+// Go cannot send closures to another process, so a task names a function
+// registered with RegisterTask in every process of the application (they are
+// built from the same program), the way database/sql drivers register
+// themselves. A task's payload and result are bytes:
+//
+//	func init() {
+//		endpoints.RegisterTask("wordcount.count", func(ctx context.Context, tc endpoints.TaskContext, p []byte) ([]byte, error) {
+//			...
+//		})
+//	}
+//
+// # The driver
+//
+// NewDriver registers the driver's endpoints on a listening env (from package
+// netty in a program, or an actor.MemNetwork in tests). Executors are started
+// with its URL ("spark://CoarseGrainedScheduler@host:port"). Then
+//
+//	results, err := driver.RunJob(ctx, "wordcount.count", payloads)
+//
+// runs one task per payload on the executors and returns the results in
+// partition order. The scheduler keeps jobs in FIFO order and offers tasks to
+// free cores round-robin across executors whenever something changes (a job
+// is submitted, an executor becomes ready, a task ends) and every
+// spark.scheduler.revive.interval (1s). A task that fails (an error or a panic)
+// runs again, up to spark.task.maxFailures (4) attempts; the job then fails
+// with a *JobAbortedError carrying the last error. A task whose LaunchTask
+// message reaches spark.rpc.message.maxSize aborts its job (ErrTaskTooLarge).
+// Each partition's result is taken once: a late or duplicate result (from an
+// attempt of a lost executor, say) is ignored. Cancelling RunJob's context
+// kills the job's running tasks.
+//
+// Executor loss — its connection closes, its heartbeats stop for
+// spark.network.timeout (checked every spark.network.timeoutInterval), or
+// RemoveExecutor / KillExecutor — removes the executor, tells it to stop,
+// and runs its tasks elsewhere. Driver.Stop stops every executor
+// (StopExecutors), then the driver (StopDriver).
+//
+// The driver publishes typed events (ExecutorAdded, ExecutorRemoved,
+// TaskStart, TaskEnd, JobStart, JobEnd) on its listener bus: listeners
+// (AddListener, WithListener, NewLogListener) get them in order on the bus's
+// own goroutine, so that a slow listener never holds up the driver.
+//
+// # The executor and the handshake
+//
+// RunExecutor is an executor process without os.Exit. The handshake follows
+// Spark 3+:
+//
+//  1. A client-mode env, the config fetcher, looks up the driver URL (3
+//     tries) and asks RetrieveSparkAppConfig; the reply's SparkAppConfig holds
+//     the driver's properties. The executor's conf is made of them (its own
+//     values win only for startup keys: spark.rpc.*, spark.network.*,
+//     spark.auth*, spark.ssl.*, ports), plus spark.executor.id and
+//     spark.app.id. The fetcher shuts down.
+//  2. The executor starts its own client-mode env and registers the Executor
+//     endpoint, a serial endpoint with its own loop.
+//  3. In OnStart it looks the driver up and asks RegisterExecutor (id, its
+//     own ref, host, cores, log URLs, attributes, resource profile).
+//  4. The driver refuses a duplicate id ("Duplicate executor ID: ID") or an
+//     excluded host ("Executor is excluded due to failures: ID"); otherwise it
+//     records the executor with its cores but 0 free cores, posts
+//     ExecutorAdded, and replies true.
+//  5. On success the executor sends itself RegisteredExecutor, creates its
+//     task runner (one goroutine per core) and heartbeater, and sends
+//     LaunchedExecutor. On failure RunExecutor returns an *ExitError with code
+//     1 and the reason.
+//  6. On LaunchedExecutor the driver gives the executor its free cores and
+//     offers it tasks: no task reaches an executor before it is ready.
+//
+// An executor runs each LaunchTask on its runner, off the endpoint's loop, and
+// reports RUNNING, then FINISHED with the result, FAILED with the error (a
+// panic is a failed task with the panic's text, never a dead executor) or
+// KILLED. It heartbeats the driver every spark.executor.heartbeatInterval
+// (10s). StopExecutor makes it shut down; the shutdown runs off the loop, so
+// the endpoint never waits for its own env. If the driver's connection
+// closes, RunExecutor returns an *ExitError with code 1 and "Driver ADDR
+// disassociated! Shutting down.". Cancelling RunExecutor's context stops it
+// gracefully: the driver sends it no more tasks, the running ones finish, the
+// driver is told, and RunExecutor returns nil.
+//
+// StartLocalCluster puts a driver and N executors in one process (local
+// masters, tests and benchmarks); the envs of its executors come from an
+// EnvFactory such as MemEnvFactory or one built on package netty.
+package endpoints

@@ -1,0 +1,83 @@
+package endpoints
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors of the package.
+var (
+	// ErrDriverStopped is returned by RunJob once the driver is stopping,
+	// and fails the jobs still running when it stops.
+	ErrDriverStopped = errors.New("endpoints: driver stopped")
+	// ErrUnknownTask is returned by RunJob for a task function that is not
+	// registered, and is the reason of a task an executor cannot find.
+	ErrUnknownTask = errors.New("endpoints: unknown task function")
+	// ErrJobAborted matches every *JobAbortedError.
+	ErrJobAborted = errors.New("endpoints: job aborted")
+	// ErrTaskTooLarge is the cause of a *JobAbortedError for a task whose
+	// LaunchTask message reaches spark.rpc.message.maxSize.
+	ErrTaskTooLarge = errors.New("endpoints: serialized task exceeds spark.rpc.message.maxSize")
+	// ErrTaskFailed is the cause of a *JobAbortedError for a task that
+	// failed spark.task.maxFailures times.
+	ErrTaskFailed = errors.New("endpoints: task failed too many times")
+	// ErrNoEnvFactory is returned by RunExecutor without WithEnvFactory.
+	ErrNoEnvFactory = errors.New("endpoints: no env factory (use WithEnvFactory)")
+	// ErrInvalidConfig is returned for an unusable ExecutorConfig or option.
+	ErrInvalidConfig = errors.New("endpoints: invalid configuration")
+	// ErrDuplicateExecutor is the reason the driver refuses an executor whose
+	// id is already registered ("Duplicate executor ID: ID").
+	ErrDuplicateExecutor = errors.New("duplicate executor")
+	// ErrExecutorExcluded is the reason the driver refuses an executor on an
+	// excluded host ("Executor is excluded due to failures: ID").
+	ErrExecutorExcluded = errors.New("executor excluded")
+)
+
+// JobAbortedError is the error of a job that could not complete: a task
+// failed spark.task.maxFailures times (cause ErrTaskFailed), a task was too
+// large to send (cause ErrTaskTooLarge), or the driver stopped. Its text
+// contains the reason, e.g. the last error of the failing task.
+type JobAbortedError struct {
+	JobID  int64
+	Reason string
+	Err    error
+}
+
+func (e *JobAbortedError) Error() string {
+	return fmt.Sprintf("Job %d aborted due to stage failure: %s", e.JobID, e.Reason)
+}
+
+// Is matches ErrJobAborted.
+func (e *JobAbortedError) Is(target error) bool { return target == ErrJobAborted }
+
+// Unwrap returns the cause.
+func (e *JobAbortedError) Unwrap() error { return e.Err }
+
+// ExitError is what RunExecutor returns when the executor did not stop
+// cleanly: the exit code the executor process should exit with and why
+// (Spark's exitExecutor). Code 1 is a failed registration or a lost driver;
+// ExitCodeHeartbeatFailure a driver that stopped answering heartbeats.
+type ExitError struct {
+	Code   int
+	Reason string
+	Err    error
+}
+
+func (e *ExitError) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("executor exited with code %d: %s: %v", e.Code, e.Reason, e.Err)
+	}
+	return fmt.Sprintf("executor exited with code %d: %s", e.Code, e.Reason)
+}
+
+// Unwrap returns the cause.
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// registrationError is the failure the driver sends a refused executor.
+type registrationError struct {
+	kind error
+	text string
+}
+
+func (e *registrationError) Error() string        { return e.text }
+func (e *registrationError) Is(target error) bool { return target == e.kind }

@@ -1,0 +1,266 @@
+package endpoints
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/messages"
+)
+
+// Event is something the driver publishes on its listener bus: one of
+// ExecutorAdded, ExecutorRemoved, TaskStart, TaskEnd, JobStart, JobEnd.
+type Event interface {
+	// When returns when the event happened.
+	When() time.Time
+	isEvent()
+}
+
+// ExecutorAdded is published when the driver registered an executor.
+type ExecutorAdded struct {
+	Time       time.Time
+	ExecutorID string
+	Host       string
+	Address    actor.RpcAddress
+	Cores      int
+	LogURLs    map[string]string
+}
+
+// ExecutorRemoved is published when the driver removed an executor.
+type ExecutorRemoved struct {
+	Time       time.Time
+	ExecutorID string
+	Reason     string
+}
+
+// TaskStart is published when the driver launched a task.
+type TaskStart struct {
+	Time       time.Time
+	JobID      int64
+	TaskID     int64
+	Partition  int
+	Attempt    int
+	ExecutorID string
+}
+
+// TaskEnd is published when a task attempt ended: State is FINISHED, FAILED,
+// KILLED or LOST (its executor was lost), Error the reason when it did not
+// finish.
+type TaskEnd struct {
+	Time       time.Time
+	JobID      int64
+	TaskID     int64
+	Partition  int
+	Attempt    int
+	ExecutorID string
+	State      messages.TaskState
+	Error      string
+	Duration   time.Duration
+}
+
+// JobStart is published when RunJob submitted a job.
+type JobStart struct {
+	Time     time.Time
+	JobID    int64
+	TaskName string
+	NumTasks int
+}
+
+// JobEnd is published when a job ended; Err is nil when it succeeded.
+type JobEnd struct {
+	Time     time.Time
+	JobID    int64
+	Err      error
+	Duration time.Duration
+}
+
+// When implements Event.
+func (e ExecutorAdded) When() time.Time { return e.Time }
+
+// When implements Event.
+func (e ExecutorRemoved) When() time.Time { return e.Time }
+
+// When implements Event.
+func (e TaskStart) When() time.Time { return e.Time }
+
+// When implements Event.
+func (e TaskEnd) When() time.Time { return e.Time }
+
+// When implements Event.
+func (e JobStart) When() time.Time { return e.Time }
+
+// When implements Event.
+func (e JobEnd) When() time.Time { return e.Time }
+
+func (ExecutorAdded) isEvent()   {}
+func (ExecutorRemoved) isEvent() {}
+func (TaskStart) isEvent()       {}
+func (TaskEnd) isEvent()         {}
+func (JobStart) isEvent()        {}
+func (JobEnd) isEvent()          {}
+
+// Listener receives the events of a driver's listener bus, one at a time,
+// in the order they were posted, on the bus's own goroutine. A slow listener
+// delays the other listeners, never the driver. A panic in OnEvent is logged
+// and ignored.
+type Listener interface {
+	OnEvent(ev Event)
+}
+
+// ListenerFunc adapts a function to a Listener.
+type ListenerFunc func(ev Event)
+
+// OnEvent calls f.
+func (f ListenerFunc) OnEvent(ev Event) { f(ev) }
+
+// NewLogListener returns a listener that logs every event to l (executor
+// and job events at info level, task events at debug level), with the field
+// component=listener.
+func NewLogListener(l zerolog.Logger) Listener {
+	log := l.With().Str("component", "listener").Logger()
+	return ListenerFunc(func(ev Event) {
+		switch e := ev.(type) {
+		case ExecutorAdded:
+			log.Info().Str("executor", e.ExecutorID).Str("host", e.Host).Str("address", e.Address.String()).
+				Int("cores", e.Cores).Msg("Executor added")
+		case ExecutorRemoved:
+			log.Info().Str("executor", e.ExecutorID).Str("reason", e.Reason).Msg("Executor removed")
+		case TaskStart:
+			log.Debug().Int64("job", e.JobID).Int64("tid", e.TaskID).Int("partition", e.Partition).
+				Int("attempt", e.Attempt).Str("executor", e.ExecutorID).Msg("Task started")
+		case TaskEnd:
+			lev := log.Debug()
+			if e.State != messages.TaskState_TASK_STATE_FINISHED {
+				lev = log.Warn()
+			}
+			lev.Int64("job", e.JobID).Int64("tid", e.TaskID).Int("partition", e.Partition).
+				Int("attempt", e.Attempt).Str("executor", e.ExecutorID).Str("state", stateName(e.State)).
+				Str("error", e.Error).Dur("duration", e.Duration).Msg("Task ended")
+		case JobStart:
+			log.Info().Int64("job", e.JobID).Str("task", e.TaskName).Int("tasks", e.NumTasks).Msg("Job started")
+		case JobEnd:
+			lev := log.Info()
+			if e.Err != nil {
+				lev = log.Error().Err(e.Err)
+			}
+			lev.Int64("job", e.JobID).Dur("duration", e.Duration).Msg("Job ended")
+		}
+	})
+}
+
+// stateName returns "FINISHED" for TASK_STATE_FINISHED and so on.
+func stateName(s messages.TaskState) string {
+	n := s.String()
+	const prefix = "TASK_STATE_"
+	if len(n) > len(prefix) && n[:len(prefix)] == prefix {
+		return n[len(prefix):]
+	}
+	return n
+}
+
+// listenerBus delivers events to listeners asynchronously, in order, on
+// one goroutine of its own. post never blocks.
+type listenerBus struct {
+	log zerolog.Logger
+
+	mu        sync.Mutex
+	listeners []Listener
+	queue     []Event
+	spare     []Event
+	stopped   bool
+	active    atomic.Bool // there is at least one listener
+
+	wake chan struct{}
+	done chan struct{}
+}
+
+func newListenerBus(log zerolog.Logger) *listenerBus {
+	b := &listenerBus{log: log, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	go b.run()
+	return b
+}
+
+func (b *listenerBus) add(l Listener) {
+	if l == nil {
+		return
+	}
+	b.mu.Lock()
+	ls := make([]Listener, 0, len(b.listeners)+1)
+	b.listeners = append(append(ls, b.listeners...), l)
+	b.active.Store(true)
+	b.mu.Unlock()
+}
+
+// wanted reports whether events are worth building.
+func (b *listenerBus) wanted() bool { return b.active.Load() }
+
+func (b *listenerBus) post(ev Event) {
+	b.mu.Lock()
+	if b.stopped || len(b.listeners) == 0 {
+		b.mu.Unlock()
+		return
+	}
+	b.queue = append(b.queue, ev)
+	b.mu.Unlock()
+	select {
+	case b.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (b *listenerBus) run() {
+	defer close(b.done)
+	for {
+		b.mu.Lock()
+		batch := b.queue
+		b.queue = b.spare[:0]
+		ls := b.listeners
+		stopped := b.stopped
+		b.mu.Unlock()
+		for i, ev := range batch {
+			for _, l := range ls {
+				b.deliver(l, ev)
+			}
+			batch[i] = nil
+		}
+		b.mu.Lock()
+		b.spare = batch[:0]
+		b.mu.Unlock()
+		if len(batch) > 0 {
+			continue
+		}
+		if stopped {
+			return
+		}
+		<-b.wake
+	}
+}
+
+func (b *listenerBus) deliver(l Listener, ev Event) {
+	defer func() {
+		if r := recover(); r != nil {
+			b.log.Error().Interface("panic", r).Msg("listener panicked; ignoring")
+		}
+	}()
+	l.OnEvent(ev)
+}
+
+// stop delivers the events already posted, then ends the bus goroutine.
+func (b *listenerBus) stop(ctx context.Context) error {
+	b.mu.Lock()
+	b.stopped = true
+	b.mu.Unlock()
+	select {
+	case b.wake <- struct{}{}:
+	default:
+	}
+	select {
+	case <-b.done:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}

@@ -1,0 +1,128 @@
+package endpoints
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/messages"
+	"google.golang.org/protobuf/proto"
+)
+
+// heartbeatReceiver is the driver's HeartbeatReceiver endpoint: it tracks
+// when each executor was last heard from and removes the executors that
+// stayed silent longer than the timeout.
+type heartbeatReceiver struct {
+	d        *Driver
+	timeout  time.Duration
+	interval time.Duration
+	lastSeen map[string]time.Time
+	stop     chan struct{}
+}
+
+func newHeartbeatReceiver(conf *actor.Conf) (*heartbeatReceiver, error) {
+	timeout, err := heartbeatTimeout(conf)
+	if err != nil {
+		return nil, err
+	}
+	interval, err := conf.GetDuration(KeyTimeoutInterval, "60s", time.Millisecond)
+	if err != nil {
+		return nil, err
+	}
+	if interval <= 0 {
+		return nil, fmt.Errorf("%w: %s must be positive", ErrInvalidConfig, KeyTimeoutInterval)
+	}
+	return &heartbeatReceiver{timeout: timeout, interval: interval, lastSeen: make(map[string]time.Time)}, nil
+}
+
+// heartbeatTimeout is spark.storage.blockManagerHeartbeatTimeoutMs, else
+// spark.network.timeout, else 120s.
+func heartbeatTimeout(conf *actor.Conf) (time.Duration, error) {
+	if conf.Contains(KeyHeartbeatTimeout) {
+		return conf.GetDuration(KeyHeartbeatTimeout, "", time.Millisecond)
+	}
+	return conf.GetDuration(actor.KeyNetworkTimeout, "120s", time.Second)
+}
+
+func (h *heartbeatReceiver) OnStart(ctx *actor.Context) error {
+	h.stop = make(chan struct{})
+	self, stop, every := ctx.Self(), h.stop, h.interval
+	go func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				if self.Send(&messages.ExpireDeadHosts{}) != nil {
+					return
+				}
+			}
+		}
+	}()
+	return nil
+}
+
+func (h *heartbeatReceiver) OnStop(*actor.Context) error {
+	close(h.stop)
+	return nil
+}
+
+func (h *heartbeatReceiver) Receive(ctx *actor.Context, msg proto.Message) error {
+	switch m := msg.(type) {
+	case *messages.ExecutorRegistered:
+		h.lastSeen[m.GetExecutorId()] = time.Now()
+	case *messages.ExecutorRemoved:
+		delete(h.lastSeen, m.GetExecutorId())
+	case *messages.ExpireDeadHosts:
+		h.expireDeadHosts()
+	case *messages.Heartbeat:
+		h.heartbeat(m)
+	default:
+		return actor.ErrUnsupportedMessage
+	}
+	return nil
+}
+
+func (h *heartbeatReceiver) ReceiveAndReply(ctx *actor.CallContext, msg proto.Message) error {
+	switch m := msg.(type) {
+	case *messages.Heartbeat:
+		ctx.Reply(&messages.HeartbeatResponse{ReregisterBlockManager: !h.heartbeat(m)})
+	case *messages.ExpireDeadHosts:
+		h.expireDeadHosts()
+		ctx.Reply(&messages.BoolReply{Value: true})
+	default:
+		return actor.ErrUnsupportedMessage
+	}
+	return nil
+}
+
+// heartbeat records a heartbeat and reports whether the executor is known.
+func (h *heartbeatReceiver) heartbeat(m *messages.Heartbeat) bool {
+	id := m.GetExecutorId()
+	if _, ok := h.lastSeen[id]; !ok {
+		h.d.log.Debug().Str("executor", id).Msg("heartbeat from an unknown executor")
+		return false
+	}
+	h.lastSeen[id] = time.Now()
+	return true
+}
+
+func (h *heartbeatReceiver) expireDeadHosts() {
+	now := time.Now()
+	for id, seen := range h.lastSeen {
+		silent := now.Sub(seen)
+		if silent <= h.timeout {
+			continue
+		}
+		reason := fmt.Sprintf("Executor heartbeat timed out after %d ms", silent.Milliseconds())
+		h.d.log.Warn().Str("executor", id).Str("reason", reason).Msg("Removing executor with no recent heartbeats")
+		delete(h.lastSeen, id)
+		_ = h.d.ref.Send(&messages.RemoveExecutor{ExecutorId: id, Reason: reason})
+	}
+}
+
+func (h *heartbeatReceiver) OnError(_ *actor.Context, err error) {
+	h.d.log.Error().Err(err).Msg("heartbeat receiver error")
+}

@@ -1,0 +1,291 @@
+package endpoints
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/messages"
+	"google.golang.org/protobuf/proto"
+)
+
+// job is one RunJob: a task set of one task per payload (Spark's TaskSet
+// and TaskSetManager in one). All of it is guarded by Driver.mu.
+type job struct {
+	id       int64
+	taskName string
+	payloads [][]byte
+	started  time.Time
+
+	pending  []int // partitions waiting for an executor, FIFO
+	head     int
+	attempts []int  // launches per partition
+	failures []int  // failed attempts per partition
+	finished []bool // partitions whose result is in
+	results  [][]byte
+	left     int // partitions without a result
+	running  int // attempts in flight
+
+	ended bool
+	err   error
+	done  chan struct{}
+}
+
+func (j *job) hasPending() bool { return j.head < len(j.pending) }
+
+func (j *job) popPending() int {
+	p := j.pending[j.head]
+	j.head++
+	if j.head == len(j.pending) {
+		j.pending, j.head = j.pending[:0], 0
+	}
+	return p
+}
+
+func (j *job) requeue(p int) { j.pending = append(j.pending, p) }
+
+// attempt is a launched task: Spark's TaskInfo.
+type attempt struct {
+	id        int64
+	job       *job
+	partition int
+	attempt   int
+	exec      *executorData
+	launched  time.Time
+}
+
+// launch is a task to send to an executor once the lock is released.
+type launch struct {
+	exec string
+	ref  *actor.Ref
+	msg  *messages.LaunchTask
+}
+
+// kill is a KillTask to send once the lock is released.
+type kill struct {
+	ref *actor.Ref
+	msg *messages.KillTask
+}
+
+// taskScheduler keeps the task sets in FIFO order and matches pending tasks
+// with free cores (Spark's TaskSchedulerImpl). It does no I/O: the driver
+// endpoint calls it under Driver.mu and sends what it returns.
+type taskScheduler struct {
+	maxFailures int
+	cpus        int
+	maxSize     int
+
+	nextJobID  int64
+	nextTaskID int64
+	jobs       []*job // active jobs, FIFO
+	running    map[int64]*attempt
+}
+
+func newTaskScheduler(maxFailures, cpus, maxSize int) *taskScheduler {
+	return &taskScheduler{maxFailures: maxFailures, cpus: cpus, maxSize: maxSize, running: make(map[int64]*attempt)}
+}
+
+func (s *taskScheduler) submit(taskName string, payloads [][]byte) *job {
+	n := len(payloads)
+	j := &job{
+		id:       s.nextJobID,
+		taskName: taskName,
+		payloads: payloads,
+		started:  time.Now(),
+		pending:  make([]int, n),
+		attempts: make([]int, n),
+		failures: make([]int, n),
+		finished: make([]bool, n),
+		results:  make([][]byte, n),
+		left:     n,
+		done:     make(chan struct{}),
+	}
+	s.nextJobID++
+	for i := range j.pending {
+		j.pending[i] = i
+	}
+	s.jobs = append(s.jobs, j)
+	return j
+}
+
+func (s *taskScheduler) hasPending() bool {
+	for _, j := range s.jobs {
+		if j.hasPending() {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *taskScheduler) nextPendingJob() *job {
+	for _, j := range s.jobs {
+		if j.hasPending() {
+			return j
+		}
+	}
+	return nil
+}
+
+// end finishes j with err (nil: success) and takes it off the queue.
+func (s *taskScheduler) end(j *job, err error) {
+	if j.ended {
+		return
+	}
+	j.ended, j.err = true, err
+	if err != nil {
+		j.results = nil
+	}
+	for i, q := range s.jobs {
+		if q == j {
+			s.jobs = append(s.jobs[:i], s.jobs[i+1:]...)
+			break
+		}
+	}
+	j.pending, j.head = nil, 0
+	close(j.done)
+}
+
+// killRunning returns the KillTasks of j's running attempts.
+func (s *taskScheduler) killRunning(j *job, reason string) []kill {
+	var ks []kill
+	if j.running == 0 {
+		return nil
+	}
+	for _, a := range s.running {
+		if a.job == j {
+			ks = append(ks, kill{ref: a.exec.ref, msg: &messages.KillTask{
+				TaskId: a.id, ExecutorId: a.exec.id, InterruptThread: true, Reason: reason}})
+		}
+	}
+	return ks
+}
+
+// abort ends j with a *JobAbortedError and returns the kills of its running
+// attempts.
+func (s *taskScheduler) abort(j *job, reason string, cause error) []kill {
+	s.end(j, &JobAbortedError{JobID: j.id, Reason: reason, Err: cause})
+	return s.killRunning(j, "Stage cancelled: "+reason)
+}
+
+// resourceOffers assigns pending tasks to the free cores of offers, one task
+// per executor per round (round-robin), and returns the tasks to launch.
+// It takes the cores of what it assigns.
+func (s *taskScheduler) resourceOffers(offers []*executorData, out *offerResult) {
+	for {
+		progress := false
+		for _, ex := range offers {
+			if ex.freeCores < s.cpus {
+				continue
+			}
+			for {
+				j := s.nextPendingJob()
+				if j == nil {
+					return
+				}
+				p := j.popPending()
+				msg := &messages.LaunchTask{
+					TaskId:    s.nextTaskID,
+					Attempt:   int32(j.attempts[p]),
+					Partition: int32(p),
+					TaskName:  j.taskName,
+					Payload:   j.payloads[p],
+					JobId:     j.id,
+					Cpus:      int32(s.cpus),
+				}
+				if size := proto.Size(msg); size >= s.maxSize {
+					reason := fmt.Sprintf("Serialized task %d:%d was %d bytes, which exceeds max allowed: %s (%d bytes). "+
+						"Consider increasing %s or using broadcast variables for large values.",
+						msg.TaskId, p, size, actor.KeyMessageMaxSize, s.maxSize, actor.KeyMessageMaxSize)
+					s.nextTaskID++
+					out.kills = append(out.kills, s.abort(j, reason, ErrTaskTooLarge)...)
+					out.ended = append(out.ended, j)
+					continue
+				}
+				s.nextTaskID++
+				a := &attempt{id: msg.TaskId, job: j, partition: p, attempt: j.attempts[p], exec: ex, launched: time.Now()}
+				j.attempts[p]++
+				j.running++
+				s.running[a.id] = a
+				ex.freeCores -= s.cpus
+				out.launches = append(out.launches, launch{exec: ex.id, ref: ex.ref, msg: msg})
+				out.started = append(out.started, a)
+				progress = true
+				break
+			}
+		}
+		if !progress {
+			return
+		}
+	}
+}
+
+// offerResult collects what a scheduling step wants sent and published.
+type offerResult struct {
+	launches []launch
+	kills    []kill
+	started  []*attempt
+	endedAt  []TaskEnd
+	ended    []*job
+}
+
+// statusUpdate applies a task's final state. It returns the attempt (nil
+// for an unknown or already handled task id), whose cores the caller frees.
+func (s *taskScheduler) statusUpdate(u *messages.StatusUpdate, out *offerResult) *attempt {
+	a := s.running[u.GetTaskId()]
+	if a == nil {
+		return nil
+	}
+	delete(s.running, a.id)
+	j := a.job
+	j.running--
+	state := u.GetState()
+	out.endedAt = append(out.endedAt, taskEnd(a, state, u.GetError()))
+	if j.ended || j.finished[a.partition] {
+		return a // a late or duplicate result: ignored
+	}
+	switch state {
+	case messages.TaskState_TASK_STATE_FINISHED:
+		j.finished[a.partition] = true
+		j.results[a.partition] = u.GetResult()
+		j.left--
+		if j.left == 0 {
+			s.end(j, nil)
+			out.ended = append(out.ended, j)
+		}
+	case messages.TaskState_TASK_STATE_FAILED:
+		j.failures[a.partition]++
+		if j.failures[a.partition] >= s.maxFailures {
+			reason := fmt.Sprintf("Task %d in job %d failed %d times, most recent failure: Lost task %d.%d (TID %d) (executor %s): %s",
+				a.partition, j.id, j.failures[a.partition], a.partition, a.attempt, a.id, a.exec.id, u.GetError())
+			out.kills = append(out.kills, s.abort(j, reason, ErrTaskFailed)...)
+			out.ended = append(out.ended, j)
+			return a
+		}
+		j.requeue(a.partition)
+	default: // KILLED, LOST: run it again, not counted as a failure
+		j.requeue(a.partition)
+	}
+	return a
+}
+
+// executorLost re-queues the running attempts of ex.
+func (s *taskScheduler) executorLost(ex *executorData, reason string, out *offerResult) {
+	for id, a := range s.running {
+		if a.exec != ex {
+			continue
+		}
+		delete(s.running, id)
+		j := a.job
+		j.running--
+		out.endedAt = append(out.endedAt, taskEnd(a, messages.TaskState_TASK_STATE_LOST, reason))
+		if !j.ended && !j.finished[a.partition] {
+			j.requeue(a.partition)
+		}
+	}
+}
+
+func taskEnd(a *attempt, state messages.TaskState, errText string) TaskEnd {
+	now := time.Now()
+	return TaskEnd{Time: now, JobID: a.job.id, TaskID: a.id, Partition: a.partition, Attempt: a.attempt,
+		ExecutorID: a.exec.id, State: state, Error: errText, Duration: now.Sub(a.launched)}
+}
