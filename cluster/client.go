@@ -1,0 +1,307 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"os/user"
+	"sync"
+	"time"
+
+	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/messages"
+)
+
+// Client talks to a resource manager on behalf of a user: it creates and
+// submits applications, reports on them and kills them (YARN's YarnClient).
+type Client struct {
+	env *actor.Env
+	rm  *actor.Ref
+}
+
+// NewClient returns a client of the resource manager listening at rm. env
+// may be in client mode.
+func NewClient(env *actor.Env, rm actor.RpcAddress) *Client {
+	return &Client{env: env, rm: env.RemoteRef(rm, ResourceManagerEndpointName)}
+}
+
+// AppReport is a snapshot of an application as the resource manager sees it.
+type AppReport struct {
+	ID, Name, Queue, User string
+	State                 AppState
+	FinalStatus           FinalStatus
+	Diagnostics           string
+	// AMHost and DriverURL are set once the application master registered.
+	AMHost, DriverURL string
+	Start, Finish     time.Time
+	// Task progress, as last reported by the application master.
+	TasksTotal, TasksDone, TasksRunning int
+	// RunningContainers counts the executor containers.
+	RunningContainers int
+	// AMContainerID and AMLogDir ("node:folder") locate the AM's logs.
+	AMContainerID, AMLogDir string
+
+	am *messages.EndpointRef
+}
+
+func reportFromProto(r *messages.RmApplicationReport) *AppReport {
+	out := &AppReport{ID: r.GetAppId(), Name: r.GetName(), Queue: r.GetQueue(), User: r.GetUser(),
+		State: AppState(r.GetState()), FinalStatus: FinalStatus(r.GetFinalStatus()), Diagnostics: r.GetDiagnostics(),
+		AMHost: r.GetAmHost(), DriverURL: r.GetDriverUrl(), Start: time.UnixMilli(r.GetStartTimeMs()),
+		TasksTotal: int(r.GetTasksTotal()), TasksDone: int(r.GetTasksDone()), TasksRunning: int(r.GetTasksRunning()),
+		RunningContainers: int(r.GetRunningContainers()), AMContainerID: r.GetAmContainerId(), AMLogDir: r.GetAmLogDir(), am: r.GetAm()}
+	if r.GetFinishTimeMs() != 0 {
+		out.Finish = time.UnixMilli(r.GetFinishTimeMs())
+	}
+	return out
+}
+
+// String formats the report the way spark-submit's --status prints it.
+func (r *AppReport) String() string {
+	diag := r.Diagnostics
+	if diag == "" {
+		diag = "N/A"
+	}
+	host := r.AMHost
+	if host == "" {
+		host = "N/A"
+	}
+	s := fmt.Sprintf("\t client token: N/A\n\t diagnostics: %s\n\t ApplicationMaster host: %s\n\t queue: %s\n\t start time: %d\n\t final status: %s\n\t user: %s\n\t state: %s",
+		diag, host, r.Queue, r.Start.UnixMilli(), r.FinalStatus, r.User, r.State)
+	if r.DriverURL != "" {
+		s += "\n\t driver: " + r.DriverURL
+	}
+	if r.AMLogDir != "" {
+		s += "\n\t AM logs: " + r.AMLogDir
+	}
+	return s
+}
+
+// NewApplication asks for a new application id and the largest container
+// the cluster can give.
+func (c *Client) NewApplication(ctx context.Context) (string, Resource, error) {
+	r, err := actor.AskAs[*messages.RmNewApplicationResponse](ctx, c.rm, &messages.RmNewApplication{})
+	if err != nil {
+		return "", Resource{}, fmt.Errorf("cluster: cannot reach the resource manager at %s: %w", c.rm.Address(), err)
+	}
+	return r.GetAppId(), resourceFromProto(r.GetMaxResource()), nil
+}
+
+// Report returns the application's report.
+func (c *Client) Report(ctx context.Context, appID string) (*AppReport, error) {
+	r, err := actor.AskAs[*messages.RmApplicationReport](ctx, c.rm, &messages.RmGetApplicationReport{AppId: appID})
+	if err != nil {
+		return nil, err
+	}
+	return reportFromProto(r), nil
+}
+
+// Kill kills the application and all its containers. Killing an
+// application that already ended is not an error; it reports false.
+func (c *Client) Kill(ctx context.Context, appID, diagnostics string) (bool, error) {
+	r, err := actor.AskAs[*messages.RmKillApplicationResponse](ctx, c.rm, &messages.RmKillApplication{AppId: appID, Diagnostics: diagnostics})
+	if err != nil {
+		return false, err
+	}
+	return r.GetKilled(), nil
+}
+
+// Nodes returns the nodes the resource manager knows.
+func (c *Client) Nodes(ctx context.Context) ([]*messages.RmNodeReport, error) {
+	r, err := actor.AskAs[*messages.RmClusterNodes](ctx, c.rm, &messages.RmGetClusterNodes{})
+	if err != nil {
+		return nil, err
+	}
+	return r.GetNodes(), nil
+}
+
+// Submission describes an application to submit.
+type Submission struct {
+	// Name and Queue of the application (Queue defaults to "default").
+	Name, Queue string
+	// User is the submitting user (default: the current user).
+	User string
+	// AMResource is the application master's container.
+	AMResource Resource
+	// ExecutorResource, when set, is checked against the largest node too.
+	ExecutorResource Resource
+	// AMCommand starts the application master; "sparkrpc" as its first word
+	// is the node manager's own executable.
+	AMCommand []string
+	// AMEnv is added to the AM's environment.
+	AMEnv map[string]string
+	// Conf is the application's configuration, staged by the resource
+	// manager and written to the AM's working folder.
+	Conf map[string]string
+	// UnmanagedDriver is true in client mode (the driver runs in the
+	// submitting process).
+	UnmanagedDriver bool
+	// ReportInterval is how often the handle polls the report (default 1s,
+	// spark.yarn.report.interval).
+	ReportInterval time.Duration
+}
+
+// Submit creates an application, checks that its AM (and executors) fit
+// the largest node, and submits it. The returned handle watches it.
+func (c *Client) Submit(ctx context.Context, s Submission) (*AppHandle, error) {
+	id, maxRes, err := c.NewApplication(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !s.AMResource.Fits(maxRes) {
+		return nil, &ResourceTooLargeError{What: "AM", Requested: s.AMResource, Max: maxRes}
+	}
+	if s.ExecutorResource != (Resource{}) && !s.ExecutorResource.Fits(maxRes) {
+		return nil, &ResourceTooLargeError{What: "executor", Requested: s.ExecutorResource, Max: maxRes}
+	}
+	if s.User == "" {
+		s.User = currentUser()
+	}
+	req := &messages.RmSubmitApplication{AppId: id, Name: s.Name, Queue: s.Queue, User: s.User,
+		AmResource: s.AMResource.proto(), AmLaunchContext: &messages.RmLaunchContext{Command: s.AMCommand, Environment: s.AMEnv},
+		Conf: s.Conf, UnmanagedDriver: s.UnmanagedDriver}
+	if _, err := actor.AskAs[*messages.RmSubmitApplicationResponse](ctx, c.rm, req); err != nil {
+		return nil, fmt.Errorf("cluster: submission of %s failed: %w", id, err)
+	}
+	return c.Handle(id, s.ReportInterval), nil
+}
+
+func currentUser() string {
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return "unknown"
+}
+
+// AppListener is told about an application's changes (Spark's
+// SparkAppHandle.Listener). Calls come from the goroutine running
+// AppHandle.Wait, one at a time.
+type AppListener interface {
+	// StateChanged is called when the state or final status changed.
+	StateChanged(r *AppReport)
+	// InfoChanged is called when other information (task progress, the
+	// driver's URL) changed.
+	InfoChanged(r *AppReport)
+}
+
+// AppHandle watches a submitted application (Spark's SparkAppHandle).
+type AppHandle struct {
+	c        *Client
+	id       string
+	interval time.Duration
+
+	mu        sync.Mutex
+	last      *AppReport
+	listeners []AppListener
+}
+
+// Handle returns a handle on an existing application.
+func (c *Client) Handle(appID string, reportInterval time.Duration) *AppHandle {
+	if reportInterval <= 0 {
+		reportInterval = time.Second
+	}
+	return &AppHandle{c: c, id: appID, interval: reportInterval}
+}
+
+// AppID returns the application's id.
+func (h *AppHandle) AppID() string { return h.id }
+
+// AddListener adds a listener; it is told about the changes seen from now on.
+func (h *AppHandle) AddListener(l AppListener) {
+	h.mu.Lock()
+	h.listeners = append(h.listeners, l)
+	h.mu.Unlock()
+}
+
+// Last returns the last report seen, or nil.
+func (h *AppHandle) Last() *AppReport {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.last
+}
+
+// State returns the last state seen (NEW before the first report).
+func (h *AppHandle) State() AppState {
+	if r := h.Last(); r != nil {
+		return r.State
+	}
+	return StateNew
+}
+
+// Kill kills the application.
+func (h *AppHandle) Kill(ctx context.Context) error {
+	_, err := h.c.Kill(ctx, h.id, "")
+	return err
+}
+
+// Poll fetches the report once and tells the listeners what changed.
+func (h *AppHandle) Poll(ctx context.Context) (*AppReport, error) {
+	r, err := h.c.Report(ctx, h.id)
+	if err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	prev := h.last
+	h.last = r
+	ls := append([]AppListener(nil), h.listeners...)
+	h.mu.Unlock()
+	stateChanged := prev == nil || prev.State != r.State || prev.FinalStatus != r.FinalStatus
+	infoChanged := prev != nil && (prev.TasksDone != r.TasksDone || prev.TasksTotal != r.TasksTotal ||
+		prev.TasksRunning != r.TasksRunning || prev.DriverURL != r.DriverURL || prev.RunningContainers != r.RunningContainers)
+	for _, l := range ls {
+		if stateChanged {
+			l.StateChanged(r)
+		} else if infoChanged {
+			l.InfoChanged(r)
+		}
+	}
+	return r, nil
+}
+
+// WaitFor polls until cond holds for the report, the application ends, or
+// ctx ends, and returns the last report.
+func (h *AppHandle) WaitFor(ctx context.Context, cond func(*AppReport) bool) (*AppReport, error) {
+	t := time.NewTicker(h.interval)
+	defer t.Stop()
+	failures := 0
+	for {
+		r, err := h.Poll(ctx)
+		if err != nil {
+			if remoteIs(err, ErrUnknownApplication) || ctx.Err() != nil {
+				return nil, err
+			}
+			failures++
+			if failures >= 5 {
+				return nil, fmt.Errorf("cluster: lost contact with the resource manager: %w", err)
+			}
+		} else {
+			failures = 0
+			if cond(r) || r.State.Terminal() {
+				return r, nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return h.Last(), context.Cause(ctx)
+		case <-t.C:
+		}
+	}
+}
+
+// Wait polls until the application ends and returns its final report. The
+// error is an *AppFailedError unless the final status is SUCCEEDED.
+func (h *AppHandle) Wait(ctx context.Context) (*AppReport, error) {
+	r, err := h.WaitFor(ctx, func(*AppReport) bool { return false })
+	if err != nil {
+		return r, err
+	}
+	return r, r.Err()
+}
+
+// Err returns nil for a report with final status SUCCEEDED, else an
+// *AppFailedError.
+func (r *AppReport) Err() error {
+	if r.State == StateFinished && r.FinalStatus == FinalSucceeded {
+		return nil
+	}
+	return &AppFailedError{AppID: r.ID, State: r.State, FinalStatus: r.FinalStatus, Diagnostics: r.Diagnostics}
+}

@@ -1,0 +1,46 @@
+// Package cluster is the job-submission path of sparkrpc: a resource
+// manager, node managers that run containers as child processes, an
+// application master that runs the driver and allocates executors, and the
+// client that submits an application and watches it. It follows Spark on
+// YARN (Client, ApplicationMaster, YarnAllocator, ExecutorRunnable) on top
+// of the actor, netty and endpoints packages.
+//
+// # Applications
+//
+// An application is a Go function registered by name with RegisterApp,
+// usually from an init function; the name is submit's --class. It brings up
+// its driver with AppContext.Driver, runs jobs of registered task functions
+// (see package endpoints), and writes its results to AppContext.Stdout.
+//
+// # Masters
+//
+// ParseMaster understands local[N] (driver and one executor in this
+// process), local-cluster[W,C,M] (a resource manager and W node managers
+// embedded in this process; the AM/driver and executors are child
+// processes of the same binary) and rm://host:port (a running resource
+// manager). Submit runs an application on any of them.
+//
+// # The resource-manager protocol
+//
+// The resource manager (endpoint "ResourceManager") hands out application
+// ids application_<clusterTimestamp>_<seq>, moves applications through
+// NEW → SUBMITTED → ACCEPTED → RUNNING → FINISHED | FAILED | KILLED with a
+// final status, places containers without ever oversubscribing a node's
+// memory or cores, and fails the containers of nodes that miss heartbeats.
+// Each application gets a staging folder holding its configuration, removed
+// when it ends or its submission fails.
+//
+// A node manager (endpoint "NodeManager") starts each container as a child
+// process in its own process group, with GOMEMLIMIT from the container's
+// memory and stdout/stderr in the container's log folder, reports exit
+// codes, and stops containers with SIGTERM and then SIGKILL after a grace
+// period, on request and when it shuts down.
+//
+// The application master (endpoint "YarnAM") registers with the resource
+// manager once the driver is up (cluster mode) or reachable (client mode),
+// keeps the executors at their target number, replaces failed ones up to
+// spark.executor.maxNumFailures, answers the driver's questions about lost
+// executors, and unregisters with the final status. Its failures use Spark's
+// exit codes (13: no SparkContext in time, 15: the application failed or is
+// unknown, 11: too many executor failures).
+package cluster

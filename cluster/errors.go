@@ -1,0 +1,141 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Sentinel errors of package cluster. Match them with errors.Is.
+var (
+	// ErrUnknownApp is returned by LookupApp callers (and the application
+	// master) for an application name that no package registered.
+	ErrUnknownApp = errors.New("cluster: unknown application")
+	// ErrUnknownApplication is returned by the resource manager for an
+	// application id it does not know.
+	ErrUnknownApplication = errors.New("cluster: unknown application id")
+	// ErrInvalidMaster is returned by ParseMaster for a malformed master string.
+	ErrInvalidMaster = errors.New("cluster: invalid master URL")
+	// ErrResourceTooLarge is returned when a container asks for more memory or
+	// cores than any node of the cluster has.
+	ErrResourceTooLarge = errors.New("cluster: resource request above the cluster's maximum")
+	// ErrUnknownQueue is returned when an application is submitted to a queue
+	// the resource manager does not have.
+	ErrUnknownQueue = errors.New("cluster: unknown queue")
+	// ErrInvalidState is returned for an operation that the application's
+	// current state does not allow (e.g. submitting twice).
+	ErrInvalidState = errors.New("cluster: invalid application state")
+	// ErrAppFailed is matched by the error of an application that did not
+	// end with final status SUCCEEDED (see *AppFailedError).
+	ErrAppFailed = errors.New("cluster: application did not succeed")
+)
+
+// Application master exit codes (Spark's ApplicationMaster.EXIT_*).
+const (
+	// ExitSuccess: the application succeeded.
+	ExitSuccess = 0
+	// ExitUncaughtException: the AM itself failed.
+	ExitUncaughtException = 10
+	// ExitMaxExecutorFailures: too many executors failed.
+	ExitMaxExecutorFailures = 11
+	// ExitReporterFailure: the AM could not heartbeat the resource manager.
+	ExitReporterFailure = 12
+	// ExitSCNotInited: the application did not bring up its driver in time.
+	ExitSCNotInited = 13
+	// ExitExceptionUserClass: the application failed or is unknown.
+	ExitExceptionUserClass = 15
+	// ExitEarly: the AM was stopped before the application ended.
+	ExitEarly = 16
+	// ExitDisconnected: the AM lost its driver.
+	ExitDisconnected = 17
+)
+
+const (
+	exitSignalBase            = 128
+	containerExitAborted      = -100
+	containerExitInvalid      = -1000
+	containerExitPreempted    = -102
+	containerExitKilledByAM   = -105
+	containerExitKilledByRM   = -106
+	containerExitAfterAppDone = -107
+)
+
+// ContainerExitAborted is the exit status of a container that the cluster
+// gave up on, e.g. because its node was lost (YARN's ContainerExitStatus.ABORTED).
+const ContainerExitAborted = containerExitAborted
+
+// ContainerExitKilledByAM is the exit status of a container stopped at the
+// application master's request.
+const ContainerExitKilledByAM = containerExitKilledByAM
+
+// ContainerExitKilledByRM is the exit status of a container stopped by the
+// resource manager (the application was killed or ended).
+const ContainerExitKilledByRM = containerExitKilledByRM
+
+// AppFailedError is the error of an application that ended with a final
+// status other than SUCCEEDED.
+type AppFailedError struct {
+	AppID       string
+	State       AppState
+	FinalStatus FinalStatus
+	Diagnostics string
+}
+
+func (e *AppFailedError) Error() string {
+	msg := fmt.Sprintf("Application %s finished with %s status (state %s)", e.AppID, lower(e.FinalStatus.String()), e.State)
+	if e.State == StateKilled {
+		msg = fmt.Sprintf("Application %s is killed", e.AppID)
+	}
+	if e.Diagnostics != "" {
+		msg += ": " + e.Diagnostics
+	}
+	return msg
+}
+
+// Is reports whether target is ErrAppFailed.
+func (e *AppFailedError) Is(target error) bool { return target == ErrAppFailed }
+
+// ExitError carries the exit code a process of the cluster (application
+// master, executor) should end with, and why.
+type ExitError struct {
+	Code   int
+	Reason string
+}
+
+func (e *ExitError) Error() string { return fmt.Sprintf("exit code %d: %s", e.Code, e.Reason) }
+
+// UnknownAppError reports an application name that is not registered.
+type UnknownAppError struct{ Name string }
+
+func (e *UnknownAppError) Error() string {
+	return fmt.Sprintf("application class not found: %s (registered: %s)", e.Name, joinNames(Apps()))
+}
+
+// Is reports whether target is ErrUnknownApp.
+func (e *UnknownAppError) Is(target error) bool { return target == ErrUnknownApp }
+
+// ResourceTooLargeError reports a container request above what the largest
+// node can give.
+type ResourceTooLargeError struct {
+	What      string // "AM" or "executor"
+	Requested Resource
+	Max       Resource
+}
+
+func (e *ResourceTooLargeError) Error() string {
+	if e.Requested.MemoryMB > e.Max.MemoryMB {
+		return fmt.Sprintf("Required %s memory (%d MB) is above the max threshold (%d MB) of this cluster! Please check the memory of the node managers (nodemanager --memory) or lower the requested memory.",
+			e.What, e.Requested.MemoryMB, e.Max.MemoryMB)
+	}
+	return fmt.Sprintf("Required %s cores (%d) is above the max threshold (%d cores) of this cluster! Please check the cores of the node managers (nodemanager --cores) or lower the requested cores.",
+		e.What, e.Requested.Cores, e.Max.Cores)
+}
+
+// Is reports whether target is ErrResourceTooLarge.
+func (e *ResourceTooLargeError) Is(target error) bool { return target == ErrResourceTooLarge }
+
+// remoteIs reports whether err is target, also when err came over the wire
+// from another env (then only its text is left, which holds target's).
+func remoteIs(err, target error) bool {
+	return errors.Is(err, target) || err != nil && strings.Contains(err.Error(), target.Error())
+}

@@ -1,0 +1,120 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/sparkrpc/sparkrpc/actor"
+)
+
+// LocalCluster is a resource manager and node managers in this process
+// (the local-cluster[W,C,M] master): containers are child processes of this
+// process, talking over loopback TCP.
+type LocalCluster struct {
+	rm     *ResourceManager
+	rmEnv  *actor.Env
+	nms    []*NodeManager
+	nmEnvs []*actor.Env
+	dir    string
+	ownDir bool
+	log    zerolog.Logger
+}
+
+// LocalClusterConfig configures StartLocalCluster.
+type LocalClusterConfig struct {
+	// Workers node managers with WorkerCores cores and WorkerMemoryMB MiB each.
+	Workers, WorkerCores int
+	WorkerMemoryMB       int64
+	// Dir holds the nodes' folders and the staging folders; default a new
+	// temporary folder, removed by Shutdown.
+	Dir string
+	// Executable is what containers run (default os.Executable()).
+	Executable string
+	// NodeExpiry is the resource manager's node expiry (default 60s).
+	NodeExpiry time.Duration
+	// Logger is the cluster's logger.
+	Logger zerolog.Logger
+}
+
+// StartLocalCluster starts a resource manager and cfg.Workers node managers
+// on loopback.
+func StartLocalCluster(ctx context.Context, cfg LocalClusterConfig) (lc *LocalCluster, err error) {
+	lc = &LocalCluster{dir: cfg.Dir, log: cfg.Logger}
+	if lc.dir == "" {
+		if lc.dir, err = os.MkdirTemp("", "sparkrpc-local-cluster-"); err != nil {
+			return nil, err
+		}
+		lc.ownDir = true
+	}
+	defer func() {
+		if err != nil {
+			_ = lc.Shutdown(context.Background())
+		}
+	}()
+	net := Network{BindHost: "127.0.0.1", Logger: &cfg.Logger}
+	if lc.rmEnv, err = net.Listen("sparkResourceManager", nil, 0); err != nil {
+		return lc, err
+	}
+	lc.rm, err = StartResourceManager(lc.rmEnv, ResourceManagerConfig{StagingDir: filepath.Join(lc.dir, "staging"),
+		NodeExpiry: cfg.NodeExpiry, Logger: &cfg.Logger})
+	if err != nil {
+		return lc, err
+	}
+	for i := 0; i < cfg.Workers; i++ {
+		env, err := net.Listen(fmt.Sprintf("sparkNodeManager%d", i+1), nil, 0)
+		if err != nil {
+			return lc, err
+		}
+		lc.nmEnvs = append(lc.nmEnvs, env)
+		nm, err := StartNodeManager(ctx, env, NodeManagerConfig{ResourceManager: lc.rm.Address(),
+			Capability: Resource{MemoryMB: cfg.WorkerMemoryMB, Cores: cfg.WorkerCores},
+			Dir:        filepath.Join(lc.dir, fmt.Sprintf("node%d", i+1)), Executable: cfg.Executable, Logger: &cfg.Logger})
+		if err != nil {
+			return lc, err
+		}
+		lc.nms = append(lc.nms, nm)
+	}
+	return lc, nil
+}
+
+// Address returns the resource manager's address.
+func (lc *LocalCluster) Address() actor.RpcAddress { return lc.rm.Address() }
+
+// ResourceManager returns the embedded resource manager.
+func (lc *LocalCluster) ResourceManager() *ResourceManager { return lc.rm }
+
+// NodeManagers returns the embedded node managers.
+func (lc *LocalCluster) NodeManagers() []*NodeManager { return lc.nms }
+
+// Dir returns the cluster's folder.
+func (lc *LocalCluster) Dir() string { return lc.dir }
+
+// Shutdown stops every container, the node managers and the resource
+// manager, and removes the cluster's folder if it created it.
+func (lc *LocalCluster) Shutdown(ctx context.Context) error {
+	var errs []error
+	for _, nm := range lc.nms {
+		if err := nm.Shutdown(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if lc.rm != nil {
+		errs = append(errs, lc.rm.Shutdown(ctx))
+	}
+	for _, env := range append(lc.nmEnvs, lc.rmEnv) {
+		if env != nil {
+			if err := env.Shutdown(ctx); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	if lc.ownDir {
+		errs = append(errs, os.RemoveAll(lc.dir))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,366 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/messages"
+	"google.golang.org/protobuf/proto"
+)
+
+// NodeManagerEndpointName is the name of a node manager's endpoint.
+const NodeManagerEndpointName = "NodeManager"
+
+// NodeManagerConfig configures a node manager.
+type NodeManagerConfig struct {
+	// ResourceManager is the address of the resource manager's env.
+	ResourceManager actor.RpcAddress
+	// Capability is the memory and cores the node offers to containers.
+	Capability Resource
+	// Dir is the node's local folder: container working folders go under
+	// Dir/apps, logs under Dir/logs/<app id>/<container id>.
+	Dir string
+	// Executable replaces a command's first word "sparkrpc"; default
+	// os.Executable().
+	Executable string
+	// KillGrace is how long a stopped container gets between SIGTERM and
+	// SIGKILL (default 250ms, YARN's sleep-delay-before-sigkill).
+	KillGrace time.Duration
+	// HeartbeatInterval is how often the node heartbeats (default 1s).
+	HeartbeatInterval time.Duration
+	// RegisterTimeout bounds the attempts to register with the resource
+	// manager (default 30s).
+	RegisterTimeout time.Duration
+	// Logger is the node manager's logger (default: the env's).
+	Logger *zerolog.Logger
+}
+
+// NodeManager runs containers for the resource manager and application
+// masters as child processes (YARN's NodeManager).
+type NodeManager struct {
+	cfg    NodeManagerConfig
+	env    *actor.Env
+	rm     *actor.Ref
+	nodeID string
+	log    zerolog.Logger
+
+	mu         sync.Mutex
+	containers map[string]*containerProc
+	completed  []*messages.RmContainerStatus
+	closed     bool
+	starting   sync.WaitGroup // container starts in flight
+	watchers   sync.WaitGroup
+
+	kick     chan struct{}
+	stop     chan struct{}
+	loopDone chan struct{}
+	stopOnce sync.Once
+}
+
+// StartNodeManager registers a node manager endpoint on env (which must
+// listen), registers the node with the resource manager and starts
+// heartbeating. Stop it with Shutdown, which stops every container.
+func StartNodeManager(ctx context.Context, env *actor.Env, cfg NodeManagerConfig) (*NodeManager, error) {
+	if cfg.Capability.MemoryMB <= 0 || cfg.Capability.Cores <= 0 {
+		return nil, fmt.Errorf("cluster: node manager needs positive memory and cores, not %d MB and %d cores", cfg.Capability.MemoryMB, cfg.Capability.Cores)
+	}
+	if cfg.Dir == "" {
+		return nil, errors.New("cluster: node manager needs a local folder")
+	}
+	if cfg.Executable == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("cluster: node manager: %w", err)
+		}
+		cfg.Executable = exe
+	}
+	if cfg.KillGrace <= 0 {
+		cfg.KillGrace = 250 * time.Millisecond
+	}
+	if cfg.HeartbeatInterval <= 0 {
+		cfg.HeartbeatInterval = time.Second
+	}
+	if cfg.RegisterTimeout <= 0 {
+		cfg.RegisterTimeout = 30 * time.Second
+	}
+	if env.Address().IsZero() {
+		return nil, errors.New("cluster: a node manager's env must listen")
+	}
+	abs, err := filepath.Abs(cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Dir = abs
+	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("cluster: node manager: %w", err)
+	}
+	log := env.Logger()
+	if cfg.Logger != nil {
+		log = *cfg.Logger
+	}
+	nm := &NodeManager{cfg: cfg, env: env, nodeID: env.Address().HostPort(),
+		log:        log.With().Str("component", "nodemanager").Str("node", env.Address().HostPort()).Logger(),
+		containers: make(map[string]*containerProc), kick: make(chan struct{}, 1),
+		stop: make(chan struct{}), loopDone: make(chan struct{})}
+	nm.rm = env.RemoteRef(cfg.ResourceManager, ResourceManagerEndpointName)
+	if _, err := env.RegisterEndpoint(NodeManagerEndpointName, &nmEndpoint{nm: nm}); err != nil {
+		return nil, err
+	}
+	if err := nm.register(ctx); err != nil {
+		nm.Shutdown(context.Background())
+		return nil, err
+	}
+	go nm.loop()
+	return nm, nil
+}
+
+// NodeID returns the node's id ("host:port" of its env).
+func (nm *NodeManager) NodeID() string { return nm.nodeID }
+
+// Dir returns the node's local folder.
+func (nm *NodeManager) Dir() string { return nm.cfg.Dir }
+
+func (nm *NodeManager) register(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, nm.cfg.RegisterTimeout)
+	defer cancel()
+	req := &messages.NmRegister{NodeId: nm.nodeID, Address: nm.env.Address().HostPort(), Host: nm.env.Address().Host,
+		Capability: nm.cfg.Capability.proto()}
+	t := actor.RpcTimeout{Duration: 5 * time.Second, Key: "sparkrpc.nodemanager.registerTimeout"}
+	for {
+		_, err := actor.ResultAs[*messages.NmRegisterResponse](nm.rm.AskWithTimeout(ctx, req, t))
+		if err == nil {
+			nm.log.Info().Str("rm", nm.cfg.ResourceManager.HostPort()).Int64("memoryMB", nm.cfg.Capability.MemoryMB).
+				Int("cores", nm.cfg.Capability.Cores).Msg("registered with the resource manager")
+			return nil
+		}
+		nm.log.Warn().Err(err).Msg("cannot register with the resource manager; retrying")
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("cluster: node manager cannot register with the resource manager at %s: %w", nm.cfg.ResourceManager, err)
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+func (nm *NodeManager) loop() {
+	defer close(nm.loopDone)
+	t := time.NewTicker(nm.cfg.HeartbeatInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-nm.stop:
+			return
+		case <-t.C:
+		case <-nm.kick:
+		}
+		nm.heartbeat()
+	}
+}
+
+func (nm *NodeManager) heartbeat() {
+	nm.mu.Lock()
+	completed := nm.completed
+	nm.completed = nil
+	running := make([]string, 0, len(nm.containers))
+	for id := range nm.containers {
+		running = append(running, id)
+	}
+	nm.mu.Unlock()
+	sort.Strings(running)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, err := actor.ResultAs[*messages.NmHeartbeatResponse](nm.rm.AskWithTimeout(ctx,
+		&messages.NmHeartbeat{NodeId: nm.nodeID, Completed: completed, Running: running},
+		actor.RpcTimeout{Duration: 10 * time.Second, Key: "sparkrpc.nodemanager.heartbeatTimeout"}))
+	if err != nil {
+		nm.log.Warn().Err(err).Msg("heartbeat to the resource manager failed")
+		nm.mu.Lock()
+		nm.completed = append(completed, nm.completed...)
+		nm.mu.Unlock()
+		return
+	}
+	if resp.GetResync() {
+		nm.log.Warn().Msg("the resource manager does not know this node; registering again")
+		if err := nm.register(context.Background()); err != nil {
+			nm.log.Error().Err(err).Msg("registration failed")
+		}
+		return
+	}
+	for _, id := range resp.GetKill() {
+		nm.stopContainer(id, containerExitKilledByRM, "Container killed by the ResourceManager")
+	}
+}
+
+func (nm *NodeManager) kickHeartbeat() {
+	select {
+	case nm.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (nm *NodeManager) startContainer(req *messages.NmStartContainer) (*messages.NmStartContainerResponse, error) {
+	c := req.GetContainer()
+	id := c.GetContainerId()
+	if id == "" || req.GetAppId() == "" {
+		return nil, errors.New("cluster: start container needs a container id and an application id")
+	}
+	nm.mu.Lock()
+	if nm.closed {
+		nm.mu.Unlock()
+		return nil, errors.New("cluster: node manager is shutting down")
+	}
+	if _, dup := nm.containers[id]; dup {
+		nm.mu.Unlock()
+		return nil, fmt.Errorf("cluster: container %s is already running", id)
+	}
+	nm.starting.Add(1)
+	defer nm.starting.Done()
+	nm.mu.Unlock()
+	spec := containerSpec{id: id, appID: req.GetAppId(), command: req.GetLaunchContext().GetCommand(),
+		env: req.GetLaunchContext().GetEnvironment(), files: req.GetLaunchContext().GetFiles(),
+		memoryMB: c.GetResource().GetMemoryMb(), cores: int(c.GetResource().GetCores()), nodeHost: nm.env.Address().Host}
+	workDir := filepath.Join(nm.cfg.Dir, "apps", spec.appID, id)
+	logDir := filepath.Join(nm.cfg.Dir, "logs", spec.appID, id)
+	p, err := launchContainer(spec, nm.cfg.Executable, workDir, logDir)
+	if err != nil {
+		return nil, err
+	}
+	nm.mu.Lock()
+	if nm.closed {
+		nm.mu.Unlock()
+		p.stop(nm.cfg.KillGrace, containerExitKilledByRM, "node manager shutting down")
+		<-p.done
+		return nil, errors.New("cluster: node manager is shutting down")
+	}
+	nm.containers[id] = p
+	nm.watchers.Add(1)
+	nm.mu.Unlock()
+	nm.log.Info().Str("container", id).Int("pid", p.pid).Strs("command", spec.command).Msg("started container")
+	go nm.watch(p)
+	return &messages.NmStartContainerResponse{Pid: int32(p.pid), LogDir: logDir}, nil
+}
+
+func (nm *NodeManager) watch(p *containerProc) {
+	defer nm.watchers.Done()
+	<-p.done
+	status, diag := p.status()
+	_ = os.RemoveAll(p.workDir)
+	_ = os.Remove(filepath.Dir(p.workDir)) // the application's folder, once empty
+	nm.log.Info().Str("container", p.id).Int("exitStatus", status).Msg("container completed")
+	nm.mu.Lock()
+	delete(nm.containers, p.id)
+	nm.completed = append(nm.completed, &messages.RmContainerStatus{ContainerId: p.id,
+		State: messages.RmContainerState_RM_CONTAINER_STATE_COMPLETE, ExitStatus: int32(status), Diagnostics: diag})
+	nm.mu.Unlock()
+	nm.kickHeartbeat()
+}
+
+func (nm *NodeManager) stopContainer(id string, status int32, diag string) bool {
+	nm.mu.Lock()
+	p, ok := nm.containers[id]
+	nm.mu.Unlock()
+	if !ok {
+		return false
+	}
+	if diag == "" {
+		diag = "Container killed on request"
+	}
+	nm.log.Info().Str("container", id).Msg("stopping container")
+	p.stop(nm.cfg.KillGrace, int(status), diag)
+	return true
+}
+
+// Containers returns the ids of the running containers.
+func (nm *NodeManager) Containers() []string {
+	nm.mu.Lock()
+	defer nm.mu.Unlock()
+	ids := make([]string, 0, len(nm.containers))
+	for id := range nm.containers {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// Shutdown stops every container (SIGTERM, then SIGKILL after the grace
+// period), waits for them, reports them to the resource manager once, and
+// stops heartbeating. It does not shut the env down.
+func (nm *NodeManager) Shutdown(ctx context.Context) error {
+	nm.mu.Lock()
+	nm.closed = true
+	nm.mu.Unlock()
+	// A start in flight sees closed and stops its container itself.
+	nm.starting.Wait()
+	nm.mu.Lock()
+	procs := make([]*containerProc, 0, len(nm.containers))
+	for _, p := range nm.containers {
+		procs = append(procs, p)
+	}
+	nm.mu.Unlock()
+	for _, p := range procs {
+		p.stop(nm.cfg.KillGrace, containerExitKilledByRM, "Container killed: node manager shutting down")
+	}
+	var err error
+	for _, p := range procs {
+		select {
+		case <-p.done:
+		case <-ctx.Done():
+			_ = killGroup(p.pid)
+			err = ctx.Err()
+		}
+	}
+	started := false
+	nm.stopOnce.Do(func() { started = true; close(nm.stop) })
+	if started {
+		select {
+		case <-nm.loopDone:
+		case <-ctx.Done():
+		}
+		if len(procs) > 0 {
+			// Wait for the watchers to queue the final statuses, then report them.
+			watched := make(chan struct{})
+			go func() { nm.watchers.Wait(); close(watched) }()
+			select {
+			case <-watched:
+			case <-ctx.Done():
+			}
+			nm.heartbeat()
+		}
+	}
+	if ep, ok := nm.env.Endpoint(NodeManagerEndpointName); ok {
+		_ = nm.env.Stop(ep)
+	}
+	return err
+}
+
+// nmEndpoint is the node manager's endpoint (YARN's ContainerManager).
+type nmEndpoint struct{ nm *NodeManager }
+
+func (e *nmEndpoint) Receive(ctx *actor.Context, msg proto.Message) error {
+	return actor.ErrUnsupportedMessage
+}
+
+func (e *nmEndpoint) ReceiveAndReply(ctx *actor.CallContext, msg proto.Message) error {
+	switch m := msg.(type) {
+	case *messages.NmStartContainer:
+		resp, err := e.nm.startContainer(m)
+		if err != nil {
+			return err
+		}
+		ctx.Reply(resp)
+	case *messages.NmStopContainer:
+		e.nm.stopContainer(m.GetContainerId(), m.GetExitStatus(), m.GetDiagnostics())
+		ctx.Reply(&messages.NmStopContainerResponse{})
+	default:
+		return actor.ErrUnsupportedMessage
+	}
+	return nil
+}

@@ -1,0 +1,260 @@
+package cluster_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/cluster"
+)
+
+var envSeq atomic.Int64
+
+// memCluster is a resource manager and node managers on an in-memory network.
+type memCluster struct {
+	t       *testing.T
+	net     *actor.MemNetwork
+	rm      *cluster.ResourceManager
+	nms     []*cluster.NodeManager
+	client  *cluster.Client
+	staging string
+	marker  string
+}
+
+func newMemCluster(t *testing.T, nodes ...cluster.Resource) *memCluster {
+	t.Helper()
+	mc := &memCluster{t: t, net: actor.NewMemNetwork(), staging: t.TempDir(),
+		marker: fmt.Sprintf("SPARKRPC_CLUSTER_TEST=%s-%d-%d", t.Name(), os.Getpid(), envSeq.Add(1))}
+	log := zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.WarnLevel)
+	rmEnv, err := actor.NewEnv("rm", nil, actor.WithTransport(mc.net.Transport("rm", 1)), actor.WithLogger(log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rmEnv.Shutdown(context.Background()) })
+	mc.rm, err = cluster.StartResourceManager(rmEnv, cluster.ResourceManagerConfig{StagingDir: mc.staging, NodeExpiry: time.Minute, Logger: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mc.rm.Shutdown(context.Background()) })
+	for i, res := range nodes {
+		env, err := actor.NewEnv(fmt.Sprintf("nm%d", i), nil, actor.WithTransport(mc.net.Transport("127.0.0.1", 100+i)), actor.WithLogger(log))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { env.Shutdown(context.Background()) })
+		nm, err := cluster.StartNodeManager(testContext(t, 10*time.Second), env, cluster.NodeManagerConfig{ResourceManager: mc.rm.Address(),
+			Capability: res, Dir: filepath.Join(t.TempDir(), "node"), KillGrace: 200 * time.Millisecond,
+			HeartbeatInterval: 50 * time.Millisecond, Logger: &log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mc.nms = append(mc.nms, nm)
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			nm.Shutdown(ctx)
+		})
+	}
+	cenv, err := actor.NewEnv("client", nil, actor.WithTransport(mc.net.ClientTransport()), actor.WithLogger(log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cenv.Shutdown(context.Background()) })
+	mc.client = cluster.NewClient(cenv, mc.rm.Address())
+	t.Cleanup(func() {
+		eventually(t, 10*time.Second, "no container process left", func() bool { return len(markedProcesses(mc.marker)) == 0 })
+	})
+	return mc
+}
+
+// submitShell submits an "application" whose AM container runs script.
+func (mc *memCluster) submitShell(script string, am cluster.Resource) *cluster.AppHandle {
+	mc.t.Helper()
+	k, v, _ := strings.Cut(mc.marker, "=")
+	h, err := mc.client.Submit(testContext(mc.t, 10*time.Second), cluster.Submission{Name: "shell", AMResource: am,
+		AMCommand: []string{"/bin/sh", "-c", script}, AMEnv: map[string]string{k: v},
+		Conf: map[string]string{"spark.app.name": "shell", "spark.test": "yes"}, ReportInterval: 20 * time.Millisecond})
+	if err != nil {
+		mc.t.Fatal(err)
+	}
+	return h
+}
+
+func (mc *memCluster) amLogDir(h *cluster.AppHandle) string {
+	mc.t.Helper()
+	var dir string
+	eventually(mc.t, 10*time.Second, "the AM's log folder", func() bool {
+		r, err := h.Poll(context.Background())
+		if err != nil || r.AMLogDir == "" {
+			return false
+		}
+		dir = r.AMLogDir[strings.Index(r.AMLogDir, ":/")+1:]
+		return true
+	})
+	return dir
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, _ := os.ReadFile(path)
+	return string(b)
+}
+
+func TestContainerEnvironmentLogsAndKill(t *testing.T) {
+	mc := newMemCluster(t, cluster.Resource{MemoryMB: 1024, Cores: 2})
+	h := mc.submitShell(`echo "mem=$GOMEMLIMIT id=$CONTAINER_ID"; cat __spark_conf__.properties; echo oops >&2; sleep 60 & sleep 60`,
+		cluster.Resource{MemoryMB: 512, Cores: 1})
+	dir := mc.amLogDir(h)
+	eventually(t, 10*time.Second, "the AM's output", func() bool {
+		return strings.Contains(readFile(t, filepath.Join(dir, "stdout")), "spark.test=yes")
+	})
+	out := readFile(t, filepath.Join(dir, "stdout"))
+	if !regexp.MustCompile(`mem=512MiB id=container_\d+_0001_01_000001`).MatchString(out) || !strings.Contains(out, "spark.app.name=shell") {
+		t.Fatalf("container stdout:\n%s", out)
+	}
+	if got := readFile(t, filepath.Join(dir, "stderr")); got != "oops\n" {
+		t.Fatalf("container stderr %q", got)
+	}
+	staging := filepath.Join(mc.staging, h.AppID(), cluster.StagingConfFile)
+	if _, err := os.Stat(staging); err != nil {
+		t.Fatalf("staging file: %v", err)
+	}
+	if n := len(markedProcesses(mc.marker)); n != 3 {
+		t.Fatalf("%d container processes, want 3 (sh and two sleeps)", n)
+	}
+	if err := h.Kill(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r, err := h.Wait(testContext(t, 10*time.Second))
+	var afe *cluster.AppFailedError
+	if !errors.As(err, &afe) || r.State != cluster.StateKilled || r.FinalStatus != cluster.FinalKilled {
+		t.Fatalf("after kill: %+v, %v", r, err)
+	}
+	eventually(t, 10*time.Second, "the container's processes to be gone", func() bool { return len(markedProcesses(mc.marker)) == 0 })
+	eventually(t, 10*time.Second, "the staging folder to be removed", func() bool {
+		_, err := os.Stat(filepath.Dir(staging))
+		return os.IsNotExist(err)
+	})
+	eventually(t, 10*time.Second, "the node to be free", func() bool {
+		nodes, err := mc.client.Nodes(context.Background())
+		return err == nil && nodes[0].GetNumContainers() == 0 && nodes[0].GetUsed().GetMemoryMb() == 0
+	})
+}
+
+func TestAMExitFailsApplication(t *testing.T) {
+	mc := newMemCluster(t, cluster.Resource{MemoryMB: 1024, Cores: 2})
+	h := mc.submitShell(`echo "Timed out waiting for SparkContext." >&2; exit 13`, cluster.Resource{MemoryMB: 256, Cores: 1})
+	r, err := h.Wait(testContext(t, 10*time.Second))
+	if !errors.Is(err, cluster.ErrAppFailed) || r.State != cluster.StateFailed || r.FinalStatus != cluster.FinalFailed {
+		t.Fatalf("report %+v, err %v", r, err)
+	}
+	for _, want := range []string{"exited with exitCode: 13", "Timed out waiting for SparkContext."} {
+		if !strings.Contains(r.Diagnostics, want) {
+			t.Fatalf("diagnostics %q lack %q", r.Diagnostics, want)
+		}
+	}
+	eventually(t, 10*time.Second, "the staging folder to be removed", func() bool {
+		_, err := os.Stat(filepath.Join(mc.staging, h.AppID()))
+		return os.IsNotExist(err)
+	})
+}
+
+func TestStopEscalatesToSIGKILL(t *testing.T) {
+	mc := newMemCluster(t, cluster.Resource{MemoryMB: 1024, Cores: 2})
+	// The shell and its child ignore SIGTERM: only SIGKILL stops them.
+	h := mc.submitShell(`trap "" TERM; echo ready; sleep 60`, cluster.Resource{MemoryMB: 256, Cores: 1})
+	dir := mc.amLogDir(h)
+	eventually(t, 10*time.Second, "the container to start", func() bool {
+		return strings.Contains(readFile(t, filepath.Join(dir, "stdout")), "ready") && len(markedProcesses(mc.marker)) == 2
+	})
+	if _, err := mc.client.Kill(context.Background(), h.AppID(), "stop it"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, "SIGKILL to stop the container", func() bool { return len(markedProcesses(mc.marker)) == 0 })
+}
+
+func TestNodeManagerShutdownStopsContainers(t *testing.T) {
+	mc := newMemCluster(t, cluster.Resource{MemoryMB: 1024, Cores: 2})
+	h := mc.submitShell(`sleep 60 & sleep 60`, cluster.Resource{MemoryMB: 256, Cores: 1})
+	eventually(t, 10*time.Second, "the container to start", func() bool {
+		return len(mc.nms[0].Containers()) == 1 && len(markedProcesses(mc.marker)) >= 2
+	})
+	if err := mc.nms[0].Shutdown(testContext(t, 10*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(markedProcesses(mc.marker)); n != 0 {
+		t.Fatalf("%d container processes left after the node manager's shutdown", n)
+	}
+	r, err := h.Wait(testContext(t, 10*time.Second))
+	if err == nil || r.State != cluster.StateFailed || !strings.Contains(r.Diagnostics, "exitCode: -106") {
+		t.Fatalf("report %+v, err %v", r, err)
+	}
+}
+
+func TestSubmitRefusesAMAboveLargestNode(t *testing.T) {
+	mc := newMemCluster(t, cluster.Resource{MemoryMB: 1024, Cores: 2}, cluster.Resource{MemoryMB: 2048, Cores: 1})
+	_, err := mc.client.Submit(testContext(t, 10*time.Second), cluster.Submission{AMResource: cluster.Resource{MemoryMB: 4096, Cores: 1},
+		AMCommand: []string{"/bin/true"}})
+	var rte *cluster.ResourceTooLargeError
+	if !errors.As(err, &rte) || !errors.Is(err, cluster.ErrResourceTooLarge) ||
+		err.Error() != "Required AM memory (4096 MB) is above the max threshold (2048 MB) of this cluster! Please check the memory of the node managers (nodemanager --memory) or lower the requested memory." {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+type stateRecorder struct {
+	mu     sync.Mutex
+	states []cluster.AppState
+}
+
+func (r *stateRecorder) StateChanged(rep *cluster.AppReport) {
+	r.mu.Lock()
+	r.states = append(r.states, rep.State)
+	r.mu.Unlock()
+}
+
+func (r *stateRecorder) InfoChanged(*cluster.AppReport) {}
+
+func TestHandleListenerSeesStates(t *testing.T) {
+	mc := newMemCluster(t, cluster.Resource{MemoryMB: 1024, Cores: 2})
+	h := mc.submitShell(`sleep 60`, cluster.Resource{MemoryMB: 256, Cores: 1})
+	rec := &stateRecorder{}
+	h.AddListener(rec)
+	if _, err := h.WaitFor(testContext(t, 10*time.Second), func(r *cluster.AppReport) bool { return r.State == cluster.StateAccepted }); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Kill(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Wait(testContext(t, 10*time.Second)); !errors.Is(err, cluster.ErrAppFailed) {
+		t.Fatalf("Wait = %v", err)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if fmt.Sprint(rec.states) != "[ACCEPTED KILLED]" || h.State() != cluster.StateKilled {
+		t.Fatalf("states seen %v, last %s", rec.states, h.State())
+	}
+}
+
+func TestRefusedSubmissionRemovesStaging(t *testing.T) {
+	mc := newMemCluster(t, cluster.Resource{MemoryMB: 1024, Cores: 2})
+	_, err := mc.client.Submit(testContext(t, 10*time.Second), cluster.Submission{Queue: "nope",
+		AMResource: cluster.Resource{MemoryMB: 256, Cores: 1}, AMCommand: []string{"/bin/true"}})
+	if err == nil || !strings.Contains(err.Error(), "unknown queue: nope") {
+		t.Fatalf("err = %v", err)
+	}
+	ents, _ := os.ReadDir(mc.staging)
+	if len(ents) != 0 {
+		t.Fatalf("staging folders left: %v", ents)
+	}
+}

@@ -1,0 +1,158 @@
+package cluster
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sparkrpc/sparkrpc/endpoints"
+	"github.com/sparkrpc/sparkrpc/messages"
+)
+
+// Progress counts the tasks of a driver's current job from its listener
+// bus events. It is an endpoints.Listener.
+type Progress struct {
+	mu                   sync.Mutex
+	job                  int64
+	jobs                 int
+	total, done, running int
+	version              int
+}
+
+// OnEvent implements endpoints.Listener.
+func (p *Progress) OnEvent(ev endpoints.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch e := ev.(type) {
+	case endpoints.JobStart:
+		p.job, p.total, p.done, p.running = e.JobID, e.NumTasks, 0, 0
+		p.jobs++
+	case endpoints.TaskStart:
+		if e.JobID == p.job {
+			p.running++
+		}
+	case endpoints.TaskEnd:
+		if e.JobID == p.job {
+			p.running = max(0, p.running-1)
+			if e.State == messages.TaskState_TASK_STATE_FINISHED {
+				p.done++
+			}
+		}
+	default:
+		return
+	}
+	p.version++
+}
+
+// Snapshot returns the current job's number (0-based), its task count and
+// its finished and running tasks, and a version that changes with them.
+func (p *Progress) Snapshot() (job, total, done, running, version int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return max(0, p.jobs-1), p.total, p.done, p.running, p.version
+}
+
+// progressBar formats Spark's console progress bar:
+// "[Stage 0:=====>            (52 + 2) / 100]".
+func progressBar(stage, total, done, running, width int) string {
+	header := fmt.Sprintf("[Stage %d:", stage)
+	tail := fmt.Sprintf("(%d + %d) / %d]", done, running, total)
+	w := width - len(header) - len(tail)
+	if w <= 0 || total <= 0 {
+		return header + tail
+	}
+	percent := w * done / total
+	var b strings.Builder
+	b.WriteString(header)
+	for i := 0; i < w; i++ {
+		switch {
+		case i < percent:
+			b.WriteByte('=')
+		case i == percent:
+			b.WriteByte('>')
+		default:
+			b.WriteByte(' ')
+		}
+	}
+	b.WriteString(tail)
+	return b.String()
+}
+
+// nonTTYProgressInterval is the least time between two progress lines
+// when the output is not a terminal (a log file, a pipe).
+const nonTTYProgressInterval = time.Second
+
+// consoleProgress prints a progress bar to w every interval while it
+// changes: in place on a terminal, one line per change otherwise.
+type consoleProgress struct {
+	w        io.Writer
+	tty      bool
+	interval time.Duration
+	get      func() (job, total, done, running, version int)
+	stop     chan struct{}
+	done     chan struct{}
+	once     sync.Once
+	mu       sync.Mutex
+	printed  bool
+}
+
+func startConsoleProgress(w io.Writer, interval time.Duration, get func() (int, int, int, int, int)) *consoleProgress {
+	c := &consoleProgress{w: w, tty: isTerminal(w), interval: interval, get: get, stop: make(chan struct{}), done: make(chan struct{})}
+	go c.loop()
+	return c
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func (c *consoleProgress) loop() {
+	defer close(c.done)
+	t := time.NewTicker(c.interval)
+	defer t.Stop()
+	last := -1
+	var lastLine time.Time
+	for {
+		select {
+		case <-c.stop:
+			return
+		case <-t.C:
+		}
+		job, total, done, running, version := c.get()
+		if version == last || total == 0 {
+			continue
+		}
+		if !c.tty && time.Since(lastLine) < nonTTYProgressInterval && done != total {
+			continue
+		}
+		last, lastLine = version, time.Now()
+		bar := progressBar(job, total, done, running, 80)
+		c.mu.Lock()
+		if c.tty {
+			fmt.Fprintf(c.w, "\r%s", bar)
+		} else {
+			fmt.Fprintln(c.w, bar)
+		}
+		c.printed = true
+		c.mu.Unlock()
+	}
+}
+
+// Stop stops printing and clears the bar on a terminal.
+func (c *consoleProgress) Stop() {
+	c.once.Do(func() {
+		close(c.stop)
+		<-c.done
+		if c.tty && c.printed {
+			fmt.Fprintf(c.w, "\r%s\r", strings.Repeat(" ", 80))
+		}
+	})
+}

@@ -1,0 +1,541 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/endpoints"
+	"github.com/sparkrpc/sparkrpc/messages"
+)
+
+// Configuration keys of the embedded local cluster (not Spark's).
+const (
+	// KeyLocalClusterDir keeps the local cluster's folder (node logs,
+	// staging) at this path instead of a temporary folder removed at exit.
+	KeyLocalClusterDir = "spark.sparkrpc.localCluster.dir"
+	// KeyNodeExpiry is the embedded resource manager's node expiry.
+	KeyNodeExpiry = "spark.sparkrpc.rm.nodeExpiry"
+	// KeySubmitWorkingDir is the submitting command's working folder, which
+	// applications resolve relative file arguments against.
+	KeySubmitWorkingDir = "spark.sparkrpc.submit.workingDir"
+)
+
+// SubmitConfig is what Submit runs: spark-submit's options, with
+// everything but the master, the application and its arguments in Conf
+// (spark.submit.deployMode, spark.app.name, spark.yarn.queue,
+// spark.driver.memory, spark.executor.memory, spark.executor.cores,
+// spark.executor.instances, ...).
+type SubmitConfig struct {
+	Master Master
+	// Class is the registered application name (--class).
+	Class string
+	Args  []string
+	Conf  *actor.Conf
+	// Stdout receives the application's output in local and client mode;
+	// Stderr the submission's progress (state changes, the task progress bar).
+	Stdout, Stderr io.Writer
+	// Logger is the logger of everything that runs in this process.
+	Logger zerolog.Logger
+	// Executable is what containers of an embedded cluster run (default
+	// os.Executable()).
+	Executable string
+	// OnSubmitted, when set, is called with the handle once the application
+	// is submitted to a resource manager.
+	OnSubmitted func(h *AppHandle)
+}
+
+// Submit runs an application on cfg.Master and waits for it to end (unless
+// spark.yarn.submit.waitAppCompletion is false in cluster mode). It returns
+// nil only when the application succeeded; otherwise the application's own
+// error (local and client mode) or an *AppFailedError.
+func Submit(ctx context.Context, cfg SubmitConfig) error {
+	if cfg.Conf == nil {
+		cfg.Conf = actor.NewConf()
+	}
+	if cfg.Stdout == nil {
+		cfg.Stdout = io.Discard
+	}
+	if cfg.Stderr == nil {
+		cfg.Stderr = io.Discard
+	}
+	fn, err := lookupApp(cfg.Class)
+	if err != nil {
+		return err
+	}
+	conf := cfg.Conf
+	conf.SetIfMissing(KeyAppName, cfg.Class)
+	conf.Set(KeyMaster, cfg.Master.String())
+	if wd, err := os.Getwd(); err == nil {
+		conf.SetIfMissing(KeySubmitWorkingDir, wd)
+	}
+	mode := conf.Get(KeyDeployMode, "client")
+	if mode != "client" && mode != "cluster" {
+		return fmt.Errorf("%w: deploy mode must be client or cluster, not %q", ErrInvalidState, mode)
+	}
+	switch cfg.Master.Kind {
+	case MasterLocal:
+		if mode == "cluster" {
+			return fmt.Errorf("%w: cluster deploy mode is not compatible with master %q", ErrInvalidMaster, cfg.Master.String())
+		}
+		return runLocal(ctx, cfg, fn)
+	case MasterLocalCluster:
+		m := cfg.Master
+		conf.SetIfMissing(KeyDriverMemory, fmt.Sprintf("%dm", min(1024, m.WorkerMemoryMB)))
+		conf.SetIfMissing(KeyExecutorMemory, fmt.Sprintf("%dm", min(1024, m.WorkerMemoryMB)))
+		conf.SetIfMissing(KeyAMMemory, fmt.Sprintf("%dm", min(512, m.WorkerMemoryMB)))
+		if !conf.Contains(KeyNumExecutors) {
+			n, err := executorsThatFit(conf, m, mode)
+			if err != nil {
+				return err
+			}
+			conf.Set(KeyNumExecutors, strconv.Itoa(max(1, n)))
+		}
+		expiry, err := conf.GetDuration(KeyNodeExpiry, "60s", time.Millisecond)
+		if err != nil {
+			return err
+		}
+		lc, err := StartLocalCluster(ctx, LocalClusterConfig{Workers: m.Workers, WorkerCores: m.WorkerCores, WorkerMemoryMB: m.WorkerMemoryMB,
+			Dir: conf.Get(KeyLocalClusterDir, ""), Executable: cfg.Executable, NodeExpiry: expiry, Logger: cfg.Logger})
+		if err != nil {
+			return fmt.Errorf("cluster: cannot start the local cluster: %w", err)
+		}
+		defer func() {
+			sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if err := lc.Shutdown(sctx); err != nil {
+				cfg.Logger.Warn().Err(err).Msg("local cluster shutdown")
+			}
+		}()
+		conf.SetIfMissing(KeyReportInterval, "200ms")
+		if mode == "cluster" && !conf.Contains(KeyWaitAppCompletion) {
+			// The embedded cluster lives only as long as this command.
+			conf.Set(KeyWaitAppCompletion, "true")
+		}
+		return runOnRM(ctx, cfg, fn, lc.Address(), mode, true)
+	case MasterRM:
+		return runOnRM(ctx, cfg, fn, cfg.Master.Address, mode, false)
+	}
+	return fmt.Errorf("%w: %q", ErrInvalidMaster, cfg.Master.String())
+}
+
+// runLocal is local[N]: a driver env on loopback and one executor with N
+// cores in a client-mode env, both in this process.
+func runLocal(ctx context.Context, cfg SubmitConfig, fn AppFunc) error {
+	appID := fmt.Sprintf("local-%d", time.Now().UnixMilli())
+	conf := cfg.Conf
+	conf.Set(KeyAppID, appID)
+	log := cfg.Logger
+	net := Network{BindHost: "127.0.0.1", Logger: &log}
+	env, err := net.Listen("sparkDriver", conf, 0)
+	if err != nil {
+		return err
+	}
+	defer shutdownEnv(env, log)
+	prog := &Progress{}
+	var execDone chan error
+	var stopExec context.CancelFunc
+	start := func(sctx context.Context) (*endpoints.Driver, error) {
+		d, err := endpoints.NewDriver(env, endpoints.WithListener(prog), endpoints.WithLogger(log))
+		if err != nil {
+			return nil, err
+		}
+		var ectx context.Context
+		ectx, stopExec = context.WithCancel(context.Background())
+		execDone = make(chan error, 1)
+		go func() {
+			execDone <- endpoints.RunExecutor(ectx, endpoints.ExecutorConfig{DriverURL: d.URL(), ExecutorID: "driver",
+				Hostname: "localhost", AppID: appID, Cores: cfg.Master.Cores},
+				endpoints.WithEnvFactory(net.ExecutorEnvFactory()), endpoints.WithLogger(log))
+		}()
+		if err := d.WaitForExecutors(sctx, 1); err != nil {
+			return nil, err
+		}
+		return d, nil
+	}
+	sc := NewAppContext(appID, conf, log, cfg.Stdout, start)
+	bar := startConsoleProgress(cfg.Stderr, progressInterval(conf), prog.Snapshot)
+	done := make(chan error, 1)
+	runUserApp(ctx, fn, sc, cfg.Args, done)
+	appErr := <-done
+	bar.Stop()
+	if d := sc.driver; d != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		if err := d.Stop(sctx); err != nil {
+			log.Warn().Err(err).Msg("stopping the driver")
+		}
+		cancel()
+	}
+	if stopExec != nil {
+		select {
+		case <-execDone:
+		case <-time.After(10 * time.Second):
+			stopExec()
+			<-execDone
+		}
+		stopExec()
+	}
+	return appErr
+}
+
+// executorsThatFit returns how many executors fit on the local cluster m
+// beside the application master: the default number of executors there.
+func executorsThatFit(conf *actor.Conf, m Master, mode string) (int, error) {
+	amKey, amDef, amCoresKey := KeyAMMemory, "512m", KeyAMCores
+	if mode == "cluster" {
+		amKey, amDef, amCoresKey = KeyDriverMemory, "1g", KeyDriverCores
+	}
+	amMem, err := memoryMB(conf, amKey, amDef)
+	if err != nil {
+		return 0, err
+	}
+	amCores, err := conf.GetInt(amCoresKey, 1)
+	if err != nil {
+		return 0, err
+	}
+	exMem, err := memoryMB(conf, KeyExecutorMemory, "1g")
+	if err != nil {
+		return 0, err
+	}
+	exCores, err := conf.GetInt(KeyExecutorCores, 1)
+	if err != nil || exCores < 1 {
+		return 0, err
+	}
+	n := 0
+	for i := 0; i < m.Workers; i++ {
+		mem, cores := m.WorkerMemoryMB, m.WorkerCores
+		if i == 0 {
+			mem, cores = mem-amMem, cores-amCores
+		}
+		if mem > 0 && cores > 0 {
+			n += int(min(mem/exMem, int64(cores/exCores)))
+		}
+	}
+	return n, nil
+}
+
+func progressInterval(conf *actor.Conf) time.Duration {
+	d, err := conf.GetDuration("spark.ui.consoleProgress.update.interval", "200", time.Millisecond)
+	if err != nil || d <= 0 {
+		return 200 * time.Millisecond
+	}
+	return d
+}
+
+func memoryMB(conf *actor.Conf, key, def string) (int64, error) {
+	n, err := conf.GetSizeAsBytes(key, def, 1<<20)
+	if err != nil {
+		return 0, err
+	}
+	if n < 1<<20 {
+		return 0, &actor.ConfError{Key: key, Value: conf.Get(key, def), Err: errors.New("must be at least 1m")}
+	}
+	return n >> 20, nil
+}
+
+// reportPrinter prints state changes and task progress of a submitted
+// application (Spark's Client.monitorApplication output).
+type reportPrinter struct {
+	w        io.Writer
+	tty      bool
+	hideLogs bool // the logs are in a folder removed at exit
+	mu       sync.Mutex
+	last     time.Time // of the last progress line (not on a terminal)
+}
+
+func (p *reportPrinter) StateChanged(r *AppReport) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.tty {
+		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", 80))
+	}
+	fmt.Fprintf(p.w, "Application report for %s (state: %s)\n", r.ID, r.State)
+	if r.State == StateRunning || r.State.Terminal() {
+		c := *r
+		if p.hideLogs {
+			c.AMLogDir = ""
+		}
+		fmt.Fprintln(p.w, c.String())
+	}
+}
+
+func (p *reportPrinter) InfoChanged(r *AppReport) {
+	if r.State != StateRunning || r.TasksTotal == 0 {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	bar := progressBar(0, r.TasksTotal, r.TasksDone, r.TasksRunning, 80)
+	if p.tty {
+		fmt.Fprintf(p.w, "\r%s", bar)
+	} else if time.Since(p.last) >= nonTTYProgressInterval || r.TasksDone == r.TasksTotal {
+		p.last = time.Now()
+		fmt.Fprintln(p.w, bar)
+	}
+}
+
+// runOnRM submits to the resource manager at rm: cluster mode submits the
+// AM with the application; client mode runs the driver here and submits an
+// AM that only allocates executors.
+func runOnRM(ctx context.Context, cfg SubmitConfig, fn AppFunc, rm actor.RpcAddress, mode string, embedded bool) error {
+	conf := cfg.Conf
+	log := cfg.Logger
+	driverMem, err := memoryMB(conf, KeyDriverMemory, "1g")
+	if err != nil {
+		return err
+	}
+	driverCores, err := conf.GetInt(KeyDriverCores, 1)
+	if err != nil {
+		return err
+	}
+	execMem, err := memoryMB(conf, KeyExecutorMemory, "1g")
+	if err != nil {
+		return err
+	}
+	execCores, err := conf.GetInt(KeyExecutorCores, 1)
+	if err != nil {
+		return err
+	}
+	reportInterval, err := conf.GetDuration(KeyReportInterval, "1s", time.Millisecond)
+	if err != nil {
+		return err
+	}
+	host := conf.Get("spark.driver.host", localHostFor(rm))
+	net := Network{BindHost: conf.Get("spark.driver.bindAddress", host), AdvertiseHost: host, Logger: &log}
+	cenv, err := net.Client("sparkSubmit", conf.Clone())
+	if err != nil {
+		return err
+	}
+	defer shutdownEnv(cenv, log)
+	client := NewClient(cenv, rm)
+	printer := &reportPrinter{w: cfg.Stderr, tty: isTerminal(cfg.Stderr), hideLogs: embedded && !conf.Contains(KeyLocalClusterDir)}
+	sub := Submission{Name: conf.Get(KeyAppName, cfg.Class), Queue: conf.Get(KeyQueue, "default"),
+		ExecutorResource: Resource{MemoryMB: execMem, Cores: execCores}, ReportInterval: reportInterval}
+
+	if mode == "cluster" {
+		sub.AMResource = Resource{MemoryMB: driverMem, Cores: driverCores}
+		sub.AMCommand = append([]string{"sparkrpc", "applicationmaster", "--class", cfg.Class, "--rm", rm.HostPort(), "--"}, cfg.Args...)
+		sub.Conf = conf.All()
+		h, err := client.Submit(ctx, sub)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(cfg.Stderr, "Submitted application %s\n", h.AppID())
+		if cfg.OnSubmitted != nil {
+			cfg.OnSubmitted(h)
+		}
+		wait, err := conf.GetBool(KeyWaitAppCompletion, true)
+		if err != nil {
+			return err
+		}
+		if !wait {
+			r, err := h.Poll(ctx)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cfg.Stderr, "Application report for %s (state: %s)\n", r.ID, r.State)
+			return nil
+		}
+		h.AddListener(printer)
+		r, err := h.Wait(ctx)
+		if ctx.Err() != nil && embedded {
+			kctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			_, _ = client.Kill(kctx, h.AppID(), "Application killed: the submitting command was interrupted.")
+			cancel()
+		}
+		if embedded && r != nil {
+			printDriverOutput(cfg.Stdout, r)
+		}
+		return err
+	}
+	return runClientMode(ctx, cfg, fn, client, sub, net, printer)
+}
+
+// printDriverOutput copies the driver container's stdout (on this machine,
+// for the embedded cluster) to w.
+func printDriverOutput(w io.Writer, r *AppReport) {
+	_, dir, ok := strings.Cut(r.AMLogDir, ":")
+	if !ok {
+		return
+	}
+	if i := strings.Index(dir, "/"); i > 0 {
+		dir = dir[i:]
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "stdout"))
+	if err == nil {
+		_, _ = w.Write(b)
+	}
+}
+
+// runClientMode runs the driver in this process; bringing it up submits an
+// AM (ExecutorLauncher) that allocates executors for it.
+func runClientMode(ctx context.Context, cfg SubmitConfig, fn AppFunc, client *Client, sub Submission, net Network, printer *reportPrinter) error {
+	conf := cfg.Conf
+	log := cfg.Logger
+	amMem, err := memoryMB(conf, KeyAMMemory, "512m")
+	if err != nil {
+		return err
+	}
+	amCores, err := conf.GetInt(KeyAMCores, 1)
+	if err != nil {
+		return err
+	}
+	numExec, err := conf.GetInt(KeyNumExecutors, 2)
+	if err != nil {
+		return err
+	}
+	appCtx, cancelApp := context.WithCancelCause(ctx)
+	defer cancelApp(nil)
+	prog := &Progress{}
+	losses := newLossLogger(appCtx, nil, log)
+	var sc *AppContext
+	var (
+		env      *actor.Env
+		handle   *AppHandle
+		amRef    *actor.Ref
+		monitor  = make(chan struct{})
+		monDone  = make(chan struct{})
+		monStart sync.Once
+	)
+	start := func(sctx context.Context) (*endpoints.Driver, error) {
+		var err error
+		env, err = net.Listen("sparkDriver", conf, 0)
+		if err != nil {
+			return nil, err
+		}
+		conf.Set("spark.driver.host", env.Address().Host)
+		conf.Set("spark.driver.port", strconv.Itoa(env.Address().Port))
+		d, err := endpoints.NewDriver(env, endpoints.WithListener(prog), endpoints.WithLogger(log), endpoints.WithExecutorAllocator(losses))
+		if err != nil {
+			return nil, err
+		}
+		sub.AMResource = Resource{MemoryMB: amMem, Cores: amCores}
+		sub.AMCommand = []string{"sparkrpc", "applicationmaster", "--client-mode", "--driver-url", d.URL(), "--rm", client.rm.Address().HostPort()}
+		sub.UnmanagedDriver = true
+		sub.Conf = conf.All()
+		h, err := client.Submit(sctx, sub)
+		if err != nil {
+			return nil, err
+		}
+		handle = h
+		sc.appID = h.AppID()
+		conf.Set(KeyAppID, h.AppID())
+		fmt.Fprintf(cfg.Stderr, "Submitted application %s\n", h.AppID())
+		if cfg.OnSubmitted != nil {
+			cfg.OnSubmitted(h)
+		}
+		h.AddListener(printer)
+		r, err := h.WaitFor(sctx, func(r *AppReport) bool { return r.State == StateRunning })
+		if err != nil {
+			return nil, err
+		}
+		if r.State != StateRunning {
+			return nil, fmt.Errorf("%w: Yarn application has already ended! It might have been killed or unable to launch application master. State %s, diagnostics: %s",
+				ErrAppFailed, r.State, r.Diagnostics)
+		}
+		if r.am != nil {
+			if ref, err := client.env.RefFromProto(r.am); err == nil {
+				amRef = ref
+				sc.am = ref
+				losses.am.Store(ref)
+			}
+		}
+		// Monitor the application: if it ends while the driver runs (killed,
+		// too many executor failures), stop the application.
+		monStart.Do(func() {
+			go func() {
+				defer close(monDone)
+				r, err := h.WaitFor(appCtx, func(*AppReport) bool {
+					select {
+					case <-monitor:
+						return true
+					default:
+						return false
+					}
+				})
+				if err == nil && r.State.Terminal() {
+					cancelApp(fmt.Errorf("%w: YARN application has exited unexpectedly with state %s! Diagnostics: %s", ErrAppFailed, r.State, r.Diagnostics))
+				}
+			}()
+		})
+		waitBackendReady(sctx, d, conf, numExec, 0.8, log)
+		return d, nil
+	}
+	sc = NewAppContext("", conf, log, cfg.Stdout, start)
+	bar := startConsoleProgress(cfg.Stderr, progressInterval(conf), prog.Snapshot)
+	done := make(chan error, 1)
+	runUserApp(appCtx, fn, sc, cfg.Args, done)
+	appErr := <-done
+	bar.Stop()
+	if cause := context.Cause(appCtx); appErr != nil && cause != nil && appCtx.Err() != nil && !strings.Contains(appErr.Error(), cause.Error()) {
+		appErr = fmt.Errorf("%w (%v)", cause, appErr)
+	}
+	close(monitor)
+	monStart.Do(func() { close(monDone) })
+	<-monDone
+	if d := sc.driver; d != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		if err := d.Stop(sctx); err != nil {
+			log.Warn().Err(err).Msg("stopping the driver")
+		}
+		cancel()
+	}
+	if handle != nil {
+		final, diag := FinalSucceeded, ""
+		if appErr != nil {
+			final, diag = FinalFailed, "User application failed: "+appErr.Error()
+		}
+		told := false
+		if amRef != nil && ctx.Err() == nil {
+			fctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			_, err := amRef.AskSync(fctx, &messages.AmDriverFinished{FinalStatus: messages.RmFinalStatus(final), Diagnostics: diag})
+			cancel()
+			told = err == nil
+		}
+		if !told {
+			// Interrupted, or the AM is unreachable: end the application here.
+			why := "Application killed: the driver ended before its application master could be told."
+			if ctx.Err() != nil {
+				why = "Application killed: the submitting command was interrupted."
+			}
+			kctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			_, _ = client.Kill(kctx, handle.AppID(), why)
+			cancel()
+		}
+		wctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		_, _ = handle.WaitFor(wctx, func(r *AppReport) bool { return r.State.Terminal() })
+		cancel()
+	}
+	if env != nil {
+		shutdownEnv(env, log)
+	}
+	return appErr
+}
+
+// localHostFor returns this machine's address on the route to addr (so
+// that processes there can reach back), or 127.0.0.1.
+func localHostFor(addr actor.RpcAddress) string {
+	host := strings.TrimSuffix(strings.TrimPrefix(addr.Host, "["), "]")
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() || host == "localhost" {
+		return "127.0.0.1"
+	}
+	conn, err := net.Dial("udp", addr.HostPort())
+	if err != nil {
+		return "127.0.0.1"
+	}
+	defer conn.Close()
+	if ua, ok := conn.LocalAddr().(*net.UDPAddr); ok {
+		return ua.IP.String()
+	}
+	return "127.0.0.1"
+}

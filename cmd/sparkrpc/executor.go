@@ -1,0 +1,74 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/rs/zerolog"
+	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/endpoints"
+	"github.com/spf13/cobra"
+)
+
+func init() { subcommands = append(subcommands, newExecutorCmd) }
+
+func newExecutorCmd() *cobra.Command {
+	var cfg endpoints.ExecutorConfig
+	var workerURL string
+	cmd := &cobra.Command{
+		Use:   "executor --driver-url URL --executor-id ID --hostname HOST --cores N --app-id APP_ID [--resourceProfileId N]",
+		Short: "Run an executor (Spark's CoarseGrainedExecutorBackend)",
+		Long: `Executor connects to the driver at --driver-url, fetches the application's
+configuration, registers as --executor-id and runs the tasks it is given
+until the driver stops it. Application masters start it in containers.
+
+On SIGTERM it stops taking tasks, finishes the running ones, tells the driver
+and exits 0. It exits 1 when the driver refuses it or goes away.`,
+		Args:                  cobra.NoArgs,
+		DisableFlagsInUseLine: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var missing []string
+			for _, f := range []string{"driver-url", "executor-id", "cores"} {
+				if !cmd.Flags().Changed(f) {
+					missing = append(missing, "--"+f)
+				}
+			}
+			if len(missing) > 0 {
+				return usagef("missing %s", strings.Join(missing, ", "))
+			}
+			if cfg.Cores < 1 {
+				return usagef("--cores must be at least 1")
+			}
+			cfg.LogURLs = map[string]string{}
+			for _, kv := range os.Environ() {
+				k, v, _ := strings.Cut(kv, "=")
+				if name, ok := strings.CutPrefix(k, "SPARK_LOG_URL_"); ok {
+					cfg.LogURLs[strings.ToLower(name)] = v
+				}
+			}
+			log := newLogger(cmd.ErrOrStderr(), zerolog.InfoLevel, "executor")
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			err := endpoints.RunExecutor(ctx, cfg, endpoints.WithEnvFactory(cluster.Network{Logger: &log}.ExecutorEnvFactory()),
+				endpoints.WithLogger(log))
+			var ee *endpoints.ExitError
+			if errors.As(err, &ee) {
+				return &exitError{code: ee.Code, err: err}
+			}
+			return err
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&cfg.DriverURL, "driver-url", "", "the driver's URL, spark://CoarseGrainedScheduler@HOST:PORT")
+	fl.StringVar(&cfg.ExecutorID, "executor-id", "", "the executor's id, unique in the application")
+	fl.StringVar(&cfg.BindAddress, "bind-address", "", "the address to bind to (informational: executors do not listen)")
+	fl.StringVar(&cfg.Hostname, "hostname", "", "the executor's host as the driver sees it")
+	fl.IntVar(&cfg.Cores, "cores", 0, "the number of tasks it runs at once")
+	fl.StringVar(&cfg.AppID, "app-id", "", "the application id")
+	fl.IntVar(&cfg.ResourceProfileID, "resourceProfileId", 0, "the executor's resource profile id")
+	fl.StringVar(&workerURL, "worker-url", "", "ignored (standalone mode's worker)")
+	return cmd
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/spf13/cobra"
+)
+
+func init() { subcommands = append(subcommands, newNodeManagerCmd) }
+
+func newNodeManagerCmd() *cobra.Command {
+	var (
+		rm, host, bind, dir string
+		port, cores         int
+		memory              string
+		grace               time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "nodemanager --rm HOST:PORT [--memory SIZE] [--cores N]",
+		Short: "Run a node manager: containers of a multi-machine cluster run under it",
+		Long: `Nodemanager registers this machine with the resource manager and runs the
+containers it is given (application masters and executors) as child
+processes of this binary, each in its own process group, with its logs under
+DIR/logs/APP_ID/CONTAINER_ID/{stdout,stderr}. On SIGINT or SIGTERM it stops
+its containers (SIGTERM, then SIGKILL after --kill-grace) and exits.`,
+		Example:               `  sparkrpc nodemanager --rm rm.example.com:8032 --host node1.example.com --bind-address 0.0.0.0 --memory 8g --cores 4`,
+		Args:                  cobra.NoArgs,
+		DisableFlagsInUseLine: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if rm == "" {
+				return usagef("--rm HOST:PORT is required")
+			}
+			rmAddr, err := actor.ParseHostPort(rm)
+			if err != nil {
+				return usagef("--rm: %v", err)
+			}
+			mem, err := actor.ParseSize(memory, 1<<20)
+			if err != nil || mem < 1<<20 {
+				return usagef("--memory: invalid size %q", memory)
+			}
+			if cores < 1 {
+				return usagef("--cores must be at least 1")
+			}
+			if bind == "" {
+				bind = host
+			}
+			log := newLogger(cmd.ErrOrStderr(), zerolog.InfoLevel, "nodemanager")
+			env, err := cluster.Network{BindHost: bind, AdvertiseHost: host, Logger: &log}.Listen("sparkNodeManager", nil, port)
+			if err != nil {
+				return err
+			}
+			defer env.Shutdown(context.Background())
+			if dir == "" {
+				dir = filepath.Join(os.TempDir(), fmt.Sprintf("sparkrpc-nodemanager-%d", env.Address().Port))
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			nm, err := cluster.StartNodeManager(ctx, env, cluster.NodeManagerConfig{ResourceManager: rmAddr,
+				Capability: cluster.Resource{MemoryMB: mem >> 20, Cores: cores}, Dir: dir, KillGrace: grace, Logger: &log})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "NodeManager %s registered with rm://%s (%d MB, %d cores, folder %s)\n",
+				nm.NodeID(), rmAddr.HostPort(), mem>>20, cores, nm.Dir())
+			<-ctx.Done()
+			log.Info().Msg("shutting down: stopping containers")
+			sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			return nm.Shutdown(sctx)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&rm, "rm", "", "the resource manager's HOST:PORT")
+	fl.StringVar(&host, "host", "127.0.0.1", "the host name or address the resource manager and application masters use to reach this node")
+	fl.StringVar(&bind, "bind-address", "", "the address to listen on (default: --host; 0.0.0.0 for every interface)")
+	fl.IntVar(&port, "port", 0, "the port to listen on (0: a random port)")
+	fl.StringVar(&memory, "memory", "4g", "memory offered to containers, e.g. 8g or 2048m")
+	fl.IntVar(&cores, "cores", runtime.NumCPU(), "cores offered to containers")
+	fl.StringVar(&dir, "dir", "", "the node's folder for container working folders and logs (default: under the temporary folder)")
+	fl.DurationVar(&grace, "kill-grace", 250*time.Millisecond, "time between SIGTERM and SIGKILL when a container is stopped")
+	return cmd
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/spf13/cobra"
+)
+
+func init() { subcommands = append(subcommands, newResourceManagerCmd) }
+
+func newResourceManagerCmd() *cobra.Command {
+	var (
+		host, bind, queues, staging string
+		port                        int
+		expiry                      time.Duration
+		verbose                     bool
+	)
+	cmd := &cobra.Command{
+		Use:   "resourcemanager [--host HOST] [--port PORT]",
+		Short: "Run the resource manager of a multi-machine cluster",
+		Long: `Resourcemanager runs the cluster's resource manager until it gets SIGINT or SIGTERM.
+Node managers register with it ('sparkrpc nodemanager --rm HOST:PORT') and
+'sparkrpc submit --master rm://HOST:PORT' submits applications to it.
+
+It prints "ResourceManager listening on rm://HOST:PORT" once it is up.`,
+		Example:               `  sparkrpc resourcemanager --host rm.example.com --bind-address 0.0.0.0 --port 8032`,
+		Args:                  cobra.NoArgs,
+		DisableFlagsInUseLine: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if bind == "" {
+				bind = host
+			}
+			if port < 0 || port > 65535 {
+				return usagef("--port must be between 0 and 65535")
+			}
+			level := zerolog.InfoLevel
+			if verbose {
+				level = zerolog.DebugLevel
+			}
+			log := newLogger(cmd.ErrOrStderr(), level, "resourcemanager")
+			env, err := cluster.Network{BindHost: bind, AdvertiseHost: host, Logger: &log}.Listen("sparkResourceManager", nil, port)
+			if err != nil {
+				return err
+			}
+			var qs []string
+			for _, q := range strings.Split(queues, ",") {
+				if q = strings.TrimSpace(q); q != "" {
+					qs = append(qs, q)
+				}
+			}
+			rm, err := cluster.StartResourceManager(env, cluster.ResourceManagerConfig{Queues: qs, StagingDir: staging, NodeExpiry: expiry, Logger: &log})
+			if err != nil {
+				env.Shutdown(cmd.Context())
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "ResourceManager listening on rm://%s\n", rm.Address().HostPort())
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			<-ctx.Done()
+			log.Info().Msg("shutting down")
+			rm.Shutdown(cmd.Context())
+			return env.Shutdown(cmd.Context())
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&host, "host", "127.0.0.1", "the host name or address node managers and clients use to reach it")
+	fl.StringVar(&bind, "bind-address", "", "the address to listen on (default: --host; 0.0.0.0 for every interface)")
+	fl.IntVar(&port, "port", 8032, "the port to listen on (0: a random port)")
+	fl.StringVar(&queues, "queues", "default", "comma-separated queues applications may be submitted to")
+	fl.StringVar(&staging, "staging-dir", "", "the folder of the applications' staging folders (default: a temporary folder)")
+	fl.DurationVar(&expiry, "node-expiry", 60*time.Second, "how long a node may miss heartbeats before it is lost")
+	fl.BoolVar(&verbose, "verbose", false, "log at debug level")
+	return cmd
+}

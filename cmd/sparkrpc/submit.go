@@ -1,0 +1,303 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/cluster"
+	_ "github.com/sparkrpc/sparkrpc/examples" // the example applications (SparkPi, WordCount, ...)
+	"github.com/spf13/cobra"
+)
+
+func init() {
+	subcommands = append(subcommands, newSubmitCmd, newApplicationMasterCmd)
+}
+
+type submitFlags struct {
+	class, master, deployMode, name, queue   string
+	driverMemory, executorMemory             string
+	driverCores, executorCores, numExecutors int
+	confs                                    []string
+	propertiesFile                           string
+	verbose, version                         bool
+	kill, status                             string
+}
+
+func newSubmitCmd() *cobra.Command {
+	var f submitFlags
+	cmd := &cobra.Command{
+		Use:   "submit [options] [app arguments]",
+		Short: "Submit an application (spark-submit)",
+		Long: `Submit runs an application registered in this binary (--class) on a master:
+
+  local[N], local[*]      driver and one executor with N cores in this process
+  local-cluster[W,C,M]    a resource manager and W node managers (C cores, M MiB each)
+                          embedded in this process; the driver/AM and executors are
+                          child processes
+  rm://host:port          a running 'sparkrpc resourcemanager'
+
+It exits 0 only when the application succeeded. With --kill APP_ID or
+--status APP_ID it kills or reports an application of an rm:// master.
+
+Applications: ` + strings.Join(cluster.Apps(), ", "),
+		Example: `  sparkrpc submit --master 'local-cluster[2,1,1024]' --class SparkPi 100
+  sparkrpc submit --master local[4] --class WordCount README.md
+  sparkrpc submit --master rm://rm.example.com:8032 --deploy-mode cluster --class SparkPi --num-executors 4 1000
+  sparkrpc submit --master rm://rm.example.com:8032 --status application_1700000000000_0001`,
+		Args:                  cobra.ArbitraryArgs,
+		DisableFlagsInUseLine: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runSubmit(cmd, &f, args)
+		},
+	}
+	fl := cmd.Flags()
+	fl.SetInterspersed(false)
+	fl.StringVar(&f.class, "class", "", "the application to run (a name registered in this binary)")
+	fl.StringVar(&f.master, "master", "local[*]", "local[N], local[*], local-cluster[W,C,M] or rm://host:port")
+	fl.StringVar(&f.deployMode, "deploy-mode", "", "client (the driver runs here) or cluster (the driver runs in the application master); default client")
+	fl.StringVar(&f.name, "name", "", "the application's name (default: the class)")
+	fl.StringVar(&f.queue, "queue", "", "the resource manager's queue (default \"default\")")
+	fl.StringVar(&f.driverMemory, "driver-memory", "", "memory of the driver, e.g. 1g or 512m (default 1g)")
+	fl.IntVar(&f.driverCores, "driver-cores", 0, "cores of the driver in cluster mode (default 1)")
+	fl.StringVar(&f.executorMemory, "executor-memory", "", "memory per executor, e.g. 1g or 512m (default 1g)")
+	fl.IntVar(&f.executorCores, "executor-cores", 0, "cores per executor (default 1)")
+	fl.IntVar(&f.numExecutors, "num-executors", 0, "number of executors (default 2)")
+	fl.StringArrayVar(&f.confs, "conf", nil, "a configuration property key=value (repeatable)")
+	fl.StringVar(&f.propertiesFile, "properties-file", "", "a file of extra properties (key=value lines)")
+	fl.BoolVar(&f.verbose, "verbose", false, "print the parsed arguments and log at info level")
+	fl.StringVar(&f.kill, "kill", "", "kill the application APP_ID (needs an rm:// master)")
+	fl.StringVar(&f.status, "status", "", "print the status of the application APP_ID (needs an rm:// master)")
+	fl.BoolVar(&f.version, "version", false, "print the version and exit")
+	return cmd
+}
+
+func runSubmit(cmd *cobra.Command, f *submitFlags, args []string) error {
+	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	fl := cmd.Flags()
+	if f.version {
+		fmt.Fprintln(out, versionString())
+		return nil
+	}
+	if f.kill != "" && f.status != "" {
+		return usagef("--kill and --status cannot be used together")
+	}
+	master, err := cluster.ParseMaster(f.master)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	if f.kill != "" || f.status != "" {
+		if f.class != "" || len(args) > 0 {
+			return usagef("--kill and --status take no --class and no application arguments")
+		}
+		return runAppAction(cmd, master, f)
+	}
+	if f.class == "" {
+		return usagef("missing application: give its name with --class (one of: %s)", strings.Join(cluster.Apps(), ", "))
+	}
+	if _, ok := cluster.LookupApp(f.class); !ok {
+		return usagef("unknown application %q given to --class (known: %s)", f.class, strings.Join(cluster.Apps(), ", "))
+	}
+	conf := actor.NewConf()
+	if f.propertiesFile != "" {
+		file, err := os.Open(f.propertiesFile)
+		if err != nil {
+			return usagef("--properties-file: %v", err)
+		}
+		err = conf.LoadProperties(file)
+		file.Close()
+		if err != nil {
+			return usagef("--properties-file %s: %v", f.propertiesFile, err)
+		}
+	}
+	for _, kv := range f.confs {
+		if err := conf.SetFromArg(kv); err != nil {
+			return usagef("%v", err)
+		}
+	}
+	set := func(flag, key, value string) {
+		if fl.Changed(flag) {
+			conf.Set(key, value)
+		}
+	}
+	set("deploy-mode", cluster.KeyDeployMode, f.deployMode)
+	set("name", cluster.KeyAppName, f.name)
+	set("queue", cluster.KeyQueue, f.queue)
+	set("driver-memory", cluster.KeyDriverMemory, f.driverMemory)
+	set("driver-cores", cluster.KeyDriverCores, fmt.Sprint(f.driverCores))
+	set("executor-memory", cluster.KeyExecutorMemory, f.executorMemory)
+	set("executor-cores", cluster.KeyExecutorCores, fmt.Sprint(f.executorCores))
+	set("num-executors", cluster.KeyNumExecutors, fmt.Sprint(f.numExecutors))
+	if mode := conf.Get(cluster.KeyDeployMode, "client"); mode != "client" && mode != "cluster" {
+		return usagef("--deploy-mode must be client or cluster, not %q", mode)
+	}
+	if master.Kind == cluster.MasterLocal && conf.Get(cluster.KeyDeployMode, "client") == "cluster" {
+		return usagef("cluster deploy mode is not compatible with master %q", f.master)
+	}
+	for _, k := range []string{cluster.KeyDriverMemory, cluster.KeyExecutorMemory} {
+		if v, ok := conf.Lookup(k); ok {
+			if _, err := actor.ParseSize(v, 1<<20); err != nil {
+				return usagef("invalid memory %q for %s: %v", v, k, err)
+			}
+		}
+	}
+	for _, k := range []string{cluster.KeyDriverCores, cluster.KeyExecutorCores, cluster.KeyNumExecutors} {
+		if n, err := conf.GetInt(k, 1); err != nil || n < 0 || (n == 0 && k != cluster.KeyNumExecutors) {
+			return usagef("invalid value %q for %s", conf.Get(k, ""), k)
+		}
+	}
+	level := zerolog.WarnLevel
+	if f.verbose {
+		level = zerolog.InfoLevel
+		printParsed(errOut, f, master, conf, args)
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err = cluster.Submit(ctx, cluster.SubmitConfig{Master: master, Class: f.class, Args: args, Conf: conf,
+		Stdout: out, Stderr: errOut, Logger: newLogger(errOut, level, "submit")})
+	if err == nil {
+		return nil
+	}
+	var ue *cluster.UnknownAppError
+	if errors.As(err, &ue) {
+		return usagef("%v", err)
+	}
+	return &exitError{code: 1, err: err}
+}
+
+func printParsed(w io.Writer, f *submitFlags, master cluster.Master, conf *actor.Conf, args []string) {
+	fmt.Fprintf(w, "Parsed arguments:\n  master                  %s\n  deployMode              %s\n  class                   %s\n  childArgs               [%s]\n  propertiesFile          %s\n\nSpark properties used:\n",
+		master, conf.Get(cluster.KeyDeployMode, "client"), f.class, strings.Join(args, " "), f.propertiesFile)
+	all := conf.All()
+	keys := make([]string, 0, len(all))
+	for k := range all {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := all[k]
+		if strings.Contains(strings.ToLower(k), "secret") || strings.Contains(strings.ToLower(k), "password") {
+			v = "*********(redacted)"
+		}
+		fmt.Fprintf(w, "  (%s,%s)\n", k, v)
+	}
+	fmt.Fprintln(w)
+}
+
+// runAppAction is --kill and --status.
+func runAppAction(cmd *cobra.Command, master cluster.Master, f *submitFlags) error {
+	if master.Kind != cluster.MasterRM {
+		return usagef("--kill and --status need a running resource manager: --master rm://host:port")
+	}
+	appID := f.kill + f.status
+	if _, _, err := cluster.ParseAppID(appID); err != nil {
+		return usagef("%v", err)
+	}
+	log := newLogger(cmd.ErrOrStderr(), zerolog.WarnLevel, "submit")
+	env, err := cluster.Network{Logger: &log}.Client("sparkSubmit", nil)
+	if err != nil {
+		return err
+	}
+	defer env.Shutdown(context.Background())
+	ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
+	defer cancel()
+	client := cluster.NewClient(env, master.Address)
+	out := cmd.OutOrStdout()
+	if f.kill != "" {
+		fmt.Fprintf(out, "Killing application %s\n", appID)
+		killed, err := client.Kill(ctx, appID, "")
+		if err != nil {
+			return &exitError{code: 1, err: fmt.Errorf("cannot kill %s: %w", appID, err)}
+		}
+		r, err := client.Report(ctx, appID)
+		if err != nil {
+			return &exitError{code: 1, err: err}
+		}
+		if killed {
+			fmt.Fprintf(out, "Killed application %s (state: %s)\n", appID, r.State)
+		} else {
+			fmt.Fprintf(out, "Application %s had already ended (state: %s, final status: %s)\n", appID, r.State, r.FinalStatus)
+		}
+		return nil
+	}
+	r, err := client.Report(ctx, appID)
+	if err != nil {
+		return &exitError{code: 1, err: fmt.Errorf("cannot get the status of %s: %w", appID, err)}
+	}
+	fmt.Fprintf(out, "Application report for %s (state: %s)\n%s\n", appID, r.State, r)
+	if r.TasksTotal > 0 {
+		fmt.Fprintf(out, "\t tasks: %d done, %d running, of %d\n", r.TasksDone, r.TasksRunning, r.TasksTotal)
+	}
+	return nil
+}
+
+// newLogger returns a human-readable logger on w.
+func newLogger(w io.Writer, level zerolog.Level, component string) zerolog.Logger {
+	zerolog.TimeFieldFormat = time.RFC3339Nano
+	cw := zerolog.ConsoleWriter{Out: w, TimeFormat: "15:04:05.000", NoColor: true}
+	return zerolog.New(cw).Level(level).With().Timestamp().Str("process", component).Logger()
+}
+
+// newApplicationMasterCmd is the command the resource manager starts in an
+// application's first container.
+func newApplicationMasterCmd() *cobra.Command {
+	var (
+		class, rm, driverURL string
+		clientMode           bool
+	)
+	cmd := &cobra.Command{
+		Use:    "applicationmaster --rm HOST:PORT (--class APP [-- ARGS] | --client-mode --driver-url URL)",
+		Short:  "Run an application master (started by the resource manager in a container)",
+		Hidden: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rmAddr, err := actor.ParseHostPort(rm)
+			if err != nil {
+				return usagef("--rm: %v", err)
+			}
+			if clientMode == (driverURL == "") || !clientMode && class == "" {
+				return usagef("give --class (cluster mode) or --client-mode with --driver-url")
+			}
+			appID := os.Getenv("SPARKRPC_APP_ID")
+			if appID == "" {
+				return usagef("SPARKRPC_APP_ID is not set: the application master runs in a container")
+			}
+			conf := actor.NewConf()
+			if file, err := os.Open(cluster.StagingConfFile); err == nil {
+				err = conf.LoadProperties(file)
+				file.Close()
+				if err != nil {
+					return err
+				}
+			}
+			host := os.Getenv("NM_HOST")
+			if host == "" {
+				host = "127.0.0.1"
+			}
+			log := newLogger(cmd.ErrOrStderr(), zerolog.InfoLevel, "applicationmaster")
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			err = cluster.RunApplicationMaster(ctx, cluster.AMConfig{AppID: appID, ContainerID: os.Getenv("CONTAINER_ID"),
+				ResourceManager: rmAddr, Class: class, Args: args, ClientMode: clientMode, DriverURL: driverURL, Conf: conf,
+				Network: cluster.Network{BindHost: host, Logger: &log}, Stdout: cmd.OutOrStdout(), Logger: log})
+			var ee *cluster.ExitError
+			if errors.As(err, &ee) {
+				return &exitError{code: ee.Code, err: errors.New(ee.Reason)}
+			}
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&class, "class", "", "the application to run as the driver")
+	cmd.Flags().StringVar(&rm, "rm", "", "the resource manager's host:port")
+	cmd.Flags().BoolVar(&clientMode, "client-mode", false, "only allocate executors for a driver running elsewhere")
+	cmd.Flags().StringVar(&driverURL, "driver-url", "", "the driver's URL (client mode)")
+	return cmd
+}
