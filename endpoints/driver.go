@@ -438,37 +438,20 @@ func (d *Driver) makeOffers(only *executorData, out *offerResult) {
 // driverEndpoint is the CoarseGrainedScheduler endpoint: serial, on a loop
 // of its own (Spark's IsolatedThreadSafeRpcEndpoint).
 type driverEndpoint struct {
-	d          *Driver
-	stopRevive chan struct{}
+	d *Driver
 }
 
 // ThreadCount makes the endpoint serial on a dedicated goroutine.
 func (e *driverEndpoint) ThreadCount() int { return 1 }
 
+// OnStart revives offers every spark.scheduler.revive.interval, so that
+// tasks are offered even when no event triggers it.
 func (e *driverEndpoint) OnStart(ctx *actor.Context) error {
-	e.stopRevive = make(chan struct{})
-	self, stop, every := ctx.Self(), e.stopRevive, e.d.reviveInterval
-	if every > 0 {
-		go func() {
-			t := time.NewTicker(every)
-			defer t.Stop()
-			for {
-				select {
-				case <-stop:
-					return
-				case <-t.C:
-					if self.Send(&messages.ReviveOffers{}) != nil {
-						return
-					}
-				}
-			}
-		}()
+	if every := e.d.reviveInterval; every > 0 {
+		if _, err := ctx.SendEvery(every, &messages.ReviveOffers{}); err != nil {
+			return err
+		}
 	}
-	return nil
-}
-
-func (e *driverEndpoint) OnStop(*actor.Context) error {
-	close(e.stopRevive)
 	return nil
 }
 

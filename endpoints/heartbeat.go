@@ -17,7 +17,6 @@ type heartbeatReceiver struct {
 	timeout  time.Duration
 	interval time.Duration
 	lastSeen map[string]time.Time
-	stop     chan struct{}
 }
 
 func newHeartbeatReceiver(conf *actor.Conf) (*heartbeatReceiver, error) {
@@ -44,29 +43,10 @@ func heartbeatTimeout(conf *actor.Conf) (time.Duration, error) {
 	return conf.GetDuration(actor.KeyNetworkTimeout, "120s", time.Second)
 }
 
+// OnStart checks for silent executors every spark.network.timeoutInterval.
 func (h *heartbeatReceiver) OnStart(ctx *actor.Context) error {
-	h.stop = make(chan struct{})
-	self, stop, every := ctx.Self(), h.stop, h.interval
-	go func() {
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-				if self.Send(&messages.ExpireDeadHosts{}) != nil {
-					return
-				}
-			}
-		}
-	}()
-	return nil
-}
-
-func (h *heartbeatReceiver) OnStop(*actor.Context) error {
-	close(h.stop)
-	return nil
+	_, err := ctx.SendEvery(h.interval, &messages.ExpireDeadHosts{})
+	return err
 }
 
 func (h *heartbeatReceiver) Receive(ctx *actor.Context, msg proto.Message) error {
