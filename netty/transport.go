@@ -118,7 +118,7 @@ type peer struct {
 	out      outbuf        // encoded frames not yet taken by the writer
 	unsent   []queued      // what buf holds while there is no connection
 	sockAddr actor.RpcAddress
-	removed  bool // dropped from Transport.peers (client peers only)
+	removed  bool          // dropped from Transport.peers (client peers only)
 	drained  chan struct{} // closed by the writer once out is empty (Shutdown's flush)
 }
 
