@@ -1,0 +1,249 @@
+package bench_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sparkrpc/sparkrpc/bench"
+)
+
+// smallConfig is a configuration with small counts, smaller under the race
+// detector.
+func smallConfig(scenarios ...string) bench.Config {
+	cfg := bench.QuickConfig()
+	cfg.Scenarios = scenarios
+	cfg.Count, cfg.WarmupCount = 2000, 100
+	cfg.Endpoints = 200
+	if raceEnabled {
+		cfg.Count = 300
+		cfg.Payloads = []int{16, 1 << 10}
+	}
+	return cfg
+}
+
+func TestConfigValidate(t *testing.T) {
+	tests := []struct {
+		name   string
+		modify func(c *bench.Config)
+		want   error
+	}{
+		{"default", func(*bench.Config) {}, nil},
+		{"unknown scenario", func(c *bench.Config) { c.Scenarios = []string{"local-send", "warp-drive"} }, bench.ErrUnknownScenario},
+		{"negative count", func(c *bench.Config) { c.Count = -1 }, bench.ErrInvalidConfig},
+		{"no count and no duration", func(c *bench.Config) { c.Count, c.Duration = 0, 0 }, bench.ErrInvalidConfig},
+		{"zero in flight", func(c *bench.Config) { c.InFlight = 0 }, bench.ErrInvalidConfig},
+		{"zero senders", func(c *bench.Config) { c.Senders = 0 }, bench.ErrInvalidConfig},
+		{"one endpoint", func(c *bench.Config) { c.Endpoints = 1 }, bench.ErrInvalidConfig},
+		{"zero payload", func(c *bench.Config) { c.Payloads = []int{16, 0} }, bench.ErrInvalidConfig},
+		{"no payloads", func(c *bench.Config) { c.Payloads = nil }, bench.ErrInvalidConfig},
+		{"negative warm-up", func(c *bench.Config) { c.Warmup = -time.Second }, bench.ErrInvalidConfig},
+		{"negative rounds", func(c *bench.Config) { c.Rounds = -1 }, bench.ErrInvalidConfig},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := bench.DefaultConfig()
+			tc.modify(&cfg)
+			err := cfg.Validate()
+			if tc.want == nil && err != nil {
+				t.Fatalf("Validate: %v", err)
+			}
+			if tc.want != nil && !errors.Is(err, tc.want) {
+				t.Fatalf("Validate: %v, want %v", err, tc.want)
+			}
+			if tc.want != nil {
+				if _, err := bench.Run(context.Background(), cfg); !errors.Is(err, tc.want) {
+					t.Fatalf("Run: %v, want %v", err, tc.want)
+				}
+			}
+		})
+	}
+}
+
+func TestReadJSONRejectsOtherDocuments(t *testing.T) {
+	for _, doc := range []string{"", "not json", `{"format_version": 99}`, `[1, 2]`} {
+		if _, err := bench.ReadJSON(strings.NewReader(doc)); !errors.Is(err, bench.ErrBadReport) {
+			t.Errorf("ReadJSON(%q) = %v, want ErrBadReport", doc, err)
+		}
+	}
+	if _, err := bench.ReadJSONFile(t.TempDir() + "/missing.json"); err == nil {
+		t.Error("ReadJSONFile of a missing file succeeded")
+	}
+}
+
+// Run measures sparkrpc and its baselines, verifies every message, and the
+// report survives a JSON round trip and renders as a table.
+func TestRunReportsVerifiedFigures(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cfg := smallConfig(bench.ScenarioLocalSend, bench.ScenarioLocalAsk, bench.ScenarioRemoteAsk)
+	cfg.Payloads = []int{16}
+	var steps []bench.Progress
+	rep, err := bench.Run(ctx, cfg, bench.WithProgress(func(p bench.Progress) { steps = append(steps, p) }))
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if !rep.Passed {
+		t.Fatal("report not passed")
+	}
+	// local-send: 1 sender and 4 senders; local-ask: k=1 and k=64;
+	// remote-ask 16 B: k=1 and k=64.
+	if len(rep.Results) != 6 {
+		t.Fatalf("%d results, want 6", len(rep.Results))
+	}
+	if last := steps[len(steps)-1]; !last.Done || last.Step != last.Steps {
+		t.Fatalf("last progress %+v is not the end", last)
+	}
+	for _, r := range rep.Results {
+		if r.Figures == nil {
+			t.Fatalf("%s: no sparkrpc figures (skipped %q, error %q)", r.Key(), r.Skipped, r.Error)
+		}
+		if v := r.Figures.Verified; !v.OK || v.Received != cfg.Count || v.Sent != cfg.Count || !v.Ordered {
+			t.Fatalf("%s: verification %+v, want %d in order", r.Key(), v, cfg.Count)
+		}
+		if r.Figures.MsgsPerSec <= 0 || r.Figures.Seconds <= 0 {
+			t.Fatalf("%s: figures %+v", r.Key(), r.Figures)
+		}
+		if (r.Params.InFlight > 0) != (r.Figures.Latency != nil) {
+			t.Fatalf("%s: latency %+v for in-flight %d", r.Key(), r.Figures.Latency, r.Params.InFlight)
+		}
+		for _, b := range r.Baselines {
+			if b.Skipped != "" {
+				continue
+			}
+			if b.Figures == nil || !b.Figures.Verified.OK || b.Figures.Verified.Received != cfg.Count {
+				t.Fatalf("%s %s: baseline %+v", r.Key(), b.Name, b)
+			}
+			if _, ok := r.Ratio(b.Name, "msgs_per_sec"); !ok {
+				t.Fatalf("%s: no ratio to %s", r.Key(), b.Name)
+			}
+		}
+	}
+	if got := rep.Results[0].Targets; len(got) != 1 || got[0].Baseline != bench.ImplProtoactor || !got[0].Measured {
+		t.Fatalf("local-send targets %+v", got)
+	}
+
+	var buf bytes.Buffer
+	if err := rep.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	back, err := bench.ReadJSON(&buf)
+	if err != nil {
+		t.Fatalf("ReadJSON: %v", err)
+	}
+	if len(back.Results) != len(rep.Results) || back.Machine.GOMAXPROCS <= 0 || back.Machine.GoVersion == "" {
+		t.Fatalf("round trip lost data: %+v", back.Machine)
+	}
+	if back.Results[3].Figures.Latency.P99 != rep.Results[3].Figures.Latency.P99 {
+		t.Fatal("round trip changed a latency")
+	}
+
+	var table bytes.Buffer
+	if err := rep.WriteTable(&table); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"local-send", "remote-ask", "protoactor", "tcp", "Targets", "≥ 0.95× protoactor Send msgs/s"} {
+		if !strings.Contains(table.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, table.String())
+		}
+	}
+	var cmp bytes.Buffer
+	if err := rep.WriteComparison(&cmp, back); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(cmp.String(), "+0.0%") {
+		t.Errorf("comparison with itself shows no +0.0%% change:\n%s", cmp.String())
+	}
+}
+
+// With several rounds, every implementation is measured each round and the
+// median round is reported.
+func TestRunRounds(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cfg := smallConfig(bench.ScenarioLocalSend)
+	cfg.Senders = 1
+	cfg.Rounds = 3
+	var done []bench.Progress
+	rep, err := bench.Run(ctx, cfg, bench.WithProgress(func(p bench.Progress) {
+		if p.Done {
+			done = append(done, p)
+		}
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(done) != 6 || done[5].Steps != 6 || done[5].Round != 3 {
+		t.Fatalf("progress %+v, want 6 measurements in 3 rounds", done)
+	}
+	r := rep.Results[0]
+	for _, f := range []*bench.Figures{r.Figures, r.Baselines[0].Figures} {
+		if len(f.RoundsMsgsPerSec) != 3 || !f.Verified.OK {
+			t.Fatalf("figures %+v, want 3 verified rounds", f)
+		}
+		lower, higher := 0, 0
+		for _, v := range f.RoundsMsgsPerSec {
+			if v < f.MsgsPerSec {
+				lower++
+			} else if v > f.MsgsPerSec {
+				higher++
+			}
+		}
+		if lower > 1 || higher > 1 {
+			t.Fatalf("%v msg/s is not the median of %v", f.MsgsPerSec, f.RoundsMsgsPerSec)
+		}
+	}
+	// The ratio is the median of the per-round ratios: within the range of
+	// the per-round ratios.
+	ratio, ok := r.Ratio(bench.ImplProtoactor, "msgs_per_sec")
+	if !ok {
+		t.Fatal("no ratio")
+	}
+	lo, hi := 1e18, 0.0
+	for i, v := range r.Figures.RoundsMsgsPerSec {
+		x := v / r.Baselines[0].Figures.RoundsMsgsPerSec[i]
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	if ratio < lo || ratio > hi {
+		t.Fatalf("ratio %v outside the per-round ratios [%v, %v]", ratio, lo, hi)
+	}
+}
+
+func TestMeasureOne(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cfg := smallConfig()
+	p := bench.Variants(cfg, bench.ScenarioManyEndpoints)[0]
+	for _, impl := range []string{bench.ImplSparkrpc, bench.ImplProtoactor} {
+		f, err := bench.MeasureOne(ctx, cfg, bench.ScenarioManyEndpoints, impl, p)
+		if err != nil {
+			t.Fatalf("%s: %v", impl, err)
+		}
+		// Every pair plays whole rounds, so at least Count messages.
+		if !f.Verified.OK || f.Messages < cfg.Count || f.Verified.Received != f.Messages {
+			t.Fatalf("%s: figures %+v", impl, f)
+		}
+	}
+	if _, err := bench.MeasureOne(ctx, cfg, "warp-drive", bench.ImplSparkrpc, p); !errors.Is(err, bench.ErrUnknownScenario) {
+		t.Fatalf("unknown scenario: %v", err)
+	}
+	if _, err := bench.MeasureOne(ctx, cfg, bench.ScenarioLocalSend, "carrier-pigeon", p); !errors.Is(err, bench.ErrUnknownScenario) {
+		t.Fatalf("unknown implementation: %v", err)
+	}
+}
+
+func TestScenariosListed(t *testing.T) {
+	names := bench.ScenarioNames()
+	infos := bench.Scenarios()
+	if len(names) != len(infos) || len(names) < 8 {
+		t.Fatalf("names %v, infos %d", names, len(infos))
+	}
+	for i, info := range infos {
+		if info.Name != names[i] || info.Description == "" {
+			t.Fatalf("scenario %d: %+v", i, info)
+		}
+	}
+}

@@ -1,0 +1,151 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	protoactor "github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/remote"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/sparkrpc/sparkrpc/messages"
+)
+
+// The protoactor-go gRPC remote baseline: two actor systems in this process,
+// each with its remote listening on 127.0.0.1 port 0 (remote.Start listens
+// on Host:Port and advertises the listener's address, so port 0 works). The
+// receiving actor is spawned on the second system and addressed from the
+// first by PID; asks use RequestFuture, whose reply needs the second system
+// to connect back to the first.
+//
+// Configuration (see DESIGN.md §7 for the defects of this remote): a batch of
+// the endpoint writer must stay under gRPC's message size limit, so the batch
+// is capped at about 4 MiB of payload and the limit is raised to 16 MiB; the
+// messages are plain protobuf messages found in the global registry, so no
+// kinds need to be registered.
+
+// remoteGRPCMax is the gRPC message size limit of the baseline.
+const remoteGRPCMax = 16 << 20
+
+// remotePair is two actor systems connected by protoactor's remote.
+type remotePair struct {
+	a, b   *protoactor.ActorSystem
+	ra, rb *remote.Remote
+}
+
+// startRemoteMu serialises remote.Start, which sets gRPC's global logger.
+var startRemoteMu sync.Mutex
+
+func newRemotePair(h *harness, payload int) (*remotePair, error) {
+	batch := max(1, min(1000, (4<<20)/(payload+64)))
+	conf := func() *remote.Config {
+		return remote.Configure("127.0.0.1", 0,
+			remote.WithEndpointWriterBatchSize(batch),
+			remote.WithDialOptions(
+				grpc.WithTransportCredentials(insecure.NewCredentials()),
+				grpc.WithDefaultCallOptions(grpc.MaxCallSendMsgSize(remoteGRPCMax), grpc.MaxCallRecvMsgSize(remoteGRPCMax)),
+			),
+			remote.WithServerOptions(grpc.MaxRecvMsgSize(remoteGRPCMax), grpc.MaxSendMsgSize(remoteGRPCMax)),
+		)
+	}
+	p := &remotePair{a: newActorSystem(h.log), b: newActorSystem(h.log)}
+	p.ra = remote.NewRemote(p.a, conf())
+	p.rb = remote.NewRemote(p.b, conf())
+	if err := startRemote(p.ra); err != nil {
+		return nil, err
+	}
+	if err := startRemote(p.rb); err != nil {
+		p.ra.Shutdown(false)
+		return nil, err
+	}
+	return p, nil
+}
+
+// startRemote starts r; remote.Start panics when it cannot listen.
+func startRemote(r *remote.Remote) (err error) {
+	startRemoteMu.Lock()
+	defer startRemoteMu.Unlock()
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("protoactor remote: %v", v)
+		}
+	}()
+	r.Start()
+	return nil
+}
+
+// close shuts both remotes down together: each one's graceful stop waits for
+// the streams that the other one's shutdown closes.
+func (p *remotePair) close() {
+	var wg sync.WaitGroup
+	for _, r := range []*remote.Remote{p.ra, p.rb} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.Shutdown(true)
+		}()
+	}
+	wg.Wait()
+	p.a.Shutdown()
+	p.b.Shutdown()
+}
+
+// remotePID addresses the actor name on the second system from the first.
+func (p *remotePair) remotePID(name string) *protoactor.PID {
+	return protoactor.NewPID(p.b.Address(), name)
+}
+
+// protoactorRemoteOneway sends the one-way workload of p over the remote.
+func protoactorRemoteOneway(ctx context.Context, h *harness, p Params) (*Figures, error) {
+	pair, err := newRemotePair(h, p.Payload)
+	if err != nil {
+		return nil, err
+	}
+	defer pair.close()
+	sk := &sink{}
+	props := protoactor.PropsFromFunc(func(c protoactor.Context) {
+		if m, ok := c.Message().(*messages.BenchPing); ok {
+			sk.arrive(0, m)
+		}
+	})
+	if _, err := pair.b.Root.SpawnNamed(props, "bench"); err != nil {
+		return nil, fmt.Errorf("spawn: %w", err)
+	}
+	target := pair.remotePID("bench")
+	spec := onewaySpec{
+		senders:   1,
+		receivers: 1,
+		route:     func(int) int { return 0 },
+		window:    h.cfg.window(p.Payload),
+		payload:   make([]byte, p.Payload),
+		sink:      sk,
+		send: func(_ int, m *messages.BenchPing) error {
+			pair.a.Root.Send(target, m)
+			return nil
+		},
+	}
+	return h.measure(ctx, p.Payload, func(ctx context.Context, b budget) (sample, error) {
+		return h.runOneway(ctx, spec, b)
+	})
+}
+
+// protoactorRemoteAsk asks over the remote with RequestFuture.
+func protoactorRemoteAsk(ctx context.Context, h *harness, p Params) (*Figures, error) {
+	pair, err := newRemotePair(h, p.Payload)
+	if err != nil {
+		return nil, err
+	}
+	defer pair.close()
+	sk := &sink{}
+	props := protoactor.PropsFromFunc(func(c protoactor.Context) {
+		if m, ok := c.Message().(*messages.BenchPing); ok {
+			c.Respond(sk.reply(m))
+		}
+	})
+	if _, err := pair.b.Root.SpawnNamed(props, "bench"); err != nil {
+		return nil, fmt.Errorf("spawn: %w", err)
+	}
+	return h.measure(ctx, p.Payload, askRunner(h, p, sk, protoactorAsker(pair.a, pair.remotePID("bench"))))
+}

@@ -1,0 +1,285 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// WriteTable writes the report as a readable table: one row for sparkrpc and
+// one per baseline in each scenario variant, with sparkrpc's ratio to that
+// baseline, then the design targets with met / not met.
+func (rep *Report) WriteTable(w io.Writer) error {
+	m := rep.Machine
+	fmt.Fprintf(w, "sparkrpc bench %s  %s  GOMAXPROCS=%d  cpu %q  rev %s\n\n",
+		rep.Started.Format("2006-01-02 15:04 MST"), m.GoVersion, m.GOMAXPROCS, m.CPUModel, shortRev(m))
+	t := &table{align: "lllrrrrrrrrrl"}
+	t.add("SCENARIO", "PARAMS", "IMPL", "MSG/S", "MB/S", "P50 µs", "P99 µs", "P99.9 µs", "ALLOCS/MSG", "B/MSG",
+		"SPARKRPC ÷ IMPL", "P50 ÷", "CHECKED")
+	for i := range rep.Results {
+		r := &rep.Results[i]
+		row := func(first bool, name string, f *Figures, note string) {
+			scen, params := "", ""
+			if first {
+				scen, params = r.Scenario, r.Params.String()
+			}
+			ratio, p50Ratio := "", ""
+			if !first {
+				ratio, p50Ratio = "-", "-"
+				if v, ok := r.Ratio(name, "msgs_per_sec"); ok {
+					ratio = fmtRatio(v)
+				}
+				if v, ok := r.Ratio(name, "latency_p50"); ok {
+					p50Ratio = fmtRatio(v)
+				} else if f == nil || f.Latency == nil {
+					p50Ratio = ""
+				}
+			}
+			if f == nil || (f.Messages == 0 && note != "") {
+				t.add(scen, params, name, "-", "-", "-", "-", "-", "-", "-", ratio, p50Ratio, note)
+				return
+			}
+			p50, p99, p999 := "-", "-", "-"
+			if f.Latency != nil {
+				p50, p99, p999 = fmtFloat(f.Latency.P50), fmtFloat(f.Latency.P99), fmtFloat(f.Latency.P999)
+			}
+			check := fmtInt(float64(f.Verified.Received)) + " ok"
+			if !f.Verified.OK {
+				check = f.Verified.String()
+			}
+			if note != "" {
+				check = note
+			}
+			t.add(scen, params, name, fmtInt(f.MsgsPerSec), fmtFloat(f.MBPerSec), p50, p99, p999,
+				fmtFloat(f.AllocsPerMsg), fmtInt(f.BytesPerMsg), ratio, p50Ratio, check)
+		}
+		note := r.Error
+		if r.Skipped != "" {
+			note = "skipped: " + r.Skipped
+		}
+		row(true, ImplSparkrpc, r.Figures, note)
+		for _, b := range r.Baselines {
+			note := b.Error
+			if b.Skipped != "" {
+				note = "skipped: " + b.Skipped
+			}
+			row(false, b.Name, b.Figures, note)
+		}
+	}
+	if err := t.write(w); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "CHECKED: messages (or replies) that arrived, each exactly once and in its sender's order.")
+	return rep.writeTargets(w)
+}
+
+// table aligns columns: align holds 'l' or 'r' per column.
+type table struct {
+	align string
+	rows  [][]string
+}
+
+func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+
+func (t *table) write(w io.Writer) error {
+	widths := make([]int, len(t.align))
+	for _, row := range t.rows {
+		for i, c := range row {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	var b strings.Builder
+	for _, row := range t.rows {
+		b.Reset()
+		for i, c := range row {
+			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c))
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			if t.align[i] == 'r' {
+				b.WriteString(pad + c)
+			} else if i < len(row)-1 {
+				b.WriteString(c + pad)
+			} else {
+				b.WriteString(c)
+			}
+		}
+		if _, err := fmt.Fprintln(w, strings.TrimRight(b.String(), " ")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (rep *Report) writeTargets(w io.Writer) error {
+	var any bool
+	for _, r := range rep.Results {
+		any = any || len(r.Targets) > 0
+	}
+	if !any {
+		return nil
+	}
+	fmt.Fprintln(w, "\nTargets (DESIGN.md §6):")
+	t := &table{align: "lllrl"}
+	t.add("SCENARIO", "PARAMS", "TARGET", "MEASURED", "RESULT")
+	for _, r := range rep.Results {
+		for _, tg := range r.Targets {
+			measured, result := "-", "not measured"
+			if tg.Measured {
+				if tg.Baseline != "" {
+					measured = fmtRatio(tg.Value)
+				} else {
+					measured = fmtFloat(tg.Value)
+				}
+				result = "not met"
+				if tg.Met {
+					result = "met"
+				}
+			} else if r.Skipped != "" {
+				result = "not measured (" + r.Skipped + ")"
+			}
+			t.add(r.Scenario, r.Params.String(), tg.Name, measured, result)
+		}
+	}
+	return t.write(w)
+}
+
+// WriteComparison writes the change from old to rep for every scenario
+// variant and implementation present in both: messages per second, p50
+// latency for asks, and sparkrpc's ratio to each baseline.
+func (rep *Report) WriteComparison(w io.Writer, old *Report) error {
+	fmt.Fprintf(w, "\nChange against %s (rev %s) -> %s (rev %s):\n",
+		old.Started.Format("2006-01-02 15:04 MST"), shortRev(old.Machine),
+		rep.Started.Format("2006-01-02 15:04 MST"), shortRev(rep.Machine))
+	if old.Machine.CPUModel != rep.Machine.CPUModel || old.Machine.GOMAXPROCS != rep.Machine.GOMAXPROCS {
+		fmt.Fprintf(w, "note: different machines (%q, GOMAXPROCS=%d vs %q, GOMAXPROCS=%d): compare the ratios, not the absolute figures\n",
+			old.Machine.CPUModel, old.Machine.GOMAXPROCS, rep.Machine.CPUModel, rep.Machine.GOMAXPROCS)
+	}
+	oldByKey := make(map[string]*Result)
+	for i := range old.Results {
+		oldByKey[old.Results[i].Key()] = &old.Results[i]
+	}
+	t := &table{align: "lllrrrrrrrr"}
+	t.add("SCENARIO", "PARAMS", "IMPL", "OLD MSG/S", "NEW MSG/S", "CHANGE", "OLD P50 µs", "NEW P50 µs", "CHANGE", "OLD RATIO", "NEW RATIO")
+	matched := 0
+	for i := range rep.Results {
+		r := &rep.Results[i]
+		o, ok := oldByKey[r.Key()]
+		if !ok {
+			continue
+		}
+		matched++
+		first := true
+		line := func(name string, nf, of *Figures, ratioOld, ratioNew string) {
+			scen, params := "", ""
+			if first {
+				scen, params = r.Scenario, r.Params.String()
+				first = false
+			}
+			oldMsgs, newMsgs, chMsgs := "-", "-", "-"
+			oldP50, newP50, chP50 := "-", "-", "-"
+			if of != nil {
+				oldMsgs = fmtInt(of.MsgsPerSec)
+			}
+			if nf != nil {
+				newMsgs = fmtInt(nf.MsgsPerSec)
+			}
+			if of != nil && nf != nil && of.MsgsPerSec > 0 {
+				chMsgs = fmtChange(nf.MsgsPerSec / of.MsgsPerSec)
+			}
+			if of != nil && of.Latency != nil {
+				oldP50 = fmtFloat(of.Latency.P50)
+			}
+			if nf != nil && nf.Latency != nil {
+				newP50 = fmtFloat(nf.Latency.P50)
+			}
+			if of != nil && nf != nil && of.Latency != nil && nf.Latency != nil && of.Latency.P50 > 0 {
+				chP50 = fmtChange(nf.Latency.P50 / of.Latency.P50)
+			}
+			t.add(scen, params, name, oldMsgs, newMsgs, chMsgs, oldP50, newP50, chP50, ratioOld, ratioNew)
+		}
+		line(ImplSparkrpc, r.Figures, o.Figures, "", "")
+		for _, b := range r.Baselines {
+			var of *Figures
+			if ob := o.Baseline(b.Name); ob != nil {
+				of = ob.Figures
+			}
+			ro, rn := "-", "-"
+			if v, ok := o.Ratio(b.Name, "msgs_per_sec"); ok {
+				ro = fmtRatio(v)
+			}
+			if v, ok := r.Ratio(b.Name, "msgs_per_sec"); ok {
+				rn = fmtRatio(v)
+			}
+			line(b.Name, b.Figures, of, ro, rn)
+		}
+	}
+	if err := t.write(w); err != nil {
+		return err
+	}
+	if matched == 0 {
+		fmt.Fprintln(w, "(no scenario variant of this run is in the earlier one)")
+	}
+	return nil
+}
+
+func shortRev(m Machine) string {
+	rev := m.GitRevision
+	if rev == "" {
+		return "unknown"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if m.GitModified {
+		rev += "+modified"
+	}
+	return rev
+}
+
+// fmtInt formats a figure as an integer with thousands separators.
+func fmtInt(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "-"
+	}
+	s := strconv.FormatInt(int64(math.Round(v)), 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// fmtFloat formats a figure with three significant digits (at least one
+// decimal below 100).
+func fmtFloat(v float64) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "-"
+	case v >= 1000:
+		return fmtInt(v)
+	case v >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case v >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	default:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+}
+
+func fmtRatio(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) + "×" }
+
+func fmtChange(r float64) string {
+	return fmt.Sprintf("%+.1f%%", (r-1)*100)
+}
