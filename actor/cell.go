@@ -92,10 +92,18 @@ func (c *cell) post(msg any) {
 func (c *cell) Receive(actx protoactor.Context) {
 	switch m := actx.Message().(type) {
 	case *Future:
-		c.dispatch(func() { c.handleAsk(m.req, nil, m) })
+		if c.inline() {
+			c.handleAsk(m.req, nil, m) // no closure on the serial path
+		} else {
+			c.dispatch(func() { c.handleAsk(m.req, nil, m) })
+		}
 	case proto.Message:
 		if sender := actx.Sender(); sender != nil {
-			c.dispatch(func() { c.handleAsk(m, sender, nil) })
+			if c.inline() {
+				c.handleAsk(m, sender, nil)
+			} else {
+				c.dispatch(func() { c.handleAsk(m, sender, nil) })
+			}
 		} else if c.workers == nil {
 			c.handleSend(m) // the hot path: no closure
 		} else {
@@ -118,10 +126,14 @@ func (c *cell) Receive(actx protoactor.Context) {
 	}
 }
 
+// inline reports whether a message is handled on the mailbox's goroutine
+// (always, except on a concurrent endpoint that has not stopped).
+func (c *cell) inline() bool { return c.workers == nil || c.stopped.Load() }
+
 // dispatch runs fn inline, or on the worker goroutines of a concurrent
 // endpoint.
 func (c *cell) dispatch(fn func()) {
-	if c.workers == nil || c.stopped.Load() {
+	if c.inline() {
 		fn()
 		return
 	}

@@ -89,9 +89,14 @@
 //
 // naming the key exactly once, so that the fix is obvious. A zero or negative
 // timeout is refused with ErrInvalidTimeout; InfiniteTimeout never expires.
+// An ask does not create a timer while it is fast: the env arms the timer
+// of an ask that is still pending a few milliseconds after it was made, so
+// a timeout fires no earlier than its duration and at most a few
+// milliseconds later.
 //
-// Cancelling the context given to Ask fails the ask at once with the
-// context's cause (context.WithCancelCause), which errors.Is finds. Lookups
+// Cancelling the context given to Ask fails the ask with the context's
+// cause (context.WithCancelCause), which errors.Is finds: Result and Wait
+// return at once, Done is closed within a few milliseconds. Lookups
 // (SetupEndpointRef) use spark.rpc.lookupTimeout.
 //
 // # Message loops

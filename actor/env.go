@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -73,8 +72,7 @@ type Env struct {
 	live      sync.WaitGroup
 	stopped   atomic.Bool
 
-	pendingMu sync.Mutex
-	pending   map[string]map[*Future]struct{}
+	futures *futureRegistry // pending asks
 
 	shutdownOnce sync.Once
 	terminated   chan struct{}
@@ -102,7 +100,7 @@ func NewEnv(name string, conf *Conf, opts ...Option) (*Env, error) {
 		log:        base.With().Str("component", "rpcenv").Str("env", name).Logger(),
 		transport:  o.transport,
 		onDrop:     o.onDrop,
-		pending:    make(map[string]map[*Future]struct{}),
+		futures:    newFutureRegistry(),
 		terminated: make(chan struct{}),
 	}
 	var err error
@@ -146,6 +144,7 @@ func NewEnv(name string, conf *Conf, opts ...Option) (*Env, error) {
 		})
 	}
 	e.shared = newPoolDispatcher(threads, 300)
+	e.futures.start()
 	if e.transport != nil && !e.info.ClientMode {
 		if _, err := e.RegisterEndpoint(VerifierName, &verifier{env: e}); err != nil {
 			_ = e.Shutdown(context.Background())
@@ -214,7 +213,7 @@ func (e *Env) RegisterEndpoint(name string, ep Endpoint) (*Ref, error) {
 		disp = c.loop
 	}
 	props := protoactor.PropsFromProducer(func() protoactor.Actor { return c },
-		protoactor.WithDispatcher(disp), protoactor.WithMailbox(protoactor.Unbounded()))
+		protoactor.WithDispatcher(disp), protoactor.WithMailbox(newMailbox))
 	e.endpoints.Store(name, c)
 	e.live.Add(1)
 	if _, err := e.system.Root.SpawnNamed(props, name); err != nil {
@@ -308,17 +307,10 @@ func (e *Env) finishShutdown() {
 	if e.transport != nil {
 		e.shutdownErr = e.transport.Shutdown(context.Background())
 	}
-	e.pendingMu.Lock()
-	var futs []*Future
-	for _, m := range e.pending {
-		for f := range m {
-			futs = append(futs, f)
-		}
-	}
-	e.pendingMu.Unlock()
-	for _, f := range futs {
+	for _, f := range e.futures.pending(func(*Future) bool { return true }) {
 		f.complete(nil, ErrEnvStopped)
 	}
+	e.futures.close()
 	e.shared.closeAndWait()
 	e.system.Shutdown()
 	e.log.Debug().Msg("env terminated")
@@ -413,6 +405,18 @@ func (e *Env) reply(to *protoactor.PID, msg proto.Message) {
 	if to == nil {
 		return
 	}
+	if to.Address == e.identity {
+		if e.DeliverReply(to.Id, msg) {
+			return
+		}
+	} else if e.transport != nil {
+		// A reply to another env: straight to the transport, as
+		// remoteProcess would do after protoactor resolved the PID.
+		if err := e.transport.Send(to, nil, msg); err != nil {
+			e.Undeliverable(to, nil, msg, err)
+		}
+		return
+	}
 	e.system.Root.Send(to, msg)
 }
 
@@ -452,7 +456,7 @@ func (e *Env) onDeadLetter(ev any) {
 	case *Future:
 		m.complete(nil, &EndpointNotFoundError{Name: dl.PID.Id})
 	case proto.Message:
-		if strings.HasPrefix(dl.PID.Id, "future$") {
+		if isFutureID(dl.PID.Id) {
 			e.log.Debug().Str("to", dl.PID.Id).Msg("Ignored a reply to an ask that has completed")
 			return
 		}
@@ -460,28 +464,6 @@ func (e *Env) onDeadLetter(ev any) {
 			e.dropped(dl.PID.Id, m)
 		}
 	}
-}
-
-func (e *Env) addPending(peer string, f *Future) {
-	e.pendingMu.Lock()
-	m := e.pending[peer]
-	if m == nil {
-		m = make(map[*Future]struct{})
-		e.pending[peer] = m
-	}
-	m[f] = struct{}{}
-	e.pendingMu.Unlock()
-}
-
-func (e *Env) removePending(peer string, f *Future) {
-	e.pendingMu.Lock()
-	if m := e.pending[peer]; m != nil {
-		delete(m, f)
-		if len(m) == 0 {
-			delete(e.pending, peer)
-		}
-	}
-	e.pendingMu.Unlock()
 }
 
 func (e *Env) postToAll(ev *netEvent) {
@@ -501,6 +483,9 @@ func (e *Env) postToAll(ev *netEvent) {
 
 // Deliver implements TransportHost.
 func (e *Env) Deliver(target, sender *protoactor.PID, msg proto.Message) {
+	if sender == nil && e.DeliverReply(target.Id, msg) {
+		return
+	}
 	var m any = msg
 	if sender != nil {
 		m = &protoactor.MessageEnvelope{Message: msg, Sender: sender}
@@ -517,7 +502,7 @@ func (e *Env) Deliver(target, sender *protoactor.PID, msg proto.Message) {
 			return
 		}
 	}
-	if sender == nil && strings.HasPrefix(target.Id, "future$") {
+	if sender == nil && isFutureID(target.Id) {
 		// A reply to an ask that has completed (timed out, aborted): not a
 		// message dropped by a stopped endpoint.
 		e.log.Debug().Str("to", target.Id).Msg("Ignored a reply to an ask that has completed")
@@ -534,6 +519,45 @@ func (e *Env) Deliver(target, sender *protoactor.PID, msg proto.Message) {
 		return
 	}
 	e.dropped(target.Id, msg)
+}
+
+// DeliverReply hands msg, a reply or an RpcFailure, to the pending ask
+// whose reply-to PID has the id id, and reports whether there was one. It
+// is Deliver for a target that is an ask of this env, without building the
+// target's PID; a transport may call it first for a message without a
+// sender whose target id starts with "future$", and call Deliver when it
+// returns false.
+func (e *Env) DeliverReply(id string, msg proto.Message) bool {
+	f := e.future(id)
+	if f == nil {
+		return false
+	}
+	f.receive(msg)
+	return true
+}
+
+// DeliverReplyBytes is DeliverReply with the id as bytes (as a transport
+// decodes it), so that routing a reply allocates nothing.
+func (e *Env) DeliverReplyBytes(id []byte, msg proto.Message) bool {
+	n, ok := parseFutureID(id)
+	if !ok {
+		return false
+	}
+	f := e.futures.lookup(n)
+	if f == nil {
+		return false
+	}
+	f.receive(msg)
+	return true
+}
+
+// future returns the pending remote ask whose reply-to id is id.
+func (e *Env) future(id string) *Future {
+	n, ok := parseFutureID(id)
+	if !ok {
+		return nil
+	}
+	return e.futures.lookup(n)
 }
 
 // Connected implements TransportHost.
@@ -564,6 +588,10 @@ func (e *Env) Undeliverable(target, sender *protoactor.PID, msg proto.Message, e
 		return
 	}
 	if sender.Address == e.identity {
+		if f := e.future(sender.Id); f != nil {
+			f.complete(nil, err)
+			return
+		}
 		if p, ok := e.system.ProcessRegistry.GetLocal(sender.Id); ok {
 			if f, ok := p.(*Future); ok {
 				f.complete(nil, err)
@@ -580,11 +608,7 @@ func (e *Env) Undeliverable(target, sender *protoactor.PID, msg proto.Message, e
 }
 
 func (e *Env) failPending(peer string, err error) {
-	e.pendingMu.Lock()
-	m := e.pending[peer]
-	delete(e.pending, peer)
-	e.pendingMu.Unlock()
-	for f := range m {
+	for _, f := range e.futures.pending(func(f *Future) bool { return f.peer == peer }) {
 		f.complete(nil, err)
 	}
 }

@@ -19,9 +19,10 @@ import (
 // depends on closes. Its methods are safe for concurrent use by any number of
 // goroutines.
 //
-// For a remote ask the Future is also a protoactor process registered under
-// its own id, which is the sender PID of the request: the reply comes back to
-// it over the transport.
+// A remote ask is registered in its env under an id of its own, which is
+// the sender PID of the request: the reply comes back to it over the
+// transport (Env.Deliver, Env.DeliverReply). A Future is also a protoactor
+// Process, so that protoactor code holding one can complete it.
 type Future struct {
 	done  chan struct{}
 	state atomic.Uint32
@@ -32,12 +33,16 @@ type Future struct {
 	req     proto.Message // the request of a local ask; never changed after newFuture
 	timeout RpcTimeout
 	target  *Ref
+	ctx     context.Context // the ask's context when it can end, else nil
+	id      uint64          // registry id of a remote ask, 0 otherwise
+	peer    string          // identity of the peer of a remote ask
+	queued  bool            // queued for the sweeper (set and read by the asker)
+	replyTo protoactor.PID  // the sender PID of a remote ask
 
 	mu     sync.Mutex
 	timer  *time.Timer
 	stopFn func() bool
-	pid    *protoactor.PID // registered id of a remote ask
-	peer   string          // identity of the peer of a remote ask
+	armed  bool
 }
 
 func newFuture(e *Env, target *Ref, req proto.Message, t RpcTimeout) *Future {
@@ -50,19 +55,40 @@ func failedFuture(err error) *Future {
 	return f
 }
 
-// arm starts the timeout and the context watch. It runs before the request
-// is sent, so that a fast reply always finds them set.
-func (f *Future) arm(ctx context.Context) {
-	f.mu.Lock()
-	if !f.timeout.infinite() {
-		f.timer = time.AfterFunc(f.timeout.Duration, f.expire)
-	}
+// watch records what the ask must watch: its deadline and its context. It
+// runs before the request is sent; the env's registry arms the timer and the
+// context watch when the ask outlives a tick of its sweeper (see
+// futureRegistry).
+func (f *Future) watch(ctx context.Context) {
 	if ctx.Done() != nil {
-		f.stopFn = context.AfterFunc(ctx, func() {
-			f.complete(nil, fmt.Errorf("ask aborted: %w", context.Cause(ctx)))
-		})
+		f.ctx = ctx
 	}
-	f.mu.Unlock()
+}
+
+// arm starts the timeout and the context watch, unless the future has
+// completed or is armed already. since is when the ask was made at the
+// latest: the timeout fires at since+timeout (the zero time: now).
+func (f *Future) arm(since time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.armed || f.state.Load() != 0 {
+		return
+	}
+	f.armed = true
+	if !f.timeout.infinite() {
+		d := f.timeout.Duration
+		if !since.IsZero() {
+			d = time.Until(since.Add(d))
+		}
+		f.timer = time.AfterFunc(d, f.expire)
+	}
+	if ctx := f.ctx; ctx != nil {
+		f.stopFn = context.AfterFunc(ctx, func() { f.abort(ctx) })
+	}
+}
+
+func (f *Future) abort(ctx context.Context) {
+	f.complete(nil, fmt.Errorf("ask aborted: %w", context.Cause(ctx)))
 }
 
 func (f *Future) expire() {
@@ -81,8 +107,8 @@ func (f *Future) complete(res proto.Message, err error) bool {
 	f.res, f.err = res, err
 	close(f.done)
 	f.mu.Lock()
-	timer, stopFn, pid, peer := f.timer, f.stopFn, f.pid, f.peer
-	f.timer, f.stopFn, f.pid = nil, nil, nil
+	timer, stopFn := f.timer, f.stopFn
+	f.timer, f.stopFn = nil, nil
 	f.mu.Unlock()
 	if timer != nil {
 		timer.Stop()
@@ -90,9 +116,8 @@ func (f *Future) complete(res proto.Message, err error) bool {
 	if stopFn != nil {
 		stopFn()
 	}
-	if pid != nil {
-		f.env.system.ProcessRegistry.Remove(pid)
-		f.env.removePending(peer, f)
+	if f.id != 0 {
+		f.env.futures.remove(f.id)
 	}
 	return true
 }
@@ -100,11 +125,21 @@ func (f *Future) complete(res proto.Message, err error) bool {
 // Done is closed when the future completes.
 func (f *Future) Done() <-chan struct{} { return f.done }
 
-// Result waits for the future and returns the reply or the error. It always
-// returns: every ask completes, at the latest when its timeout passes
-// (except an ask made with InfiniteTimeout, which waits for its reply, its
-// context or its connection).
+// Result waits for the future and returns the reply or the error; when the
+// ask's context ends first, it completes the ask with the context's cause at
+// once. It always returns: every ask completes, at the latest when its
+// timeout passes (except an ask made with InfiniteTimeout, which waits for
+// its reply, its context or its connection).
 func (f *Future) Result() (proto.Message, error) {
+	if ctx := f.ctx; ctx != nil {
+		select {
+		case <-f.done:
+		case <-ctx.Done():
+			f.abort(ctx)
+			<-f.done
+		}
+		return f.res, f.err
+	}
 	<-f.done
 	return f.res, f.err
 }
@@ -117,8 +152,16 @@ func (f *Future) Wait(ctx context.Context) (proto.Message, error) {
 		return f.res, f.err
 	default:
 	}
+	var askDone <-chan struct{}
+	if f.ctx != nil {
+		askDone = f.ctx.Done()
+	}
 	select {
 	case <-f.done:
+		return f.res, f.err
+	case <-askDone:
+		f.abort(f.ctx)
+		<-f.done
 		return f.res, f.err
 	case <-ctx.Done():
 		return nil, context.Cause(ctx)
@@ -129,6 +172,12 @@ func (f *Future) Wait(ctx context.Context) (proto.Message, error) {
 // it makes *Future a protoactor Process.
 func (f *Future) SendUserMessage(_ *protoactor.PID, message any) {
 	_, msg, _ := protoactor.UnwrapEnvelope(message)
+	f.receive(msg)
+}
+
+// receive completes the future with a reply, or with the failure it
+// carries.
+func (f *Future) receive(msg any) {
 	switch m := msg.(type) {
 	case *messages.RpcFailure:
 		f.complete(nil, FailureFromProto(m))

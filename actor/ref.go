@@ -96,7 +96,8 @@ func (r *Ref) Send(msg proto.Message) error {
 
 // Ask sends msg and returns a future for the reply, with the env's default
 // ask timeout (spark.rpc.askTimeout, else spark.network.timeout, else 120s).
-// Cancelling ctx fails the future at once with ctx's cause.
+// Cancelling ctx fails the future with ctx's cause: Result and Wait return at
+// once, Done is closed within a few milliseconds.
 func (r *Ref) Ask(ctx context.Context, msg proto.Message) *Future {
 	return r.AskWithTimeout(ctx, msg, r.env.askTimeout)
 }
@@ -123,7 +124,8 @@ func (r *Ref) AskWithTimeout(ctx context.Context, msg proto.Message, t RpcTimeou
 			f.complete(nil, &EndpointNotFoundError{Name: r.name})
 			return f
 		}
-		f.arm(ctx)
+		f.watch(ctx)
+		e.futures.track(f)
 		c.post(f)
 		return f
 	}
@@ -131,13 +133,13 @@ func (r *Ref) AskWithTimeout(ctx context.Context, msg proto.Message, t RpcTimeou
 		f.complete(nil, ErrNoTransport)
 		return f
 	}
-	// The reply-to PID is kept in a local: complete clears f.pid, and it can
-	// run (timeout, abort) as soon as the future is armed.
-	replyTo, _ := e.system.ProcessRegistry.Add(f, "future"+e.system.ProcessRegistry.NextId())
-	f.pid = replyTo
+	// The future is registered (and its timeout set) before the request
+	// is sent, so that a fast reply always finds it.
 	f.peer = r.pid.Address
-	e.addPending(f.peer, f)
-	f.arm(ctx)
+	f.watch(ctx)
+	id := e.futures.add(f)
+	replyTo := &f.replyTo // one allocation with the future
+	replyTo.Address, replyTo.Id = e.identity, futureID(id)
 	if err := e.transport.Send(r.pid, replyTo, msg); err != nil {
 		f.complete(nil, err)
 	}

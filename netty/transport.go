@@ -73,6 +73,12 @@ func (e *EncodeError) Unwrap() error { return e.Err }
 // ErrTransportClosed is returned by Send after Shutdown.
 var ErrTransportClosed = errors.New("netty: transport is shut down")
 
+// replyDeliverer is implemented by a host (*actor.Env) that routes a reply
+// to its ask from the target id's bytes.
+type replyDeliverer interface {
+	DeliverReplyBytes(id []byte, msg proto.Message) bool
+}
+
 // Transport is the TCP implementation of actor.Transport. Create it with
 // NewTransport and hand it to actor.NewEnv with actor.WithTransport, or use
 // NewEnv. Its methods are safe for concurrent use.
@@ -80,6 +86,7 @@ type Transport struct {
 	opts options
 
 	host           actor.TransportHost
+	replies        replyDeliverer // host, when it routes replies by id
 	log            zerolog.Logger
 	info           actor.TransportInfo
 	maxSize        int
@@ -167,6 +174,7 @@ func (t *Transport) Start(host actor.TransportHost) (actor.TransportInfo, error)
 		return actor.TransportInfo{}, errors.New("netty: transport already started")
 	}
 	t.host = host
+	t.replies, _ = host.(replyDeliverer)
 	t.log = host.Logger()
 	if t.opts.logger != nil {
 		t.log = *t.opts.logger
@@ -882,6 +890,14 @@ func (c *conn) handle(b []byte) error {
 		return err
 	}
 	t := c.t
+	var msg proto.Message
+	if len(e.senderID) == 0 && t.replies != nil && bytes.HasPrefix(e.target, []byte(futurePrefix)) {
+		// A reply: route it to its ask without building (or caching) a
+		// PID for a target that is used once.
+		if msg, err = c.decode(e.typ, e.payload); err == nil && t.replies.DeliverReplyBytes(e.target, msg) {
+			return nil
+		}
+	}
 	target := c.pids[string(e.target)]
 	if target == nil {
 		if len(c.pids) >= cacheLimit {
@@ -898,25 +914,43 @@ func (c *conn) handle(b []byte) error {
 		}
 		sender = &protoactor.PID{Address: addr, Id: string(e.senderID)}
 	}
-	mt := c.types[string(e.typ)]
-	if mt == nil {
-		mt, err = protoregistry.GlobalTypes.FindMessageByName(protoreflect.FullName(e.typ))
-		if err != nil {
-			c.undecodable(target, sender, string(e.typ), fmt.Errorf("unknown message type %s", e.typ))
+	if msg == nil {
+		if msg, err = c.decode(e.typ, e.payload); err != nil {
+			c.undecodable(target, sender, string(e.typ), err)
 			return nil
+		}
+	}
+	t.host.Deliver(target, sender, msg)
+	return nil
+}
+
+// decodeOpts unmarshals into a new message: there is nothing to reset.
+var decodeOpts = proto.UnmarshalOptions{Merge: true}
+
+// errUnknownType marks a message type that is not in the protobuf registry.
+type errUnknownType struct{ typ string }
+
+func (e *errUnknownType) Error() string { return "unknown message type " + e.typ }
+
+// decode unmarshals a payload of the message type typ.
+func (c *conn) decode(typ, payload []byte) (proto.Message, error) {
+	mt := c.types[string(typ)]
+	if mt == nil {
+		var err error
+		mt, err = protoregistry.GlobalTypes.FindMessageByName(protoreflect.FullName(typ))
+		if err != nil {
+			return nil, &errUnknownType{string(typ)}
 		}
 		if len(c.types) >= cacheLimit {
 			clear(c.types)
 		}
-		c.types[string(e.typ)] = mt
+		c.types[string(typ)] = mt
 	}
 	msg := mt.New().Interface()
-	if err := proto.Unmarshal(e.payload, msg); err != nil {
-		c.undecodable(target, sender, string(e.typ), err)
-		return nil
+	if err := decodeOpts.Unmarshal(payload, msg); err != nil {
+		return nil, err
 	}
-	t.host.Deliver(target, sender, msg)
-	return nil
+	return msg, nil
 }
 
 // undecodable fails the asker of a message that cannot be decoded: the

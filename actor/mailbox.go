@@ -1,0 +1,217 @@
+package actor
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	protoactor "github.com/asynkron/protoactor-go/actor"
+)
+
+// mailbox is the protoactor Mailbox of every endpoint: an unbounded queue
+// with the semantics of protoactor's default mailbox (system messages
+// first, suspend and resume, a panic escalated, Throughput messages per
+// turn before yielding) that hands user messages to its consumer in
+// batches: a sender appends to a chain of fixed-size segments under a
+// mutex, and the consumer takes the whole chain at once, so that it locks
+// once per batch instead of once per message. Segments are recycled; an
+// idle mailbox holds none.
+type mailbox struct {
+	mu         sync.Mutex
+	head, tail *segment // posted user messages not yet taken
+	sys        []any    // posted system messages
+	nsys       atomic.Int32
+
+	status atomic.Int32 // mailboxIdle or mailboxRunning
+
+	invoker    protoactor.MessageInvoker
+	dispatcher protoactor.Dispatcher
+
+	// Owned by the goroutine that runs the mailbox.
+	cur       *segment // the batch being processed
+	pos       int      // next message of cur
+	suspended bool
+}
+
+// segmentSize is the number of messages of a segment.
+const segmentSize = 128
+
+type segment struct {
+	msgs [segmentSize]any
+	n    int
+	next *segment
+}
+
+var segmentPool = sync.Pool{New: func() any { return new(segment) }}
+
+const (
+	mailboxIdle int32 = iota
+	mailboxRunning
+)
+
+func newMailbox() protoactor.Mailbox { return &mailbox{} }
+
+// PostUserMessage queues a user message. Like protoactor's mailbox, it
+// also queues each message of a MessageBatch before the batch itself.
+func (m *mailbox) PostUserMessage(msg any) {
+	if batch, ok := msg.(protoactor.MessageBatch); ok {
+		for _, inner := range batch.GetMessages() {
+			m.PostUserMessage(inner)
+		}
+	} else if env, ok := msg.(*protoactor.MessageEnvelope); ok {
+		if batch, ok := env.Message.(protoactor.MessageBatch); ok {
+			for _, inner := range batch.GetMessages() {
+				m.PostUserMessage(inner)
+			}
+		}
+	}
+	m.mu.Lock()
+	t := m.tail
+	if t == nil || t.n == segmentSize {
+		s := segmentPool.Get().(*segment)
+		if t == nil {
+			m.head = s
+		} else {
+			t.next = s
+		}
+		m.tail, t = s, s
+	}
+	t.msgs[t.n] = msg
+	t.n++
+	m.mu.Unlock()
+	m.schedule()
+}
+
+// PostSystemMessage queues a system message; it is handled before any
+// user message still queued.
+func (m *mailbox) PostSystemMessage(msg any) {
+	m.mu.Lock()
+	m.sys = append(m.sys, msg)
+	m.nsys.Add(1)
+	m.mu.Unlock()
+	m.schedule()
+}
+
+// RegisterHandlers implements protoactor.Mailbox.
+func (m *mailbox) RegisterHandlers(invoker protoactor.MessageInvoker, dispatcher protoactor.Dispatcher) {
+	m.invoker = invoker
+	m.dispatcher = dispatcher
+}
+
+// Start implements protoactor.Mailbox.
+func (m *mailbox) Start() {}
+
+// UserMessageCount returns the number of user messages queued and not yet
+// taken by the consumer (a batch being processed is not counted).
+func (m *mailbox) UserMessageCount() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for s := m.head; s != nil; s = s.next {
+		n += s.n
+	}
+	return n
+}
+
+func (m *mailbox) schedule() {
+	if m.status.Load() == mailboxIdle && m.status.CompareAndSwap(mailboxIdle, mailboxRunning) {
+		m.dispatcher.Schedule(m.process)
+	}
+}
+
+func (m *mailbox) process() {
+	for {
+		m.run()
+		// run leaves a batch behind when it was suspended or a handler
+		// panicked.
+		suspended, batch := m.suspended, m.cur != nil
+		m.status.Store(mailboxIdle)
+		// A message posted after run saw none found the mailbox running
+		// and did not schedule it: look again.
+		m.mu.Lock()
+		more := len(m.sys) > 0 || (!suspended && (batch || m.head != nil))
+		m.mu.Unlock()
+		if !more || !m.status.CompareAndSwap(mailboxIdle, mailboxRunning) {
+			return
+		}
+	}
+}
+
+func (m *mailbox) run() {
+	var msg any
+	defer func() {
+		if r := recover(); r != nil {
+			m.invoker.EscalateFailure(r, msg)
+		}
+	}()
+	i, t := 0, m.dispatcher.Throughput()
+	for {
+		if i > t {
+			i = 0
+			runtime.Gosched()
+		}
+		i++
+		if m.nsys.Load() > 0 {
+			if msg = m.popSystem(); msg != nil {
+				switch msg.(type) {
+				case *protoactor.SuspendMailbox:
+					m.suspended = true
+				case *protoactor.ResumeMailbox:
+					m.suspended = false
+				default:
+					m.invoker.InvokeSystemMessage(msg)
+				}
+				continue
+			}
+		}
+		if m.suspended {
+			return
+		}
+		if msg = m.next(); msg == nil {
+			return
+		}
+		m.invoker.InvokeUserMessage(msg)
+	}
+}
+
+// next returns the next user message, or nil when none is queued.
+func (m *mailbox) next() any {
+	for {
+		if s := m.cur; s != nil {
+			if m.pos < s.n {
+				msg := s.msgs[m.pos]
+				s.msgs[m.pos] = nil
+				m.pos++
+				if msg == nil {
+					continue // nothing to deliver
+				}
+				return msg
+			}
+			m.cur, m.pos = s.next, 0
+			s.n, s.next = 0, nil
+			segmentPool.Put(s)
+			continue
+		}
+		m.mu.Lock()
+		m.cur = m.head
+		m.head, m.tail = nil, nil
+		m.mu.Unlock()
+		if m.cur == nil {
+			return nil
+		}
+	}
+}
+
+func (m *mailbox) popSystem() any {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.sys) == 0 {
+		return nil
+	}
+	msg := m.sys[0]
+	n := copy(m.sys, m.sys[1:])
+	m.sys[n] = nil
+	m.sys = m.sys[:n]
+	m.nsys.Add(-1)
+	return msg
+}
