@@ -42,6 +42,24 @@
 // and runs its tasks elsewhere. Driver.Stop stops every executor
 // (StopExecutors), then the driver (StopDriver).
 //
+// Driver.KillTask kills one running task (it runs again);
+// Driver.KillExecutor and Driver.KillExecutors remove executors with the
+// reason "Executor killed by driver.".
+//
+// # Cluster managers
+//
+// A driver whose executors come from a cluster manager (YARN's application
+// master, say) is given a ClusterManager with WithClusterManager, Spark's
+// ExecutorAllocationClient: Driver.RequestTotalExecutors asks it for a
+// number of executors, and Driver.KillExecutors removes executors from the
+// driver, then asks it to release them. When an executor's connection
+// closes, such a driver stops offering it tasks and runs its tasks elsewhere
+// at once, asks the cluster manager why the executor went away
+// (ExecutorLossReason: its container's exit status, say), and removes it
+// with that reason. An ExecutorAllocator (WithExecutorAllocator, or a
+// ClusterManager that implements it too) is told about every executor the
+// driver removed.
+//
 // The driver publishes typed events (ExecutorAdded, ExecutorRemoved,
 // TaskStart, TaskEnd, JobStart, JobEnd) on its listener bus: listeners
 // (AddListener, WithListener, NewLogListener) get them in order on the bus's

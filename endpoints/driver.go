@@ -52,10 +52,15 @@ type executorData struct {
 	freeCores       int
 	ready           bool
 	decommissioning bool
+	pendingLoss     bool // disconnected; waiting for the cluster manager's loss reason
 	registered      time.Time
 	logURLs         map[string]string
 	attributes      map[string]string
 }
+
+// active reports whether the executor gets tasks: ready, not
+// decommissioning, not waiting for its loss reason (Spark's isExecutorActive).
+func (ex *executorData) active() bool { return ex.ready && !ex.decommissioning && !ex.pendingLoss }
 
 func (ex *executorData) info() ExecutorInfo {
 	return ExecutorInfo{ID: ex.id, Host: ex.host, Address: ex.addr, TotalCores: ex.totalCores, FreeCores: ex.freeCores,
@@ -77,6 +82,13 @@ type Driver struct {
 
 	reviveInterval time.Duration
 	excluded       map[string]bool
+	cm             ClusterManager
+
+	// bg tracks the goroutines that ask the cluster manager for loss
+	// reasons; bgCtx ends them when the driver stops.
+	bg       sync.WaitGroup
+	bgCtx    context.Context
+	bgCancel context.CancelFunc
 
 	mu         sync.Mutex
 	sched      *taskScheduler
@@ -131,6 +143,7 @@ func NewDriver(env *actor.Env, opts ...DriverOption) (*Driver, error) {
 		log:            base.With().Str("component", "driver").Logger(),
 		reviveInterval: revive,
 		excluded:       make(map[string]bool),
+		cm:             o.cm,
 		sched:          newTaskScheduler(maxFailures, cpus, maxSize),
 		executors:      make(map[string]*executorData),
 		byAddr:         make(map[actor.RpcAddress]string),
@@ -143,20 +156,30 @@ func NewDriver(env *actor.Env, opts ...DriverOption) (*Driver, error) {
 	for _, l := range o.listeners {
 		d.bus.add(l)
 	}
-	if a := o.allocator; a != nil {
+	allocators := []ExecutorAllocator{o.allocator}
+	if a, ok := o.cm.(ExecutorAllocator); ok && !sameValue(a, o.allocator) {
+		allocators = append(allocators, a)
+	}
+	for _, a := range allocators {
+		if a == nil {
+			continue
+		}
 		d.bus.add(ListenerFunc(func(ev Event) {
 			if e, ok := ev.(ExecutorRemoved); ok {
 				a.ExecutorLost(e.ExecutorID, e.Reason)
 			}
 		}))
 	}
+	d.bgCtx, d.bgCancel = context.WithCancel(context.Background())
 	hb.d = d
 	if d.hbRef, err = env.RegisterEndpoint(HeartbeatEndpointName, hb); err != nil {
+		d.bgCancel()
 		_ = d.bus.stop(context.Background())
 		return nil, err
 	}
 	if d.ref, err = env.RegisterEndpoint(DriverEndpointName, &driverEndpoint{d: d}); err != nil {
 		_ = env.Stop(d.hbRef)
+		d.bgCancel()
 		_ = d.bus.stop(context.Background())
 		return nil, err
 	}
@@ -214,7 +237,7 @@ func (d *Driver) WaitForExecutors(ctx context.Context, n int) error {
 		d.mu.Lock()
 		ready := 0
 		for _, ex := range d.executors {
-			if ex.ready {
+			if ex.ready && !ex.pendingLoss {
 				ready++
 			}
 		}
@@ -355,12 +378,32 @@ func (d *Driver) Stop(ctx context.Context) error {
 		if err := d.env.Stop(d.hbRef); err != nil && !errors.Is(err, actor.ErrEnvStopped) {
 			errs = append(errs, err)
 		}
+		d.bgCancel()
+		if err := d.waitBackground(ctx); err != nil {
+			errs = append(errs, err)
+		}
 		if err := d.bus.stop(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("listener bus: %w", err))
 		}
 		d.stopErr = errors.Join(errs...)
 	})
 	return d.stopErr
+}
+
+// waitBackground waits for the loss-reason asks to end (their context is
+// cancelled), or for ctx to end.
+func (d *Driver) waitBackground(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() {
+		d.bg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for the cluster manager's loss reasons: %w", context.Cause(ctx))
+	}
 }
 
 func (d *Driver) notifyChanged() {
@@ -371,9 +414,14 @@ func (d *Driver) notifyChanged() {
 func (d *Driver) sendLaunches(ls []launch) {
 	for _, l := range ls {
 		if err := l.ref.Send(l.msg); err != nil {
-			// The executor cannot be reached: remove it, so that its tasks
-			// run elsewhere.
+			// The executor cannot be reached: remove it (with a cluster
+			// manager, disable it and ask why), so that its tasks run
+			// elsewhere.
 			d.log.Warn().Err(err).Int64("tid", l.msg.TaskId).Str("executor", l.exec).Msg("could not launch task")
+			if d.cm != nil {
+				d.disableExecutor(l.exec)
+				continue
+			}
 			_ = d.ref.Send(&messages.RemoveExecutor{ExecutorId: l.exec, Reason: "Could not launch a task: " + err.Error()})
 		}
 	}
@@ -418,14 +466,14 @@ func (d *Driver) makeOffers(only *executorData, out *offerResult) {
 	}
 	var offers []*executorData
 	if only != nil {
-		if !only.ready || only.decommissioning || only.freeCores < d.sched.cpus {
+		if !only.active() || only.freeCores < d.sched.cpus {
 			return
 		}
 		offers = []*executorData{only}
 	} else {
 		offers = make([]*executorData, 0, len(d.executors))
 		for _, ex := range d.executors { // map order: a shuffle, as in Spark
-			if ex.ready && !ex.decommissioning && ex.freeCores >= d.sched.cpus {
+			if ex.active() && ex.freeCores >= d.sched.cpus {
 				offers = append(offers, ex)
 			}
 		}
@@ -535,7 +583,11 @@ func (e *driverEndpoint) OnDisconnected(_ *actor.Context, addr actor.RpcAddress)
 	d.mu.Lock()
 	id, ok := d.byAddr[addr]
 	d.mu.Unlock()
-	if ok {
+	switch {
+	case !ok:
+	case d.cm != nil:
+		d.disableExecutor(id)
+	default:
 		d.removeExecutor(id, ReasonDisassociated)
 	}
 	return nil

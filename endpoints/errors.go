@@ -28,6 +28,12 @@ var (
 	// ErrDuplicateExecutor is the reason the driver refuses an executor whose
 	// id is already registered ("Duplicate executor ID: ID").
 	ErrDuplicateExecutor = errors.New("duplicate executor")
+	// ErrNoClusterManager is returned by Driver.RequestTotalExecutors for a
+	// driver without WithClusterManager.
+	ErrNoClusterManager = errors.New("endpoints: no cluster manager (use WithClusterManager)")
+	// ErrTaskNotRunning is returned by Driver.KillTask for a task id that is
+	// not running.
+	ErrTaskNotRunning = errors.New("endpoints: task not running")
 	// ErrExecutorExcluded is the reason the driver refuses an executor on an
 	// excluded host ("Executor is excluded due to failures: ID").
 	ErrExecutorExcluded = errors.New("executor excluded")

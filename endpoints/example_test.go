@@ -82,3 +82,49 @@ func ExampleRunExecutor() {
 	// 1 worker-1 4 4
 	// executor returned: <nil>
 }
+
+// printingClusterManager stands for a cluster manager, e.g. YARN's
+// application master.
+type printingClusterManager struct{}
+
+func (printingClusterManager) RequestTotalExecutors(_ context.Context, total int) error {
+	fmt.Println("cluster manager: run", total, "executors")
+	return nil
+}
+
+func (printingClusterManager) KillExecutors(_ context.Context, ids []string) error {
+	fmt.Println("cluster manager: release", ids)
+	return nil
+}
+
+func (printingClusterManager) ExecutorLossReason(context.Context, string) (string, error) {
+	return "Container exited with code 137", nil
+}
+
+// A driver that asks its cluster manager for executors and releases the
+// ones it no longer needs.
+func ExampleWithClusterManager() {
+	ctx := context.Background()
+	net := actor.NewMemNetwork()
+	driverEnv, _ := actor.NewEnv("sparkDriver", actor.NewConf(), actor.WithTransport(net.Transport("driver-host", 7077)))
+	defer driverEnv.Shutdown(ctx)
+	c, err := endpoints.StartLocalCluster(ctx, driverEnv, endpoints.LocalClusterConfig{
+		Executors: 2, NewEnv: endpoints.MemEnvFactory(net),
+		DriverOptions: []endpoints.DriverOption{endpoints.WithClusterManager(printingClusterManager{})}})
+	if err != nil {
+		panic(err)
+	}
+	defer c.Stop(ctx)
+
+	if err := c.Driver.RequestTotalExecutors(ctx, 3); err != nil {
+		panic(err)
+	}
+	killed, err := c.Driver.KillExecutors(ctx, []string{"2"})
+	fmt.Println("killed:", killed, err)
+	fmt.Println("executors left:", len(c.Driver.Executors()))
+	// Output:
+	// cluster manager: run 3 executors
+	// cluster manager: release [2]
+	// killed: [2] <nil>
+	// executors left: 1
+}

@@ -80,6 +80,7 @@ type driverOptions struct {
 	logger    *zerolog.Logger
 	excluded  []string
 	allocator ExecutorAllocator
+	cm        ClusterManager
 	listeners []Listener
 }
 
