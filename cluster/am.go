@@ -41,7 +41,8 @@ type AMConfig struct {
 	// Conf is the application's configuration.
 	Conf *actor.Conf
 	// Network creates the AM's env (it listens, for the driver's executors
-	// and, in client mode, for the driver).
+	// and, in client mode, for the driver). Its envs log to Logger unless
+	// Network.Logger is set.
 	Network Network
 	// Stdout receives the application's output (cluster mode).
 	Stdout io.Writer
@@ -62,6 +63,10 @@ func RunApplicationMaster(ctx context.Context, cfg AMConfig) error {
 	}
 	if cfg.Stdout == nil {
 		cfg.Stdout = io.Discard
+	}
+	if cfg.Network.Logger == nil {
+		log := cfg.Logger
+		cfg.Network.Logger = &log
 	}
 	cfg.Conf.Set(KeyAppID, cfg.AppID)
 	am := &appMaster{cfg: cfg, conf: cfg.Conf,
@@ -399,7 +404,11 @@ func (l *lossLogger) ExecutorLost(id, reason string) {
 			l.log.Info().Str("executor", id).Str("reason", reason).Msg("executor lost")
 			return
 		}
-		l.log.Warn().Str("executor", id).Int32("exitStatus", r.GetExitStatus()).Bool("exitCausedByApp", r.GetExitCausedByApp()).
+		ev := l.log.Info() // a clean exit or the cluster's doing
+		if r.GetExitCausedByApp() {
+			ev = l.log.Warn()
+		}
+		ev.Str("executor", id).Int32("exitStatus", r.GetExitStatus()).Bool("exitCausedByApp", r.GetExitCausedByApp()).
 			Msgf("Executor %s lost: %s", id, r.GetMessage())
 	}()
 }

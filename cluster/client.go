@@ -81,7 +81,7 @@ func (r *AppReport) String() string {
 func (c *Client) NewApplication(ctx context.Context) (string, Resource, error) {
 	r, err := actor.AskAs[*messages.RmNewApplicationResponse](ctx, c.rm, &messages.RmNewApplication{})
 	if err != nil {
-		return "", Resource{}, fmt.Errorf("cluster: cannot reach the resource manager at %s: %w", c.rm.Address(), err)
+		return "", Resource{}, fmt.Errorf("cluster: cannot reach the resource manager at %s (is 'sparkrpc resourcemanager' running there?): %w", c.rm.Address(), err)
 	}
 	return r.GetAppId(), resourceFromProto(r.GetMaxResource()), nil
 }

@@ -120,15 +120,25 @@ type ResourceTooLargeError struct {
 	What      string // "AM" or "executor"
 	Requested Resource
 	Max       Resource
+
+	hint string // replaces the advice about the node managers
 }
 
 func (e *ResourceTooLargeError) Error() string {
 	if e.Requested.MemoryMB > e.Max.MemoryMB {
-		return fmt.Sprintf("Required %s memory (%d MB) is above the max threshold (%d MB) of this cluster! Please check the memory of the node managers (nodemanager --memory) or lower the requested memory.",
-			e.What, e.Requested.MemoryMB, e.Max.MemoryMB)
+		hint := e.hint
+		if hint == "" {
+			hint = "Please check the memory of the node managers (nodemanager --memory) or lower the requested memory."
+		}
+		return fmt.Sprintf("Required %s memory (%d MB) is above the max threshold (%d MB) of this cluster! %s",
+			e.What, e.Requested.MemoryMB, e.Max.MemoryMB, hint)
 	}
-	return fmt.Sprintf("Required %s cores (%d) is above the max threshold (%d cores) of this cluster! Please check the cores of the node managers (nodemanager --cores) or lower the requested cores.",
-		e.What, e.Requested.Cores, e.Max.Cores)
+	hint := e.hint
+	if hint == "" {
+		hint = "Please check the cores of the node managers (nodemanager --cores) or lower the requested cores."
+	}
+	return fmt.Sprintf("Required %s cores (%d) is above the max threshold (%d cores) of this cluster! %s",
+		e.What, e.Requested.Cores, e.Max.Cores, hint)
 }
 
 // Is reports whether target is ErrResourceTooLarge.

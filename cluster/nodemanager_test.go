@@ -33,8 +33,20 @@ type memCluster struct {
 
 func newMemCluster(t *testing.T, nodes ...cluster.Resource) *memCluster {
 	t.Helper()
+	return newMemClusterGrace(t, 200*time.Millisecond, nodes...)
+}
+
+// newMemClusterGrace is newMemCluster with node managers whose stopped
+// containers get grace between SIGTERM and SIGKILL.
+func newMemClusterGrace(t *testing.T, grace time.Duration, nodes ...cluster.Resource) *memCluster {
+	t.Helper()
 	mc := &memCluster{t: t, net: actor.NewMemNetwork(), staging: t.TempDir(),
 		marker: fmt.Sprintf("SPARKRPC_CLUSTER_TEST=%s-%d-%d", t.Name(), os.Getpid(), envSeq.Add(1))}
+	// Registered first, so it runs last: after the node managers' shutdown,
+	// no process a container started is left.
+	t.Cleanup(func() {
+		eventually(t, 10*time.Second, "no container process left", func() bool { return len(markedProcesses(mc.marker)) == 0 })
+	})
 	log := zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.WarnLevel)
 	rmEnv, err := actor.NewEnv("rm", nil, actor.WithTransport(mc.net.Transport("rm", 1)), actor.WithLogger(log))
 	if err != nil {
@@ -53,7 +65,7 @@ func newMemCluster(t *testing.T, nodes ...cluster.Resource) *memCluster {
 		}
 		t.Cleanup(func() { env.Shutdown(context.Background()) })
 		nm, err := cluster.StartNodeManager(testContext(t, 10*time.Second), env, cluster.NodeManagerConfig{ResourceManager: mc.rm.Address(),
-			Capability: res, Dir: filepath.Join(t.TempDir(), "node"), KillGrace: 200 * time.Millisecond,
+			Capability: res, Dir: filepath.Join(t.TempDir(), "node"), KillGrace: grace,
 			HeartbeatInterval: 50 * time.Millisecond, Logger: &log})
 		if err != nil {
 			t.Fatal(err)
@@ -71,9 +83,6 @@ func newMemCluster(t *testing.T, nodes ...cluster.Resource) *memCluster {
 	}
 	t.Cleanup(func() { cenv.Shutdown(context.Background()) })
 	mc.client = cluster.NewClient(cenv, mc.rm.Address())
-	t.Cleanup(func() {
-		eventually(t, 10*time.Second, "no container process left", func() bool { return len(markedProcesses(mc.marker)) == 0 })
-	})
 	return mc
 }
 
@@ -112,9 +121,10 @@ func readFile(t *testing.T, path string) string {
 
 func TestContainerEnvironmentLogsAndKill(t *testing.T) {
 	mc := newMemCluster(t, cluster.Resource{MemoryMB: 1024, Cores: 2})
-	h := mc.submitShell(`echo "mem=$GOMEMLIMIT id=$CONTAINER_ID"; cat __spark_conf__.properties; echo oops >&2; sleep 60 & sleep 60`,
+	h := mc.submitShell(`echo "mem=$GOMEMLIMIT id=$CONTAINER_ID"; echo oops >&2; cat __spark_conf__.properties; sleep 60 & sleep 60`,
 		cluster.Resource{MemoryMB: 512, Cores: 1})
 	dir := mc.amLogDir(h)
+	// The script writes stderr before the configuration.
 	eventually(t, 10*time.Second, "the AM's output", func() bool {
 		return strings.Contains(readFile(t, filepath.Join(dir, "stdout")), "spark.test=yes")
 	})
@@ -129,9 +139,8 @@ func TestContainerEnvironmentLogsAndKill(t *testing.T) {
 	if _, err := os.Stat(staging); err != nil {
 		t.Fatalf("staging file: %v", err)
 	}
-	if n := len(markedProcesses(mc.marker)); n != 3 {
-		t.Fatalf("%d container processes, want 3 (sh and two sleeps)", n)
-	}
+	// The shell starts its two sleeps after writing its output.
+	eventually(t, 10*time.Second, "3 container processes (sh and two sleeps)", func() bool { return len(markedProcesses(mc.marker)) == 3 })
 	if err := h.Kill(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -256,5 +265,58 @@ func TestRefusedSubmissionRemovesStaging(t *testing.T) {
 	ents, _ := os.ReadDir(mc.staging)
 	if len(ents) != 0 {
 		t.Fatalf("staging folders left: %v", ents)
+	}
+}
+
+// A container whose process exits leaves nothing behind: the processes it
+// started in the background are stopped with it.
+func TestContainerExitStopsItsChildren(t *testing.T) {
+	mc := newMemCluster(t, cluster.Resource{MemoryMB: 1024, Cores: 2})
+	h := mc.submitShell(`sleep 60 & echo started; exit 3`, cluster.Resource{MemoryMB: 256, Cores: 1})
+	r, err := h.Wait(testContext(t, 10*time.Second))
+	if !errors.Is(err, cluster.ErrAppFailed) || r.State != cluster.StateFailed || !strings.Contains(r.Diagnostics, "exitCode: 3") {
+		t.Fatalf("report %+v, err %v", r, err)
+	}
+	eventually(t, 10*time.Second, "the container's background process to be gone", func() bool { return len(markedProcesses(mc.marker)) == 0 })
+}
+
+// Application ids are application_<the resource manager's start, Unix ms>_<sequence>.
+func TestApplicationIDs(t *testing.T) {
+	before := time.Now().UnixMilli()
+	mc := newMemCluster(t, cluster.Resource{MemoryMB: 1024, Cores: 2})
+	after := time.Now().UnixMilli()
+	ts := mc.rm.ClusterTimestamp()
+	if ts < before || ts > after {
+		t.Fatalf("cluster timestamp %d, want the start time in [%d, %d]", ts, before, after)
+	}
+	for seq := 1; seq <= 2; seq++ {
+		id, _, err := mc.client.NewApplication(testContext(t, 10*time.Second))
+		if err != nil || id != cluster.AppID(ts, seq) || !regexp.MustCompile(`^application_\d{13}_000\d$`).MatchString(id) {
+			t.Fatalf("application %d: id %q, %v", seq, id, err)
+		}
+	}
+}
+
+// Stopping a container sends SIGTERM to every process of it, not only to
+// its first one, so that each can end cleanly.
+func TestStopSignalsEveryProcessOfTheContainer(t *testing.T) {
+	// A grace long enough for the child to end before SIGKILL, however
+	// busy the machine.
+	mc := newMemClusterGrace(t, 5*time.Second, cluster.Resource{MemoryMB: 1024, Cores: 2})
+	// The first process ignores SIGTERM and waits for its child, which
+	// ends cleanly on SIGTERM.
+	h := mc.submitShell(`sh -c 'trap "echo child-terminated; exit 0" TERM; echo child-ready; while :; do sleep 0.05; done' &
+trap "" TERM; echo parent-ready; wait`, cluster.Resource{MemoryMB: 256, Cores: 1})
+	dir := mc.amLogDir(h)
+	eventually(t, 10*time.Second, "the container to start", func() bool {
+		out := readFile(t, filepath.Join(dir, "stdout"))
+		return strings.Contains(out, "child-ready") && strings.Contains(out, "parent-ready")
+	})
+	if err := h.Kill(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, "the container's processes to be gone", func() bool { return len(markedProcesses(mc.marker)) == 0 })
+	if out := readFile(t, filepath.Join(dir, "stdout")); !strings.Contains(out, "child-terminated") {
+		t.Fatalf("the child did not get SIGTERM; stdout:\n%s", out)
 	}
 }

@@ -58,7 +58,10 @@ type SubmitConfig struct {
 // Submit runs an application on cfg.Master and waits for it to end (unless
 // spark.yarn.submit.waitAppCompletion is false in cluster mode). It returns
 // nil only when the application succeeded; otherwise the application's own
-// error (local and client mode) or an *AppFailedError.
+// error (local and client mode) or an *AppFailedError. On local-cluster it
+// refuses at once (with an error matching ErrResourceTooLarge) an AM or an
+// executor larger than a node, and a cluster with no room for an executor
+// beside the AM, as such an application could never run.
 func Submit(ctx context.Context, cfg SubmitConfig) error {
 	if cfg.Conf == nil {
 		cfg.Conf = actor.NewConf()
@@ -94,12 +97,21 @@ func Submit(ctx context.Context, cfg SubmitConfig) error {
 		conf.SetIfMissing(KeyDriverMemory, fmt.Sprintf("%dm", min(1024, m.WorkerMemoryMB)))
 		conf.SetIfMissing(KeyExecutorMemory, fmt.Sprintf("%dm", min(1024, m.WorkerMemoryMB)))
 		conf.SetIfMissing(KeyAMMemory, fmt.Sprintf("%dm", min(512, m.WorkerMemoryMB)))
-		if !conf.Contains(KeyNumExecutors) {
-			n, err := executorsThatFit(conf, m, mode)
-			if err != nil {
-				return err
-			}
-			conf.Set(KeyNumExecutors, strconv.Itoa(max(1, n)))
+		n, err := executorsThatFit(conf, m, mode)
+		if err != nil {
+			return err
+		}
+		conf.SetIfMissing(KeyNumExecutors, strconv.Itoa(max(1, n)))
+		want, err := conf.GetInt(KeyNumExecutors, n)
+		if err != nil {
+			return err
+		}
+		if n == 0 && want > 0 {
+			return noExecutorFits(conf, m, mode)
+		}
+		if want > n {
+			fmt.Fprintf(cfg.Stderr, "Warning: %d executors asked for, but only %d fit on %s beside the application master; "+
+				"the driver waits up to %s (%s) for the others.\n", want, n, m, KeyMaxRegisteredWait, conf.Get(KeyMaxRegisteredWait, "30s"))
 		}
 		expiry, err := conf.GetDuration(KeyNodeExpiry, "60s", time.Millisecond)
 		if err != nil {
@@ -190,16 +202,10 @@ func runLocal(ctx context.Context, cfg SubmitConfig, fn AppFunc) error {
 
 // executorsThatFit returns how many executors fit on the local cluster m
 // beside the application master: the default number of executors there.
+// It fails when the AM or an executor is larger than a node, or when no
+// executor fits beside the AM, as the application could then never run.
 func executorsThatFit(conf *actor.Conf, m Master, mode string) (int, error) {
-	amKey, amDef, amCoresKey := KeyAMMemory, "512m", KeyAMCores
-	if mode == "cluster" {
-		amKey, amDef, amCoresKey = KeyDriverMemory, "1g", KeyDriverCores
-	}
-	amMem, err := memoryMB(conf, amKey, amDef)
-	if err != nil {
-		return 0, err
-	}
-	amCores, err := conf.GetInt(amCoresKey, 1)
+	amMem, amCores, err := amResource(conf, mode)
 	if err != nil {
 		return 0, err
 	}
@@ -208,8 +214,29 @@ func executorsThatFit(conf *actor.Conf, m Master, mode string) (int, error) {
 		return 0, err
 	}
 	exCores, err := conf.GetInt(KeyExecutorCores, 1)
-	if err != nil || exCores < 1 {
+	if err != nil {
 		return 0, err
+	}
+	if exCores < 1 {
+		return 0, &actor.ConfError{Key: KeyExecutorCores, Value: strconv.Itoa(exCores), Err: errors.New("must be at least 1")}
+	}
+	node := Resource{MemoryMB: m.WorkerMemoryMB, Cores: m.WorkerCores}
+	tooLarge := func(what string, r Resource, memFlag, coresFlag string) error {
+		hint := fmt.Sprintf("Please give the nodes of %s more memory (M, in MiB) or lower %s.", m, memFlag)
+		if r.MemoryMB <= node.MemoryMB {
+			hint = fmt.Sprintf("Please give the nodes of %s more cores (C) or lower %s.", m, coresFlag)
+		}
+		return &ResourceTooLargeError{What: what, Requested: r, Max: node, hint: hint}
+	}
+	am, ex := Resource{MemoryMB: amMem, Cores: amCores}, Resource{MemoryMB: exMem, Cores: exCores}
+	if !am.Fits(node) {
+		if mode == "cluster" {
+			return 0, tooLarge("AM", am, "--driver-memory", "--driver-cores")
+		}
+		return 0, tooLarge("AM", am, KeyAMMemory, KeyAMCores)
+	}
+	if !ex.Fits(node) {
+		return 0, tooLarge("executor", ex, "--executor-memory", "--executor-cores")
 	}
 	n := 0
 	for i := 0; i < m.Workers; i++ {
@@ -222,6 +249,39 @@ func executorsThatFit(conf *actor.Conf, m Master, mode string) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// amResource returns the application master's container: the driver's in
+// cluster mode, spark.yarn.am.* in client mode.
+func amResource(conf *actor.Conf, mode string) (int64, int, error) {
+	memKey, memDef, coresKey := KeyAMMemory, "512m", KeyAMCores
+	if mode == "cluster" {
+		memKey, memDef, coresKey = KeyDriverMemory, "1g", KeyDriverCores
+	}
+	mem, err := memoryMB(conf, memKey, memDef)
+	if err != nil {
+		return 0, 0, err
+	}
+	cores, err := conf.GetInt(coresKey, 1)
+	return mem, cores, err
+}
+
+// noExecutorFits is the error for a local cluster with no room for an
+// executor beside the application master.
+func noExecutorFits(conf *actor.Conf, m Master, mode string) error {
+	amMem, amCores, _ := amResource(conf, mode)
+	exMem, _ := memoryMB(conf, KeyExecutorMemory, "1g")
+	exCores, _ := conf.GetInt(KeyExecutorCores, 1)
+	return fmt.Errorf("%w: no executor (%d MB, %s) fits on %s beside the application master (%d MB, %s): "+
+		"give the master more workers, cores or memory, or lower --executor-memory or --executor-cores", ErrResourceTooLarge,
+		exMem, cores(exCores), m, amMem, cores(amCores))
+}
+
+func cores(n int) string {
+	if n == 1 {
+		return "1 core"
+	}
+	return strconv.Itoa(n) + " cores"
 }
 
 func progressInterval(conf *actor.Conf) time.Duration {
@@ -348,10 +408,17 @@ func runOnRM(ctx context.Context, cfg SubmitConfig, fn AppFunc, rm actor.RpcAddr
 		}
 		h.AddListener(printer)
 		r, err := h.Wait(ctx)
-		if ctx.Err() != nil && embedded {
+		if ctx.Err() != nil {
+			if !embedded {
+				return fmt.Errorf("%w: application %s keeps running (stop it with submit --master %s --kill %s)",
+					err, h.AppID(), cfg.Master, h.AppID())
+			}
 			kctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			_, _ = client.Kill(kctx, h.AppID(), "Application killed: the submitting command was interrupted.")
+			_, kerr := client.Kill(kctx, h.AppID(), "Application killed: the submitting command was interrupted.")
 			cancel()
+			if kerr == nil {
+				err = fmt.Errorf("%w: killed application %s", err, h.AppID())
+			}
 		}
 		if embedded && r != nil {
 			printDriverOutput(cfg.Stdout, r)
@@ -509,8 +576,11 @@ func runClientMode(ctx context.Context, cfg SubmitConfig, fn AppFunc, client *Cl
 				why = "Application killed: the submitting command was interrupted."
 			}
 			kctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			_, _ = client.Kill(kctx, handle.AppID(), why)
+			_, kerr := client.Kill(kctx, handle.AppID(), why)
 			cancel()
+			if kerr == nil && ctx.Err() != nil && appErr != nil {
+				appErr = fmt.Errorf("%w: killed application %s", appErr, handle.AppID())
+			}
 		}
 		wctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		_, _ = handle.WaitFor(wctx, func(r *AppReport) bool { return r.State.Terminal() })

@@ -62,21 +62,21 @@ Applications: ` + strings.Join(cluster.Apps(), ", "),
 	}
 	fl := cmd.Flags()
 	fl.SetInterspersed(false)
-	fl.StringVar(&f.class, "class", "", "the application to run (a name registered in this binary)")
-	fl.StringVar(&f.master, "master", "local[*]", "local[N], local[*], local-cluster[W,C,M] or rm://host:port")
-	fl.StringVar(&f.deployMode, "deploy-mode", "", "client (the driver runs here) or cluster (the driver runs in the application master); default client")
-	fl.StringVar(&f.name, "name", "", "the application's name (default: the class)")
-	fl.StringVar(&f.queue, "queue", "", "the resource manager's queue (default \"default\")")
-	fl.StringVar(&f.driverMemory, "driver-memory", "", "memory of the driver, e.g. 1g or 512m (default 1g)")
+	fl.StringVar(&f.class, "class", "", "the application `APP` to run: one of the applications listed above")
+	fl.StringVar(&f.master, "master", "local[*]", "`MASTER`: local[N], local[*], local-cluster[W,C,M] or rm://host:port")
+	fl.StringVar(&f.deployMode, "deploy-mode", "", "`MODE`: client (the driver runs here) or cluster (the driver runs in the application master); default client")
+	fl.StringVar(&f.name, "name", "", "the application's `NAME` (default: the class)")
+	fl.StringVar(&f.queue, "queue", "", "the resource manager's `QUEUE` (default \"default\")")
+	fl.StringVar(&f.driverMemory, "driver-memory", "", "the driver's memory `SIZE`, e.g. 1g or 512m; in cluster mode the application master's container (default 1g)")
 	fl.IntVar(&f.driverCores, "driver-cores", 0, "cores of the driver in cluster mode (default 1)")
-	fl.StringVar(&f.executorMemory, "executor-memory", "", "memory per executor, e.g. 1g or 512m (default 1g)")
+	fl.StringVar(&f.executorMemory, "executor-memory", "", "each executor's memory `SIZE`, e.g. 1g or 512m (default 1g)")
 	fl.IntVar(&f.executorCores, "executor-cores", 0, "cores per executor (default 1)")
-	fl.IntVar(&f.numExecutors, "num-executors", 0, "number of executors (default 2)")
-	fl.StringArrayVar(&f.confs, "conf", nil, "a configuration property key=value (repeatable)")
-	fl.StringVar(&f.propertiesFile, "properties-file", "", "a file of extra properties (key=value lines)")
+	fl.IntVar(&f.numExecutors, "num-executors", 0, "number of executors (default 2; on local-cluster as many as fit)")
+	fl.StringArrayVar(&f.confs, "conf", nil, "a configuration property `KEY=VALUE` (repeatable)")
+	fl.StringVar(&f.propertiesFile, "properties-file", "", "a `FILE` of extra properties (key=value lines)")
 	fl.BoolVar(&f.verbose, "verbose", false, "print the parsed arguments and log at info level")
-	fl.StringVar(&f.kill, "kill", "", "kill the application APP_ID (needs an rm:// master)")
-	fl.StringVar(&f.status, "status", "", "print the status of the application APP_ID (needs an rm:// master)")
+	fl.StringVar(&f.kill, "kill", "", "kill the application `APP_ID` (needs an rm:// master)")
+	fl.StringVar(&f.status, "status", "", "print the status of the application `APP_ID` (needs an rm:// master)")
 	fl.BoolVar(&f.version, "version", false, "print the version and exit")
 	return cmd
 }
@@ -102,6 +102,12 @@ func runSubmit(cmd *cobra.Command, f *submitFlags, args []string) error {
 		return runAppAction(cmd, master, f)
 	}
 	if f.class == "" {
+		if len(args) > 0 {
+			if _, ok := cluster.LookupApp(args[0]); ok {
+				return usagef("missing application: give its name with --class, as in: submit [options] --class %s %s",
+					args[0], strings.Join(args[1:], " "))
+			}
+		}
 		return usagef("missing application: give its name with --class (one of: %s)", strings.Join(cluster.Apps(), ", "))
 	}
 	if _, ok := cluster.LookupApp(f.class); !ok {
@@ -143,16 +149,31 @@ func runSubmit(cmd *cobra.Command, f *submitFlags, args []string) error {
 	if master.Kind == cluster.MasterLocal && conf.Get(cluster.KeyDeployMode, "client") == "cluster" {
 		return usagef("cluster deploy mode is not compatible with master %q", f.master)
 	}
-	for _, k := range []string{cluster.KeyDriverMemory, cluster.KeyExecutorMemory} {
-		if v, ok := conf.Lookup(k); ok {
+	// origin names where a value came from: the flag if it was given, else
+	// the configuration key (--conf or --properties-file).
+	origin := func(flag, key string) string {
+		if fl.Changed(flag) {
+			return "--" + flag
+		}
+		return key
+	}
+	for _, c := range []struct{ flag, key string }{
+		{"driver-memory", cluster.KeyDriverMemory}, {"executor-memory", cluster.KeyExecutorMemory},
+	} {
+		if v, ok := conf.Lookup(c.key); ok {
 			if _, err := actor.ParseSize(v, 1<<20); err != nil {
-				return usagef("invalid memory %q for %s: %v", v, k, err)
+				return usagef("invalid memory %q for %s: give a size such as 512m or 2g", v, origin(c.flag, c.key))
 			}
 		}
 	}
-	for _, k := range []string{cluster.KeyDriverCores, cluster.KeyExecutorCores, cluster.KeyNumExecutors} {
-		if n, err := conf.GetInt(k, 1); err != nil || n < 0 || (n == 0 && k != cluster.KeyNumExecutors) {
-			return usagef("invalid value %q for %s", conf.Get(k, ""), k)
+	for _, c := range []struct {
+		flag, key string
+		min       int
+	}{
+		{"driver-cores", cluster.KeyDriverCores, 1}, {"executor-cores", cluster.KeyExecutorCores, 1}, {"num-executors", cluster.KeyNumExecutors, 0},
+	} {
+		if n, err := conf.GetInt(c.key, c.min); err != nil || n < c.min {
+			return usagef("invalid value %q for %s: give a whole number of at least %d", conf.Get(c.key, ""), origin(c.flag, c.key), c.min)
 		}
 	}
 	level := zerolog.WarnLevel

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	encbinary "encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -15,6 +17,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sparkrpc/sparkrpc/endpoints"
+	"github.com/sparkrpc/sparkrpc/examples"
 )
 
 // binary is the sparkrpc binary built once for the package's tests.
@@ -159,10 +164,17 @@ type proc struct {
 // cleanup kills it if it still runs.
 func start(t *testing.T, marker string, args ...string) *proc {
 	t.Helper()
+	return startIn(t, marker, t.TempDir(), nil, args...)
+}
+
+// startIn is start in the working folder dir, with env added to the
+// environment.
+func startIn(t *testing.T, marker, dir string, env []string, args ...string) *proc {
+	t.Helper()
 	p := &proc{cmd: exec.Command(binary, args...), stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
-	p.cmd.Env = append(os.Environ(), marker)
+	p.cmd.Env = append(append(os.Environ(), env...), marker)
 	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
-	p.cmd.Dir = t.TempDir()
+	p.cmd.Dir = dir
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -222,13 +234,45 @@ func piOf(t *testing.T, stdout string) string {
 	return m[1]
 }
 
+// wantPi returns what SparkPi prints for slices partitions: its tasks are
+// seeded with their partition, so the answer does not depend on where they
+// ran or how often; here they run in this process.
+func wantPi(t *testing.T, slices int) string {
+	t.Helper()
+	fn, ok := endpoints.LookupTask(examples.SparkPiTask)
+	if !ok {
+		t.Fatal("SparkPi's task is not registered")
+	}
+	const samples = 100000 // SparkPi's points per partition
+	var inside uint64
+	for i := 0; i < slices; i++ {
+		payload := make([]byte, 24) // partition, samples, task delay
+		encbinary.BigEndian.PutUint64(payload, uint64(i))
+		encbinary.BigEndian.PutUint64(payload[8:], samples)
+		r, err := fn(context.Background(), endpoints.TaskContext{Partition: i}, payload)
+		if err != nil || len(r) != 8 {
+			t.Fatalf("SparkPi task %d: %x, %v", i, r, err)
+		}
+		inside += encbinary.BigEndian.Uint64(r)
+	}
+	return fmt.Sprint(4.0 * float64(inside) / float64(samples*slices))
+}
+
+// checkPi fails unless stdout holds SparkPi's exact answer for slices.
+func checkPi(t *testing.T, stdout string, slices int) {
+	t.Helper()
+	if got, want := piOf(t, stdout), wantPi(t, slices); got != want {
+		t.Fatalf("Pi is %s, want %s", got, want)
+	}
+}
+
 func TestSubmitSparkPiLocal(t *testing.T) {
 	marker := newMarker(t)
 	stdout, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", "local[2]", "--class", "SparkPi", "10")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	piOf(t, stdout)
+	checkPi(t, stdout, 10)
 }
 
 func TestSubmitSparkPiLocalCluster(t *testing.T) {
@@ -240,7 +284,7 @@ func TestSubmitSparkPiLocalCluster(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 			}
-			piOf(t, stdout)
+			checkPi(t, stdout, 10)
 			for _, want := range []string{"Submitted application application_", "(state: ACCEPTED)", "state: FINISHED", "final status: SUCCEEDED"} {
 				if !strings.Contains(stderr, want) {
 					t.Errorf("stderr lacks %q:\n%s", want, stderr)
@@ -288,7 +332,10 @@ func TestSubmitBadInput(t *testing.T) {
 		{"kill and status", []string{"--master", "rm://127.0.0.1:1", "--kill", "application_1_0001", "--status", "application_1_0001"}, "--kill and --status cannot be used together"},
 		{"bad deploy mode", []string{"--class", "SparkPi", "--deploy-mode", "remote"}, "--deploy-mode must be client or cluster"},
 		{"cluster mode on local", []string{"--master", "local[2]", "--deploy-mode", "cluster", "--class", "SparkPi"}, "cluster deploy mode is not compatible"},
-		{"bad memory", []string{"--class", "SparkPi", "--executor-memory", "lots"}, `invalid memory "lots"`},
+		{"bad memory", []string{"--class", "SparkPi", "--executor-memory", "lots"}, `invalid memory "lots" for --executor-memory: give a size such as 512m or 2g`},
+		{"bad cores in conf", []string{"--class", "SparkPi", "--conf", "spark.executor.cores=0"}, `invalid value "0" for spark.executor.cores: give a whole number of at least 1`},
+		{"negative executors", []string{"--class", "SparkPi", "--num-executors", "-1"}, `invalid value "-1" for --num-executors: give a whole number of at least 0`},
+		{"application without --class", []string{"--master", "local[1]", "SparkPi", "10"}, "give its name with --class, as in: submit [options] --class SparkPi 10"},
 		{"status without rm", []string{"--master", "local[1]", "--status", "application_1_0001"}, "need a running resource manager"},
 	}
 	for _, tc := range cases {
@@ -312,7 +359,7 @@ func TestSubmitPropertiesAndVerbose(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	piOf(t, stdout)
+	checkPi(t, stdout, 2)
 	for _, want := range []string{"(spark.custom.key,fromfile)", "(spark.executor.memory,2g)", "(spark.app.name,from conf)", "class                   SparkPi"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
@@ -350,13 +397,14 @@ func TestAppErrorFailsSubmit(t *testing.T) {
 			marker := newMarker(t)
 			stdout, stderr, code := runBin(t, marker, 2*time.Minute, "submit", "--master", "local-cluster[2,1,512]", "--deploy-mode", mode,
 				"--class", "ErrorApp", "boom", "at", "work")
-			if code == 0 {
-				t.Fatalf("exit 0 for a failed application\n%s\n%s", stdout, stderr)
+			if code != 1 {
+				t.Fatalf("exit %d for a failed application, want 1\n%s\n%s", code, stdout, stderr)
 			}
-			for _, want := range []string{"boom at work", "final status: FAILED"} {
-				if !strings.Contains(stderr, want) {
-					t.Errorf("stderr lacks %q:\n%s", want, stderr)
-				}
+			if !regexp.MustCompile(`(?m)^sparkrpc: .*boom at work$`).MatchString(stderr) {
+				t.Errorf("submit's error does not give the application's error:\n%s", stderr)
+			}
+			if !strings.Contains(stderr, "final status: FAILED") {
+				t.Errorf("stderr lacks the final status FAILED:\n%s", stderr)
 			}
 		})
 	}
@@ -364,17 +412,37 @@ func TestAppErrorFailsSubmit(t *testing.T) {
 
 func TestAMAboveLargestNodeIsRefused(t *testing.T) {
 	marker := newMarker(t)
-	_, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", "local-cluster[2,1,512]", "--deploy-mode", "cluster",
-		"--driver-memory", "2g", "--class", "SparkPi")
-	if code != 1 || !strings.Contains(stderr, "Required AM memory (2048 MB) is above the max threshold (512 MB) of this cluster!") {
-		t.Fatalf("exit %d\n%s", code, stderr)
-	}
+	t.Run("local-cluster", func(t *testing.T) {
+		_, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", "local-cluster[2,1,512]", "--deploy-mode", "cluster",
+			"--driver-memory", "2g", "--class", "SparkPi")
+		if code != 1 || !strings.Contains(stderr, "sparkrpc: Required AM memory (2048 MB) is above the max threshold (512 MB) of this cluster! "+
+			"Please give the nodes of local-cluster[2,1,512] more memory (M, in MiB) or lower --driver-memory.") {
+			t.Fatalf("exit %d\n%s", code, stderr)
+		}
+	})
+	t.Run("resource manager", func(t *testing.T) {
+		c := startRMCluster(t, marker, nil, []string{"--memory", "512m", "--cores", "2"}, []string{"--memory", "1g", "--cores", "1"})
+		_, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", "rm://"+c.addr, "--deploy-mode", "cluster",
+			"--driver-memory", "2g", "--class", "SparkPi")
+		if code != 1 || !strings.Contains(stderr, "sparkrpc: Required AM memory (2048 MB) is above the max threshold (1024 MB) of this cluster! "+
+			"Please check the memory of the node managers (nodemanager --memory) or lower the requested memory.") {
+			t.Fatalf("exit %d\n%s", code, stderr)
+		}
+		c.stop(t)
+	})
+	// An application that could never get an executor is refused too.
+	t.Run("no room for an executor", func(t *testing.T) {
+		_, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", "local-cluster[1,1,1024]", "--class", "SparkPi")
+		if code != 1 || !strings.Contains(stderr, "no executor (1024 MB, 1 core) fits on local-cluster[1,1,1024] beside the application master (512 MB, 1 core)") {
+			t.Fatalf("exit %d\n%s", code, stderr)
+		}
+	})
 }
 
 func TestNoSparkContextTimesOut(t *testing.T) {
 	marker := newMarker(t)
 	_, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", "local-cluster[1,2,512]", "--deploy-mode", "cluster",
-		"--conf", "spark.yarn.am.waitTime=500ms", "--class", "NoContextApp")
+		"--num-executors", "0", "--conf", "spark.yarn.am.waitTime=500ms", "--class", "NoContextApp")
 	if code != 1 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
@@ -421,17 +489,11 @@ func killExecutorMidJob(t *testing.T, marker string, sig syscall.Signal, extra .
 
 func TestExecutorKilledIsReplaced(t *testing.T) {
 	marker := newMarker(t)
-	ref, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", "local[2]", "--class", "SparkPi", "60")
-	if code != 0 {
-		t.Fatalf("reference run: exit %d\n%s", code, stderr)
-	}
 	p, dir := killExecutorMidJob(t, marker, syscall.SIGKILL)
 	if p.code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", p.code, p.stdout, p.stderr)
 	}
-	if got, want := piOf(t, p.stdout.String()), piOf(t, ref); got != want {
-		t.Fatalf("Pi is %s after losing an executor, %s without", got, want)
-	}
+	checkPi(t, p.stdout.String(), 60)
 	log := amLog(t, dir)
 	for _, want := range []string{"Launching executor 3 ", "Exit status: 137."} {
 		if !strings.Contains(log, want) {
@@ -459,10 +521,115 @@ func TestExecutorSIGTERMIsGraceful(t *testing.T) {
 	if p.code != 0 {
 		t.Fatalf("exit %d\n%s", p.code, p.stderr)
 	}
-	piOf(t, p.stdout.String())
-	if log := amLog(t, dir); !regexp.MustCompile(`Executor for container container_\d+_0001_01_000002 exited normally`).MatchString(log) {
-		t.Errorf("AM log lacks the executor's clean exit:\n%s", log)
+	checkPi(t, p.stdout.String(), 60)
+	log := amLog(t, dir)
+	for _, re := range []string{
+		`Executor for container container_\d+_0001_01_000002 exited normally`,
+		// The executor told the driver before it went: first that it takes
+		// no more tasks, then that it is gone, with its own reason.
+		`executor is decommissioning; it gets no new tasks .*executor=1 `,
+		`Lost executor .*executor=1 .*reason="Executor decommissioned"`,
+	} {
+		if !regexp.MustCompile(re).MatchString(log) {
+			t.Errorf("AM log lacks %q:\n%s", re, log)
+		}
 	}
+	var execLog string
+	files, _ := filepath.Glob(filepath.Join(dir, "*", "logs", "application_*", "container_*", "stderr"))
+	for _, f := range files {
+		if b, _ := os.ReadFile(f); strings.Contains(string(b), "Successfully registered with driver component=executor executor=1 ") {
+			execLog = string(b)
+		}
+	}
+	if !regexp.MustCompile(`(?s)Decommissioning: finishing the running tasks.*Executor decommissioned code=0`).MatchString(execLog) {
+		t.Errorf("executor 1's log lacks its decommissioning:\n%s", execLog)
+	}
+}
+
+// The application master process exits with Spark's codes: 15 for an
+// unknown application, 13 when the application never brings up its driver
+// within spark.yarn.am.waitTime (both before it reaches the resource
+// manager, which need not exist).
+func TestApplicationMasterExitCodes(t *testing.T) {
+	marker := newMarker(t)
+	for _, tc := range []struct {
+		class, conf string
+		code        int
+		want        string
+	}{
+		{"NoSuchApp", "", 15, "application class not found: NoSuchApp"},
+		{"NoContextApp", "spark.yarn.am.waitTime=200ms\n", 13, "Timed out waiting for SparkContext."},
+	} {
+		t.Run(tc.class, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "__spark_conf__.properties"), []byte(tc.conf), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			p := startIn(t, marker, dir, []string{"SPARKRPC_APP_ID=application_1_0001", "CONTAINER_ID=container_1_0001_01_000001"},
+				"applicationmaster", "--rm", "127.0.0.1:1", "--class", tc.class)
+			if code := p.wait(t, 30*time.Second); code != tc.code || !strings.Contains(p.stderr.String(), tc.want) {
+				t.Fatalf("exit %d, want %d and %q:\n%s", code, tc.code, tc.want, p.stderr)
+			}
+		})
+	}
+}
+
+// runningPi starts SparkPi with long tasks on a local cluster and returns
+// once tasks have finished.
+func runningPi(t *testing.T, marker, mode string) *proc {
+	t.Helper()
+	p := start(t, marker, "submit", "--master", "local-cluster[2,1,512]", "--deploy-mode", mode,
+		"--conf", "spark.examples.sparkPi.taskDelay=100ms", "--class", "SparkPi", "1000")
+	eventually(t, time.Minute, "tasks to finish", func() bool {
+		return regexp.MustCompile(`\[Stage 0:[=> ]*\(([1-9]\d*) \+`).MatchString(p.stderr.String())
+	})
+	return p
+}
+
+// noneLeft waits until no process of the test is left.
+func noneLeft(t *testing.T, marker string) {
+	t.Helper()
+	eventually(t, 30*time.Second, "every process to be gone", func() bool { return len(markedProcesses(marker)) == 0 })
+}
+
+// An interrupted submit kills its application and leaves no process.
+func TestSubmitInterruptedKillsApplication(t *testing.T) {
+	for _, mode := range []string{"cluster", "client"} {
+		t.Run(mode, func(t *testing.T) {
+			marker := newMarker(t)
+			p := runningPi(t, marker, mode)
+			if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
+				t.Fatal(err)
+			}
+			code := p.wait(t, time.Minute)
+			if code != 1 || !regexp.MustCompile(`(?m)^sparkrpc: interrupt.*: killed application application_\d+_0001$`).MatchString(p.stderr.String()) {
+				t.Fatalf("exit %d\n%s", code, p.stderr)
+			}
+			noneLeft(t, marker)
+		})
+	}
+}
+
+// A submit that is killed outright (SIGKILL) leaves no container behind:
+// the kernel kills its children.
+func TestSubmitKilledLeavesNoContainers(t *testing.T) {
+	marker := newMarker(t)
+	// With a slow AM heartbeat the orphaned AM would notice the loss of
+	// its resource manager only after minutes, and its driver would keep
+	// its executors busy: the kernel has to stop them.
+	p := start(t, marker, "submit", "--master", "local-cluster[2,1,512]", "--deploy-mode", "cluster",
+		"--conf", "spark.yarn.scheduler.heartbeat.interval-ms=60000", "--conf", "spark.examples.sparkPi.taskDelay=100ms",
+		"--class", "SparkPi", "1000")
+	eventually(t, time.Minute, "the AM and an executor", func() bool {
+		_, am := findProcess(marker, " applicationmaster ")
+		_, ex := findProcess(marker, " executor ")
+		return am && ex
+	})
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	p.wait(t, 30*time.Second)
+	noneLeft(t, marker)
 }
 
 // rmCluster is a resource manager process and node manager processes.
