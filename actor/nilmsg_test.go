@@ -1,0 +1,23 @@
+package actor_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/sparkrpc/sparkrpc/actor"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+)
+
+// A typed nil message is as much "no message" as an untyped nil: both are
+// refused with ErrNilMessage, by Send and by Ask.
+func TestTypedNilMessageIsRefused(t *testing.T) {
+	env := newEnv(t, nil)
+	ref := register(t, env, "echo", &testEndpoint{})
+	var typedNil *wrapperspb.StringValue
+	if err := ref.Send(typedNil); !errors.Is(err, actor.ErrNilMessage) {
+		t.Errorf("Send(typed nil) = %v, want ErrNilMessage", err)
+	}
+	if _, err := ref.AskSync(testContext(t), typedNil); !errors.Is(err, actor.ErrNilMessage) {
+		t.Errorf("AskSync(typed nil) = %v, want ErrNilMessage", err)
+	}
+}
