@@ -528,22 +528,17 @@ func (e *Env) Deliver(target, sender *protoactor.PID, msg proto.Message) {
 // sender whose target id starts with "future$", and call Deliver when it
 // returns false.
 func (e *Env) DeliverReply(id string, msg proto.Message) bool {
-	f := e.future(id)
-	if f == nil {
-		return false
-	}
-	f.receive(msg)
-	return true
+	return deliverReply(e, id, msg)
 }
 
 // DeliverReplyBytes is DeliverReply with the id as bytes (as a transport
 // decodes it), so that routing a reply allocates nothing.
 func (e *Env) DeliverReplyBytes(id []byte, msg proto.Message) bool {
-	n, ok := parseFutureID(id)
-	if !ok {
-		return false
-	}
-	f := e.futures.lookup(n)
+	return deliverReply(e, id, msg)
+}
+
+func deliverReply[S string | []byte](e *Env, id S, msg proto.Message) bool {
+	f := lookupFuture(e, id)
 	if f == nil {
 		return false
 	}
@@ -551,8 +546,8 @@ func (e *Env) DeliverReplyBytes(id []byte, msg proto.Message) bool {
 	return true
 }
 
-// future returns the pending remote ask whose reply-to id is id.
-func (e *Env) future(id string) *Future {
+// lookupFuture returns the pending remote ask whose reply-to id is id.
+func lookupFuture[S string | []byte](e *Env, id S) *Future {
 	n, ok := parseFutureID(id)
 	if !ok {
 		return nil
@@ -588,7 +583,7 @@ func (e *Env) Undeliverable(target, sender *protoactor.PID, msg proto.Message, e
 		return
 	}
 	if sender.Address == e.identity {
-		if f := e.future(sender.Id); f != nil {
+		if f := lookupFuture(e, sender.Id); f != nil {
 			f.complete(nil, err)
 			return
 		}
