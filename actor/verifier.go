@@ -2,21 +2,24 @@ package actor
 
 import (
 	"github.com/sparkrpc/sparkrpc/messages"
-	"google.golang.org/protobuf/proto"
 )
 
 // verifier is the endpoint-verifier: it answers CheckExistence(name) with
-// whether name is registered on its env (Spark's RpcEndpointVerifier).
-type verifier struct{ env *Env }
+// whether name is registered on its env (Spark's RpcEndpointVerifier). Its
+// Router answers every other message, and every one-way message, as
+// unsupported.
+type verifier struct {
+	Router
+	env *Env
+}
 
-func (v *verifier) Receive(*Context, proto.Message) error { return ErrUnsupportedMessage }
-
-func (v *verifier) ReceiveAndReply(ctx *CallContext, msg proto.Message) error {
-	m, ok := msg.(*messages.CheckExistence)
-	if !ok {
-		return ErrUnsupportedMessage
-	}
-	_, exists := v.env.Endpoint(m.GetName())
-	ctx.Reply(&messages.CheckExistenceResponse{Exists: exists})
+// OnStart registers the verifier's handlers; it runs before any message.
+func (v *verifier) OnStart(*Context) error {
+	HandleAsk(&v.Router, v.checkExistence)
 	return nil
+}
+
+func (v *verifier) checkExistence(_ *CallContext, m *messages.CheckExistence) (*messages.CheckExistenceResponse, error) {
+	_, exists := v.env.Endpoint(m.GetName())
+	return &messages.CheckExistenceResponse{Exists: exists}, nil
 }
