@@ -163,4 +163,29 @@
 // zerolog's global logger), with component, env and endpoint fields.
 // protoactor's own slog output is routed into the same logger, its
 // informational messages lowered to debug. The package never calls os.Exit.
+//
+// # Typed handlers
+//
+// A Router replaces an endpoint's type switches with one function per
+// message type: Handle registers a one-way handler (Receive), HandleAsk an
+// ask handler whose returned response is the reply and whose error fails
+// the asker (ReceiveAndReply).
+//
+//	r := actor.NewRouter()
+//	actor.Handle(r, func(ctx *actor.Context, m *messages.StatusUpdate) error { ... })
+//	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.RegisterExecutor) (*messages.BoolReply, error) { ... })
+//	ref, err := env.RegisterEndpoint("driver", r)
+//
+// The Router is an Endpoint and a Replier: register it as it is, or embed it
+// in an endpoint type that adds OnStart, OnStop, OnError, network events or
+// ThreadCount. A type without a handler of the right kind gets
+// ErrUnsupportedMessage, so the asker fails with "Unsupported message TYPE
+// from ADDR"; one type may have a one-way and an ask handler. Registering a
+// type twice for the same kind panics: it is a programming error. A nil
+// response with a nil error fails the asker with ErrNilMessage. Dispatch is
+// one map lookup on the message's Go type and allocates nothing. Handlers
+// are registered before the endpoint's first message (before
+// RegisterEndpoint, or in OnStart). An endpoint that answers an ask later,
+// from another goroutine, or that needs a message of any type, implements
+// Endpoint and Replier itself.
 package actor
