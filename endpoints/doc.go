@@ -63,7 +63,12 @@
 // The driver publishes typed events (ExecutorAdded, ExecutorRemoved,
 // TaskStart, TaskEnd, JobStart, JobEnd) on its listener bus: listeners
 // (AddListener, WithListener, NewLogListener) get them in order on the bus's
-// own goroutine, so that a slow listener never holds up the driver.
+// own goroutine, so that a slow listener never holds up the driver. As in
+// Spark, the bus holds at most spark.scheduler.listenerbus.eventqueue.capacity
+// (10000) events not yet delivered; events posted past that are dropped and
+// counted (Driver.DroppedEvents). The first drop is logged at error level at
+// once, later ones in one warning a minute at most with the number dropped
+// since the previous report, and any not yet reported when the driver stops.
 //
 // # The executor and the handshake
 //

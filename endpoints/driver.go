@@ -138,6 +138,13 @@ func NewDriver(env *actor.Env, opts ...DriverOption) (*Driver, error) {
 	if err != nil {
 		return nil, err
 	}
+	busCapacity, err := conf.GetInt(KeyListenerBusCapacity, defaultListenerBusCapacity)
+	if err != nil {
+		return nil, err
+	}
+	if busCapacity < 1 {
+		return nil, fmt.Errorf("%w: %s must be at least 1", ErrInvalidConfig, KeyListenerBusCapacity)
+	}
 	d := &Driver{
 		env:            env,
 		log:            base.With().Str("component", "driver").Logger(),
@@ -152,7 +159,7 @@ func NewDriver(env *actor.Env, opts ...DriverOption) (*Driver, error) {
 	for _, h := range o.excluded {
 		d.excluded[h] = true
 	}
-	d.bus = newListenerBus(d.log)
+	d.bus = newListenerBus(d.log, busCapacity)
 	for _, l := range o.listeners {
 		d.bus.add(l)
 	}
@@ -199,6 +206,11 @@ func (d *Driver) Env() *actor.Env { return d.env }
 // AddListener adds l to the listener bus; it sees the events posted from now
 // on.
 func (d *Driver) AddListener(l Listener) { d.bus.add(l) }
+
+// DroppedEvents returns how many events the listener bus dropped because
+// spark.scheduler.listenerbus.eventqueue.capacity events were waiting for a
+// slow listener.
+func (d *Driver) DroppedEvents() int64 { return d.bus.droppedEvents() }
 
 // Executors returns the registered executors, sorted by id.
 func (d *Driver) Executors() []ExecutorInfo {
