@@ -245,6 +245,57 @@ func (c *Conf) LoadProperties(r io.Reader) error {
 	return nil
 }
 
+// StoreProperties writes pairs to w as a properties file that
+// LoadProperties (and java.util.Properties.load) reads back to the same
+// keys and values, keys sorted: java.util.Properties.store's escaping, with
+// a backslash before '\\', '=', ':', '#', '!' and, in keys and at the start
+// of a value, a space; \t, \n, \r and \f as escapes, and other control
+// characters as \uXXXX. Text is written as UTF-8. Leading and trailing
+// control characters of a value other than \r and \n do not survive the
+// trip, because LoadProperties trims them as Spark does.
+func StoreProperties(w io.Writer, pairs map[string]string) error {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(pairs)) {
+		writePropertiesText(&b, k, true)
+		b.WriteByte('=')
+		writePropertiesText(&b, pairs[k], false)
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writePropertiesText escapes s as java.util.Properties.saveConvert does
+// for a key (every space escaped) or a value (a leading space escaped).
+func writePropertiesText(b *strings.Builder, s string, key bool) {
+	for i, r := range s {
+		switch r {
+		case ' ':
+			if key || i == 0 {
+				b.WriteByte('\\')
+			}
+			b.WriteByte(' ')
+		case '\t':
+			b.WriteString(`\t`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\f':
+			b.WriteString(`\f`)
+		case '\\', '=', ':', '#', '!':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			if r < 0x20 || r == 0x7f {
+				fmt.Fprintf(b, `\u%04X`, r)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+}
+
 // Reasons of a PropertiesError.
 var (
 	// ErrMalformedEscape: a \u not followed by four hexadecimal digits.

@@ -1,6 +1,7 @@
 package actor_test
 
 import (
+	"bytes"
 	"errors"
 	"maps"
 	"slices"
@@ -374,4 +375,34 @@ func FuzzLoadProperties(f *testing.F) {
 			t.Fatalf("LoadProperties(%q) = %v, not a *PropertiesError", s, err)
 		}
 	})
+}
+
+// TestStorePropertiesRoundTrip checks that what StoreProperties writes,
+// LoadProperties reads back unchanged, for keys and values that need
+// escaping in a properties file.
+func TestStorePropertiesRoundTrip(t *testing.T) {
+	in := map[string]string{
+		"spark.plain":          "value",
+		"key with spaces":      "v",
+		"k=eq:colon#hash!bang": "a=b:c#d!e",
+		"spark.backslash":      `C:\dir\file`,
+		"spark.lines":          "one\ntwo\r\nthree",
+		"spark.tabs":           "a\tb\fc",
+		"spark.inner.space":    "a  b",
+		"spark.control":        "x\x01y",
+		"spark.unicode":        "héllo \u2603 \U0001F600",
+		"spark.empty":          "",
+		"#starts.with.hash":    "!bang",
+	}
+	var buf bytes.Buffer
+	if err := actor.StoreProperties(&buf, in); err != nil {
+		t.Fatal(err)
+	}
+	c := actor.NewConf()
+	if err := c.LoadProperties(&buf); err != nil {
+		t.Fatalf("LoadProperties of %q: %v", buf.String(), err)
+	}
+	if got := c.All(); !maps.Equal(got, in) {
+		t.Errorf("round trip changed the pairs:\n got %q\nwant %q\nfile:\n%s", got, in, buf.String())
+	}
 }

@@ -1,12 +1,11 @@
 package cluster
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -335,17 +334,10 @@ func parseNodeAddress(s string) actor.RpcAddress {
 	return a
 }
 
-// propertiesText renders conf as a properties file, keys sorted.
+// propertiesText renders conf as a properties file, keys sorted, that
+// actor.Conf.LoadProperties reads back to the same pairs.
 func propertiesText(conf map[string]string) []byte {
-	keys := make([]string, 0, len(conf))
-	for k := range conf {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	for _, k := range keys {
-		v := strings.ReplaceAll(strings.ReplaceAll(conf[k], "\\", "\\\\"), "\n", "\\n")
-		fmt.Fprintf(&b, "%s=%s\n", k, v)
-	}
-	return []byte(b.String())
+	var b bytes.Buffer
+	_ = actor.StoreProperties(&b, conf) // a bytes.Buffer does not fail
+	return b.Bytes()
 }
