@@ -159,8 +159,8 @@
 //
 // # Logging
 //
-// The env logs through the zerolog logger given with WithLogger (default
-// zerolog's global logger), with component, env and endpoint fields.
+// The env logs through the zerolog logger given with WithLogger, with
+// component, env and endpoint fields; without WithLogger it logs nothing.
 // protoactor's own slog output is routed into the same logger, its
 // informational messages lowered to debug. The package never calls os.Exit.
 //

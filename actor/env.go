@@ -11,7 +11,6 @@ import (
 
 	protoactor "github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
-	"github.com/rs/zerolog/log"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"google.golang.org/protobuf/proto"
 )
@@ -34,7 +33,7 @@ type envOptions struct {
 // is purely local.
 func WithTransport(t Transport) Option { return func(o *envOptions) { o.transport = t } }
 
-// WithLogger sets the env's logger. The default is zerolog's global logger.
+// WithLogger sets the env's logger. The default, zerolog.Nop(), logs nothing.
 func WithLogger(l zerolog.Logger) Option { return func(o *envOptions) { o.logger = &l } }
 
 // WithNumUsableCores sets the core count that sizes the shared message loop
@@ -56,6 +55,7 @@ type Env struct {
 	name      string
 	conf      *Conf
 	log       zerolog.Logger
+	baseLog   zerolog.Logger // the given logger with env=NAME, for Logger()
 	system    *protoactor.ActorSystem
 	transport Transport
 	info      TransportInfo
@@ -90,7 +90,7 @@ func NewEnv(name string, conf *Conf, opts ...Option) (*Env, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	base := log.Logger
+	base := zerolog.Nop()
 	if o.logger != nil {
 		base = *o.logger
 	}
@@ -98,6 +98,7 @@ func NewEnv(name string, conf *Conf, opts ...Option) (*Env, error) {
 		name:       name,
 		conf:       conf,
 		log:        base.With().Str("component", "rpcenv").Str("env", name).Logger(),
+		baseLog:    base.With().Str("env", name).Logger(),
 		transport:  o.transport,
 		onDrop:     o.onDrop,
 		futures:    newFutureRegistry(),
@@ -161,8 +162,10 @@ func (e *Env) Name() string { return e.name }
 // Conf returns the env's configuration.
 func (e *Env) Conf() *Conf { return e.conf }
 
-// Logger returns the env's logger.
-func (e *Env) Logger() zerolog.Logger { return e.log }
+// Logger returns the env's logger: the one given with WithLogger, with the
+// field env=NAME and no component field, so that a component built on the
+// env (a transport, a driver, a daemon) adds its own without repeating it.
+func (e *Env) Logger() zerolog.Logger { return e.baseLog }
 
 // System returns the protoactor actor system that runs the env's endpoints.
 func (e *Env) System() *protoactor.ActorSystem { return e.system }

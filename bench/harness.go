@@ -86,7 +86,7 @@ type impl struct {
 	unavailable func() string
 }
 
-// targetSpec is a design target (DESIGN.md §6).
+// targetSpec is a design target (docs/design.md §6).
 type targetSpec struct {
 	name      string
 	baseline  string // "" for an absolute target on a figure

@@ -20,7 +20,7 @@ import (
 // first by PID; asks use RequestFuture, whose reply needs the second system
 // to connect back to the first.
 //
-// Configuration (see DESIGN.md §7 for the defects of this remote): a batch of
+// Configuration (see docs/design.md §7 for the defects of this remote): a batch of
 // the endpoint writer must stay under gRPC's message size limit, so the batch
 // is capped at about 4 MiB of payload and the limit is raised to 16 MiB; the
 // messages are plain protobuf messages found in the global registry, so no

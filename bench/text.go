@@ -122,7 +122,7 @@ func (rep *Report) writeTargets(w io.Writer) error {
 	if !any {
 		return nil
 	}
-	fmt.Fprintln(w, "\nTargets (DESIGN.md §6):")
+	fmt.Fprintln(w, "\nTargets (docs/design.md §6):")
 	t := &table{align: "lllrl"}
 	t.add("SCENARIO", "PARAMS", "TARGET", "MEASURED", "RESULT")
 	for _, r := range rep.Results {

@@ -359,6 +359,18 @@ func (e *nmEndpoint) ReceiveAndReply(ctx *actor.CallContext, msg proto.Message) 
 	case *messages.NmStopContainer:
 		e.nm.stopContainer(m.GetContainerId(), m.GetExitStatus(), m.GetDiagnostics())
 		ctx.Reply(&messages.NmStopContainerResponse{})
+	case *messages.NmGetApplicationLogs:
+		resp, err := e.nm.applicationLogs(m.GetAppId())
+		if err != nil {
+			return err
+		}
+		ctx.Reply(resp)
+	case *messages.NmReadContainerLog:
+		resp, err := e.nm.readLog(m)
+		if err != nil {
+			return err
+		}
+		ctx.Reply(resp)
 	default:
 		return actor.ErrUnsupportedMessage
 	}

@@ -205,6 +205,8 @@ func (e *rmEndpoint) ReceiveAndReply(ctx *actor.CallContext, msg proto.Message) 
 		ctx.Reply(&messages.RmKillApplicationResponse{Killed: killed, State: messages.RmAppState(state)})
 	case *messages.RmGetClusterNodes:
 		ctx.Reply(&messages.RmClusterNodes{Nodes: c.nodeReports()})
+	case *messages.RmGetApplications:
+		ctx.Reply(c.applications(m.GetStates()))
 	case *messages.AmRegister:
 		resp, err := c.registerAM(m)
 		if err != nil {

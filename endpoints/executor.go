@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-	"github.com/rs/zerolog/log"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"google.golang.org/protobuf/proto"
@@ -93,7 +92,7 @@ func RunExecutor(ctx context.Context, cfg ExecutorConfig, opts ...ExecutorOption
 	if o.newEnv == nil {
 		return ErrNoEnvFactory
 	}
-	base := log.Logger
+	base := zerolog.Nop()
 	if o.logger != nil {
 		base = *o.logger
 	}

@@ -109,7 +109,7 @@ func (b bothOption) applyDriver(o *driverOptions)     { b.d(o) }
 func (b bothOption) applyExecutor(o *executorOptions) { b.e(o) }
 
 // WithLogger sets the logger of the driver or executor (default: the env's
-// logger for the driver, zerolog's global logger for an executor).
+// logger for the driver; for an executor, zerolog.Nop(), which logs nothing).
 func WithLogger(l zerolog.Logger) Option {
 	return bothOption{
 		d: func(o *driverOptions) { o.logger = &l },

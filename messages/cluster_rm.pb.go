@@ -2555,6 +2555,384 @@ func (x *RmContainerStarted) GetNodeId() string {
 	return ""
 }
 
+// RmGetApplications asks the RM for the applications it knows (YARN's
+// GetApplicationsRequest), optionally only those in some states.
+type RmGetApplications struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The states to list; empty lists every state.
+	States        []RmAppState `protobuf:"varint,1,rep,packed,name=states,proto3,enum=sparkrpc.messages.RmAppState" json:"states,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RmGetApplications) Reset() {
+	*x = RmGetApplications{}
+	mi := &file_cluster_rm_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RmGetApplications) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RmGetApplications) ProtoMessage() {}
+
+func (x *RmGetApplications) ProtoReflect() protoreflect.Message {
+	mi := &file_cluster_rm_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RmGetApplications.ProtoReflect.Descriptor instead.
+func (*RmGetApplications) Descriptor() ([]byte, []int) {
+	return file_cluster_rm_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *RmGetApplications) GetStates() []RmAppState {
+	if x != nil {
+		return x.States
+	}
+	return nil
+}
+
+// RmApplications answers RmGetApplications, in submission order.
+type RmApplications struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Apps          []*RmApplicationReport `protobuf:"bytes,1,rep,name=apps,proto3" json:"apps,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RmApplications) Reset() {
+	*x = RmApplications{}
+	mi := &file_cluster_rm_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RmApplications) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RmApplications) ProtoMessage() {}
+
+func (x *RmApplications) ProtoReflect() protoreflect.Message {
+	mi := &file_cluster_rm_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RmApplications.ProtoReflect.Descriptor instead.
+func (*RmApplications) Descriptor() ([]byte, []int) {
+	return file_cluster_rm_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *RmApplications) GetApps() []*RmApplicationReport {
+	if x != nil {
+		return x.Apps
+	}
+	return nil
+}
+
+// NmGetApplicationLogs asks a node manager for the log files of an
+// application's containers on its node (running or completed).
+type NmGetApplicationLogs struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AppId         string                 `protobuf:"bytes,1,opt,name=app_id,json=appId,proto3" json:"app_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NmGetApplicationLogs) Reset() {
+	*x = NmGetApplicationLogs{}
+	mi := &file_cluster_rm_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NmGetApplicationLogs) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NmGetApplicationLogs) ProtoMessage() {}
+
+func (x *NmGetApplicationLogs) ProtoReflect() protoreflect.Message {
+	mi := &file_cluster_rm_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NmGetApplicationLogs.ProtoReflect.Descriptor instead.
+func (*NmGetApplicationLogs) Descriptor() ([]byte, []int) {
+	return file_cluster_rm_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *NmGetApplicationLogs) GetAppId() string {
+	if x != nil {
+		return x.AppId
+	}
+	return ""
+}
+
+// NmContainerLogFile is one log file of a container.
+type NmContainerLogFile struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	ContainerId string                 `protobuf:"bytes,1,opt,name=container_id,json=containerId,proto3" json:"container_id,omitempty"`
+	// The file's name in the container's log folder ("stdout", "stderr").
+	Name          string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Size          int64  `protobuf:"varint,3,opt,name=size,proto3" json:"size,omitempty"`
+	ModifiedMs    int64  `protobuf:"varint,4,opt,name=modified_ms,json=modifiedMs,proto3" json:"modified_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NmContainerLogFile) Reset() {
+	*x = NmContainerLogFile{}
+	mi := &file_cluster_rm_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NmContainerLogFile) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NmContainerLogFile) ProtoMessage() {}
+
+func (x *NmContainerLogFile) ProtoReflect() protoreflect.Message {
+	mi := &file_cluster_rm_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NmContainerLogFile.ProtoReflect.Descriptor instead.
+func (*NmContainerLogFile) Descriptor() ([]byte, []int) {
+	return file_cluster_rm_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *NmContainerLogFile) GetContainerId() string {
+	if x != nil {
+		return x.ContainerId
+	}
+	return ""
+}
+
+func (x *NmContainerLogFile) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *NmContainerLogFile) GetSize() int64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+func (x *NmContainerLogFile) GetModifiedMs() int64 {
+	if x != nil {
+		return x.ModifiedMs
+	}
+	return 0
+}
+
+// NmApplicationLogs answers NmGetApplicationLogs, ordered by container,
+// stdout before stderr.
+type NmApplicationLogs struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Files         []*NmContainerLogFile  `protobuf:"bytes,1,rep,name=files,proto3" json:"files,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NmApplicationLogs) Reset() {
+	*x = NmApplicationLogs{}
+	mi := &file_cluster_rm_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NmApplicationLogs) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NmApplicationLogs) ProtoMessage() {}
+
+func (x *NmApplicationLogs) ProtoReflect() protoreflect.Message {
+	mi := &file_cluster_rm_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NmApplicationLogs.ProtoReflect.Descriptor instead.
+func (*NmApplicationLogs) Descriptor() ([]byte, []int) {
+	return file_cluster_rm_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *NmApplicationLogs) GetFiles() []*NmContainerLogFile {
+	if x != nil {
+		return x.Files
+	}
+	return nil
+}
+
+// NmReadContainerLog reads part of a container's log file: at most length
+// bytes from offset (the node manager bounds length).
+type NmReadContainerLog struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AppId         string                 `protobuf:"bytes,1,opt,name=app_id,json=appId,proto3" json:"app_id,omitempty"`
+	ContainerId   string                 `protobuf:"bytes,2,opt,name=container_id,json=containerId,proto3" json:"container_id,omitempty"`
+	Name          string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	Offset        int64                  `protobuf:"varint,4,opt,name=offset,proto3" json:"offset,omitempty"`
+	Length        int32                  `protobuf:"varint,5,opt,name=length,proto3" json:"length,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NmReadContainerLog) Reset() {
+	*x = NmReadContainerLog{}
+	mi := &file_cluster_rm_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NmReadContainerLog) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NmReadContainerLog) ProtoMessage() {}
+
+func (x *NmReadContainerLog) ProtoReflect() protoreflect.Message {
+	mi := &file_cluster_rm_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NmReadContainerLog.ProtoReflect.Descriptor instead.
+func (*NmReadContainerLog) Descriptor() ([]byte, []int) {
+	return file_cluster_rm_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *NmReadContainerLog) GetAppId() string {
+	if x != nil {
+		return x.AppId
+	}
+	return ""
+}
+
+func (x *NmReadContainerLog) GetContainerId() string {
+	if x != nil {
+		return x.ContainerId
+	}
+	return ""
+}
+
+func (x *NmReadContainerLog) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *NmReadContainerLog) GetOffset() int64 {
+	if x != nil {
+		return x.Offset
+	}
+	return 0
+}
+
+func (x *NmReadContainerLog) GetLength() int32 {
+	if x != nil {
+		return x.Length
+	}
+	return 0
+}
+
+// NmContainerLogChunk answers NmReadContainerLog; data is empty at the end
+// of the file.
+type NmContainerLogChunk struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Data          []byte                 `protobuf:"bytes,1,opt,name=data,proto3" json:"data,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NmContainerLogChunk) Reset() {
+	*x = NmContainerLogChunk{}
+	mi := &file_cluster_rm_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NmContainerLogChunk) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NmContainerLogChunk) ProtoMessage() {}
+
+func (x *NmContainerLogChunk) ProtoReflect() protoreflect.Message {
+	mi := &file_cluster_rm_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NmContainerLogChunk.ProtoReflect.Descriptor instead.
+func (*NmContainerLogChunk) Descriptor() ([]byte, []int) {
+	return file_cluster_rm_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *NmContainerLogChunk) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
 var File_cluster_rm_proto protoreflect.FileDescriptor
 
 const file_cluster_rm_proto_rawDesc = "" +
@@ -2742,7 +3120,29 @@ const file_cluster_rm_proto_rawDesc = "" +
 	"\x12RmContainerStarted\x12!\n" +
 	"\fcontainer_id\x18\x01 \x01(\tR\vcontainerId\x12\x17\n" +
 	"\alog_dir\x18\x02 \x01(\tR\x06logDir\x12\x17\n" +
-	"\anode_id\x18\x03 \x01(\tR\x06nodeId*\xc0\x01\n" +
+	"\anode_id\x18\x03 \x01(\tR\x06nodeId\"J\n" +
+	"\x11RmGetApplications\x125\n" +
+	"\x06states\x18\x01 \x03(\x0e2\x1d.sparkrpc.messages.RmAppStateR\x06states\"L\n" +
+	"\x0eRmApplications\x12:\n" +
+	"\x04apps\x18\x01 \x03(\v2&.sparkrpc.messages.RmApplicationReportR\x04apps\"-\n" +
+	"\x14NmGetApplicationLogs\x12\x15\n" +
+	"\x06app_id\x18\x01 \x01(\tR\x05appId\"\x80\x01\n" +
+	"\x12NmContainerLogFile\x12!\n" +
+	"\fcontainer_id\x18\x01 \x01(\tR\vcontainerId\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
+	"\x04size\x18\x03 \x01(\x03R\x04size\x12\x1f\n" +
+	"\vmodified_ms\x18\x04 \x01(\x03R\n" +
+	"modifiedMs\"P\n" +
+	"\x11NmApplicationLogs\x12;\n" +
+	"\x05files\x18\x01 \x03(\v2%.sparkrpc.messages.NmContainerLogFileR\x05files\"\x92\x01\n" +
+	"\x12NmReadContainerLog\x12\x15\n" +
+	"\x06app_id\x18\x01 \x01(\tR\x05appId\x12!\n" +
+	"\fcontainer_id\x18\x02 \x01(\tR\vcontainerId\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x12\x16\n" +
+	"\x06offset\x18\x04 \x01(\x03R\x06offset\x12\x16\n" +
+	"\x06length\x18\x05 \x01(\x05R\x06length\")\n" +
+	"\x13NmContainerLogChunk\x12\x12\n" +
+	"\x04data\x18\x01 \x01(\fR\x04data*\xc0\x01\n" +
 	"\n" +
 	"RmAppState\x12\x14\n" +
 	"\x10RM_APP_STATE_NEW\x10\x00\x12\x1a\n" +
@@ -2775,7 +3175,7 @@ func file_cluster_rm_proto_rawDescGZIP() []byte {
 }
 
 var file_cluster_rm_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_cluster_rm_proto_msgTypes = make([]protoimpl.MessageInfo, 42)
+var file_cluster_rm_proto_msgTypes = make([]protoimpl.MessageInfo, 49)
 var file_cluster_rm_proto_goTypes = []any{
 	(RmAppState)(0),                     // 0: sparkrpc.messages.RmAppState
 	(RmFinalStatus)(0),                  // 1: sparkrpc.messages.RmFinalStatus
@@ -2819,28 +3219,35 @@ var file_cluster_rm_proto_goTypes = []any{
 	(*AmRegisterDriver)(nil),            // 39: sparkrpc.messages.AmRegisterDriver
 	(*AmDriverFinished)(nil),            // 40: sparkrpc.messages.AmDriverFinished
 	(*RmContainerStarted)(nil),          // 41: sparkrpc.messages.RmContainerStarted
-	nil,                                 // 42: sparkrpc.messages.RmLaunchContext.EnvironmentEntry
-	nil,                                 // 43: sparkrpc.messages.RmLaunchContext.FilesEntry
-	nil,                                 // 44: sparkrpc.messages.RmSubmitApplication.ConfEntry
-	(*EndpointRef)(nil),                 // 45: sparkrpc.messages.EndpointRef
+	(*RmGetApplications)(nil),           // 42: sparkrpc.messages.RmGetApplications
+	(*RmApplications)(nil),              // 43: sparkrpc.messages.RmApplications
+	(*NmGetApplicationLogs)(nil),        // 44: sparkrpc.messages.NmGetApplicationLogs
+	(*NmContainerLogFile)(nil),          // 45: sparkrpc.messages.NmContainerLogFile
+	(*NmApplicationLogs)(nil),           // 46: sparkrpc.messages.NmApplicationLogs
+	(*NmReadContainerLog)(nil),          // 47: sparkrpc.messages.NmReadContainerLog
+	(*NmContainerLogChunk)(nil),         // 48: sparkrpc.messages.NmContainerLogChunk
+	nil,                                 // 49: sparkrpc.messages.RmLaunchContext.EnvironmentEntry
+	nil,                                 // 50: sparkrpc.messages.RmLaunchContext.FilesEntry
+	nil,                                 // 51: sparkrpc.messages.RmSubmitApplication.ConfEntry
+	(*EndpointRef)(nil),                 // 52: sparkrpc.messages.EndpointRef
 }
 var file_cluster_rm_proto_depIdxs = []int32{
-	42, // 0: sparkrpc.messages.RmLaunchContext.environment:type_name -> sparkrpc.messages.RmLaunchContext.EnvironmentEntry
-	43, // 1: sparkrpc.messages.RmLaunchContext.files:type_name -> sparkrpc.messages.RmLaunchContext.FilesEntry
+	49, // 0: sparkrpc.messages.RmLaunchContext.environment:type_name -> sparkrpc.messages.RmLaunchContext.EnvironmentEntry
+	50, // 1: sparkrpc.messages.RmLaunchContext.files:type_name -> sparkrpc.messages.RmLaunchContext.FilesEntry
 	3,  // 2: sparkrpc.messages.RmContainer.resource:type_name -> sparkrpc.messages.RmResource
 	2,  // 3: sparkrpc.messages.RmContainerStatus.state:type_name -> sparkrpc.messages.RmContainerState
 	3,  // 4: sparkrpc.messages.RmNewApplicationResponse.max_resource:type_name -> sparkrpc.messages.RmResource
 	3,  // 5: sparkrpc.messages.RmSubmitApplication.am_resource:type_name -> sparkrpc.messages.RmResource
 	4,  // 6: sparkrpc.messages.RmSubmitApplication.am_launch_context:type_name -> sparkrpc.messages.RmLaunchContext
-	44, // 7: sparkrpc.messages.RmSubmitApplication.conf:type_name -> sparkrpc.messages.RmSubmitApplication.ConfEntry
+	51, // 7: sparkrpc.messages.RmSubmitApplication.conf:type_name -> sparkrpc.messages.RmSubmitApplication.ConfEntry
 	0,  // 8: sparkrpc.messages.RmApplicationReport.state:type_name -> sparkrpc.messages.RmAppState
 	1,  // 9: sparkrpc.messages.RmApplicationReport.final_status:type_name -> sparkrpc.messages.RmFinalStatus
-	45, // 10: sparkrpc.messages.RmApplicationReport.am:type_name -> sparkrpc.messages.EndpointRef
+	52, // 10: sparkrpc.messages.RmApplicationReport.am:type_name -> sparkrpc.messages.EndpointRef
 	0,  // 11: sparkrpc.messages.RmKillApplicationResponse.state:type_name -> sparkrpc.messages.RmAppState
 	3,  // 12: sparkrpc.messages.RmNodeReport.capability:type_name -> sparkrpc.messages.RmResource
 	3,  // 13: sparkrpc.messages.RmNodeReport.used:type_name -> sparkrpc.messages.RmResource
 	16, // 14: sparkrpc.messages.RmClusterNodes.nodes:type_name -> sparkrpc.messages.RmNodeReport
-	45, // 15: sparkrpc.messages.AmRegister.am:type_name -> sparkrpc.messages.EndpointRef
+	52, // 15: sparkrpc.messages.AmRegister.am:type_name -> sparkrpc.messages.EndpointRef
 	3,  // 16: sparkrpc.messages.AmRegisterResponse.max_resource:type_name -> sparkrpc.messages.RmResource
 	3,  // 17: sparkrpc.messages.AmAllocate.resource:type_name -> sparkrpc.messages.RmResource
 	5,  // 18: sparkrpc.messages.AmAllocateResponse.allocated:type_name -> sparkrpc.messages.RmContainer
@@ -2851,11 +3258,14 @@ var file_cluster_rm_proto_depIdxs = []int32{
 	5,  // 23: sparkrpc.messages.NmStartContainer.container:type_name -> sparkrpc.messages.RmContainer
 	4,  // 24: sparkrpc.messages.NmStartContainer.launch_context:type_name -> sparkrpc.messages.RmLaunchContext
 	1,  // 25: sparkrpc.messages.AmDriverFinished.final_status:type_name -> sparkrpc.messages.RmFinalStatus
-	26, // [26:26] is the sub-list for method output_type
-	26, // [26:26] is the sub-list for method input_type
-	26, // [26:26] is the sub-list for extension type_name
-	26, // [26:26] is the sub-list for extension extendee
-	0,  // [0:26] is the sub-list for field type_name
+	0,  // 26: sparkrpc.messages.RmGetApplications.states:type_name -> sparkrpc.messages.RmAppState
+	12, // 27: sparkrpc.messages.RmApplications.apps:type_name -> sparkrpc.messages.RmApplicationReport
+	45, // 28: sparkrpc.messages.NmApplicationLogs.files:type_name -> sparkrpc.messages.NmContainerLogFile
+	29, // [29:29] is the sub-list for method output_type
+	29, // [29:29] is the sub-list for method input_type
+	29, // [29:29] is the sub-list for extension type_name
+	29, // [29:29] is the sub-list for extension extendee
+	0,  // [0:29] is the sub-list for field type_name
 }
 
 func init() { file_cluster_rm_proto_init() }
@@ -2870,7 +3280,7 @@ func file_cluster_rm_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cluster_rm_proto_rawDesc), len(file_cluster_rm_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   42,
+			NumMessages:   49,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

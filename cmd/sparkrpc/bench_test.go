@@ -36,7 +36,7 @@ func TestBenchQuickWritesCompleteJSON(t *testing.T) {
 	if err != nil {
 		t.Fatalf("bench --quick: %v\n%s", err, out)
 	}
-	for _, want := range []string{"SCENARIO", "local-send", "remote-ask", "Targets (DESIGN.md §6)"} {
+	for _, want := range []string{"SCENARIO", "local-send", "remote-ask", "Targets (docs/design.md §6)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}

@@ -45,6 +45,7 @@ func newRootCmd() *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &usageError{err: err}
 	})
+	addLogFlags(root)
 	for _, newCmd := range subcommands {
 		c := newCmd()
 		c.SetFlagErrorFunc(root.FlagErrorFunc())

@@ -261,13 +261,6 @@ func runAppAction(cmd *cobra.Command, master cluster.Master, f *submitFlags) err
 	return nil
 }
 
-// newLogger returns a human-readable logger on w.
-func newLogger(w io.Writer, level zerolog.Level, component string) zerolog.Logger {
-	zerolog.TimeFieldFormat = time.RFC3339Nano
-	cw := zerolog.ConsoleWriter{Out: w, TimeFormat: "15:04:05.000", NoColor: true}
-	return zerolog.New(cw).Level(level).With().Timestamp().Str("process", component).Logger()
-}
-
 // newApplicationMasterCmd is the command the resource manager starts in an
 // application's first container.
 func newApplicationMasterCmd() *cobra.Command {

@@ -11,14 +11,19 @@ import (
 
 func init() { subcommands = append(subcommands, newVersionCmd) }
 
-// version is the release version; builds from a checkout say "dev".
-var version = "dev"
+// version, when set at link time (-ldflags "-X main.version=v1.2.3"),
+// replaces the module version of the build information.
+var version = ""
 
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version of sparkrpc",
-		Args:  cobra.NoArgs,
+		Long: `Version prints the module version (v1.2.3 when installed with
+'go install ...@v1.2.3', (devel) when built from a checkout), the VCS
+revision the binary was built from (with "modified" when the checkout had
+uncommitted changes) and its time, the Go version and the platform.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fmt.Fprintln(cmd.OutOrStdout(), versionString())
 			return nil
@@ -28,19 +33,46 @@ func newVersionCmd() *cobra.Command {
 
 // versionString returns the version line printed by `version` and `submit --version`.
 func versionString() string {
-	rev := ""
-	if info, ok := debug.ReadBuildInfo(); ok {
+	info, _ := debug.ReadBuildInfo()
+	return formatVersion(info, version, runtime.Version(), runtime.GOOS+"/"+runtime.GOARCH)
+}
+
+// formatVersion renders the version line from the build information (nil
+// when the binary has none): "sparkrpc VERSION (revision REV[, modified],
+// TIME) GOVERSION OS/ARCH".
+func formatVersion(info *debug.BuildInfo, override, goVersion, platform string) string {
+	v := override
+	var rev, modified, at string
+	if info != nil {
+		if v == "" {
+			v = info.Main.Version
+		}
 		for _, s := range info.Settings {
-			if s.Key == "vcs.revision" {
+			switch s.Key {
+			case "vcs.revision":
 				rev = s.Value
+			case "vcs.modified":
+				modified = s.Value
+			case "vcs.time":
+				at = s.Value
 			}
 		}
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "sparkrpc %s", version)
-	if rev != "" {
-		fmt.Fprintf(&b, " (%s)", rev)
+	if v == "" {
+		v = "(unknown)"
 	}
-	fmt.Fprintf(&b, " %s %s/%s", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	var b strings.Builder
+	fmt.Fprintf(&b, "sparkrpc %s", v)
+	if rev != "" {
+		fmt.Fprintf(&b, " (revision %s", rev)
+		if modified == "true" {
+			b.WriteString(", modified")
+		}
+		if at != "" {
+			fmt.Fprintf(&b, ", %s", at)
+		}
+		b.WriteString(")")
+	}
+	fmt.Fprintf(&b, " %s %s", goVersion, platform)
 	return b.String()
 }
