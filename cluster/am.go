@@ -142,7 +142,7 @@ func (am *appMaster) runDriver(ctx context.Context) error {
 	var registerErr atomic.Pointer[error]
 	start := func(sctx context.Context) (*endpoints.Driver, error) {
 		d, err := endpoints.NewDriver(env, endpoints.WithListener(prog), endpoints.WithLogger(am.cfg.Logger),
-			endpoints.WithExecutorAllocator(newLossLogger(appCtx, amRef, am.log)))
+			endpoints.WithClusterManager(newLossLogger(appCtx, amRef, am.log)))
 		if err != nil {
 			return nil, err
 		}
@@ -373,8 +373,12 @@ func shutdownEnv(env *actor.Env, log zerolog.Logger) {
 	}
 }
 
-// lossLogger is the driver's link to the AM: told that an executor was
-// lost, it asks the AM's endpoint why (GetExecutorLossReason) and logs it.
+// lossLogger is the driver's link to the AM, its endpoints.ClusterManager
+// (Spark's YarnSchedulerBackend): it asks the AM's endpoint for executors,
+// to kill them (and replace them), and why they were lost; told that an
+// executor was lost, it asks the AM why (GetExecutorLossReason) and logs
+// it. Until the AM's reference is known its calls fail with
+// ErrNoClusterManager.
 type lossLogger struct {
 	ctx context.Context
 	am  atomic.Pointer[actor.Ref]
@@ -387,6 +391,62 @@ func newLossLogger(ctx context.Context, am *actor.Ref, log zerolog.Logger) *loss
 		l.am.Store(am)
 	}
 	return l
+}
+
+func (l *lossLogger) amRef() (*actor.Ref, error) {
+	am := l.am.Load()
+	if am == nil {
+		return nil, ErrNoClusterManager
+	}
+	return am, nil
+}
+
+// RequestTotalExecutors implements endpoints.ClusterManager.
+func (l *lossLogger) RequestTotalExecutors(ctx context.Context, total int) error {
+	am, err := l.amRef()
+	if err != nil {
+		return err
+	}
+	_, err = actor.AskAs[*messages.AmBoolResponse](ctx, am, &messages.AmRequestExecutors{Total: int32(total)})
+	return err
+}
+
+// KillExecutors implements endpoints.ClusterManager: the AM releases the
+// executors' containers and lowers its target.
+func (l *lossLogger) KillExecutors(ctx context.Context, ids []string) error {
+	am, err := l.amRef()
+	if err != nil {
+		return err
+	}
+	_, err = actor.AskAs[*messages.AmBoolResponse](ctx, am, &messages.AmKillExecutors{ExecutorIds: ids})
+	return err
+}
+
+// KillAndReplaceExecutors implements endpoints.ClusterManager: the AM
+// releases the executors' containers (their node managers stop the whole
+// process group) and starts as many executors in their place.
+func (l *lossLogger) KillAndReplaceExecutors(ctx context.Context, ids []string) error {
+	am, err := l.amRef()
+	if err != nil {
+		return err
+	}
+	_, err = actor.AskAs[*messages.AmBoolResponse](ctx, am, &messages.AmKillExecutors{ExecutorIds: ids, Replace: true})
+	return err
+}
+
+// ExecutorLossReason implements endpoints.ClusterManager: the AM answers
+// once the executor's container has completed, with its exit status; for an
+// executor it never ran, the reason is empty.
+func (l *lossLogger) ExecutorLossReason(ctx context.Context, id string) (string, error) {
+	am, err := l.amRef()
+	if err != nil {
+		return "", err
+	}
+	r, err := actor.AskAs[*messages.AmExecutorLossReason](ctx, am, &messages.AmGetExecutorLossReason{ExecutorId: id})
+	if err != nil || !r.GetKnown() {
+		return "", err
+	}
+	return r.GetMessage(), nil
 }
 
 // ExecutorLost implements endpoints.ExecutorAllocator.
@@ -448,7 +508,7 @@ func (e *amEndpoint) ReceiveAndReply(ctx *actor.CallContext, msg proto.Message) 
 		if a == nil {
 			return errors.New("the application master has not registered yet")
 		}
-		a.kill(m.GetExecutorIds())
+		a.kill(m.GetExecutorIds(), m.GetReplace())
 		ctx.Reply(&messages.AmBoolResponse{Ok: true})
 	case *messages.AmGetExecutorLossReason:
 		if a == nil {

@@ -482,7 +482,7 @@ func runClientMode(ctx context.Context, cfg SubmitConfig, fn AppFunc, client *Cl
 		}
 		conf.Set("spark.driver.host", env.Address().Host)
 		conf.Set("spark.driver.port", strconv.Itoa(env.Address().Port))
-		d, err := endpoints.NewDriver(env, endpoints.WithListener(prog), endpoints.WithLogger(log), endpoints.WithExecutorAllocator(losses))
+		d, err := endpoints.NewDriver(env, endpoints.WithListener(prog), endpoints.WithLogger(log), endpoints.WithClusterManager(losses))
 		if err != nil {
 			return nil, err
 		}
