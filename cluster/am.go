@@ -155,7 +155,9 @@ func (am *appMaster) runDriver(ctx context.Context) error {
 		case <-sctx.Done():
 			return nil, context.Cause(sctx)
 		}
-		waitBackendReady(sctx, d, am.conf, am.numExecutors, 0.8, am.log)
+		up := waitBackendReady(sctx, d, am.conf, am.numExecutors, 0.8, am.log)
+		am.log.Info().Int("registered", up).Int("requested", am.numExecutors).
+			Msgf("Executors registered: %d of %d", up, am.numExecutors)
 		return d, nil
 	}
 	sc := NewAppContext(am.cfg.AppID, am.conf, am.cfg.Logger, am.cfg.Stdout, start)
@@ -342,8 +344,18 @@ func runUserApp(ctx context.Context, fn AppFunc, sc *AppContext, args []string, 
 }
 
 // waitBackendReady waits until ratio of the expected executors registered,
-// or spark.scheduler.maxRegisteredResourcesWaitingTime (30s) passed.
-func waitBackendReady(ctx context.Context, d *endpoints.Driver, conf *actor.Conf, expected int, defRatio float64, log zerolog.Logger) {
+// or spark.scheduler.maxRegisteredResourcesWaitingTime (30s) passed. It
+// returns how many executors are then registered and ready for tasks.
+func waitBackendReady(ctx context.Context, d *endpoints.Driver, conf *actor.Conf, expected int, defRatio float64, log zerolog.Logger) int {
+	ready := func() int {
+		n := 0
+		for _, ex := range d.Executors() {
+			if ex.Ready {
+				n++
+			}
+		}
+		return n
+	}
 	ratio := defRatio
 	if v, ok := conf.Lookup(KeyMinRegisteredRatio); ok {
 		if _, err := fmt.Sscanf(v, "%g", &ratio); err != nil {
@@ -356,13 +368,14 @@ func waitBackendReady(ctx context.Context, d *endpoints.Driver, conf *actor.Conf
 	}
 	n := int(float64(expected)*min(1, ratio) + 0.999999)
 	if n <= 0 {
-		return
+		return ready()
 	}
 	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	if err := d.WaitForExecutors(wctx, n); err != nil {
 		log.Info().Err(err).Msg("SchedulerBackend is ready for scheduling after waiting maxRegisteredResourcesWaitingTime")
 	}
+	return ready()
 }
 
 func shutdownEnv(env *actor.Env, log zerolog.Logger) {
