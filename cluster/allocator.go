@@ -310,18 +310,34 @@ func (a *allocator) requestTotal(n int) {
 	a.mu.Unlock()
 }
 
-// kill releases the containers of the given executors and lowers the target.
-func (a *allocator) kill(ids []string) {
+// kill releases the containers of the given executors: the resource
+// manager has their node managers stop them (the whole process group,
+// SIGTERM then SIGKILL). Without replace it lowers the target by as many;
+// with replace the target stays, so that once a container has completed
+// the next heartbeat asks for another (Spark's killAndReplaceExecutor). A
+// killed container's exit is not counted as an executor failure.
+func (a *allocator) kill(ids []string, replace bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, id := range ids {
 		cid, ok := a.byExecutor[id]
 		if !ok {
+			a.log.Info().Str("executor", id).Msg("Executor to kill has no running container")
 			continue
 		}
-		a.running[cid].killed = true
+		ec := a.running[cid]
+		if ec.killed {
+			continue // already released
+		}
+		ec.killed = true
 		a.release = append(a.release, cid)
+		if replace {
+			a.log.Info().Str("executor", id).Str("container", cid).
+				Msgf("Killing executor %s in container %s; another executor will replace it", id, cid)
+			continue
+		}
 		a.target = max(0, a.target-1)
+		a.log.Info().Str("executor", id).Str("container", cid).Msgf("Killing executor %s in container %s", id, cid)
 	}
 }
 

@@ -185,6 +185,28 @@ func TestAllocator(t *testing.T) {
 	if got := len(executorProcs(marker)); got != 2 {
 		t.Fatalf("%d executors, want 2", got)
 	}
+	// A hung executor (its process stopped with SIGSTOP) is killed and
+	// replaced on request: its container goes (SIGTERM stays pending on a
+	// stopped process; SIGKILL after the grace period ends it), another
+	// executor starts in its place, and it is not counted as a failure.
+	hung := executorProcs(marker)["4"]
+	if err := syscall.Kill(hung, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	f = amRef.Ask(context.Background(), &messages.AmGetExecutorLossReason{ExecutorId: "4"})
+	if _, err := actor.AskAs[*messages.AmBoolResponse](context.Background(), amRef,
+		&messages.AmKillExecutors{ExecutorIds: []string{"4"}, Replace: true}); err != nil {
+		t.Fatal(err)
+	}
+	r, err = actor.ResultAs[*messages.AmExecutorLossReason](f)
+	if err != nil || !r.GetKnown() || r.GetExitCausedByApp() || r.GetExitStatus() != containerExitKilledByAM {
+		t.Fatalf("loss reason of a killed and replaced executor: %v %v", r, err)
+	}
+	waitFor(t, "the hung executor's process to be gone", func() bool { return !procAlive(hung) })
+	waitFor(t, "an executor in place of the hung one", func() bool { return executorProcs(marker)["5"] != 0 })
+	if got := len(executorProcs(marker)); got != 2 {
+		t.Fatalf("%d executors after kill and replace, want 2", got)
+	}
 	select {
 	case err := <-alloc.failed:
 		t.Fatalf("failed after one failure: %v", err)
@@ -201,7 +223,7 @@ func TestAllocator(t *testing.T) {
 		t.Fatal("no failure after 2 executor failures")
 	}
 	var ids []string
-	for len(ids) < 3 {
+	for len(ids) < 4 {
 		select {
 		case id := <-lost:
 			ids = append(ids, id)
@@ -209,7 +231,7 @@ func TestAllocator(t *testing.T) {
 			t.Fatalf("lost executors reported: %v", ids)
 		}
 	}
-	if fmt.Sprint(ids) != "[2 1 3]" {
+	if fmt.Sprint(ids) != "[2 1 4 3]" {
 		t.Fatalf("lost executors reported: %v", ids)
 	}
 	// Killing the application tells the allocator to stop.
@@ -226,4 +248,10 @@ func TestAllocator(t *testing.T) {
 		t.Fatal("the allocator did not stop after the application was killed")
 	}
 	waitFor(t, "every executor to be gone", func() bool { return len(executorProcs(marker)) == 0 })
+}
+
+// procAlive reports whether pid exists and is not a zombie.
+func procAlive(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	return err == nil && !strings.Contains(string(stat), ") Z ")
 }

@@ -142,7 +142,7 @@ func (am *appMaster) runDriver(ctx context.Context) error {
 	var registerErr atomic.Pointer[error]
 	start := func(sctx context.Context) (*endpoints.Driver, error) {
 		d, err := endpoints.NewDriver(env, endpoints.WithListener(prog), endpoints.WithLogger(am.cfg.Logger),
-			endpoints.WithExecutorAllocator(newLossLogger(appCtx, amRef, am.log)))
+			endpoints.WithClusterManager(newLossLogger(appCtx, amRef, am.log)))
 		if err != nil {
 			return nil, err
 		}
@@ -155,7 +155,9 @@ func (am *appMaster) runDriver(ctx context.Context) error {
 		case <-sctx.Done():
 			return nil, context.Cause(sctx)
 		}
-		waitBackendReady(sctx, d, am.conf, am.numExecutors, 0.8, am.log)
+		up := waitBackendReady(sctx, d, am.conf, am.numExecutors, 0.8, am.log)
+		am.log.Info().Int("registered", up).Int("requested", am.numExecutors).
+			Msgf("Executors registered: %d of %d", up, am.numExecutors)
 		return d, nil
 	}
 	sc := NewAppContext(am.cfg.AppID, am.conf, am.cfg.Logger, am.cfg.Stdout, start)
@@ -342,8 +344,18 @@ func runUserApp(ctx context.Context, fn AppFunc, sc *AppContext, args []string, 
 }
 
 // waitBackendReady waits until ratio of the expected executors registered,
-// or spark.scheduler.maxRegisteredResourcesWaitingTime (30s) passed.
-func waitBackendReady(ctx context.Context, d *endpoints.Driver, conf *actor.Conf, expected int, defRatio float64, log zerolog.Logger) {
+// or spark.scheduler.maxRegisteredResourcesWaitingTime (30s) passed. It
+// returns how many executors are then registered and ready for tasks.
+func waitBackendReady(ctx context.Context, d *endpoints.Driver, conf *actor.Conf, expected int, defRatio float64, log zerolog.Logger) int {
+	ready := func() int {
+		n := 0
+		for _, ex := range d.Executors() {
+			if ex.Ready {
+				n++
+			}
+		}
+		return n
+	}
 	ratio := defRatio
 	if v, ok := conf.Lookup(KeyMinRegisteredRatio); ok {
 		if _, err := fmt.Sscanf(v, "%g", &ratio); err != nil {
@@ -356,13 +368,14 @@ func waitBackendReady(ctx context.Context, d *endpoints.Driver, conf *actor.Conf
 	}
 	n := int(float64(expected)*min(1, ratio) + 0.999999)
 	if n <= 0 {
-		return
+		return ready()
 	}
 	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	if err := d.WaitForExecutors(wctx, n); err != nil {
 		log.Info().Err(err).Msg("SchedulerBackend is ready for scheduling after waiting maxRegisteredResourcesWaitingTime")
 	}
+	return ready()
 }
 
 func shutdownEnv(env *actor.Env, log zerolog.Logger) {
@@ -373,8 +386,12 @@ func shutdownEnv(env *actor.Env, log zerolog.Logger) {
 	}
 }
 
-// lossLogger is the driver's link to the AM: told that an executor was
-// lost, it asks the AM's endpoint why (GetExecutorLossReason) and logs it.
+// lossLogger is the driver's link to the AM, its endpoints.ClusterManager
+// (Spark's YarnSchedulerBackend): it asks the AM's endpoint for executors,
+// to kill them (and replace them), and why they were lost; told that an
+// executor was lost, it asks the AM why (GetExecutorLossReason) and logs
+// it. Until the AM's reference is known its calls fail with
+// ErrNoClusterManager.
 type lossLogger struct {
 	ctx context.Context
 	am  atomic.Pointer[actor.Ref]
@@ -387,6 +404,62 @@ func newLossLogger(ctx context.Context, am *actor.Ref, log zerolog.Logger) *loss
 		l.am.Store(am)
 	}
 	return l
+}
+
+func (l *lossLogger) amRef() (*actor.Ref, error) {
+	am := l.am.Load()
+	if am == nil {
+		return nil, ErrNoClusterManager
+	}
+	return am, nil
+}
+
+// RequestTotalExecutors implements endpoints.ClusterManager.
+func (l *lossLogger) RequestTotalExecutors(ctx context.Context, total int) error {
+	am, err := l.amRef()
+	if err != nil {
+		return err
+	}
+	_, err = actor.AskAs[*messages.AmBoolResponse](ctx, am, &messages.AmRequestExecutors{Total: int32(total)})
+	return err
+}
+
+// KillExecutors implements endpoints.ClusterManager: the AM releases the
+// executors' containers and lowers its target.
+func (l *lossLogger) KillExecutors(ctx context.Context, ids []string) error {
+	am, err := l.amRef()
+	if err != nil {
+		return err
+	}
+	_, err = actor.AskAs[*messages.AmBoolResponse](ctx, am, &messages.AmKillExecutors{ExecutorIds: ids})
+	return err
+}
+
+// KillAndReplaceExecutors implements endpoints.ClusterManager: the AM
+// releases the executors' containers (their node managers stop the whole
+// process group) and starts as many executors in their place.
+func (l *lossLogger) KillAndReplaceExecutors(ctx context.Context, ids []string) error {
+	am, err := l.amRef()
+	if err != nil {
+		return err
+	}
+	_, err = actor.AskAs[*messages.AmBoolResponse](ctx, am, &messages.AmKillExecutors{ExecutorIds: ids, Replace: true})
+	return err
+}
+
+// ExecutorLossReason implements endpoints.ClusterManager: the AM answers
+// once the executor's container has completed, with its exit status; for an
+// executor it never ran, the reason is empty.
+func (l *lossLogger) ExecutorLossReason(ctx context.Context, id string) (string, error) {
+	am, err := l.amRef()
+	if err != nil {
+		return "", err
+	}
+	r, err := actor.AskAs[*messages.AmExecutorLossReason](ctx, am, &messages.AmGetExecutorLossReason{ExecutorId: id})
+	if err != nil || !r.GetKnown() {
+		return "", err
+	}
+	return r.GetMessage(), nil
 }
 
 // ExecutorLost implements endpoints.ExecutorAllocator.
@@ -448,7 +521,7 @@ func (e *amEndpoint) ReceiveAndReply(ctx *actor.CallContext, msg proto.Message) 
 		if a == nil {
 			return errors.New("the application master has not registered yet")
 		}
-		a.kill(m.GetExecutorIds())
+		a.kill(m.GetExecutorIds(), m.GetReplace())
 		ctx.Reply(&messages.AmBoolResponse{Ok: true})
 	case *messages.AmGetExecutorLossReason:
 		if a == nil {

@@ -16,9 +16,11 @@
 //
 // ParseMaster understands local[N] (driver and one executor in this
 // process), local-cluster[W,C,M] (a resource manager and W node managers
-// embedded in this process; the AM/driver and executors are child
-// processes of the same binary) and rm://host:port (a running resource
-// manager). Submit runs an application on any of them.
+// with C cores and M MiB each embedded in this process, plus a node of the
+// AM's size reserved for the application master, so that each worker runs
+// one executor with its C cores, as in Spark; the AM/driver and executors
+// are child processes of the same binary) and rm://host:port (a running
+// resource manager). Submit runs an application on any of them.
 //
 // # The resource-manager protocol
 //
@@ -40,7 +42,10 @@
 // manager once the driver is up (cluster mode) or reachable (client mode),
 // keeps the executors at their target number, replaces failed ones up to
 // spark.executor.maxNumFailures, answers the driver's questions about lost
-// executors, and unregisters with the final status. Its failures use Spark's
+// executors, kills executors on the driver's request (replacing them when
+// the driver asks it to kill and replace one whose heartbeats expired: a
+// killed container is not counted as a failure), and unregisters with the
+// final status. Its failures use Spark's
 // exit codes (13: no SparkContext in time, 15: the application failed or is
 // unknown, 11: too many executor failures).
 package cluster

@@ -14,7 +14,10 @@ import (
 
 // LocalCluster is a resource manager and node managers in this process
 // (the local-cluster[W,C,M] master): containers are child processes of this
-// process, talking over loopback TCP.
+// process, talking over loopback TCP. Besides its W workers it can have a
+// node of its own for the application master (LocalClusterConfig.AMNode),
+// so that, as in Spark's local-cluster, each of the W workers is free to
+// run an executor.
 type LocalCluster struct {
 	rm     *ResourceManager
 	rmEnv  *actor.Env
@@ -30,6 +33,11 @@ type LocalClusterConfig struct {
 	// Workers node managers with WorkerCores cores and WorkerMemoryMB MiB each.
 	Workers, WorkerCores int
 	WorkerMemoryMB       int64
+	// AMNode, when not zero, adds a node manager with this capability that
+	// the resource manager reserves for application masters
+	// (ResourceManagerConfig.AMNodes): the AM takes none of the workers'
+	// resources, and no executor runs on the AM's node.
+	AMNode Resource
 	// Dir holds the nodes' folders and the staging folders; default a new
 	// temporary folder, removed by Shutdown.
 	Dir string
@@ -60,8 +68,25 @@ func StartLocalCluster(ctx context.Context, cfg LocalClusterConfig) (lc *LocalCl
 	if lc.rmEnv, err = net.Listen("sparkResourceManager", nil, 0); err != nil {
 		return lc, err
 	}
+	type node struct {
+		env  *actor.Env
+		res  Resource
+		name string
+	}
+	var nodes []node
+	var amNodes []string
+	if cfg.AMNode.MemoryMB > 0 && cfg.AMNode.Cores > 0 {
+		// Listening first: the resource manager reserves it by its id.
+		env, err := net.Listen("sparkNodeManagerAM", nil, 0)
+		if err != nil {
+			return lc, err
+		}
+		lc.nmEnvs = append(lc.nmEnvs, env)
+		nodes = append(nodes, node{env: env, res: cfg.AMNode, name: "am-node"})
+		amNodes = append(amNodes, env.Address().HostPort())
+	}
 	lc.rm, err = StartResourceManager(lc.rmEnv, ResourceManagerConfig{StagingDir: filepath.Join(lc.dir, "staging"),
-		NodeExpiry: cfg.NodeExpiry, Logger: &cfg.Logger})
+		NodeExpiry: cfg.NodeExpiry, AMNodes: amNodes, Logger: &cfg.Logger})
 	if err != nil {
 		return lc, err
 	}
@@ -71,9 +96,12 @@ func StartLocalCluster(ctx context.Context, cfg LocalClusterConfig) (lc *LocalCl
 			return lc, err
 		}
 		lc.nmEnvs = append(lc.nmEnvs, env)
-		nm, err := StartNodeManager(ctx, env, NodeManagerConfig{ResourceManager: lc.rm.Address(),
-			Capability: Resource{MemoryMB: cfg.WorkerMemoryMB, Cores: cfg.WorkerCores},
-			Dir:        filepath.Join(lc.dir, fmt.Sprintf("node%d", i+1)), Executable: cfg.Executable, Logger: &cfg.Logger})
+		nodes = append(nodes, node{env: env, res: Resource{MemoryMB: cfg.WorkerMemoryMB, Cores: cfg.WorkerCores},
+			name: fmt.Sprintf("node%d", i+1)})
+	}
+	for _, n := range nodes {
+		nm, err := StartNodeManager(ctx, n.env, NodeManagerConfig{ResourceManager: lc.rm.Address(), Capability: n.res,
+			Dir: filepath.Join(lc.dir, n.name), Executable: cfg.Executable, Logger: &cfg.Logger})
 		if err != nil {
 			return lc, err
 		}
@@ -88,7 +116,8 @@ func (lc *LocalCluster) Address() actor.RpcAddress { return lc.rm.Address() }
 // ResourceManager returns the embedded resource manager.
 func (lc *LocalCluster) ResourceManager() *ResourceManager { return lc.rm }
 
-// NodeManagers returns the embedded node managers.
+// NodeManagers returns the embedded node managers: the application
+// master's node first when there is one, then the workers.
 func (lc *LocalCluster) NodeManagers() []*NodeManager { return lc.nms }
 
 // Dir returns the cluster's folder.

@@ -37,6 +37,12 @@ type ResourceManagerConfig struct {
 	// CheckInterval is how often nodes are checked (default NodeExpiry/4,
 	// at most 1s).
 	CheckInterval time.Duration
+	// AMNodes are the ids ("host:port" of their env) of nodes reserved for
+	// application masters: an AM container goes to one of them when it has
+	// room (else to any node), an executor container never does. The
+	// embedded local cluster reserves one, so that its W workers each run an
+	// executor.
+	AMNodes []string
 	// Logger is the resource manager's logger (default: the env's).
 	Logger *zerolog.Logger
 	// Now returns the current time (default time.Now); for tests.
@@ -86,7 +92,11 @@ func StartResourceManager(env *actor.Env, cfg ResourceManagerConfig) (*ResourceM
 	} else if err := os.MkdirAll(cfg.StagingDir, 0o755); err != nil {
 		return nil, fmt.Errorf("cluster: resource manager staging folder: %w", err)
 	}
-	ep := &rmEndpoint{rm: rm, core: newRMCore(rm.ts, cfg.Queues, cfg.Now), log: rm.log}
+	core := newRMCore(rm.ts, cfg.Queues, cfg.Now)
+	for _, id := range cfg.AMNodes {
+		core.amNodes[id] = true
+	}
+	ep := &rmEndpoint{rm: rm, core: core, log: rm.log}
 	ref, err := env.RegisterEndpoint(ResourceManagerEndpointName, ep)
 	if err != nil {
 		if rm.ownStaging {

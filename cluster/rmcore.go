@@ -23,6 +23,9 @@ type rmCore struct {
 	apps             map[string]*rmApp
 	appOrder         []string
 	amStopGrace      time.Duration
+	// amNodes are reserved for application masters: AM containers go there
+	// first, executor containers never.
+	amNodes map[string]bool
 }
 
 type rmNode struct {
@@ -98,6 +101,7 @@ func newRMCore(clusterTimestamp int64, queues []string, now func() time.Time) *r
 		nodes:            make(map[string]*rmNode),
 		apps:             make(map[string]*rmApp),
 		amStopGrace:      10 * time.Second,
+		amNodes:          make(map[string]bool),
 	}
 }
 
@@ -188,7 +192,7 @@ func (c *rmCore) schedule() []rmAction {
 		if a.state != StateAccepted || a.amContainer != nil {
 			continue
 		}
-		n := c.pickNode(a.amResource)
+		n := c.pickNode(a.amResource, true)
 		if n == nil {
 			continue
 		}
@@ -202,12 +206,25 @@ func (c *rmCore) schedule() []rmAction {
 }
 
 // pickNode returns the live node with the most free memory that fits res
-// (spreading containers), or nil.
-func (c *rmCore) pickNode(res Resource) *rmNode {
+// (spreading containers), or nil. An AM container (am) goes to a node
+// reserved for application masters when one has room, else to any node; an
+// executor container never goes to a reserved node.
+func (c *rmCore) pickNode(res Resource, am bool) *rmNode {
+	if am && len(c.amNodes) > 0 {
+		if n := c.pickNodeAmong(res, true); n != nil {
+			return n
+		}
+	}
+	return c.pickNodeAmong(res, false)
+}
+
+// pickNodeAmong is pickNode among the nodes reserved for application
+// masters (reserved) or the others.
+func (c *rmCore) pickNodeAmong(res Resource, reserved bool) *rmNode {
 	var best *rmNode
 	for _, id := range c.nodeOrder {
 		n := c.nodes[id]
-		if n.lost || !res.Fits(n.capability.Sub(n.used)) {
+		if n.lost || c.amNodes[id] != reserved || !res.Fits(n.capability.Sub(n.used)) {
 			continue
 		}
 		if best == nil || n.capability.MemoryMB-n.used.MemoryMB > best.capability.MemoryMB-best.used.MemoryMB {
@@ -270,7 +287,7 @@ func (c *rmCore) allocateFor(req *messages.AmAllocate) (*messages.AmAllocateResp
 	resp := &messages.AmAllocateResponse{}
 	if a.pendingResource.MemoryMB > 0 && a.pendingResource.Cores > 0 {
 		for a.pending > 0 {
-			n := c.pickNode(a.pendingResource)
+			n := c.pickNode(a.pendingResource, false)
 			if n == nil {
 				break
 			}

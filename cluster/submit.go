@@ -60,8 +60,7 @@ type SubmitConfig struct {
 // nil only when the application succeeded; otherwise the application's own
 // error (local and client mode) or an *AppFailedError. On local-cluster it
 // refuses at once (with an error matching ErrResourceTooLarge) an AM or an
-// executor larger than a node, and a cluster with no room for an executor
-// beside the AM, as such an application could never run.
+// executor larger than a node, as such an application could never run.
 func Submit(ctx context.Context, cfg SubmitConfig) error {
 	if cfg.Conf == nil {
 		cfg.Conf = actor.NewConf()
@@ -97,6 +96,8 @@ func Submit(ctx context.Context, cfg SubmitConfig) error {
 		conf.SetIfMissing(KeyDriverMemory, fmt.Sprintf("%dm", min(1024, m.WorkerMemoryMB)))
 		conf.SetIfMissing(KeyExecutorMemory, fmt.Sprintf("%dm", min(1024, m.WorkerMemoryMB)))
 		conf.SetIfMissing(KeyAMMemory, fmt.Sprintf("%dm", min(512, m.WorkerMemoryMB)))
+		// As in Spark: each of the W workers runs one executor with its C cores.
+		conf.SetIfMissing(KeyExecutorCores, strconv.Itoa(m.WorkerCores))
 		n, err := executorsThatFit(conf, m, mode)
 		if err != nil {
 			return err
@@ -110,15 +111,20 @@ func Submit(ctx context.Context, cfg SubmitConfig) error {
 			return noExecutorFits(conf, m, mode)
 		}
 		if want > n {
-			fmt.Fprintf(cfg.Stderr, "Warning: %d executors asked for, but only %d fit on %s beside the application master; "+
+			fmt.Fprintf(cfg.Stderr, "Warning: %d executors asked for, but only %d fit on %s; "+
 				"the driver waits up to %s (%s) for the others.\n", want, n, m, KeyMaxRegisteredWait, conf.Get(KeyMaxRegisteredWait, "30s"))
 		}
 		expiry, err := conf.GetDuration(KeyNodeExpiry, "60s", time.Millisecond)
 		if err != nil {
 			return err
 		}
+		amMem, amCores, err := amResource(conf, mode)
+		if err != nil {
+			return err
+		}
 		lc, err := StartLocalCluster(ctx, LocalClusterConfig{Workers: m.Workers, WorkerCores: m.WorkerCores, WorkerMemoryMB: m.WorkerMemoryMB,
-			Dir: conf.Get(KeyLocalClusterDir, ""), Executable: cfg.Executable, NodeExpiry: expiry, Logger: cfg.Logger})
+			AMNode: Resource{MemoryMB: amMem, Cores: amCores},
+			Dir:    conf.Get(KeyLocalClusterDir, ""), Executable: cfg.Executable, NodeExpiry: expiry, Logger: cfg.Logger})
 		if err != nil {
 			return fmt.Errorf("cluster: cannot start the local cluster: %w", err)
 		}
@@ -200,10 +206,10 @@ func runLocal(ctx context.Context, cfg SubmitConfig, fn AppFunc) error {
 	return appErr
 }
 
-// executorsThatFit returns how many executors fit on the local cluster m
-// beside the application master: the default number of executors there.
-// It fails when the AM or an executor is larger than a node, or when no
-// executor fits beside the AM, as the application could then never run.
+// executorsThatFit returns how many executors fit on the workers of the
+// local cluster m (the application master has a node of its own): the
+// default number of executors there. It fails when the AM or an executor is
+// larger than a node, as the application could then never run.
 func executorsThatFit(conf *actor.Conf, m Master, mode string) (int, error) {
 	amMem, amCores, err := amResource(conf, mode)
 	if err != nil {
@@ -238,17 +244,7 @@ func executorsThatFit(conf *actor.Conf, m Master, mode string) (int, error) {
 	if !ex.Fits(node) {
 		return 0, tooLarge("executor", ex, "--executor-memory", "--executor-cores")
 	}
-	n := 0
-	for i := 0; i < m.Workers; i++ {
-		mem, cores := m.WorkerMemoryMB, m.WorkerCores
-		if i == 0 {
-			mem, cores = mem-amMem, cores-amCores
-		}
-		if mem > 0 && cores > 0 {
-			n += int(min(mem/exMem, int64(cores/exCores)))
-		}
-	}
-	return n, nil
+	return m.Workers * int(min(m.WorkerMemoryMB/exMem, int64(m.WorkerCores/exCores))), nil
 }
 
 // amResource returns the application master's container: the driver's in
@@ -482,7 +478,7 @@ func runClientMode(ctx context.Context, cfg SubmitConfig, fn AppFunc, client *Cl
 		}
 		conf.Set("spark.driver.host", env.Address().Host)
 		conf.Set("spark.driver.port", strconv.Itoa(env.Address().Port))
-		d, err := endpoints.NewDriver(env, endpoints.WithListener(prog), endpoints.WithLogger(log), endpoints.WithExecutorAllocator(losses))
+		d, err := endpoints.NewDriver(env, endpoints.WithListener(prog), endpoints.WithLogger(log), endpoints.WithClusterManager(losses))
 		if err != nil {
 			return nil, err
 		}
@@ -535,7 +531,8 @@ func runClientMode(ctx context.Context, cfg SubmitConfig, fn AppFunc, client *Cl
 				}
 			}()
 		})
-		waitBackendReady(sctx, d, conf, numExec, 0.8, log)
+		up := waitBackendReady(sctx, d, conf, numExec, 0.8, log)
+		fmt.Fprintf(cfg.Stderr, "Executors registered: %d of %d\n", up, numExec)
 		return d, nil
 	}
 	sc = NewAppContext("", conf, log, cfg.Stdout, start)

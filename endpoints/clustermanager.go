@@ -23,9 +23,18 @@ type ClusterManager interface {
 	// RequestTotalExecutors asks for total executors in all, counting the
 	// running ones (Spark's doRequestTotalExecutors).
 	RequestTotalExecutors(ctx context.Context, total int) error
-	// KillExecutors releases the executors ids (Spark's doKillExecutors).
-	// The driver has already removed them.
+	// KillExecutors releases the executors ids (Spark's doKillExecutors)
+	// and does not replace them: the number of executors wanted drops by
+	// as many. The driver has already removed them.
 	KillExecutors(ctx context.Context, ids []string) error
+	// KillAndReplaceExecutors kills the executors ids (their whole
+	// containers) and starts as many others in their place: the number of
+	// executors wanted stays the same (Spark's killAndReplaceExecutor). The
+	// driver asks it for an executor it stopped hearing from (heartbeats
+	// missed for spark.network.timeout), or whose connection closed while
+	// its container kept running; it has removed the executor, or is
+	// removing it, and runs its tasks elsewhere.
+	KillAndReplaceExecutors(ctx context.Context, ids []string) error
 	// ExecutorLossReason returns why executor id went away (Spark's
 	// GetExecutorLossReason), e.g. the exit status of its container. It is
 	// asked when the executor's connection closed; an error or an empty
@@ -37,9 +46,12 @@ type ClusterManager interface {
 // RequestTotalExecutors and Driver.KillExecutors go through it, and an
 // executor whose connection closes is removed with the loss reason it gives.
 // Until that reason arrives the executor gets no task, and its running tasks
-// run elsewhere at once (Spark's disableExecutor). If cm also implements
-// ExecutorAllocator, it is told about lost executors as with
-// WithExecutorAllocator.
+// run elsewhere at once (Spark's disableExecutor); if the cluster manager
+// cannot give a reason (its container still runs, say), the executor is
+// killed and replaced. An executor silent for longer than the heartbeat
+// timeout is removed and killed and replaced through it too (Spark's
+// HeartbeatReceiver). If cm also implements ExecutorAllocator, it is told
+// about lost executors as with WithExecutorAllocator.
 func WithClusterManager(cm ClusterManager) DriverOption {
 	return driverOptionFunc(func(o *driverOptions) { o.cm = cm })
 }
@@ -175,6 +187,39 @@ func (d *Driver) disableExecutor(id string) {
 			reason = ReasonDisassociated
 		}
 		_ = d.ref.Send(&messages.RemoveExecutor{ExecutorId: id, Reason: reason})
+		if err != nil && d.bgCtx.Err() == nil {
+			// No reason: its container may still run, unreachable (a hung
+			// process, a broken network). Do not leave it holding its
+			// resources: kill it and ask for another.
+			d.killAndReplace(id, "its connection closed and the cluster manager gave no loss reason")
+		}
+	}()
+}
+
+// killAndReplace asks the cluster manager, on a goroutine of its own, to
+// kill executor id's container and start another executor in its place
+// (Spark's killAndReplaceExecutor). The caller has removed the executor or
+// is removing it. Without a cluster manager, or once the driver stops, it
+// does nothing.
+func (d *Driver) killAndReplace(id, why string) {
+	if d.cm == nil {
+		return
+	}
+	d.mu.Lock()
+	if d.stopped {
+		d.mu.Unlock()
+		return
+	}
+	d.bg.Add(1) // under d.mu: Stop sets d.stopped under it before it waits
+	d.mu.Unlock()
+	d.log.Warn().Str("executor", id).Str("why", why).Msg("Asking the cluster manager to kill the executor and replace it")
+	go func() {
+		defer d.bg.Done()
+		ctx, cancel := context.WithTimeout(d.bgCtx, d.env.AskTimeout().Duration)
+		defer cancel()
+		if err := d.cm.KillAndReplaceExecutors(ctx, []string{id}); err != nil {
+			d.log.Warn().Err(err).Str("executor", id).Msg("the cluster manager could not kill and replace the executor")
+		}
 	}()
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/endpoints"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"go.uber.org/goleak"
@@ -18,7 +19,8 @@ import (
 type fakeClusterManager struct {
 	requests chan int
 	kills    chan []string
-	asked    chan string // executor ids whose loss reason was asked
+	replaces chan []string // KillAndReplaceExecutors calls
+	asked    chan string   // executor ids whose loss reason was asked
 
 	mu         sync.Mutex
 	err        error         // returned by every call
@@ -27,7 +29,8 @@ type fakeClusterManager struct {
 }
 
 func newFakeClusterManager() *fakeClusterManager {
-	return &fakeClusterManager{requests: make(chan int, 16), kills: make(chan []string, 16), asked: make(chan string, 16)}
+	return &fakeClusterManager{requests: make(chan int, 16), kills: make(chan []string, 16), replaces: make(chan []string, 16),
+		asked: make(chan string, 16)}
 }
 
 func (f *fakeClusterManager) state() (error, string, chan struct{}) {
@@ -44,6 +47,12 @@ func (f *fakeClusterManager) RequestTotalExecutors(_ context.Context, total int)
 
 func (f *fakeClusterManager) KillExecutors(_ context.Context, ids []string) error {
 	f.kills <- slices.Clone(ids)
+	err, _, _ := f.state()
+	return err
+}
+
+func (f *fakeClusterManager) KillAndReplaceExecutors(_ context.Context, ids []string) error {
+	f.replaces <- slices.Clone(ids)
 	err, _, _ := f.state()
 	return err
 }
@@ -418,5 +427,124 @@ func TestStopEndsPendingLossReasonAsks(t *testing.T) {
 	}
 	if err := env.Shutdown(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// An executor silent for longer than spark.network.timeout is removed (its
+// tasks run elsewhere) and the cluster manager is asked to kill it and
+// replace it (Spark's HeartbeatReceiver.expireDeadHosts and
+// killAndReplaceExecutor); the executors that heartbeat are left alone.
+func TestHeartbeatExpiryKillsAndReplacesTheExecutor(t *testing.T) {
+	forEachNetwork(t, func(t *testing.T, nw network) {
+		cm := newFakeClusterManager()
+		conf := testConf(endpoints.KeyHeartbeatInterval, "50ms", actor.KeyNetworkTimeout, "600ms",
+			endpoints.KeyTimeoutInterval, "50ms")
+		c := startCluster(t, nw, conf, 1, 1, endpoints.WithClusterManager(cm))
+		// A hung executor: registered and ready, running a task, but it never
+		// heartbeats nor answers.
+		hung := newFakeExecutor(t, nw, c.Driver.URL())
+		if err := hung.register("hung", "h", 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := hung.driver.Send(&messages.LaunchedExecutor{ExecutorId: "hung"}); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+		defer cancel()
+		if err := c.Driver.WaitForExecutors(ctx, 2); err != nil {
+			t.Fatal(err)
+		}
+		key, release := newGate(t)
+		type result struct {
+			res [][]byte
+			err error
+		}
+		done := make(chan result, 1)
+		payloads := gatedPayloads(key, 2)
+		go func() {
+			res, err := runJob(t, c.Driver, "test.gated", payloads)
+			done <- result{res, err}
+		}()
+		hung.nextLaunch(t) // one task is stuck on the hung executor
+		if got := recv(t, cm.replaces, "KillAndReplaceExecutors"); !slices.Equal(got, []string{"hung"}) {
+			t.Fatalf("cluster manager told to kill and replace %v, want [hung]", got)
+		}
+		evs := c.rec.waitFor(t, "the hung executor removed", func(evs []endpoints.Event) bool {
+			return countEvents[endpoints.ExecutorRemoved](evs, nil) == 1
+		})
+		for _, ev := range evs {
+			if e, ok := ev.(endpoints.ExecutorRemoved); ok &&
+				(e.ExecutorID != "hung" || !strings.HasPrefix(e.Reason, "Executor heartbeat timed out after ")) {
+				t.Fatalf("ExecutorRemoved %+v; want the hung executor, timed out", e)
+			}
+		}
+		release()
+		r := <-done
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		for i := range payloads {
+			if string(r.res[i]) != string(payloads[i]) {
+				t.Fatalf("result %d = %q", i, r.res[i])
+			}
+		}
+		if len(cm.kills) != 0 || len(cm.requests) != 0 {
+			t.Fatalf("the cluster manager was asked to kill without replacing, or for a new total")
+		}
+		if len(cm.replaces) != 0 {
+			t.Fatalf("kill and replace asked again: %v", <-cm.replaces)
+		}
+		if _, ok := executor(c.Driver, "1"); !ok {
+			t.Fatal("the executor that heartbeats was removed")
+		}
+	})
+}
+
+// An executor whose connection closed while its container keeps running
+// (the cluster manager has no loss reason for it) is killed and replaced
+// too: by the heartbeat expiry, before the loss-reason ask times out.
+func TestDisconnectedExecutorWithoutLossReasonIsKilledAndReplaced(t *testing.T) {
+	cm := newFakeClusterManager()
+	cm.holdReason = make(chan struct{}) // the container runs on: no reason
+	conf := testConf(endpoints.KeyHeartbeatInterval, "50ms", actor.KeyNetworkTimeout, "600ms",
+		endpoints.KeyTimeoutInterval, "50ms")
+	nw := memNetwork()
+	c := startCluster(t, nw, conf, 1, 1, endpoints.WithClusterManager(cm))
+	gone := newFakeExecutor(t, nw, c.Driver.URL())
+	if err := gone.register("gone", "h", 1); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	if err := gone.env.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if id := recv(t, cm.asked, "the loss reason asked"); id != "gone" {
+		t.Fatalf("loss reason asked for %q", id)
+	}
+	if got := recv(t, cm.replaces, "KillAndReplaceExecutors"); !slices.Equal(got, []string{"gone"}) {
+		t.Fatalf("cluster manager told to kill and replace %v, want [gone]", got)
+	}
+	c.rec.waitFor(t, "the executor removed", func(evs []endpoints.Event) bool {
+		return countEvents(evs, func(e endpoints.ExecutorRemoved) bool {
+			return e.ExecutorID == "gone" && strings.HasPrefix(e.Reason, "Executor heartbeat timed out after ")
+		}) == 1
+	})
+	close(cm.holdReason)
+}
+
+// When the loss-reason ask fails (the cluster manager cannot say why; its
+// container may run on), the executor is killed and replaced.
+func TestLossReasonFailureKillsAndReplaces(t *testing.T) {
+	cm := newFakeClusterManager()
+	cm.err = errors.New("no answer")
+	c := startCluster(t, memNetwork(), testConf(), 2, 1, endpoints.WithClusterManager(cm))
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	if err := c.envs.env("2").Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := recv(t, cm.replaces, "KillAndReplaceExecutors"); !slices.Equal(got, []string{"2"}) {
+		t.Fatalf("cluster manager told to kill and replace %v, want [2]", got)
 	}
 }

@@ -56,7 +56,12 @@
 // closes, such a driver stops offering it tasks and runs its tasks elsewhere
 // at once, asks the cluster manager why the executor went away
 // (ExecutorLossReason: its container's exit status, say), and removes it
-// with that reason. An ExecutorAllocator (WithExecutorAllocator, or a
+// with that reason; if it cannot give one (the container still runs, say),
+// the executor is killed and replaced. An executor that misses heartbeats
+// for spark.network.timeout is removed and, as Spark's HeartbeatReceiver
+// does, killed and replaced through KillAndReplaceExecutors: a hung
+// process neither stalls a job nor keeps its container's resources. An
+// ExecutorAllocator (WithExecutorAllocator, or a
 // ClusterManager that implements it too) is told about every executor the
 // driver removed.
 //

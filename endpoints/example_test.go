@@ -97,6 +97,11 @@ func (printingClusterManager) KillExecutors(_ context.Context, ids []string) err
 	return nil
 }
 
+func (printingClusterManager) KillAndReplaceExecutors(_ context.Context, ids []string) error {
+	fmt.Println("cluster manager: kill and replace", ids)
+	return nil
+}
+
 func (printingClusterManager) ExecutorLossReason(context.Context, string) (string, error) {
 	return "Container exited with code 137", nil
 }

@@ -11,7 +11,8 @@ import (
 
 // heartbeatReceiver is the driver's HeartbeatReceiver endpoint: it tracks
 // when each executor was last heard from and removes the executors that
-// stayed silent longer than the timeout.
+// stayed silent longer than the timeout; with a cluster manager, it also has
+// their containers killed and replaced (Spark's expireDeadHosts).
 type heartbeatReceiver struct {
 	d        *Driver
 	timeout  time.Duration
@@ -99,6 +100,11 @@ func (h *heartbeatReceiver) expireDeadHosts() {
 		reason := fmt.Sprintf("Executor heartbeat timed out after %d ms", silent.Milliseconds())
 		h.d.log.Warn().Str("executor", id).Str("reason", reason).Msg("Removing executor with no recent heartbeats")
 		delete(h.lastSeen, id)
+		// As Spark: the executor's process may hang (stopped, deadlocked,
+		// swapping) with its container still holding its resources, so ask
+		// for it to be killed and replaced, and remove it at once so that
+		// its tasks run elsewhere.
+		h.d.killAndReplace(id, reason)
 		_ = h.d.ref.Send(&messages.RemoveExecutor{ExecutorId: id, Reason: reason})
 	}
 }

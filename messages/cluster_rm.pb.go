@@ -2181,8 +2181,12 @@ func (x *AmRequestExecutors) GetTotal() int32 {
 
 // AmKillExecutors asks the AM to kill executors (Spark's KillExecutors).
 type AmKillExecutors struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ExecutorIds   []string               `protobuf:"bytes,1,rep,name=executor_ids,json=executorIds,proto3" json:"executor_ids,omitempty"`
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	ExecutorIds []string               `protobuf:"bytes,1,rep,name=executor_ids,json=executorIds,proto3" json:"executor_ids,omitempty"`
+	// False: the executors are not replaced (the number of executors wanted
+	// drops by as many). True: as many others are started in their place
+	// (Spark's killAndReplaceExecutor, for executors whose heartbeats expired).
+	Replace       bool `protobuf:"varint,2,opt,name=replace,proto3" json:"replace,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2222,6 +2226,13 @@ func (x *AmKillExecutors) GetExecutorIds() []string {
 		return x.ExecutorIds
 	}
 	return nil
+}
+
+func (x *AmKillExecutors) GetReplace() bool {
+	if x != nil {
+		return x.Replace
+	}
+	return false
 }
 
 // AmBoolResponse answers AmRequestExecutors and AmKillExecutors.
@@ -3095,9 +3106,10 @@ const file_cluster_rm_proto_rawDesc = "" +
 	"\x06RmTick\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\"*\n" +
 	"\x12AmRequestExecutors\x12\x14\n" +
-	"\x05total\x18\x01 \x01(\x05R\x05total\"4\n" +
+	"\x05total\x18\x01 \x01(\x05R\x05total\"N\n" +
 	"\x0fAmKillExecutors\x12!\n" +
-	"\fexecutor_ids\x18\x01 \x03(\tR\vexecutorIds\" \n" +
+	"\fexecutor_ids\x18\x01 \x03(\tR\vexecutorIds\x12\x18\n" +
+	"\areplace\x18\x02 \x01(\bR\areplace\" \n" +
 	"\x0eAmBoolResponse\x12\x0e\n" +
 	"\x02ok\x18\x01 \x01(\bR\x02ok\":\n" +
 	"\x17AmGetExecutorLossReason\x12\x1f\n" +
