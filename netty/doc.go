@@ -26,11 +26,15 @@
 // the first env that sends to the other; when both dial at once, the dial of
 // the env with the smaller identity wins and the other side uses it. A
 // connection starts with a handshake (see messages/wire.proto): the protocol
-// version, the dialer's identity (its advertised "host:port", or a client id
-// when it does not listen) and, with authentication on, a mutual
-// challenge-response over the shared secret. No application frame is read
-// before the handshake has succeeded, and a handshake that takes longer than
-// spark.network.auth.rpcTimeout (30s) closes the connection.
+// version (ProtocolVersion), the dialer's identity (its advertised
+// "host:port", or a client id when it does not listen) and, with
+// authentication on, a mutual challenge-response over the shared secret in
+// which the dialer proves first: the acceptor answers the dialer's hello with
+// a fresh nonce only, and sends its own proof only after the dialer's proof
+// (over both nonces) has checked out, so a peer that can connect but does not
+// know the secret gets nothing to guess it from offline. No application frame
+// is read before the handshake has succeeded, and a handshake that takes
+// longer than spark.network.auth.rpcTimeout (30s) closes the connection.
 //
 // Frames are a 4-byte big-endian length and a protobuf message; after the
 // handshake each is a messages.WireEnvelope naming the target endpoint (or
@@ -112,6 +116,11 @@
 // wrong secret refuses the connection and nothing is delivered.
 //
 // Shared-secret authentication proves the secret (HMAC-SHA256 over both
-// sides' nonces and identities; the secret is never sent) but does not
-// encrypt; enable TLS for confidentiality.
+// sides' nonces and identities, with a label per role; the secret is never
+// sent) but does not encrypt; enable TLS for confidentiality. The dialer
+// proves first, so the acceptor reveals nothing to an unauthenticated peer;
+// the dialer's proof goes to whatever listens at the address it dials (use
+// TLS with a trust store to authenticate the server before that). Fresh
+// nonces defeat replay; the role labels, and refusing a peer that claims the
+// env's own identity or nonce, defeat reflection.
 package netty
