@@ -34,12 +34,16 @@ var (
 	// because a connection between the two already exists or is being
 	// opened from the peer's side. The dialer uses that connection instead.
 	ErrDuplicateConnection = errors.New("netty: duplicate connection")
+	// ErrTooManyHandshakes is the error of a dial that the peer refused
+	// because spark.rpc.netty.maxPendingHandshakes connections were in
+	// handshake there already.
+	ErrTooManyHandshakes = errors.New("netty: too many connections in handshake")
 )
 
 // RefusedError is a handshake that the peer refused, with the peer's reason.
 type RefusedError struct {
 	Reason string
-	Err    error // ErrAuthFailed, ErrDuplicateConnection, ErrProtocol
+	Err    error // ErrAuthFailed, ErrDuplicateConnection, ErrTooManyHandshakes, ErrProtocol
 }
 
 func (e *RefusedError) Error() string { return "netty: connection refused by peer: " + e.Reason }
@@ -55,6 +59,7 @@ const (
 	reasonAuth     = "authentication failed"
 	reasonAuthReq  = "authentication required"
 	reasonAuthNone = "authentication not enabled"
+	reasonBusy     = "too many connections in handshake"
 )
 
 // handshakeConfig is one side's part in the handshake.
@@ -178,6 +183,8 @@ func refused(reason string, duplicate bool) error {
 		class = ErrDuplicateConnection
 	case reason == reasonAuth || reason == reasonAuthReq || reason == reasonAuthNone:
 		class = ErrAuthFailed
+	case reason == reasonBusy:
+		class = ErrTooManyHandshakes
 	default:
 		class = ErrProtocol
 	}
