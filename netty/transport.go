@@ -873,7 +873,9 @@ func (c *conn) writeLoop() {
 			c.close(err)
 			return
 		}
-		c.wrote.Store(true)
+		if !c.wrote.Load() {
+			c.wrote.Store(true)
+		}
 		c.spare = batch[:0]
 		c.notifyDrained()
 	}
