@@ -16,10 +16,16 @@
 //   acceptor -> dialer    HandshakeResult  (error set: refused, connection closes)
 //
 // Authentication is a mutual challenge-response over the shared secret: each
-// side sends a random nonce and proves the secret with
-// HMAC-SHA256(secret, label | dialer nonce | acceptor nonce | dialer identity |
-// acceptor identity), with label "sparkrpc-acceptor" for the acceptor's proof
-// and "sparkrpc-dialer" for the dialer's. The secret never crosses the wire.
+// side sends a random nonce (the dialer in Handshake, the acceptor in
+// HandshakeReply) and proves the secret with HMAC-SHA256(secret, label |
+// dialer nonce | acceptor nonce | dialer identity | acceptor identity), with
+// label "sparkrpc-dialer" for the dialer's proof and "sparkrpc-acceptor" for
+// the acceptor's. The dialer proves first (HandshakeProof); the acceptor
+// sends its proof (HandshakeResult.proof) only once the dialer's has checked
+// out, so a peer that does not know the secret learns nothing derived from
+// it. Fresh nonces on both sides defeat replay; the labels, and refusing a
+// peer that claims one's own identity or nonce, defeat reflection. The
+// secret never crosses the wire.
 //
 // After the handshake every frame, in both directions, is a WireEnvelope.
 
@@ -43,7 +49,7 @@ const (
 // Handshake is the first frame the dialing side sends.
 type Handshake struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The wire protocol version (currently 1).
+	// The wire protocol version (currently 2).
 	Version uint32 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
 	// The dialer's identity: its advertised listen address "host:port", or its
 	// client id when it does not listen (client_mode).
@@ -123,8 +129,8 @@ type HandshakeReply struct {
 	Identity string `protobuf:"bytes,2,opt,name=identity,proto3" json:"identity,omitempty"`
 	// The acceptor's challenge; empty when authentication is off.
 	Nonce []byte `protobuf:"bytes,3,opt,name=nonce,proto3" json:"nonce,omitempty"`
-	// The acceptor's proof of the secret (see above); empty when
-	// authentication is off.
+	// Unused since protocol version 2, always empty: the acceptor proves the
+	// secret in HandshakeResult, after the dialer.
 	Proof []byte `protobuf:"bytes,4,opt,name=proof,proto3" json:"proof,omitempty"`
 	// Non-empty when the acceptor refuses the connection; the text says why.
 	Error string `protobuf:"bytes,5,opt,name=error,proto3" json:"error,omitempty"`
@@ -259,7 +265,9 @@ type HandshakeResult struct {
 	// Non-empty when the acceptor refuses the connection.
 	Error string `protobuf:"bytes,1,opt,name=error,proto3" json:"error,omitempty"`
 	// As in HandshakeReply.
-	Duplicate     bool `protobuf:"varint,2,opt,name=duplicate,proto3" json:"duplicate,omitempty"`
+	Duplicate bool `protobuf:"varint,2,opt,name=duplicate,proto3" json:"duplicate,omitempty"`
+	// The acceptor's proof of the secret (see above), set when it accepts.
+	Proof         []byte `protobuf:"bytes,3,opt,name=proof,proto3" json:"proof,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -306,6 +314,13 @@ func (x *HandshakeResult) GetDuplicate() bool {
 		return x.Duplicate
 	}
 	return false
+}
+
+func (x *HandshakeResult) GetProof() []byte {
+	if x != nil {
+		return x.Proof
+	}
+	return nil
 }
 
 // WireEnvelope carries one message to one endpoint or reply future.
@@ -412,10 +427,11 @@ const file_wire_proto_rawDesc = "" +
 	"\x05error\x18\x05 \x01(\tR\x05error\x12\x1c\n" +
 	"\tduplicate\x18\x06 \x01(\bR\tduplicate\"&\n" +
 	"\x0eHandshakeProof\x12\x14\n" +
-	"\x05proof\x18\x01 \x01(\fR\x05proof\"E\n" +
+	"\x05proof\x18\x01 \x01(\fR\x05proof\"[\n" +
 	"\x0fHandshakeResult\x12\x14\n" +
 	"\x05error\x18\x01 \x01(\tR\x05error\x12\x1c\n" +
-	"\tduplicate\x18\x02 \x01(\bR\tduplicate\"\x98\x01\n" +
+	"\tduplicate\x18\x02 \x01(\bR\tduplicate\x12\x14\n" +
+	"\x05proof\x18\x03 \x01(\fR\x05proof\"\x98\x01\n" +
 	"\fWireEnvelope\x12\x16\n" +
 	"\x06target\x18\x01 \x01(\tR\x06target\x12%\n" +
 	"\x0esender_address\x18\x02 \x01(\tR\rsenderAddress\x12\x1b\n" +

@@ -4,14 +4,27 @@ package netty
 // spark.ssl.rpc.* namespace; each falls back to the same key under spark.ssl.*
 // (Spark's inheritance of SSL settings), so one set of files can serve every
 // module.
+// defaultMaxPendingHandshakes is the default of KeyMaxPendingHandshakes.
+const defaultMaxPendingHandshakes = 1024
+
 const (
 	// KeyPortMaxRetries is how many successive ports a server tries after
 	// the requested one is taken (default 16).
 	KeyPortMaxRetries = "spark.port.maxRetries"
 	// KeyConnectionTimeout bounds one batched write to a peer: a peer that
 	// does not accept it within this long has its connection closed (and
-	// the asks pending on it failed). Default spark.network.timeout (120s).
+	// the asks pending on it failed). It is also Spark's idle timeout of a
+	// connection: a peer that sends nothing for this long in the middle of
+	// a frame, or while asks wait for its replies and none was made
+	// meanwhile, has its connection closed (*ConnectionTimeoutError); an
+	// idle connection with no ask outstanding stays open. Default
+	// spark.network.timeout (120s).
 	KeyConnectionTimeout = "spark.rpc.io.connectionTimeout"
+	// KeyMaxPendingHandshakes caps the accepted connections whose
+	// handshake has not finished; a connection accepted past it is closed
+	// at once (told why when not on TLS), counted in Stats.Refused and
+	// logged at most every 10 seconds. Default 1024.
+	KeyMaxPendingHandshakes = "spark.rpc.netty.maxPendingHandshakes"
 	// KeyConnectionCreationTimeout bounds a connect. Default
 	// spark.network.timeout (120s).
 	KeyConnectionCreationTimeout = "spark.rpc.io.connectionCreationTimeout"

@@ -26,11 +26,33 @@
 // the first env that sends to the other; when both dial at once, the dial of
 // the env with the smaller identity wins and the other side uses it. A
 // connection starts with a handshake (see messages/wire.proto): the protocol
-// version, the dialer's identity (its advertised "host:port", or a client id
-// when it does not listen) and, with authentication on, a mutual
-// challenge-response over the shared secret. No application frame is read
-// before the handshake has succeeded, and a handshake that takes longer than
-// spark.network.auth.rpcTimeout (30s) closes the connection.
+// version (ProtocolVersion), the dialer's identity (its advertised
+// "host:port", or a client id when it does not listen) and, with
+// authentication on, a mutual challenge-response over the shared secret in
+// which the dialer proves first: the acceptor answers the dialer's hello with
+// a fresh nonce only, and sends its own proof only after the dialer's proof
+// (over both nonces) has checked out, so a peer that can connect but does not
+// know the secret gets nothing to guess it from offline. No application frame
+// is read before the handshake has succeeded, and a handshake that takes
+// longer than spark.network.auth.rpcTimeout (30s) closes the connection.
+//
+// A connection in handshake costs little: its read buffer is 512 bytes and
+// grows to the full 64 KiB only once the handshake has succeeded. At most
+// spark.rpc.netty.maxPendingHandshakes (1024) accepted connections may be in
+// handshake at once; one accepted past that is closed at once (a plain-text
+// dialer is told why: *RefusedError matching ErrTooManyHandshakes), counted
+// in Stats.Refused, and logged at most every 10 seconds.
+//
+// An established connection ends when its peer goes silent, as in Spark's
+// transport (spark.rpc.io.connectionTimeout, by default
+// spark.network.timeout, 120s): a peer that stops in the middle of a frame
+// for that long, or a connection on which asks of this env wait while
+// nothing is received or written and no ask is made for that long, is
+// closed with a *ConnectionTimeoutError, and the asks pending on it fail at
+// once. A quiet connection with no ask outstanding stays open. Only that
+// connection is affected; each is checked four times per timeout, so it
+// closes between one and one and a quarter timeouts after its peer went
+// quiet.
 //
 // Frames are a 4-byte big-endian length and a protobuf message; after the
 // handshake each is a messages.WireEnvelope naming the target endpoint (or
@@ -84,9 +106,13 @@
 // actor.ErrMessageTooLarge), an *EncodeError, or ErrTransportClosed after
 // Shutdown. A queued message whose connect failed is reported to the host
 // with the connect error. Handshake failures match ErrAuthFailed,
-// ErrProtocol or ErrDuplicateConnection (a *RefusedError carries the peer's
-// reason). Transport.Stats counts open connections, connections closed for
-// protocol errors, and failed authentications.
+// ErrProtocol, ErrDuplicateConnection or ErrTooManyHandshakes (a
+// *RefusedError carries the peer's reason). A connection closed for a silent
+// peer fails its asks with an *actor.ConnectionClosedError wrapping a
+// *ConnectionTimeoutError that names the key. Transport.Stats counts open
+// connections, connections closed for protocol errors, failed
+// authentications, connections in handshake, connections refused for the
+// handshake cap, and connections closed for a silent peer.
 //
 // # Configuration
 //
@@ -96,8 +122,12 @@
 //	spark.port.maxRetries            default 16: binds retry port+1, port+2, ...
 //	spark.network.auth.rpcTimeout    handshake (TLS included) bound, default 30s
 //	spark.rpc.io.connectionCreationTimeout  connect bound, default spark.network.timeout (120s)
-//	spark.rpc.io.connectionTimeout   a batch the peer does not accept within this long
-//	                                 closes the connection, default spark.network.timeout (120s)
+//	spark.rpc.io.connectionTimeout   a batch the peer does not accept within this long, a
+//	                                 frame stalled this long, or this long quiet with asks
+//	                                 outstanding closes the connection, default
+//	                                 spark.network.timeout (120s)
+//	spark.rpc.netty.maxPendingHandshakes  accepted connections in handshake at most;
+//	                                 more are refused, default 1024
 //	spark.authenticate               default false
 //	spark.authenticate.secret        the shared secret; required with spark.authenticate
 //	spark.ssl.rpc.enabled            TLS on every connection, default false
@@ -112,6 +142,11 @@
 // wrong secret refuses the connection and nothing is delivered.
 //
 // Shared-secret authentication proves the secret (HMAC-SHA256 over both
-// sides' nonces and identities; the secret is never sent) but does not
-// encrypt; enable TLS for confidentiality.
+// sides' nonces and identities, with a label per role; the secret is never
+// sent) but does not encrypt; enable TLS for confidentiality. The dialer
+// proves first, so the acceptor reveals nothing to an unauthenticated peer;
+// the dialer's proof goes to whatever listens at the address it dials (use
+// TLS with a trust store to authenticate the server before that). Fresh
+// nonces defeat replay; the role labels, and refusing a peer that claims the
+// env's own identity or nonce, defeat reflection.
 package netty

@@ -2,6 +2,7 @@ package netty
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -16,6 +17,12 @@ const frameHeaderLen = 4
 
 // handshakeMaxFrame bounds every handshake frame.
 const handshakeMaxFrame = 4 << 10
+
+// handshakeBufferSize is the read buffer of a connection until its
+// handshake has succeeded: handshake frames are small (a larger one is read
+// in a buffer of its size, at most handshakeMaxFrame), and a socket that
+// connects and sends nothing must cost little.
+const handshakeBufferSize = 512
 
 // largeFrame is the size above which a frame body is read in chunks, so that
 // a peer that claims a large frame and sends nothing gets no big allocation.
@@ -39,14 +46,39 @@ func (e *FrameTooLargeError) Is(target error) bool { return target == ErrProtoco
 // returned by next is valid until the following call.
 type frameReader struct {
 	r       *bufio.Reader
+	src     io.Reader // what r reads from
+	size    int       // r's size once established
 	max     int
 	buf     []byte
-	discard int // bytes of the previous frame still in r's buffer
+	discard int  // bytes of the previous frame still in r's buffer
+	inFrame bool // a frame's header has been read and its body not yet
 }
 
+// newFrameReader returns a reader of the frames of r whose buffer is small
+// until establish grows it to size bytes.
 func newFrameReader(r io.Reader, size int) *frameReader {
-	return &frameReader{r: bufio.NewReaderSize(r, size), max: handshakeMaxFrame}
+	return &frameReader{r: bufio.NewReaderSize(r, min(size, handshakeBufferSize)), src: r, size: size, max: handshakeMaxFrame}
 }
+
+// establish gives the reader its full buffer once the handshake has
+// succeeded, and makes it read from src (r given to newFrameReader, or a
+// reader over it) from now on. Bytes already buffered are kept.
+func (fr *frameReader) establish(src io.Reader) {
+	if fr.discard > 0 {
+		fr.r.Discard(fr.discard) //nolint:errcheck // the bytes are buffered
+		fr.discard = 0
+	}
+	if n := fr.r.Buffered(); n > 0 {
+		rest, _ := fr.r.Peek(n)
+		src = io.MultiReader(bytes.NewReader(bytes.Clone(rest)), src)
+	}
+	fr.src = src
+	fr.r = bufio.NewReaderSize(src, fr.size)
+}
+
+// midFrame reports whether the reader waits for the rest of a frame, as
+// opposed to the start of the next one.
+func (fr *frameReader) midFrame() bool { return fr.inFrame || fr.r.Buffered() > fr.discard }
 
 // next returns the body of the next frame.
 func (fr *frameReader) next() ([]byte, error) {
@@ -67,6 +99,8 @@ func (fr *frameReader) next() ([]byte, error) {
 	}
 	fr.r.Discard(frameHeaderLen) //nolint:errcheck // peeked
 	size := int(n)
+	fr.inFrame = true
+	defer func() { fr.inFrame = false }()
 	if size <= fr.r.Size() {
 		b, err := fr.r.Peek(size)
 		if err != nil {

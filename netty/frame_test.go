@@ -107,3 +107,39 @@ func TestFrameReader(t *testing.T) {
 		t.Fatalf("truncated: %v", err)
 	}
 }
+
+// A frame reader starts with a small buffer and keeps what it buffered when
+// it grows to its full size after the handshake.
+func TestFrameReaderEstablishKeepsBufferedBytes(t *testing.T) {
+	var stream []byte
+	stream, _ = appendFrame(stream, &messages.HandshakeResult{})
+	for _, s := range []string{"first", "second"} {
+		stream, _ = appendFrame(stream, &messages.WireEnvelope{Target: s, Type: "t"})
+	}
+	src := bytes.NewReader(stream)
+	fr := newFrameReader(src, readBufferSize)
+	if got := fr.r.Size(); got != handshakeBufferSize {
+		t.Fatalf("buffer before the handshake: %d bytes", got)
+	}
+	var res messages.HandshakeResult
+	if err := fr.readMessage(&res); err != nil {
+		t.Fatal(err)
+	}
+	if fr.r.Buffered() == 0 {
+		t.Fatal("test needs frames buffered behind the handshake")
+	}
+	fr.establish(src)
+	if got := fr.r.Size(); got != readBufferSize {
+		t.Fatalf("buffer after the handshake: %d bytes", got)
+	}
+	fr.max = 1 << 20
+	for _, want := range []string{"first", "second"} {
+		var e messages.WireEnvelope
+		if err := fr.readMessage(&e); err != nil || e.Target != want {
+			t.Fatalf("got %v, %v; want %s", &e, err, want)
+		}
+	}
+	if _, err := fr.next(); err != io.EOF {
+		t.Fatalf("after the frames: %v", err)
+	}
+}

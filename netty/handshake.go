@@ -15,8 +15,10 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// ProtocolVersion is the wire protocol version this package speaks.
-const ProtocolVersion = 1
+// ProtocolVersion is the wire protocol version this package speaks. Version 2
+// has the dialer prove the shared secret first (version 1 had the acceptor
+// send its proof to anyone who connected).
+const ProtocolVersion = 2
 
 // Errors of the handshake and the framing.
 var (
@@ -32,12 +34,16 @@ var (
 	// because a connection between the two already exists or is being
 	// opened from the peer's side. The dialer uses that connection instead.
 	ErrDuplicateConnection = errors.New("netty: duplicate connection")
+	// ErrTooManyHandshakes is the error of a dial that the peer refused
+	// because spark.rpc.netty.maxPendingHandshakes connections were in
+	// handshake there already.
+	ErrTooManyHandshakes = errors.New("netty: too many connections in handshake")
 )
 
 // RefusedError is a handshake that the peer refused, with the peer's reason.
 type RefusedError struct {
 	Reason string
-	Err    error // ErrAuthFailed, ErrDuplicateConnection, ErrProtocol
+	Err    error // ErrAuthFailed, ErrDuplicateConnection, ErrTooManyHandshakes, ErrProtocol
 }
 
 func (e *RefusedError) Error() string { return "netty: connection refused by peer: " + e.Reason }
@@ -53,6 +59,7 @@ const (
 	reasonAuth     = "authentication failed"
 	reasonAuthReq  = "authentication required"
 	reasonAuthNone = "authentication not enabled"
+	reasonBusy     = "too many connections in handshake"
 )
 
 // handshakeConfig is one side's part in the handshake.
@@ -110,7 +117,9 @@ func validIdentity(id string, clientMode bool) error {
 	return nil
 }
 
-// dialHandshake runs the dialer's side of the handshake over fr and w.
+// dialHandshake runs the dialer's side of the handshake over fr and w. With
+// authentication on, the dialer proves the secret first, over both nonces,
+// and checks the acceptor's proof in its last frame.
 func dialHandshake(fr *frameReader, w io.Writer, cfg handshakeConfig) (handshakeResult, error) {
 	hello := &messages.Handshake{Version: ProtocolVersion, Identity: cfg.identity, ClientMode: cfg.clientMode}
 	if cfg.secret != nil {
@@ -139,12 +148,15 @@ func dialHandshake(fr *frameReader, w io.Writer, cfg handshakeConfig) (handshake
 		}
 		return res, nil
 	}
-	if len(reply.Nonce) != nonceLen {
+	if reply.Identity == cfg.identity {
+		// Our own identity: a peer that reflects this env's frames back to it.
+		return handshakeResult{}, fmt.Errorf("%w: peer claims this env's own identity %s", ErrAuthFailed, reply.Identity)
+	}
+	if len(reply.Nonce) != nonceLen || len(reply.Proof) != 0 {
 		return handshakeResult{}, fmt.Errorf("%w: peer did not authenticate", ErrAuthFailed)
 	}
-	want := proof(cfg.secret, labelAcceptor, hello.Nonce, reply.Nonce, cfg.identity, reply.Identity)
-	if !hmac.Equal(want, reply.Proof) {
-		return handshakeResult{}, fmt.Errorf("%w: peer does not know the secret", ErrAuthFailed)
+	if hmac.Equal(reply.Nonce, hello.Nonce) {
+		return handshakeResult{}, fmt.Errorf("%w: peer reflected this env's nonce", ErrAuthFailed)
 	}
 	p := &messages.HandshakeProof{Proof: proof(cfg.secret, labelDialer, hello.Nonce, reply.Nonce, cfg.identity, reply.Identity)}
 	if err := sendFrame(w, p); err != nil {
@@ -157,6 +169,10 @@ func dialHandshake(fr *frameReader, w io.Writer, cfg handshakeConfig) (handshake
 	if result.Error != "" {
 		return handshakeResult{}, refused(result.Error, result.Duplicate)
 	}
+	want := proof(cfg.secret, labelAcceptor, hello.Nonce, reply.Nonce, cfg.identity, reply.Identity)
+	if !hmac.Equal(want, result.Proof) {
+		return handshakeResult{}, fmt.Errorf("%w: peer does not know the secret", ErrAuthFailed)
+	}
 	return res, nil
 }
 
@@ -167,6 +183,8 @@ func refused(reason string, duplicate bool) error {
 		class = ErrDuplicateConnection
 	case reason == reasonAuth || reason == reasonAuthReq || reason == reasonAuthNone:
 		class = ErrAuthFailed
+	case reason == reasonBusy:
+		class = ErrTooManyHandshakes
 	default:
 		class = ErrProtocol
 	}
@@ -180,6 +198,9 @@ func refused(reason string, duplicate bool) error {
 type acceptVerdict func(peer handshakeResult) error
 
 // acceptHandshake runs the acceptor's side of the handshake over fr and w.
+// With authentication on, it sends nothing derived from the secret until the
+// dialer has proved it: its reply carries only its nonce, and its proof goes
+// out in its last frame, after the dialer's proof checked out.
 func acceptHandshake(fr *frameReader, w io.Writer, cfg handshakeConfig, verdict acceptVerdict) (handshakeResult, error) {
 	var hello messages.Handshake
 	if err := fr.readMessage(&hello); err != nil {
@@ -212,20 +233,18 @@ func acceptHandshake(fr *frameReader, w io.Writer, cfg handshakeConfig, verdict 
 	if len(hello.Nonce) != nonceLen {
 		return refuse(reasonAuthReq, false, fmt.Errorf("%w: peer did not authenticate", ErrAuthFailed))
 	}
-	nonce := newNonce()
-	reply := &messages.HandshakeReply{
-		Version:  ProtocolVersion,
-		Identity: cfg.identity,
-		Nonce:    nonce,
-		Proof:    proof(cfg.secret, labelAcceptor, hello.Nonce, nonce, hello.Identity, cfg.identity),
+	if hello.Identity == cfg.identity {
+		// Our own identity: frames of this env reflected back to it.
+		return refuse(reasonAuth, false, fmt.Errorf("%w: peer claims this env's own identity %s", ErrAuthFailed, hello.Identity))
 	}
-	if err := sendFrame(w, reply); err != nil {
+	nonce := newNonce()
+	if err := sendFrame(w, &messages.HandshakeReply{Version: ProtocolVersion, Identity: cfg.identity, Nonce: nonce}); err != nil {
 		return handshakeResult{}, err
 	}
 	var p messages.HandshakeProof
 	if err := fr.readMessage(&p); err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			// The dialer hung up after our proof: it did not accept it.
+			// The dialer hung up instead of proving the secret.
 			return handshakeResult{}, fmt.Errorf("%w: peer closed the connection during authentication", ErrAuthFailed)
 		}
 		return handshakeResult{}, err
@@ -240,7 +259,8 @@ func acceptHandshake(fr *frameReader, w io.Writer, cfg handshakeConfig, verdict 
 		sendFrame(w, &messages.HandshakeResult{Error: err.Error(), Duplicate: errors.Is(err, ErrDuplicateConnection)}) //nolint:errcheck // closing anyway
 		return handshakeResult{}, err
 	}
-	if err := sendFrame(w, &messages.HandshakeResult{}); err != nil {
+	result := &messages.HandshakeResult{Proof: proof(cfg.secret, labelAcceptor, hello.Nonce, nonce, hello.Identity, cfg.identity)}
+	if err := sendFrame(w, result); err != nil {
 		return handshakeResult{}, err
 	}
 	return peer, nil

@@ -5,6 +5,9 @@ import (
 	"net"
 	"testing"
 	"time"
+
+	"github.com/sparkrpc/sparkrpc/messages"
+	"google.golang.org/protobuf/proto"
 )
 
 func runHandshake(t *testing.T, dialer, acceptor handshakeConfig, verdict acceptVerdict) (dres, ares handshakeResult, derr, aerr error) {
@@ -88,5 +91,235 @@ func TestProofBindsEverything(t *testing.T) {
 		if string(other) == string(base) {
 			t.Errorf("%s does not change the proof", name)
 		}
+	}
+}
+
+// pipeFrames is one side of a net.Pipe that reads and writes handshake
+// frames for a test playing a peer by hand.
+type pipeFrames struct {
+	t  *testing.T
+	c  net.Conn
+	fr *frameReader
+}
+
+func newPipeFrames(t *testing.T, c net.Conn) *pipeFrames {
+	c.SetDeadline(time.Now().Add(5 * time.Second)) //nolint:errcheck
+	return &pipeFrames{t: t, c: c, fr: newFrameReader(c, 4096)}
+}
+
+func (p *pipeFrames) send(m proto.Message) {
+	p.t.Helper()
+	if err := sendFrame(p.c, m); err != nil {
+		p.t.Fatalf("send %T: %v", m, err)
+	}
+}
+
+func (p *pipeFrames) read(m proto.Message) error { return p.fr.readMessage(m) }
+
+// handshakeSide runs f in a goroutine and returns its error on a channel;
+// the connection is closed when f fails, as the transport does.
+func handshakeSide(c net.Conn, f func(fr *frameReader) error) <-chan error {
+	ch := make(chan error, 1)
+	c.SetDeadline(time.Now().Add(5 * time.Second)) //nolint:errcheck
+	go func() {
+		err := f(newFrameReader(c, 4096))
+		if err != nil {
+			c.Close()
+		}
+		ch <- err
+	}()
+	return ch
+}
+
+// A dialer's proof recorded from one handshake does not authenticate
+// another, and neither does an acceptor's proof: each covers the other
+// side's fresh nonce.
+func TestHandshakeReplay(t *testing.T) {
+	secret := []byte("s")
+	acc := handshakeConfig{identity: "127.0.0.1:7077", secret: secret}
+	dial := handshakeConfig{identity: "client-1", clientMode: true, secret: secret}
+
+	// Record a good handshake, played by hand on the dialer's side.
+	ac, dc := net.Pipe()
+	defer ac.Close()
+	defer dc.Close()
+	aerr := handshakeSide(ac, func(fr *frameReader) error {
+		_, err := acceptHandshake(fr, ac, acc, accept)
+		return err
+	})
+	d := newPipeFrames(t, dc)
+	hello := &messages.Handshake{Version: ProtocolVersion, Identity: dial.identity, ClientMode: true, Nonce: newNonce()}
+	d.send(hello)
+	var reply messages.HandshakeReply
+	if err := d.read(&reply); err != nil {
+		t.Fatal(err)
+	}
+	dialerProof := &messages.HandshakeProof{Proof: proof(secret, labelDialer, hello.Nonce, reply.Nonce, dial.identity, reply.Identity)}
+	d.send(dialerProof)
+	var result messages.HandshakeResult
+	if err := d.read(&result); err != nil || result.Error != "" {
+		t.Fatalf("recorded handshake: %v %v", err, &result)
+	}
+	if err := <-aerr; err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("dialer proof replayed to the acceptor", func(t *testing.T) {
+		ac, dc := net.Pipe()
+		defer ac.Close()
+		defer dc.Close()
+		aerr := handshakeSide(ac, func(fr *frameReader) error {
+			_, err := acceptHandshake(fr, ac, acc, accept)
+			return err
+		})
+		d := newPipeFrames(t, dc)
+		d.send(hello)
+		var reply2 messages.HandshakeReply
+		if err := d.read(&reply2); err != nil {
+			t.Fatal(err)
+		}
+		if string(reply2.Nonce) == string(reply.Nonce) {
+			t.Fatal("acceptor reused its nonce")
+		}
+		d.send(dialerProof)
+		var res messages.HandshakeResult
+		if err := d.read(&res); err != nil {
+			t.Fatal(err)
+		}
+		if res.Error == "" || len(res.Proof) != 0 {
+			t.Fatalf("replayed proof: result %v", &res)
+		}
+		if err := <-aerr; !errors.Is(err, ErrAuthFailed) {
+			t.Fatalf("acceptor: %v, want ErrAuthFailed", err)
+		}
+	})
+
+	t.Run("acceptor proof replayed to the dialer", func(t *testing.T) {
+		ac, dc := net.Pipe()
+		defer ac.Close()
+		defer dc.Close()
+		derr := handshakeSide(dc, func(fr *frameReader) error {
+			_, err := dialHandshake(fr, dc, dial)
+			return err
+		})
+		a := newPipeFrames(t, ac)
+		var h messages.Handshake
+		if err := a.read(&h); err != nil {
+			t.Fatal(err)
+		}
+		a.send(&messages.HandshakeReply{Version: ProtocolVersion, Identity: acc.identity, Nonce: reply.Nonce})
+		var p messages.HandshakeProof
+		if err := a.read(&p); err != nil {
+			t.Fatal(err)
+		}
+		a.send(&result)
+		if err := <-derr; !errors.Is(err, ErrAuthFailed) {
+			t.Fatalf("dialer: %v, want ErrAuthFailed", err)
+		}
+	})
+}
+
+// A peer in the middle that relays an env's dial back to the same env's
+// acceptor, mirroring its identity and nonces, gets no connection: each
+// side refuses a peer that claims its own identity or nonce, before any
+// proof is sent.
+func TestHandshakeReflection(t *testing.T) {
+	self := handshakeConfig{identity: "127.0.0.1:7077", secret: []byte("s")}
+
+	t.Run("relay to own acceptor", func(t *testing.T) {
+		dA, dM := net.Pipe() // the env's dialer and the peer in the middle
+		aA, aM := net.Pipe() // the env's acceptor and the peer in the middle
+		defer func() { dA.Close(); dM.Close(); aA.Close(); aM.Close() }()
+		derr := handshakeSide(dA, func(fr *frameReader) error {
+			_, err := dialHandshake(fr, dA, self)
+			return err
+		})
+		aerr := handshakeSide(aA, func(fr *frameReader) error {
+			_, err := acceptHandshake(fr, aA, self, accept)
+			return err
+		})
+		fromDialer, toAcceptor := newPipeFrames(t, dM), newPipeFrames(t, aM)
+		var hello messages.Handshake
+		if err := fromDialer.read(&hello); err != nil {
+			t.Fatal(err)
+		}
+		toAcceptor.send(&hello) // the env's own hello, to itself
+		var reply messages.HandshakeReply
+		if err := toAcceptor.read(&reply); err != nil {
+			t.Fatal(err)
+		}
+		if reply.Error == "" || len(reply.Nonce) != 0 {
+			t.Fatalf("acceptor answered its own hello: %v", &reply)
+		}
+		if err := <-aerr; !errors.Is(err, ErrAuthFailed) {
+			t.Fatalf("acceptor: %v, want ErrAuthFailed", err)
+		}
+		dM.Close()
+		<-derr
+	})
+
+	for name, reply := range map[string]func(hello *messages.Handshake) *messages.HandshakeReply{
+		"own identity": func(*messages.Handshake) *messages.HandshakeReply {
+			return &messages.HandshakeReply{Version: ProtocolVersion, Identity: self.identity, Nonce: newNonce()}
+		},
+		"own nonce": func(h *messages.Handshake) *messages.HandshakeReply {
+			return &messages.HandshakeReply{Version: ProtocolVersion, Identity: "127.0.0.1:1", Nonce: h.Nonce}
+		},
+	} {
+		t.Run("dialer refuses "+name, func(t *testing.T) {
+			dA, dM := net.Pipe()
+			defer dA.Close()
+			defer dM.Close()
+			derr := handshakeSide(dA, func(fr *frameReader) error {
+				_, err := dialHandshake(fr, dA, self)
+				return err
+			})
+			m := newPipeFrames(t, dM)
+			var hello messages.Handshake
+			if err := m.read(&hello); err != nil {
+				t.Fatal(err)
+			}
+			m.send(reply(&hello))
+			var p messages.HandshakeProof
+			if err := m.read(&p); err == nil {
+				t.Fatalf("dialer sent its proof to a reflecting peer: %x", p.Proof)
+			}
+			if err := <-derr; !errors.Is(err, ErrAuthFailed) {
+				t.Fatalf("dialer: %v, want ErrAuthFailed", err)
+			}
+		})
+	}
+}
+
+// The acceptor sends nothing derived from the secret to a dialer that has
+// not proved it: no proof in its reply, none with a refusal.
+func TestAcceptorProvesLast(t *testing.T) {
+	acc := handshakeConfig{identity: "127.0.0.1:7077", secret: []byte("s")}
+	ac, dc := net.Pipe()
+	defer ac.Close()
+	defer dc.Close()
+	aerr := handshakeSide(ac, func(fr *frameReader) error {
+		_, err := acceptHandshake(fr, ac, acc, accept)
+		return err
+	})
+	d := newPipeFrames(t, dc)
+	d.send(&messages.Handshake{Version: ProtocolVersion, Identity: "client-x", ClientMode: true, Nonce: newNonce()})
+	var reply messages.HandshakeReply
+	if err := d.read(&reply); err != nil {
+		t.Fatal(err)
+	}
+	if len(reply.Proof) != 0 || len(reply.Nonce) != nonceLen {
+		t.Fatalf("reply to an unproven dialer: %v", &reply)
+	}
+	d.send(&messages.HandshakeProof{Proof: make([]byte, 32)})
+	var res messages.HandshakeResult
+	if err := d.read(&res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Error != reasonAuth || len(res.Proof) != 0 {
+		t.Fatalf("result for a wrong proof: %v", &res)
+	}
+	if err := <-aerr; !errors.Is(err, ErrAuthFailed) {
+		t.Fatalf("acceptor: %v", err)
 	}
 }

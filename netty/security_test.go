@@ -1,6 +1,7 @@
 package netty_test
 
 import (
+	"bufio"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/messages"
 	"github.com/sparkrpc/sparkrpc/netty"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
@@ -183,5 +185,53 @@ func TestTLSMismatchIsRefused(t *testing.T) {
 	tlsClient := newClientEnv(t, "tlsclient", c.Clone())
 	if _, err := tlsClient.RemoteRef(plain.Address(), "p").AskSync(ctxT(t), str("x")); err == nil {
 		t.Fatal("TLS ask to a plain-text server succeeded")
+	}
+}
+
+// A connector that does not know the secret gets nothing derived from it
+// over a real socket: the acceptor's reply carries its nonce but no proof,
+// and a wrong proof is refused without one. (A proof sent before the
+// connector proved itself would let anyone who can connect try passwords
+// offline.)
+func TestUnauthenticatedConnectorGetsNoProof(t *testing.T) {
+	server, tr := serverWithTransport(t, authConf("good"))
+	register(t, server, "echo", newEcho())
+	c, err := net.Dial("tcp", server.Address().HostPort())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(waitFor)) //nolint:errcheck
+	nonce := make([]byte, 32)
+	rand.Read(nonce) //nolint:errcheck
+	writeMsg(t, c, &messages.Handshake{Version: netty.ProtocolVersion, Identity: "client-probe", ClientMode: true, Nonce: nonce})
+	r := bufio.NewReader(c)
+	var reply messages.HandshakeReply
+	readMsg(t, r, &reply)
+	if reply.Error != "" || len(reply.Nonce) != 32 {
+		t.Fatalf("reply %v", &reply)
+	}
+	if len(reply.Proof) != 0 {
+		t.Fatalf("the acceptor sent a proof of the secret (%x) to a connector that proved nothing", reply.Proof)
+	}
+	writeMsg(t, c, &messages.HandshakeProof{Proof: make([]byte, 32)})
+	var res messages.HandshakeResult
+	readMsg(t, r, &res)
+	if res.Error == "" || len(res.Proof) != 0 || len(res.ProtoReflect().GetUnknown()) != 0 {
+		t.Fatalf("result for a wrong proof: %v", &res)
+	}
+	expectClosed(t, c)
+	if tr.Stats().AuthFailures == 0 {
+		t.Fatalf("stats %+v: no auth failure counted", tr.Stats())
+	}
+	stillServesWith(t, server, authConf("good"))
+}
+
+// stillServesWith checks that a well-behaved client with conf is served.
+func stillServesWith(t *testing.T, server *actor.Env, conf *actor.Conf) {
+	t.Helper()
+	client := newClientEnv(t, "good", conf)
+	if got := askString(t, client.RemoteRef(server.Address(), "echo"), "still here"); got != "still here" {
+		t.Fatalf("got %q", got)
 	}
 }

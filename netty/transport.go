@@ -54,6 +54,16 @@ type Stats struct {
 	// AuthFailures counts handshakes refused because a side failed to prove
 	// the shared secret.
 	AuthFailures int64
+	// Handshaking is the number of accepted connections whose handshake
+	// has not finished yet.
+	Handshaking int
+	// Refused counts connections refused because
+	// spark.rpc.netty.maxPendingHandshakes were in handshake already.
+	Refused int64
+	// TimedOut counts connections closed because the peer went silent in
+	// the middle of a frame, or with asks outstanding (see
+	// ConnectionTimeoutError).
+	TimedOut int64
 }
 
 // EncodeError is a message that could not be marshalled. A reply that cannot
@@ -94,6 +104,9 @@ type Transport struct {
 	hsTimeout      time.Duration
 	connectTimeout time.Duration
 	writeTimeout   time.Duration // a peer that reads nothing for this long is dropped
+	idleTimeout    time.Duration // a peer silent mid-frame or with asks outstanding is dropped
+	idleTimeoutKey string        // the key that set idleTimeout
+	maxHandshakes  int           // accepted connections in handshake at most
 	tlsServer      *tls.Config
 	tlsClient      *tls.Config
 	ln             net.Listener
@@ -110,6 +123,10 @@ type Transport struct {
 
 	protocolErrors atomic.Int64
 	authFailures   atomic.Int64
+	handshaking    atomic.Int64 // accepted connections in handshake
+	refused        atomic.Int64
+	refusedLogAt   atomic.Int64 // when the last refusal was logged (UnixNano)
+	timeouts       atomic.Int64
 }
 
 // peer is the outbox of one peer identity: the frames waiting for its
@@ -147,6 +164,7 @@ type conn struct {
 	once     sync.Once
 	quiet    atomic.Bool // closing it reports nothing
 	attached atomic.Bool
+	wrote    atomic.Bool // the writer wrote since the reader's last idle check
 	spare    [][]byte
 	iov      net.Buffers
 	pids     map[string]*protoactor.PID
@@ -194,6 +212,16 @@ func (t *Transport) Start(host actor.TransportHost) (actor.TransportInfo, error)
 	}
 	if t.writeTimeout, err = conf.GetDuration(KeyConnectionTimeout, netTimeout, time.Second); err != nil {
 		return actor.TransportInfo{}, err
+	}
+	t.idleTimeout, t.idleTimeoutKey = t.writeTimeout, actor.KeyNetworkTimeout
+	if _, ok := conf.Lookup(KeyConnectionTimeout); ok {
+		t.idleTimeoutKey = KeyConnectionTimeout
+	}
+	if t.maxHandshakes, err = conf.GetInt(KeyMaxPendingHandshakes, defaultMaxPendingHandshakes); err != nil {
+		return actor.TransportInfo{}, err
+	}
+	if t.maxHandshakes < 1 {
+		return actor.TransportInfo{}, &actor.ConfError{Key: KeyMaxPendingHandshakes, Value: strconv.Itoa(t.maxHandshakes), Err: errors.New("must be at least 1")}
 	}
 	auth, err := conf.GetBool(KeyAuthenticate, false)
 	if err != nil {
@@ -278,7 +306,10 @@ func (t *Transport) Info() actor.TransportInfo { return t.info }
 
 // Stats returns the transport's counters.
 func (t *Transport) Stats() Stats {
-	return Stats{Connections: int(t.conns.Load()), ProtocolErrors: t.protocolErrors.Load(), AuthFailures: t.authFailures.Load()}
+	return Stats{
+		Connections: int(t.conns.Load()), ProtocolErrors: t.protocolErrors.Load(), AuthFailures: t.authFailures.Load(),
+		Handshaking: int(t.handshaking.Load()), Refused: t.refused.Load(), TimedOut: t.timeouts.Load(),
+	}
 }
 
 // PeerAddress implements actor.Transport.
@@ -655,14 +686,43 @@ func (t *Transport) acceptLoop() {
 			time.Sleep(10 * time.Millisecond)
 			continue
 		}
+		if t.handshaking.Add(1) > int64(t.maxHandshakes) {
+			t.handshaking.Add(-1)
+			t.refuseBusy(nc)
+			continue
+		}
 		t.wg.Add(1)
 		go t.serve(nc)
+	}
+}
+
+// refusedLogInterval is the least time between two log lines about
+// connections refused for spark.rpc.netty.maxPendingHandshakes.
+const refusedLogInterval = 10 * time.Second
+
+// refuseBusy closes an accepted connection at once because too many are in
+// handshake. A plain-text dialer is told why (best effort: the write goes
+// into an empty socket buffer and does not block).
+func (t *Transport) refuseBusy(nc net.Conn) {
+	n := t.refused.Add(1)
+	if t.tlsServer == nil {
+		nc.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))                                                     //nolint:errcheck // best effort
+		sendFrame(nc, &messages.HandshakeReply{Version: ProtocolVersion, Identity: t.info.Identity, Error: reasonBusy}) //nolint:errcheck // best effort
+	}
+	remote := nc.RemoteAddr().String()
+	nc.Close()
+	now := time.Now().UnixNano()
+	last := t.refusedLogAt.Load()
+	if (last == 0 || now-last >= int64(refusedLogInterval)) && t.refusedLogAt.CompareAndSwap(last, now) {
+		t.log.Warn().Str("remote", remote).Int64("refused", n).Int("limit", t.maxHandshakes).
+			Msgf("refused a connection: %d connections are in handshake already (%s); refused %d so far", t.maxHandshakes, KeyMaxPendingHandshakes, n)
 	}
 }
 
 // serve runs the acceptor's handshake on a new inbound connection.
 func (t *Transport) serve(nc net.Conn) {
 	defer t.wg.Done()
+	defer t.handshaking.Add(-1)
 	if !t.track(nc) {
 		return
 	}
@@ -813,6 +873,9 @@ func (c *conn) writeLoop() {
 			c.close(err)
 			return
 		}
+		if !c.wrote.Load() {
+			c.wrote.Store(true)
+		}
 		c.spare = batch[:0]
 		c.notifyDrained()
 	}
@@ -870,6 +933,7 @@ func (t *Transport) flush(ctx context.Context, peers []*peer) {
 
 // readLoop delivers every frame until the connection fails.
 func (c *conn) readLoop() {
+	c.establishReader()
 	for {
 		b, err := c.fr.next()
 		if err != nil {
