@@ -111,3 +111,47 @@ func TestRegistrationRacesMessages(t *testing.T) {
 	}
 	t.Logf("%d of %d endpoints got messages during the race", reached, n)
 }
+
+// flooder keeps its own mailbox full: every message it handles sends the
+// next one, so its mailbox is never empty while flooding is on.
+type flooder struct {
+	on      *atomic.Bool
+	handled atomic.Int64
+}
+
+func (f *flooder) Receive(ctx *actor.Context, msg proto.Message) error {
+	f.handled.Add(1)
+	if f.on.Load() {
+		return ctx.Self().Send(msg)
+	}
+	return nil
+}
+
+// The shared loop is fair: on a loop of N workers, N endpoints whose
+// mailboxes never empty do not keep an idle endpoint from answering.
+func TestSharedLoopIsFair(t *testing.T) {
+	const workers = 2
+	e := newEnv(t, actor.NewConf().Set(actor.KeyDispatcherThreads, fmt.Sprint(workers)))
+	var on atomic.Bool
+	on.Store(true)
+	floods := make([]*flooder, workers)
+	for i := range floods {
+		floods[i] = &flooder{on: &on}
+		ref := register(t, e, fmt.Sprintf("flood-%d", i), floods[i])
+		for range 2 {
+			if err := ref.Send(str("flood")); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	defer on.Store(false) // before the env's shutdown
+	// Both workers are now busy with the floods.
+	eventually(t, func() bool { return floods[0].handled.Load() > 1000 && floods[1].handled.Load() > 1000 }, "floods running")
+	idle := register(t, e, "idle", &testEndpoint{})
+	for i := range 3 {
+		// Bounded by a deadline, not timed: it must answer at all.
+		if got := askString(t, idle, fmt.Sprint("ping-", i)); got != fmt.Sprint("ping-", i) {
+			t.Fatalf("idle endpoint answered %q", got)
+		}
+	}
+}
