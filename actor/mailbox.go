@@ -18,8 +18,9 @@ import (
 // idle mailbox holds none.
 //
 // A turn on a loop worker handles at most the dispatcher's Throughput
-// messages. A mailbox that still has mail after that is scheduled again,
-// behind every mailbox already waiting, and gives its worker back: on a
+// messages. A mailbox that still has mail after that, while another
+// mailbox waits for a worker, is scheduled again behind every mailbox
+// already waiting, and gives its worker back: on a
 // shared loop every endpoint with mail gets a turn within one round of
 // quotas, however busy the others are.
 type mailbox struct {
@@ -128,6 +129,9 @@ func (m *mailbox) schedule() {
 func (m *mailbox) process() {
 	for {
 		if m.run() {
+			if c, ok := m.dispatcher.(contender); ok && !c.contended() {
+				continue // no other mailbox waits for the worker
+			}
 			// Quota used: to the back of the queue, still marked
 			// running so that no sender schedules it a second time.
 			m.dispatcher.Schedule(m.process)
@@ -147,6 +151,9 @@ func (m *mailbox) process() {
 		}
 	}
 }
+
+// contender is a dispatcher that tells whether mailboxes wait for a worker.
+type contender interface{ contended() bool }
 
 // run handles messages until none is left (false), or until it has handled
 // the dispatcher's Throughput of them while more may wait (true).
