@@ -57,6 +57,7 @@ type Env struct {
 	name      string
 	conf      *Conf
 	log       zerolog.Logger
+	baseLog   zerolog.Logger // the logger given, for protoactor's
 	transport Transport
 	info      TransportInfo
 	identity  string
@@ -79,6 +80,7 @@ type Env struct {
 	liveCells  sync.Map // *cell -> struct{}: registered, OnStop not yet run
 	stopped    atomic.Bool
 	dropQueued atomic.Bool // Close: queued messages are dropped, not handled
+	stopping   atomic.Bool // a Shutdown or Close has begun
 
 	futures *futureRegistry // pending asks
 
@@ -106,6 +108,7 @@ func NewEnv(name string, conf *Conf, opts ...Option) (*Env, error) {
 		name:       name,
 		conf:       conf,
 		log:        base.With().Str("component", "rpcenv").Str("env", name).Logger(),
+		baseLog:    base,
 		transport:  o.transport,
 		onDrop:     o.onDrop,
 		futures:    newFutureRegistry(),
@@ -183,7 +186,7 @@ func (e *Env) System() *protoactor.ActorSystem {
 	if s := e.system.Load(); s != nil {
 		return s
 	}
-	plog := e.log.With().Str("component", "protoactor").Logger()
+	plog := e.baseLog.With().Str("component", "protoactor").Str("env", e.name).Logger()
 	s := protoactor.NewActorSystem(
 		protoactor.WithLoggerFactory(func(*protoactor.ActorSystem) *slog.Logger {
 			return slog.New(quietHandler{zerolog.NewSlogHandler(plog)})
@@ -370,6 +373,9 @@ func (e *Env) Shutdown(ctx context.Context) error {
 // Terminated is closed when all have. It always returns nil.
 func (e *Env) Close() error {
 	e.dropQueued.Store(true)
+	if e.stopping.Load() {
+		return nil // a Shutdown is under way; do not wait for its flush
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	e.beginShutdown(ctx)
@@ -380,6 +386,7 @@ func (e *Env) Close() error {
 // long the transport may take to close.
 func (e *Env) beginShutdown(ctx context.Context) {
 	e.shutdownOnce.Do(func() {
+		e.stopping.Store(true)
 		e.mu.Lock()
 		e.stopped.Store(true)
 		e.mu.Unlock()
