@@ -33,8 +33,10 @@ type netEvent struct {
 	err  error
 }
 
-// cell is the runtime of one registered endpoint: the protoactor actor that
-// wraps it, its inbox state and its hooks.
+// cell is the runtime of one registered endpoint: its mailbox, its inbox
+// state and its hooks. It is the protoactor Process of the endpoint's PID
+// (what plain protoactor code reaches through the process registry) and the
+// MessageInvoker its mailbox calls; no protoactor actor context is involved.
 type cell struct {
 	env  *Env
 	name string
@@ -43,6 +45,7 @@ type cell struct {
 	ctx  Context
 	pid  *protoactor.PID
 	ref  *Ref
+	mb   *mailbox
 
 	replier  Replier
 	onError  ErrorHandler
@@ -51,7 +54,6 @@ type cell struct {
 	workers  chan func()     // concurrent handlers (threads > 1)
 	workerWG sync.WaitGroup
 
-	proc     atomic.Pointer[protoactor.Process]
 	self     atomic.Pointer[Ref]
 	started  bool
 	stopping atomic.Bool // stop requested: new messages are refused
@@ -59,6 +61,9 @@ type cell struct {
 	done     chan struct{}
 }
 
+// newCell builds the endpoint's runtime, its mailbox on disp, and queues
+// OnStart as its first message. Nothing can reach the cell before its
+// caller publishes it, and by then its mailbox is complete.
 func newCell(e *Env, name string, ep Endpoint) *cell {
 	c := &cell{
 		env:  e,
@@ -76,29 +81,76 @@ func newCell(e *Env, name string, ep Endpoint) *cell {
 	}
 	c.ref = &Ref{env: e, pid: c.pid, name: name, addr: e.info.Address, client: e.info.ClientMode, cell: c}
 	c.self.Store(c.ref)
+	var disp *poolDispatcher = e.shared
+	if c.threads > 0 {
+		c.loop = newPoolDispatcher(1, loopThroughput)
+		disp = c.loop
+	}
+	c.mb = &mailbox{invoker: c, dispatcher: disp}
+	// A system message: handled before any user message.
+	c.mb.PostSystemMessage(startedMessage)
 	return c
 }
 
+var startedMessage = &protoactor.Started{}
+
 // post queues a message in the endpoint's mailbox.
-func (c *cell) post(msg any) {
-	if p := c.proc.Load(); p != nil {
-		(*p).SendUserMessage(c.pid, msg)
-		return
+func (c *cell) post(msg any) { c.mb.PostUserMessage(msg) }
+
+// SendUserMessage queues a message from plain protoactor code; it makes
+// *cell a protoactor Process.
+func (c *cell) SendUserMessage(_ *protoactor.PID, msg any) { c.post(msg) }
+
+// SendSystemMessage handles protoactor's Stop (as Env.Stop does) and
+// ignores the other system messages; it makes *cell a protoactor Process.
+func (c *cell) SendSystemMessage(_ *protoactor.PID, msg any) {
+	if _, ok := msg.(*protoactor.Stop); ok {
+		_ = c.env.stopCell(c)
 	}
-	c.env.system.Root.Send(c.pid, msg)
 }
 
-// Receive is the protoactor actor behaviour of the endpoint.
-func (c *cell) Receive(actx protoactor.Context) {
-	switch m := actx.Message().(type) {
+// Stop stops the endpoint as Env.Stop does; it makes *cell a protoactor
+// Process.
+func (c *cell) Stop(*protoactor.PID) { _ = c.env.stopCell(c) }
+
+// InvokeSystemMessage implements protoactor.MessageInvoker.
+func (c *cell) InvokeSystemMessage(msg any) {
+	if _, ok := msg.(*protoactor.Started); ok {
+		c.start()
+	}
+}
+
+// InvokeUserMessage implements protoactor.MessageInvoker.
+func (c *cell) InvokeUserMessage(msg any) {
+	if env, ok := msg.(*protoactor.MessageEnvelope); ok {
+		c.receive(env.Message, env.Sender)
+		return
+	}
+	c.receive(msg, nil)
+}
+
+// EscalateFailure implements protoactor.MessageInvoker. Hooks run under
+// recover (see call), so only a defect of the runtime itself ends here: it
+// is logged and the mailbox goes on.
+func (c *cell) EscalateFailure(reason any, msg any) {
+	c.log.Error().Interface("panic", reason).Str("message", fmt.Sprintf("%T", msg)).Bytes("stack", debug.Stack()).
+		Msg("endpoint runtime panicked")
+}
+
+// receive handles one user message; sender is the reply-to PID of an ask
+// from another env or from plain protoactor code.
+func (c *cell) receive(msg any, sender *protoactor.PID) {
+	switch m := msg.(type) {
 	case *Future:
 		if c.inline() {
 			c.handleAsk(m.req, nil, m) // no closure on the serial path
 		} else {
 			c.dispatch(func() { c.handleAsk(m.req, nil, m) })
 		}
+	case *protoactor.PoisonPill:
+		_ = c.env.stopCell(c)
 	case proto.Message:
-		if sender := actx.Sender(); sender != nil {
+		if sender != nil {
 			if c.inline() {
 				c.handleAsk(m, sender, nil)
 			} else {
@@ -111,15 +163,11 @@ func (c *cell) Receive(actx protoactor.Context) {
 		}
 	case *netEvent:
 		c.dispatch(func() { c.handleNetEvent(m) })
-	case *protoactor.Started:
-		c.start()
 	case *stopSignal:
 		c.stop()
-	case protoactor.SystemMessage, protoactor.AutoReceiveMessage:
-		// Lifecycle messages of protoactor itself (Stopping, Stopped, ...).
 	default:
 		err := fmt.Errorf("%w: %T is not a protobuf message", ErrUnsupportedMessage, m)
-		if sender := actx.Sender(); sender != nil {
+		if sender != nil {
 			c.env.reply(sender, FailureToProto(err))
 		}
 		c.handleError(err)
@@ -187,7 +235,7 @@ func (c *cell) stop() {
 }
 
 func (c *cell) handleSend(msg proto.Message) {
-	if c.stopped.Load() {
+	if c.stopped.Load() || c.env.dropQueued.Load() {
 		c.env.dropped(c.name, msg)
 		return
 	}
@@ -199,7 +247,16 @@ func (c *cell) handleSend(msg proto.Message) {
 func (c *cell) handleAsk(msg proto.Message, sender *protoactor.PID, fut *Future) {
 	cc := &CallContext{Context: &c.ctx, sender: sender, fut: fut}
 	if c.stopped.Load() {
-		cc.SendFailure(&EndpointNotFoundError{Name: c.name})
+		if fut == nil && sender != nil {
+			c.env.replyNotFound(sender, c.name)
+		} else {
+			cc.SendFailure(&EndpointNotFoundError{Name: c.name})
+		}
+		c.env.dropped(c.name, msg)
+		return
+	}
+	if c.env.dropQueued.Load() {
+		cc.SendFailure(ErrEnvStopped)
 		c.env.dropped(c.name, msg)
 		return
 	}
@@ -234,7 +291,7 @@ func (c *cell) unsupported(err error, msg proto.Message, cc *CallContext) error 
 }
 
 func (c *cell) handleNetEvent(ev *netEvent) {
-	if c.stopped.Load() {
+	if c.stopped.Load() || c.env.dropQueued.Load() {
 		return
 	}
 	var err error

@@ -1,6 +1,9 @@
 package actor
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // poolDispatcher is a protoactor Dispatcher that runs scheduled mailboxes on
 // a fixed number of goroutines: Spark's shared message loop
@@ -17,6 +20,7 @@ type poolDispatcher struct {
 	idle       int
 	closed     bool
 	wg         sync.WaitGroup
+	waiting    atomic.Int64 // queued functions no worker has taken yet
 }
 
 func newPoolDispatcher(workers, throughput int) *poolDispatcher {
@@ -39,6 +43,7 @@ func (d *poolDispatcher) Schedule(fn func()) {
 		return
 	}
 	d.queue = append(d.queue, fn)
+	d.waiting.Add(1)
 	if d.idle > 0 {
 		d.cond.Signal()
 	}
@@ -47,6 +52,10 @@ func (d *poolDispatcher) Schedule(fn func()) {
 
 // Throughput is how many messages a mailbox processes before yielding.
 func (d *poolDispatcher) Throughput() int { return d.throughput }
+
+// contended reports whether a scheduled mailbox waits for a worker: a
+// mailbox that used its quota yields only then.
+func (d *poolDispatcher) contended() bool { return d.waiting.Load() > 0 }
 
 func (d *poolDispatcher) work() {
 	defer d.wg.Done()
@@ -64,6 +73,7 @@ func (d *poolDispatcher) work() {
 		fn := d.queue[d.head]
 		d.queue[d.head] = nil
 		d.head++
+		d.waiting.Add(-1)
 		if d.head == len(d.queue) {
 			d.queue, d.head = d.queue[:0], 0
 		} else if d.head > 1024 && d.head*2 > len(d.queue) {

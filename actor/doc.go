@@ -39,7 +39,10 @@
 //	RegisterEndpoint → OnStart → Receive / ReceiveAndReply / network events … → OnStop
 //
 // RegisterEndpoint queues OnStart as the endpoint's first message and returns
-// at once; the endpoint is reachable by name from then on. A second endpoint
+// at once; the endpoint is reachable by name from then on, and not before:
+// by the time a message (local, from a peer, or a network event) can find
+// it, its mailbox is complete and OnStart is queued ahead of everything
+// else. A second endpoint
 // under a taken name is a *DuplicateEndpointError ("There is already an
 // RpcEndpoint called NAME").
 //
@@ -50,10 +53,30 @@
 // Context.Self returns the endpoint's Ref in OnStart and in every handler, and
 // nil in OnStop.
 //
-// Env.Shutdown stops every endpoint the same way, waits for their OnStop,
-// closes the transport and the loops, and returns when all of it is done or
-// its context ends (AwaitTermination and Terminated wait for the same).
-// After Shutdown every operation returns ErrEnvStopped.
+// # Shutdown
+//
+// Env.Shutdown(ctx) stops an env in this order, so that no caller waits on
+// a handler:
+//
+//  1. it stops accepting work: every operation returns ErrEnvStopped from
+//     then on, and every endpoint is stopped as Stop does (its queued
+//     messages are still handled, then OnStop runs);
+//  2. every pending ask made on the env, to a local or a remote endpoint,
+//     fails at once with ErrEnvStopped, whatever its timeout (also
+//     InfiniteTimeout);
+//  3. the transport closes its listener and connections (after writing what
+//     was already queued, for at most a couple of seconds and never past
+//     ctx), so that peers' asks pending on this env fail at once with
+//     ErrConnectionClosed; a blocked handler never keeps a socket open;
+//  4. it waits for the endpoints' handlers and OnStop, and the loops, until
+//     ctx ends.
+//
+// When ctx ends first, Shutdown returns a *ShutdownError that wraps ctx's
+// cause and names the endpoints still running; they finish in the
+// background, and AwaitTermination and Terminated tell when. Env.Close is
+// the immediate stop: steps 1 to 3 without waiting, and the messages still
+// queued are dropped (counted by Dropped) instead of handled; each endpoint
+// still gets OnStop once its running handler, if any, returns.
 //
 // # Send and ask
 //
@@ -74,8 +97,16 @@
 // first answer counts. SenderAddress tells where the ask came from.
 //
 // Plain protoactor code can talk to endpoints too: Send, Request and
-// RequestFuture on Ref.PID reach the endpoint, locally and, through the
-// transport, on other envs.
+// RequestFuture on Ref.PID, through Env.System, reach the endpoint, locally
+// and, through the transport, on other envs. Env.System creates that
+// protoactor actor system on first use; the endpoints do not run on it, so
+// an env that never needs it does not carry it. protoactor's Future cannot
+// carry an arbitrary error, so for such an ask: an endpoint that does not
+// exist, local or remote, fails it with protoactor.ErrDeadLetter (as
+// protoactor does for any missing PID); a failure the endpoint or its env
+// sends (SendFailure, an error or panic in the handler, ErrEnvStopped)
+// arrives as a *messages.RpcFailure result with a nil error, which
+// FailureFromProto turns into the error.
 //
 // # Timeouts and cancellation
 //
@@ -107,6 +138,11 @@
 // a time, in the order they were queued, with a happens-before edge between
 // consecutive calls, so its state needs no lock (Spark's
 // ThreadSafeRpcEndpoint). There is no order across endpoints.
+//
+// An endpoint handles at most a few hundred messages in one turn on a loop
+// goroutine; if more are waiting it then goes to the back of the loop's
+// queue, so that every endpoint with mail gets a turn however busy the
+// others are.
 //
 // A handler that blocks holds one goroutine of the shared loop. An endpoint
 // that may block declares Isolated: it gets a dedicated loop of its own

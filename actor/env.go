@@ -2,10 +2,11 @@ package actor
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -56,7 +57,6 @@ type Env struct {
 	conf      *Conf
 	log       zerolog.Logger
 	baseLog   zerolog.Logger // the given logger with env=NAME, for Logger()
-	system    *protoactor.ActorSystem
 	transport Transport
 	info      TransportInfo
 	identity  string
@@ -67,10 +67,19 @@ type Env struct {
 	onDrop        func(name string, msg proto.Message)
 	numDropped    atomic.Uint64
 
-	mu        sync.Mutex // registration and shutdown
-	endpoints sync.Map   // name -> *cell
-	live      sync.WaitGroup
-	stopped   atomic.Bool
+	// The protoactor actor system that plain protoactor code uses to reach
+	// the endpoints; created by System on first use (see System).
+	system    atomic.Pointer[protoactor.ActorSystem]
+	sysMu     sync.Mutex // creating system; orders it against its shutdown
+	sysClosed bool
+
+	mu         sync.Mutex // registration and shutdown
+	endpoints  sync.Map   // name -> *cell: the endpoints reachable by name
+	live       sync.WaitGroup
+	liveCells  sync.Map // *cell -> struct{}: registered, OnStop not yet run
+	stopped    atomic.Bool
+	dropQueued atomic.Bool // Close: queued messages are dropped, not handled
+	stopping   atomic.Bool // a Shutdown or Close has begun
 
 	futures *futureRegistry // pending asks
 
@@ -122,15 +131,7 @@ func NewEnv(name string, conf *Conf, opts ...Option) (*Env, error) {
 		}
 		threads = max(2, cores)
 	}
-	plog := base.With().Str("component", "protoactor").Str("env", name).Logger()
-	e.system = protoactor.NewActorSystem(
-		protoactor.WithLoggerFactory(func(*protoactor.ActorSystem) *slog.Logger {
-			return slog.New(quietHandler{zerolog.NewSlogHandler(plog)})
-		}),
-		protoactor.WithDeadLetterRequestLogging(false),
-	)
-	e.identity = e.system.ProcessRegistry.Address
-	e.system.EventStream.Subscribe(e.onDeadLetter)
+	e.identity = localIdentity
 	if e.transport != nil {
 		info, err := e.transport.Start(e)
 		if err != nil {
@@ -138,13 +139,8 @@ func NewEnv(name string, conf *Conf, opts ...Option) (*Env, error) {
 		}
 		e.info = info
 		e.identity = info.Identity
-		e.system.ProcessRegistry.Address = info.Identity
-		rp := &remoteProcess{env: e}
-		e.system.ProcessRegistry.RegisterAddressResolver(func(*protoactor.PID) (protoactor.Process, bool) {
-			return rp, true
-		})
 	}
-	e.shared = newPoolDispatcher(threads, 300)
+	e.shared = newPoolDispatcher(threads, loopThroughput)
 	e.futures.start()
 	if e.transport != nil && !e.info.ClientMode {
 		if _, err := e.RegisterEndpoint(VerifierName, &verifier{env: e}); err != nil {
@@ -167,8 +163,66 @@ func (e *Env) Conf() *Conf { return e.conf }
 // env (a transport, a driver, a daemon) adds its own without repeating it.
 func (e *Env) Logger() zerolog.Logger { return e.baseLog }
 
-// System returns the protoactor actor system that runs the env's endpoints.
-func (e *Env) System() *protoactor.ActorSystem { return e.system }
+// localIdentity is the Address of the PIDs of an env without a transport:
+// the one protoactor gives local PIDs.
+const localIdentity = "nonhost"
+
+// loopThroughput is how many messages an endpoint handles in one turn on a
+// loop worker before the next endpoint with mail gets the worker.
+const loopThroughput = 300
+
+// System returns a protoactor actor system through which plain protoactor
+// code reaches the env's endpoints: Send, Request and RequestFuture on a
+// Ref's PID, locally and, through the transport, on other envs. The
+// endpoints themselves do not run on it: it is created on the first call,
+// so that an env whose caller never needs it does not carry its cost (a
+// protoactor actor system allocates about a thousand maps for its process
+// registry).
+func (e *Env) System() *protoactor.ActorSystem {
+	if s := e.system.Load(); s != nil {
+		return s
+	}
+	e.sysMu.Lock()
+	defer e.sysMu.Unlock()
+	if s := e.system.Load(); s != nil {
+		return s
+	}
+	plog := e.baseLog.With().Str("component", "protoactor").Logger()
+	s := protoactor.NewActorSystem(
+		protoactor.WithLoggerFactory(func(*protoactor.ActorSystem) *slog.Logger {
+			return slog.New(quietHandler{zerolog.NewSlogHandler(plog)})
+		}),
+		protoactor.WithDeadLetterRequestLogging(false),
+	)
+	s.ProcessRegistry.Address = e.identity
+	s.EventStream.Subscribe(e.onDeadLetter)
+	if e.transport != nil {
+		rp := &remoteProcess{env: e}
+		s.ProcessRegistry.RegisterAddressResolver(func(*protoactor.PID) (protoactor.Process, bool) {
+			return rp, true
+		})
+	}
+	e.mu.Lock()
+	e.endpoints.Range(func(k, v any) bool {
+		s.ProcessRegistry.Add(v.(*cell), k.(string))
+		return true
+	})
+	e.system.Store(s)
+	e.mu.Unlock()
+	if e.sysClosed {
+		s.Shutdown()
+	}
+	return s
+}
+
+// localProcess returns the protoactor process registered under id, when
+// the env has an actor system.
+func (e *Env) localProcess(id string) (protoactor.Process, bool) {
+	if s := e.system.Load(); s != nil {
+		return s.ProcessRegistry.GetLocal(id)
+	}
+	return nil, false
+}
 
 // Address returns the env's advertised listen address; the zero RpcAddress
 // for a local env or one in client mode.
@@ -209,30 +263,21 @@ func (e *Env) RegisterEndpoint(name string, ep Endpoint) (*Ref, error) {
 	if _, ok := e.endpoints.Load(name); ok {
 		return nil, &DuplicateEndpointError{Name: name}
 	}
+	sys := e.system.Load()
+	if sys != nil {
+		if _, taken := sys.ProcessRegistry.GetLocal(name); taken {
+			return nil, &DuplicateEndpointError{Name: name} // a protoactor process
+		}
+	}
+	// The cell is complete (its mailbox runs, OnStart is queued first)
+	// before anything can find it: only then is it published.
 	c := newCell(e, name, ep)
-	disp := e.shared
-	if c.threads > 0 {
-		c.loop = newPoolDispatcher(1, 300)
-		disp = c.loop
-	}
-	props := protoactor.PropsFromProducer(func() protoactor.Actor { return c },
-		protoactor.WithDispatcher(disp), protoactor.WithMailbox(newMailbox))
-	e.endpoints.Store(name, c)
 	e.live.Add(1)
-	if _, err := e.system.Root.SpawnNamed(props, name); err != nil {
-		e.endpoints.Delete(name)
-		e.live.Done()
-		if c.loop != nil {
-			c.loop.close()
-		}
-		if errors.Is(err, protoactor.ErrNameExists) {
-			return nil, &DuplicateEndpointError{Name: name}
-		}
-		return nil, err
+	e.liveCells.Store(c, struct{}{})
+	if sys != nil {
+		sys.ProcessRegistry.Add(c, name)
 	}
-	if p, ok := e.system.ProcessRegistry.GetLocal(name); ok {
-		c.proc.Store(&p)
-	}
+	e.endpoints.Store(name, c)
 	return c.ref, nil
 }
 
@@ -268,14 +313,13 @@ func (e *Env) stopCell(c *cell) error {
 	}
 	// Release the name at once, in the env and in the process registry, so
 	// that it can be registered again while this endpoint still works
-	// through its queue (Spark's unregisterRpcEndpoint). The endpoint's own
-	// mail, and the stop signal, reach its mailbox through c.proc. e.mu
-	// orders this against RegisterEndpoint, which sets c.proc.
+	// through its queue (Spark's unregisterRpcEndpoint). e.mu orders this
+	// against RegisterEndpoint and System.
 	e.mu.Lock()
 	e.endpoints.CompareAndDelete(c.name, c)
-	if p := c.proc.Load(); p != nil {
-		if cur, ok := e.system.ProcessRegistry.GetLocal(c.name); ok && cur == *p {
-			e.system.ProcessRegistry.Remove(c.pid)
+	if s := e.system.Load(); s != nil {
+		if cur, ok := s.ProcessRegistry.GetLocal(c.name); ok && cur == protoactor.Process(c) {
+			s.ProcessRegistry.Remove(c.pid)
 		}
 	}
 	e.mu.Unlock()
@@ -284,15 +328,66 @@ func (e *Env) stopCell(c *cell) error {
 }
 
 func (e *Env) cellStopped(c *cell) {
+	e.liveCells.Delete(c)
 	e.live.Done()
 }
 
-// Shutdown stops every endpoint (each gets OnStop after its queued
-// messages), then closes the transport, and waits until all of it is done or
-// ctx ends. After Shutdown every operation fails with ErrEnvStopped. Calling
-// it again waits again.
+// Shutdown stops the env, in this order:
+//
+//  1. it stops accepting work: every operation fails with ErrEnvStopped
+//     from now on, and every endpoint is stopped as Stop does (it handles
+//     the messages already queued, then OnStop runs);
+//  2. it fails every pending ask made on this env, to a local or a remote
+//     endpoint, at once with ErrEnvStopped (whatever its timeout);
+//  3. it closes the transport: the listener and every connection, so that
+//     the asks that peers have pending on this env fail at once; what was
+//     queued for a peer is still written first, for at most a couple of
+//     seconds and never past ctx;
+//  4. it waits until every endpoint has run OnStop, and the loops have
+//     ended, or until ctx ends.
+//
+// A handler that blocks therefore never keeps a connection open, nor an
+// asker waiting. When ctx ends before every endpoint has stopped, Shutdown
+// returns a *ShutdownError that wraps ctx's cause and names the endpoints
+// still running; they stop in the background, and AwaitTermination or
+// Terminated tell when. Calling Shutdown again waits again.
 func (e *Env) Shutdown(ctx context.Context) error {
+	e.beginShutdown(ctx)
+	select {
+	case <-e.terminated:
+		return e.shutdownErr
+	default:
+	}
+	select {
+	case <-e.terminated:
+		return e.shutdownErr
+	case <-ctx.Done():
+		return &ShutdownError{Env: e.name, Running: e.running(), Err: context.Cause(ctx)}
+	}
+}
+
+// Close stops the env at once: the first three steps of Shutdown, except
+// that the messages still queued for endpoints are dropped (counted by
+// Dropped; the asks among them fail with ErrEnvStopped) instead of handled,
+// and that nothing queued for a peer is written any more. It does not wait:
+// each endpoint gets OnStop once its running handler, if any, returns, and
+// Terminated is closed when all have. It always returns nil.
+func (e *Env) Close() error {
+	e.dropQueued.Store(true)
+	if e.stopping.Load() {
+		return nil // a Shutdown is under way; do not wait for its flush
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	e.beginShutdown(ctx)
+	return nil
+}
+
+// beginShutdown runs the first three steps of Shutdown once; ctx bounds how
+// long the transport may take to close.
+func (e *Env) beginShutdown(ctx context.Context) {
 	e.shutdownOnce.Do(func() {
+		e.stopping.Store(true)
 		e.mu.Lock()
 		e.stopped.Store(true)
 		e.mu.Unlock()
@@ -300,22 +395,40 @@ func (e *Env) Shutdown(ctx context.Context) error {
 			_ = e.stopCell(v.(*cell))
 			return true
 		})
+		e.futures.failAll(ErrEnvStopped)
+		if e.transport != nil {
+			// The transport gives up flushing and waiting for its
+			// goroutines when ctx ends; that is not an error of its own.
+			if err := e.transport.Shutdown(ctx); err != nil && ctx.Err() == nil {
+				e.shutdownErr = err
+			}
+		}
 		go e.finishShutdown()
 	})
-	return e.AwaitTermination(ctx)
+}
+
+// running returns the names of the endpoints that have not run OnStop yet.
+func (e *Env) running() []string {
+	var names []string
+	e.liveCells.Range(func(k, _ any) bool {
+		names = append(names, k.(*cell).name)
+		return true
+	})
+	slices.Sort(names)
+	return names
 }
 
 func (e *Env) finishShutdown() {
 	e.live.Wait()
-	if e.transport != nil {
-		e.shutdownErr = e.transport.Shutdown(context.Background())
-	}
-	for _, f := range e.futures.pending(func(*Future) bool { return true }) {
-		f.complete(nil, ErrEnvStopped)
-	}
 	e.futures.close()
 	e.shared.closeAndWait()
-	e.system.Shutdown()
+	e.sysMu.Lock()
+	e.sysClosed = true
+	s := e.system.Load()
+	e.sysMu.Unlock()
+	if s != nil {
+		s.Shutdown()
+	}
 	e.log.Debug().Msg("env terminated")
 	close(e.terminated)
 }
@@ -420,7 +533,25 @@ func (e *Env) reply(to *protoactor.PID, msg proto.Message) {
 		}
 		return
 	}
-	e.system.Root.Send(to, msg)
+	if p, ok := e.localProcess(to.Id); ok {
+		p.SendUserMessage(to, msg) // a protoactor future or actor
+		return
+	}
+	e.log.Debug().Str("to", to.String()).Msg("Ignored a reply to an ask that has completed")
+}
+
+// replyNotFound fails the ask of to, made to the endpoint name that is not
+// registered. A sparkrpc ask gets an *EndpointNotFoundError ("Could not
+// find NAME."). Plain protoactor code (RequestFuture, Request) gets
+// protoactor's own DeadLetterResponse, as from a local PID that does not
+// exist, so that its Future fails with protoactor.ErrDeadLetter whether the
+// endpoint was to be local or remote.
+func (e *Env) replyNotFound(to *protoactor.PID, name string) {
+	if strings.HasPrefix(to.Id, futureIDPrefix) {
+		e.reply(to, FailureToProto(&EndpointNotFoundError{Name: name}))
+		return
+	}
+	e.reply(to, &protoactor.DeadLetterResponse{Target: protoactor.NewPID(e.identity, name)})
 }
 
 func (e *Env) sendRemote(target, sender *protoactor.PID, msg proto.Message) error {
@@ -499,9 +630,9 @@ func (e *Env) Deliver(target, sender *protoactor.PID, msg proto.Message) {
 			return
 		}
 	}
-	if p, ok := e.system.ProcessRegistry.GetLocal(target.Id); ok {
-		if _, isCell := e.endpoints.Load(target.Id); !isCell {
-			p.SendUserMessage(target, m)
+	if p, ok := e.localProcess(target.Id); ok {
+		if _, isCell := p.(*cell); !isCell {
+			p.SendUserMessage(target, m) // a protoactor future or actor
 			return
 		}
 	}
@@ -518,7 +649,7 @@ func (e *Env) Deliver(target, sender *protoactor.PID, msg proto.Message) {
 		return
 	}
 	if sender != nil {
-		e.reply(sender, FailureToProto(&EndpointNotFoundError{Name: target.Id}))
+		e.replyNotFound(sender, target.Id)
 		return
 	}
 	e.dropped(target.Id, msg)
@@ -555,7 +686,10 @@ func lookupFuture[S string | []byte](e *Env, id S) *Future {
 	if !ok {
 		return nil
 	}
-	return e.futures.lookup(n)
+	if f := e.futures.lookup(n); f != nil && f.peer != "" {
+		return f // a local ask is never answered through its id
+	}
+	return nil
 }
 
 // Connected implements TransportHost.
@@ -590,7 +724,7 @@ func (e *Env) Undeliverable(target, sender *protoactor.PID, msg proto.Message, e
 			f.complete(nil, err)
 			return
 		}
-		if p, ok := e.system.ProcessRegistry.GetLocal(sender.Id); ok {
+		if p, ok := e.localProcess(sender.Id); ok {
 			if f, ok := p.(*Future); ok {
 				f.complete(nil, err)
 				return
@@ -637,7 +771,7 @@ func (p *remoteProcess) SendUserMessage(pid *protoactor.PID, message any) {
 
 func (p *remoteProcess) SendSystemMessage(pid *protoactor.PID, message any) {
 	if w, ok := message.(*protoactor.Watch); ok {
-		p.env.system.Root.Send(w.Watcher, &protoactor.Terminated{Who: pid, Why: protoactor.TerminatedReason_AddressTerminated})
+		p.env.System().Root.Send(w.Watcher, &protoactor.Terminated{Who: pid, Why: protoactor.TerminatedReason_AddressTerminated})
 	}
 }
 

@@ -253,3 +253,25 @@ func ValidateName(name string) error {
 	}
 	return nil
 }
+
+// ShutdownError is returned by Env.Shutdown when its context ends before
+// every endpoint has stopped: by then the env accepts no work, its pending
+// asks have failed and its connections are closed, but the endpoints named
+// here are still in a handler (or have not reached OnStop). errors.Is
+// matches the context's cause (context.DeadlineExceeded, ...).
+type ShutdownError struct {
+	// Env is the env's name.
+	Env string
+	// Running lists the endpoints still running, sorted.
+	Running []string
+	// Err is the cause of the context.
+	Err error
+}
+
+func (e *ShutdownError) Error() string {
+	return fmt.Sprintf("shutdown of RpcEnv %s interrupted (%v) with endpoints still running: %s",
+		e.Env, e.Err, strings.Join(e.Running, ", "))
+}
+
+// Unwrap returns the cause of the context.
+func (e *ShutdownError) Unwrap() error { return e.Err }

@@ -55,9 +55,9 @@ type futureShard struct {
 
 // futureRegistry holds an env's pending asks.
 type futureRegistry struct {
-	seq    atomic.Uint64
-	rr     atomic.Uint32 // spreads local asks over the young lists
-	shards [futureShards]futureShard
+	seq      atomic.Uint64
+	refusing atomic.Bool // failAll has begun: no new ask is taken
+	shards   [futureShards]futureShard
 
 	started bool
 	closed  atomic.Bool // the sweeper stopped (or never started): arm at once
@@ -122,26 +122,33 @@ func parseFutureID[S string | []byte](s S) (uint64, bool) {
 // protoactor's).
 func isFutureID(id string) bool { return strings.HasPrefix(id, "future$") }
 
-// add registers the remote ask f under a new id and queues it for arming.
-func (r *futureRegistry) add(f *Future) uint64 {
+// add registers the ask f (local or remote) under a new id and queues it
+// for arming. It returns false, and registers nothing, once failAll has
+// begun.
+func (r *futureRegistry) add(f *Future) (uint64, bool) {
 	id := r.seq.Add(1)
-	f.id = id
 	s := &r.shards[id%futureShards]
 	s.mu.Lock()
+	if r.refusing.Load() {
+		s.mu.Unlock()
+		return 0, false
+	}
+	f.id = id
 	s.m[id] = f
 	armNow := r.queueLocked(s, f)
 	s.mu.Unlock()
 	r.afterQueue(f, armNow)
-	return id
+	return id, true
 }
 
-// track queues the local ask f for arming.
-func (r *futureRegistry) track(f *Future) {
-	s := &r.shards[r.rr.Add(1)%futureShards]
-	s.mu.Lock()
-	armNow := r.queueLocked(s, f)
-	s.mu.Unlock()
-	r.afterQueue(f, armNow)
+// failAll refuses every later ask and completes every pending one with err.
+func (r *futureRegistry) failAll(err error) {
+	// An add that takes its shard's lock after the sweep below has passed
+	// it sees refusing; one that took it before is in the map.
+	r.refusing.Store(true)
+	for _, f := range r.pending(func(*Future) bool { return true }) {
+		f.complete(nil, err)
+	}
 }
 
 // queueLocked queues f as young and returns false, or returns true when f
@@ -169,7 +176,7 @@ func (r *futureRegistry) afterQueue(f *Future, armNow bool) {
 	}
 }
 
-// lookup returns the pending remote ask id.
+// lookup returns the pending ask id.
 func (r *futureRegistry) lookup(id uint64) *Future {
 	s := &r.shards[id%futureShards]
 	s.mu.Lock()
@@ -178,7 +185,7 @@ func (r *futureRegistry) lookup(id uint64) *Future {
 	return f
 }
 
-// remove forgets the remote ask id.
+// remove forgets the ask id.
 func (r *futureRegistry) remove(id uint64) {
 	s := &r.shards[id%futureShards]
 	s.mu.Lock()
@@ -186,7 +193,7 @@ func (r *futureRegistry) remove(id uint64) {
 	s.mu.Unlock()
 }
 
-// pending returns the pending remote asks for which keep is true.
+// pending returns the pending asks for which keep is true.
 func (r *futureRegistry) pending(keep func(*Future) bool) []*Future {
 	var out []*Future
 	for i := range r.shards {

@@ -1,7 +1,7 @@
 package actor
 
 import (
-	"runtime"
+	"math"
 	"sync"
 	"sync/atomic"
 
@@ -10,12 +10,19 @@ import (
 
 // mailbox is the protoactor Mailbox of every endpoint: an unbounded queue
 // with the semantics of protoactor's default mailbox (system messages
-// first, suspend and resume, a panic escalated, Throughput messages per
-// turn before yielding) that hands user messages to its consumer in
+// first, suspend and resume, a panic escalated) that hands user messages
+// to its consumer in
 // batches: a sender appends to a chain of fixed-size segments under a
 // mutex, and the consumer takes the whole chain at once, so that it locks
 // once per batch instead of once per message. Segments are recycled; an
 // idle mailbox holds none.
+//
+// A turn on a loop worker handles at most the dispatcher's Throughput
+// messages. A mailbox that still has mail after that, while another
+// mailbox waits for a worker, is scheduled again behind every mailbox
+// already waiting, and gives its worker back: on a
+// shared loop every endpoint with mail gets a turn within one round of
+// quotas, however busy the others are.
 type mailbox struct {
 	mu         sync.Mutex
 	head, tail *segment // posted user messages not yet taken
@@ -121,7 +128,15 @@ func (m *mailbox) schedule() {
 
 func (m *mailbox) process() {
 	for {
-		m.run()
+		if m.run() {
+			if c, ok := m.dispatcher.(contender); ok && !c.contended() {
+				continue // no other mailbox waits for the worker
+			}
+			// Quota used: to the back of the queue, still marked
+			// running so that no sender schedules it a second time.
+			m.dispatcher.Schedule(m.process)
+			return
+		}
 		// run leaves a batch behind when it was suspended or a handler
 		// panicked.
 		suspended, batch := m.suspended, m.cur != nil
@@ -137,20 +152,27 @@ func (m *mailbox) process() {
 	}
 }
 
-func (m *mailbox) run() {
+// contender is a dispatcher that tells whether mailboxes wait for a worker.
+type contender interface{ contended() bool }
+
+// run handles messages until none is left (false), or until it has handled
+// the dispatcher's Throughput of them while more may wait (true).
+func (m *mailbox) run() (yield bool) {
 	var msg any
 	defer func() {
 		if r := recover(); r != nil {
 			m.invoker.EscalateFailure(r, msg)
+			yield = false
 		}
 	}()
-	i, t := 0, m.dispatcher.Throughput()
-	for {
-		if i > t {
-			i = 0
-			runtime.Gosched()
+	t := m.dispatcher.Throughput()
+	if t <= 0 {
+		t = math.MaxInt
+	}
+	for i := 0; ; i++ {
+		if i >= t {
+			return true
 		}
-		i++
 		if m.nsys.Load() > 0 {
 			if msg = m.popSystem(); msg != nil {
 				switch msg.(type) {
@@ -165,10 +187,10 @@ func (m *mailbox) run() {
 			}
 		}
 		if m.suspended {
-			return
+			return false
 		}
 		if msg = m.next(); msg == nil {
-			return
+			return false
 		}
 		m.invoker.InvokeUserMessage(msg)
 	}

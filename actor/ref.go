@@ -125,7 +125,10 @@ func (r *Ref) AskWithTimeout(ctx context.Context, msg proto.Message, t RpcTimeou
 			return f
 		}
 		f.watch(ctx)
-		e.futures.track(f)
+		if _, ok := e.futures.add(f); !ok {
+			f.complete(nil, ErrEnvStopped)
+			return f
+		}
 		c.post(f)
 		return f
 	}
@@ -137,7 +140,11 @@ func (r *Ref) AskWithTimeout(ctx context.Context, msg proto.Message, t RpcTimeou
 	// is sent, so that a fast reply always finds it.
 	f.peer = r.pid.Address
 	f.watch(ctx)
-	id := e.futures.add(f)
+	id, ok := e.futures.add(f)
+	if !ok {
+		f.complete(nil, ErrEnvStopped)
+		return f
+	}
 	replyTo := &f.replyTo // one allocation with the future
 	replyTo.Address, replyTo.Id = e.identity, futureID(id)
 	if err := e.transport.Send(r.pid, replyTo, msg); err != nil {

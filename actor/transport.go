@@ -36,8 +36,13 @@ type Transport interface {
 	// RpcAddress when the identity is unknown.
 	PeerAddress(identity string) RpcAddress
 
-	// Shutdown closes the listener and every connection. It is called once,
-	// after every local endpoint has stopped. Closing connections during
+	// Shutdown closes the listener and every connection, so that the asks
+	// peers have pending on this env fail at once. It is called once, by
+	// Env.Shutdown or Env.Close, after the env has stopped accepting work
+	// and failed its own pending asks, and before it waits for running
+	// handlers: those may still call Send, which must then fail. It may
+	// write what was queued before it was called, but gives up when ctx
+	// ends (Close passes a ctx that has ended). Closing connections during
 	// Shutdown must not be reported to the host as disconnections.
 	Shutdown(ctx context.Context) error
 }
