@@ -28,6 +28,10 @@ var (
 	// ErrAppFailed is matched by the error of an application that did not
 	// end with final status SUCCEEDED (see *AppFailedError).
 	ErrAppFailed = errors.New("cluster: application did not succeed")
+	// ErrRegistrationFailed is returned by StartNodeManager when the node
+	// could not register with the resource manager (RegisterTimeout passed
+	// or its ctx ended).
+	ErrRegistrationFailed = errors.New("cluster: node manager could not register")
 )
 
 // Application master exit codes (Spark's ApplicationMaster.EXIT_*).

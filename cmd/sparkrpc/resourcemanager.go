@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/signal"
@@ -44,6 +45,8 @@ It prints "ResourceManager listening on rm://HOST:PORT" once it is up.`,
 			if verbose {
 				level = zerolog.DebugLevel
 			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
 			log := newLogger(cmd.ErrOrStderr(), level, "resourcemanager")
 			env, err := cluster.Network{BindHost: bind, AdvertiseHost: host, Logger: &log}.Listen("sparkResourceManager", nil, port)
 			if err != nil {
@@ -57,16 +60,17 @@ It prints "ResourceManager listening on rm://HOST:PORT" once it is up.`,
 			}
 			rm, err := cluster.StartResourceManager(env, cluster.ResourceManagerConfig{Queues: qs, StagingDir: staging, NodeExpiry: expiry, Logger: &log})
 			if err != nil {
-				env.Shutdown(cmd.Context())
+				shutdownEnv(env)
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "ResourceManager listening on rm://%s\n", rm.Address().HostPort())
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
 			<-ctx.Done()
+			stop() // a second signal ends the process at once
 			log.Info().Msg("shutting down")
-			rm.Shutdown(cmd.Context())
-			return env.Shutdown(cmd.Context())
+			sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			rm.Shutdown(sctx)
+			return env.Shutdown(sctx)
 		},
 	}
 	fl := cmd.Flags()

@@ -91,6 +91,9 @@ func runSubmit(cmd *cobra.Command, f *submitFlags, args []string) error {
 	if f.kill != "" && f.status != "" {
 		return usagef("--kill and --status cannot be used together")
 	}
+	// Signals interrupt every step from here on: a submission, a report or a kill.
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	master, err := cluster.ParseMaster(f.master)
 	if err != nil {
 		return usagef("%v", err)
@@ -99,7 +102,7 @@ func runSubmit(cmd *cobra.Command, f *submitFlags, args []string) error {
 		if f.class != "" || len(args) > 0 {
 			return usagef("--kill and --status take no --class and no application arguments")
 		}
-		return runAppAction(cmd, master, f)
+		return runAppAction(ctx, cmd, master, f)
 	}
 	if f.class == "" {
 		if len(args) > 0 {
@@ -181,8 +184,6 @@ func runSubmit(cmd *cobra.Command, f *submitFlags, args []string) error {
 		level = zerolog.InfoLevel
 		printParsed(errOut, f, master, conf, args)
 	}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	err = cluster.Submit(ctx, cluster.SubmitConfig{Master: master, Class: f.class, Args: args, Conf: conf,
 		Stdout: out, Stderr: errOut, Logger: newLogger(errOut, level, "submit")})
 	if err == nil {
@@ -215,7 +216,7 @@ func printParsed(w io.Writer, f *submitFlags, master cluster.Master, conf *actor
 }
 
 // runAppAction is --kill and --status.
-func runAppAction(cmd *cobra.Command, master cluster.Master, f *submitFlags) error {
+func runAppAction(ctx context.Context, cmd *cobra.Command, master cluster.Master, f *submitFlags) error {
 	if master.Kind != cluster.MasterRM {
 		return usagef("--kill and --status need a running resource manager: --master rm://host:port")
 	}
@@ -228,8 +229,8 @@ func runAppAction(cmd *cobra.Command, master cluster.Master, f *submitFlags) err
 	if err != nil {
 		return err
 	}
-	defer env.Shutdown(context.Background())
-	ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
+	defer shutdownEnv(env)
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	client := cluster.NewClient(env, master.Address)
 	out := cmd.OutOrStdout()
