@@ -1,7 +1,11 @@
 package main
 
 import (
+	"fmt"
+	"net"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -55,6 +59,58 @@ func TestResourceManagerExitsOnSignal(t *testing.T) {
 			t.Logf("exited %s after the signal", time.Since(sent).Round(time.Millisecond))
 			if code != 0 {
 				t.Fatalf("exit %d\n%s", code, c.rm.stderr)
+			}
+		})
+	}
+}
+
+// A busy --port moves to the next port, logged, and the daemon prints the
+// address it bound; with spark.port.maxRetries=0 it is an error, exit 1.
+func TestBusyPort(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	busy := ln.Addr().(*net.TCPAddr).Port
+	for _, tc := range []struct{ daemon, service, listening string }{
+		{"resourcemanager", "sparkResourceManager", "ResourceManager listening on rm://127.0.0.1:"},
+		{"nodemanager", "sparkNodeManager", "NodeManager listening on 127.0.0.1:"},
+	} {
+		args := []string{tc.daemon, "--port", strconv.Itoa(busy)}
+		if tc.daemon == "nodemanager" {
+			args = append(args, "--rm", "127.0.0.1:1", "--dir", t.TempDir())
+		}
+		t.Run(tc.daemon+"/moves", func(t *testing.T) {
+			marker := newMarker(t)
+			p := start(t, marker, args...)
+			re := regexp.MustCompile(regexp.QuoteMeta(tc.listening) + `(\d+)`)
+			var port int
+			eventually(t, 30*time.Second, "the address it bound", func() bool {
+				m := re.FindStringSubmatch(p.stdout.String())
+				if m != nil {
+					port, _ = strconv.Atoi(m[1])
+				}
+				return m != nil
+			})
+			if port <= busy {
+				t.Errorf("bound port %d, busy port %d", port, busy)
+			}
+			want := fmt.Sprintf("Service '%s' could not bind on port %d (in use). Attempting port %d (spark.port.maxRetries=16).", tc.service, busy, busy+1)
+			if !strings.Contains(p.stderr.String(), want) {
+				t.Errorf("stderr lacks %q:\n%s", want, p.stderr)
+			}
+			p.cmd.Process.Signal(syscall.SIGTERM)
+			if code := p.wait(t, 10*time.Second); code != 0 {
+				t.Errorf("exit %d after SIGTERM\n%s", code, p.stderr)
+			}
+		})
+		t.Run(tc.daemon+"/no retries", func(t *testing.T) {
+			marker := newMarker(t)
+			stdout, stderr, code := runBin(t, marker, 30*time.Second, append(args, "--conf", "spark.port.maxRetries=0")...)
+			want := fmt.Sprintf("sparkrpc: cannot listen on 127.0.0.1 port %d: the port is in use (spark.port.maxRetries=0: no other port is tried)\n", busy)
+			if code != 1 || !strings.Contains(stderr, want) || strings.Contains(stdout, "listening on") {
+				t.Fatalf("exit %d, want 1 and %q\nstdout:\n%s\nstderr:\n%s", code, want, stdout, stderr)
 			}
 		})
 	}

@@ -24,6 +24,7 @@ func newNodeManagerCmd() *cobra.Command {
 		port, cores         int
 		memory              string
 		grace, regTimeout   time.Duration
+		confs               []string
 	)
 	cmd := &cobra.Command{
 		Use:   "nodemanager --rm HOST:PORT [--memory SIZE] [--cores N]",
@@ -36,7 +37,9 @@ its containers (SIGTERM, then SIGKILL after --kill-grace) and exits.
 
 While the resource manager does not answer, it retries with exponential
 backoff, logging each attempt, for up to --register-timeout; then it exits 1.
-A signal stops it at once in every state.`,
+A signal stops it at once in every state. A --port in use is retried on the
+next ports, each move logged, up to spark.port.maxRetries (16) times; it
+prints the address it listens on.`,
 		Example:               `  sparkrpc nodemanager --rm rm.example.com:8032 --host node1.example.com --bind-address 0.0.0.0 --memory 8g --cores 4`,
 		Args:                  cobra.NoArgs,
 		DisableFlagsInUseLine: true,
@@ -58,6 +61,10 @@ A signal stops it at once in every state.`,
 			if regTimeout <= 0 {
 				return usagef("--register-timeout must be positive")
 			}
+			conf, err := parseConfs(confs)
+			if err != nil {
+				return err
+			}
 			if bind == "" {
 				bind = host
 			}
@@ -65,10 +72,11 @@ A signal stops it at once in every state.`,
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			log := newLogger(cmd.ErrOrStderr(), zerolog.InfoLevel, "nodemanager")
-			env, err := cluster.Network{BindHost: bind, AdvertiseHost: host, Logger: &log}.Listen("sparkNodeManager", nil, port)
+			env, err := listen(cluster.Network{BindHost: bind, AdvertiseHost: host, Logger: &log}, "sparkNodeManager", conf, port, log)
 			if err != nil {
 				return err
 			}
+			fmt.Fprintf(cmd.OutOrStdout(), "NodeManager listening on %s\n", env.Address().HostPort())
 			defer shutdownEnv(env)
 			if dir == "" {
 				dir = filepath.Join(os.TempDir(), fmt.Sprintf("sparkrpc-nodemanager-%d", env.Address().Port))
@@ -101,6 +109,7 @@ A signal stops it at once in every state.`,
 	fl.StringVar(&memory, "memory", "4g", "memory offered to containers, e.g. 8g or 2048m")
 	fl.IntVar(&cores, "cores", runtime.NumCPU(), "cores offered to containers")
 	fl.StringVar(&dir, "dir", "", "the node's folder for container working folders and logs (default: under the temporary folder)")
+	fl.StringArrayVar(&confs, "conf", nil, "a configuration property `KEY=VALUE` (repeatable), e.g. spark.port.maxRetries=0")
 	fl.DurationVar(&regTimeout, "register-timeout", 15*time.Minute, "how long to keep trying to register with the resource manager")
 	fl.DurationVar(&grace, "kill-grace", 250*time.Millisecond, "time between SIGTERM and SIGKILL when a container is stopped")
 	return cmd
