@@ -56,12 +56,24 @@ Applications: ` + strings.Join(cluster.Apps(), ", "),
   sparkrpc submit --master rm://rm.example.com:8032 --status application_1700000000000_0001`,
 		Args:                  cobra.ArbitraryArgs,
 		DisableFlagsInUseLine: true,
+		// Everything after the application's class belongs to the
+		// application, even what looks like a flag (as in spark-submit):
+		// RunE parses submit's own flags itself.
+		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runSubmit(cmd, &f, args)
+			own, appArgs := splitAppArgs(args)
+			if err := cmd.Flags().Parse(own); err != nil {
+				return &usageError{err: err}
+			}
+			if help, _ := cmd.Flags().GetBool("help"); help {
+				return cmd.Help()
+			}
+			return runSubmit(cmd, &f, append(cmd.Flags().Args(), appArgs...))
 		},
 	}
 	fl := cmd.Flags()
 	fl.SetInterspersed(false)
+	fl.BoolP("help", "h", false, "help for submit")
 	fl.StringVar(&f.class, "class", "", "the application `APP` to run: one of the applications listed above")
 	fl.StringVar(&f.master, "master", "local[*]", "`MASTER`: local[N], local[*], local-cluster[W,C,M] or rm://host:port")
 	fl.StringVar(&f.deployMode, "deploy-mode", "", "`MODE`: client (the driver runs here) or cluster (the driver runs in the application master); default client")
@@ -80,6 +92,29 @@ Applications: ` + strings.Join(cluster.Apps(), ", "),
 	fl.BoolVar(&f.version, "version", false, "print the version and exit")
 	return cmd
 }
+
+// splitAppArgs splits submit's command line after the application's class
+// (--class APP or --class=APP): what follows is the application's.
+func splitAppArgs(args []string) (own, app []string) {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--":
+			return args[:i], args[i+1:]
+		case a == "--class" && i+1 < len(args):
+			return args[:i+2], args[i+2:]
+		case strings.HasPrefix(a, "--class="):
+			return args[:i+1], args[i+1:]
+		case strings.HasPrefix(a, "--") && !strings.Contains(a, "=") && takesValue[a[2:]] && i+1 < len(args):
+			i++ // the flag's value, even if it reads "--class"
+		}
+	}
+	return args, nil
+}
+
+// takesValue names submit's flags that take a value.
+var takesValue = map[string]bool{"master": true, "deploy-mode": true, "name": true, "queue": true, "driver-memory": true,
+	"driver-cores": true, "executor-memory": true, "executor-cores": true, "num-executors": true, "conf": true,
+	"properties-file": true, "kill": true, "status": true}
 
 func runSubmit(cmd *cobra.Command, f *submitFlags, args []string) error {
 	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
@@ -161,11 +196,13 @@ func runSubmit(cmd *cobra.Command, f *submitFlags, args []string) error {
 		return key
 	}
 	for _, c := range []struct{ flag, key string }{
-		{"driver-memory", cluster.KeyDriverMemory}, {"executor-memory", cluster.KeyExecutorMemory},
+		{"driver-memory", cluster.KeyDriverMemory}, {"executor-memory", cluster.KeyExecutorMemory}, {"", cluster.KeyAMMemory},
 	} {
 		if v, ok := conf.Lookup(c.key); ok {
-			if _, err := actor.ParseSize(v, 1<<20); err != nil {
-				return usagef("invalid memory %q for %s: give a size such as 512m or 2g", v, origin(c.flag, c.key))
+			// The same check for every master: local ones ignore the size,
+			// but a size that could never run a container is a mistake.
+			if n, err := actor.ParseSize(v, 1<<20); err != nil || n < 1<<20 {
+				return usagef("invalid memory %q for %s: give a size of at least 1m, such as 512m or 2g", v, origin(c.flag, c.key))
 			}
 		}
 	}

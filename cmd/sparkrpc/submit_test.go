@@ -327,22 +327,29 @@ func TestSubmitBadInput(t *testing.T) {
 		{"bad master", []string{"--master", "local[x]", "--class", "SparkPi"}, `invalid master URL: "local[x]"`},
 		{"bad local-cluster", []string{"--master", "local-cluster[0,1,512]", "--class", "SparkPi"}, "invalid master URL"},
 		{"missing app", []string{"--master", "local[1]"}, "missing application: give its name with --class"},
-		{"malformed conf", []string{"--class", "SparkPi", "--conf", "spark.executor.memory"}, `malformed --conf "spark.executor.memory": expected key=value`},
-		{"unknown flag", []string{"--class", "SparkPi", "--no-such-flag"}, "unknown flag: --no-such-flag"},
+		{"malformed conf", []string{"--conf", "spark.executor.memory", "--class", "SparkPi"}, `malformed --conf "spark.executor.memory": expected key=value`},
+		{"unknown flag", []string{"--no-such-flag", "--class", "SparkPi"}, "unknown flag: --no-such-flag"},
 		{"kill and status", []string{"--master", "rm://127.0.0.1:1", "--kill", "application_1_0001", "--status", "application_1_0001"}, "--kill and --status cannot be used together"},
-		{"bad deploy mode", []string{"--class", "SparkPi", "--deploy-mode", "remote"}, "--deploy-mode must be client or cluster"},
+		{"bad deploy mode", []string{"--deploy-mode", "remote", "--class", "SparkPi"}, "--deploy-mode must be client or cluster"},
 		{"cluster mode on local", []string{"--master", "local[2]", "--deploy-mode", "cluster", "--class", "SparkPi"}, "cluster deploy mode is not compatible"},
-		{"bad memory", []string{"--class", "SparkPi", "--executor-memory", "lots"}, `invalid memory "lots" for --executor-memory: give a size such as 512m or 2g`},
-		{"bad cores in conf", []string{"--class", "SparkPi", "--conf", "spark.executor.cores=0"}, `invalid value "0" for spark.executor.cores: give a whole number of at least 1`},
-		{"negative executors", []string{"--class", "SparkPi", "--num-executors", "-1"}, `invalid value "-1" for --num-executors: give a whole number of at least 0`},
+		{"bad memory", []string{"--executor-memory", "lots", "--class", "SparkPi"}, `invalid memory "lots" for --executor-memory: give a size of at least 1m, such as 512m or 2g`},
+		// Nonsense sizes are refused the same way whatever the master.
+		{"zero memory", []string{"--executor-memory", "0", "--class", "SparkPi"}, `invalid memory "0" for --executor-memory: give a size of at least 1m`},
+		{"zero memory on local-cluster", []string{"--master", "local-cluster[2,1,1024]", "--executor-memory", "0", "--class", "SparkPi"}, `invalid memory "0" for --executor-memory: give a size of at least 1m`},
+		{"zero memory on rm", []string{"--master", "rm://127.0.0.1:1", "--executor-memory", "0k", "--class", "SparkPi"}, `invalid memory "0k" for --executor-memory: give a size of at least 1m`},
+		{"zero driver memory in conf", []string{"--conf", "spark.driver.memory=0", "--class", "SparkPi"}, `invalid memory "0" for spark.driver.memory: give a size of at least 1m`},
+		{"negative memory", []string{"--executor-memory", "-1g", "--class", "SparkPi"}, `invalid memory "-1g" for --executor-memory`},
+		{"value flag before --class", []string{"--name", "--class", "--no-such-flag", "--class", "SparkPi"}, "unknown flag: --no-such-flag"},
+		{"bad cores in conf", []string{"--conf", "spark.executor.cores=0", "--class", "SparkPi"}, `invalid value "0" for spark.executor.cores: give a whole number of at least 1`},
+		{"negative executors", []string{"--num-executors", "-1", "--class", "SparkPi"}, `invalid value "-1" for --num-executors: give a whole number of at least 0`},
 		{"application without --class", []string{"--master", "local[1]", "SparkPi", "10"}, "give its name with --class, as in: submit [options] --class SparkPi 10"},
 		{"status without rm", []string{"--master", "local[1]", "--status", "application_1_0001"}, "need a running resource manager"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, stderr, code := runBin(t, marker, 30*time.Second, append([]string{"submit"}, tc.args...)...)
-			if code != 2 || !strings.Contains(stderr, tc.want) || !strings.Contains(stderr, "usage: sparkrpc submit") {
-				t.Fatalf("exit %d, stderr:\n%s\nwant exit 2 and %q", code, stderr, tc.want)
+			if code != 1 || !strings.Contains(stderr, tc.want) || !strings.Contains(stderr, "usage: sparkrpc submit") {
+				t.Fatalf("exit %d, stderr:\n%s\nwant exit 1 and %q", code, stderr, tc.want)
 			}
 		})
 	}
@@ -366,7 +373,7 @@ func TestSubmitPropertiesAndVerbose(t *testing.T) {
 		}
 	}
 	_, stderr, code = runBin(t, marker, time.Minute, "submit", "--properties-file", filepath.Join(t.TempDir(), "missing"), "--class", "SparkPi")
-	if code != 2 || !strings.Contains(stderr, "--properties-file") {
+	if code != 1 || !strings.Contains(stderr, "--properties-file") {
 		t.Fatalf("missing properties file: exit %d\n%s", code, stderr)
 	}
 }
@@ -381,7 +388,7 @@ func TestHelp(t *testing.T) {
 	}
 	for _, args := range [][]string{{"executor", "--cores", "1"}, {"nodemanager"}, {"resourcemanager", "extra"}} {
 		_, stderr, code := runBin(t, marker, 30*time.Second, args...)
-		if code != 2 || !strings.Contains(stderr, "usage:") {
+		if code != 1 || !strings.Contains(stderr, "usage:") {
 			t.Errorf("%v: exit %d\n%s", args, code, stderr)
 		}
 	}
@@ -764,4 +771,19 @@ func TestNodeManagerDeathLosesContainers(t *testing.T) {
 		t.Fatalf("kill exit %d", code)
 	}
 	c.stop(t)
+}
+
+// Everything after the application's class belongs to the application,
+// as in spark-submit, even what looks like a flag.
+func TestAppArgumentsBelongToTheApp(t *testing.T) {
+	marker := newMarker(t)
+	_, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", "local[1]", "--class", "SparkPi", "-5")
+	if code != 1 || !strings.Contains(stderr, `sparkrpc: SparkPi: the number of slices must be a positive integer, not "-5"`) {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	stdout, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", "local[1]", "--class=SparkPi", "3", "--verbose")
+	if code != 0 || strings.Contains(stderr, "Parsed arguments") {
+		t.Fatalf("exit %d: --verbose after the class was taken as submit's\n%s", code, stderr)
+	}
+	checkPi(t, stdout, 3)
 }
