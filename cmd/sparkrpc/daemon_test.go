@@ -40,7 +40,7 @@ func TestNodeManagerWithoutRMExitsOnSignal(t *testing.T) {
 func TestNodeManagerRegisterTimeout(t *testing.T) {
 	marker := newMarker(t)
 	_, stderr, code := runBin(t, marker, 30*time.Second, "nodemanager", "--rm", "127.0.0.1:1", "--dir", t.TempDir(), "--register-timeout", "1s")
-	if code != 1 || !strings.Contains(stderr, "sparkrpc: cluster: node manager could not register: the resource manager at 127.0.0.1:1 did not answer within 1s") {
+	if code != 1 || !strings.Contains(stderr, "sparkrpc: node manager could not register: the resource manager at 127.0.0.1:1 did not answer within 1s") {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 }

@@ -66,7 +66,7 @@ func run(args []string) int {
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintf(os.Stderr, "sparkrpc: %v\n", err)
+	fmt.Fprintf(os.Stderr, "sparkrpc: %s\n", userMessage(err))
 	var ue *usageError
 	if errors.As(err, &ue) || isCobraUsageError(err) {
 		fmt.Fprintf(os.Stderr, "usage: %s\n", cmd.UseLine())

@@ -72,7 +72,13 @@ prints the address it listens on.`,
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			log := newLogger(cmd.ErrOrStderr(), zerolog.InfoLevel, "nodemanager")
-			env, err := listen(cluster.Network{BindHost: bind, AdvertiseHost: host, Logger: &log}, "sparkNodeManager", conf, port, log)
+			// The env's connection warnings would double the node manager's
+			// own line per registration attempt; they show at debug level.
+			envLog := log
+			if log.GetLevel() > zerolog.DebugLevel {
+				envLog = log.Level(max(log.GetLevel(), zerolog.ErrorLevel))
+			}
+			env, err := listen(cluster.Network{BindHost: bind, AdvertiseHost: host, Logger: &envLog}, "sparkNodeManager", conf, port, log)
 			if err != nil {
 				return err
 			}

@@ -230,6 +230,10 @@ func runSubmit(cmd *cobra.Command, f *submitFlags, args []string) error {
 	if errors.As(err, &ue) {
 		return usagef("%v", err)
 	}
+	var xe *cluster.ExitError
+	if errors.As(err, &xe) {
+		return &exitError{code: xe.Code, err: errors.New(xe.Reason)}
+	}
 	return &exitError{code: 1, err: err}
 }
 
@@ -261,7 +265,9 @@ func runAppAction(ctx context.Context, cmd *cobra.Command, master cluster.Master
 	if _, _, err := cluster.ParseAppID(appID); err != nil {
 		return usagef("%v", err)
 	}
-	log := newLogger(cmd.ErrOrStderr(), zerolog.WarnLevel, "submit")
+	// Connection failures come back as the error of the call: no warning
+	// before it.
+	log := newLogger(cmd.ErrOrStderr(), zerolog.ErrorLevel, "submit")
 	env, err := cluster.Network{Logger: &log}.Client("sparkSubmit", nil)
 	if err != nil {
 		return err
