@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -71,5 +73,37 @@ func TestNoSparkContextOnLocalMaster(t *testing.T) {
 		if code != 13 || !regexp.MustCompile(`(?m)^sparkrpc: SparkContext did not initialize after waiting for 500 ms`).MatchString(stderr) {
 			t.Errorf("%v: exit %d, want 13\n%s", args, code, stderr)
 		}
+	}
+}
+
+// WordCount given a folder reads the files in it (not its hidden files nor
+// subfolders), and an empty folder is a clear error.
+func TestWordCountFolder(t *testing.T) {
+	marker := newMarker(t)
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"a.txt": strings.Repeat("the quick brown fox\n", 100), "b.txt": strings.Repeat("the lazy dog\n", 50),
+		".hidden": "ignored words\n", "_SUCCESS": "",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", "local[2]", "--class", "WordCount", dir, "3")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{"the: 150\n", "fox: 100\n", "dog: 50\n", "Total: 550 words, 6 distinct\n"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	empty := t.TempDir()
+	_, stderr, code = runBin(t, marker, time.Minute, "submit", "--master", "local[2]", "--class", "WordCount", empty)
+	if code != 1 || !strings.Contains(stderr, "sparkrpc: WordCount: the folder "+empty+" holds no files to read\n") {
+		t.Fatalf("empty folder: exit %d\n%s", code, stderr)
 	}
 }
