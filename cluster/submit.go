@@ -179,8 +179,8 @@ func runLocal(ctx context.Context, cfg SubmitConfig, fn AppFunc) error {
 		return err
 	}
 	started, start := noticeStart(start)
-	sc := NewAppContext(appID, conf, log, cfg.Stdout, start)
 	bar := startConsoleProgress(cfg.Stderr, progressInterval(conf), prog.Snapshot)
+	sc := NewAppContext(appID, conf, log, bar.Above(cfg.Stdout), start)
 	appErr := runApp(ctx, fn, sc, cfg.Args, started, waitTime)
 	bar.Stop()
 	if d := sc.driver; d != nil {
@@ -662,8 +662,8 @@ func runClientMode(ctx context.Context, cfg SubmitConfig, fn AppFunc, client *Cl
 		return err
 	}
 	started, startFn := noticeStart(start)
-	sc = NewAppContext("", conf, log, cfg.Stdout, startFn)
 	bar := startConsoleProgress(cfg.Stderr, progressInterval(conf), prog.Snapshot)
+	sc = NewAppContext("", conf, log, bar.Above(cfg.Stdout), startFn)
 	appErr := runApp(appCtx, fn, sc, cfg.Args, started, waitTime)
 	bar.Stop()
 	if cause := context.Cause(appCtx); appErr != nil && cause != nil && appCtx.Err() != nil && !strings.Contains(appErr.Error(), cause.Error()) {
