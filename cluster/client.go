@@ -105,6 +105,13 @@ func (c *Client) Kill(ctx context.Context, appID, diagnostics string) (bool, err
 	return r.GetKilled(), nil
 }
 
+// ReportProgress tells the resource manager the task progress of the
+// application's driver when it runs here (client mode), for the
+// application's report. It does not wait for an answer.
+func (c *Client) ReportProgress(appID string, total, done, running int) error {
+	return c.rm.Send(&messages.RmTaskProgress{AppId: appID, TasksTotal: int32(total), TasksDone: int32(done), TasksRunning: int32(running)})
+}
+
 // Nodes returns the nodes the resource manager knows.
 func (c *Client) Nodes(ctx context.Context) ([]*messages.RmNodeReport, error) {
 	r, err := actor.AskAs[*messages.RmClusterNodes](ctx, c.rm, &messages.RmGetClusterNodes{})

@@ -421,6 +421,7 @@ type reportPrinter struct {
 	w        io.Writer
 	tty      bool
 	hideLogs bool // the logs are in a folder removed at exit
+	noTasks  bool // the driver runs here and draws its own progress bar
 	mu       sync.Mutex
 	last     time.Time // of the last progress line (not on a terminal)
 }
@@ -442,7 +443,7 @@ func (p *reportPrinter) StateChanged(r *AppReport) {
 }
 
 func (p *reportPrinter) InfoChanged(r *AppReport) {
-	if r.State != StateRunning || r.TasksTotal == 0 {
+	if r.State != StateRunning || r.TasksTotal == 0 || p.noTasks {
 		return
 	}
 	p.mu.Lock()
@@ -544,6 +545,7 @@ func runOnRM(ctx context.Context, cfg SubmitConfig, fn AppFunc, rm actor.RpcAddr
 		}
 		return err
 	}
+	printer.noTasks = true
 	return runClientMode(ctx, cfg, fn, client, sub, net, printer)
 }
 
@@ -592,6 +594,11 @@ func runClientMode(ctx context.Context, cfg SubmitConfig, fn AppFunc, client *Cl
 		monitor  = make(chan struct{})
 		monDone  = make(chan struct{})
 		monStart sync.Once
+		// The driver runs here, not in the AM: it reports its tasks to
+		// the resource manager itself, for the application's report.
+		progStop  = make(chan struct{})
+		progDone  = make(chan struct{})
+		progStart sync.Once
 	)
 	start := func(sctx context.Context) (*endpoints.Driver, error) {
 		var err error
@@ -614,6 +621,12 @@ func runClientMode(ctx context.Context, cfg SubmitConfig, fn AppFunc, client *Cl
 			return nil, err
 		}
 		handle = h
+		progStart.Do(func() {
+			go func() {
+				defer close(progDone)
+				reportDriverProgress(client, h.AppID(), prog, sub.ReportInterval, progStop)
+			}()
+		})
 		sc.appID = h.AppID()
 		conf.Set(KeyAppID, h.AppID())
 		fmt.Fprintf(cfg.Stderr, "Submitted application %s\n", h.AppID())
@@ -666,6 +679,9 @@ func runClientMode(ctx context.Context, cfg SubmitConfig, fn AppFunc, client *Cl
 	sc = NewAppContext("", conf, log, bar.Above(cfg.Stdout), startFn)
 	appErr := runApp(appCtx, fn, sc, cfg.Args, started, waitTime)
 	bar.Stop()
+	close(progStop)
+	progStart.Do(func() { close(progDone) })
+	<-progDone
 	if cause := context.Cause(appCtx); appErr != nil && cause != nil && appCtx.Err() != nil && !strings.Contains(appErr.Error(), cause.Error()) {
 		appErr = fmt.Errorf("%w (%v)", cause, appErr)
 	}
@@ -712,6 +728,33 @@ func runClientMode(ctx context.Context, cfg SubmitConfig, fn AppFunc, client *Cl
 		shutdownEnv(env, log)
 	}
 	return appErr
+}
+
+// reportDriverProgress sends the driver's task progress to the resource
+// manager every interval while it changes, and once more when stop closes.
+func reportDriverProgress(client *Client, appID string, prog *Progress, interval time.Duration, stop <-chan struct{}) {
+	if interval <= 0 {
+		interval = time.Second
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	last := -1
+	send := func() {
+		_, total, done, running, version := prog.Snapshot()
+		if version != last {
+			last = version
+			_ = client.ReportProgress(appID, total, done, running)
+		}
+	}
+	for {
+		select {
+		case <-stop:
+			send()
+			return
+		case <-t.C:
+			send()
+		}
+	}
 }
 
 // localHostFor returns this machine's address on the route to addr (so

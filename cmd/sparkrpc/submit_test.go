@@ -686,12 +686,32 @@ func (c *rmCluster) stop(t *testing.T) {
 var appIDRe = regexp.MustCompile(`Submitted application (application_\d+_\d{4})`)
 
 func TestStatusAndKill(t *testing.T) {
+	for _, mode := range []string{"cluster", "client"} {
+		t.Run(mode, func(t *testing.T) { testStatusAndKill(t, mode) })
+	}
+}
+
+// testStatusAndKill checks --status and --kill of an application submitted
+// in mode: in client mode the driver, which runs in the submitting process,
+// reports its tasks too.
+func testStatusAndKill(t *testing.T, mode string) {
 	marker := newMarker(t)
 	c := startRMCluster(t, marker, nil, []string{"--memory", "2g", "--cores", "2"}, []string{"--memory", "2g", "--cores", "2"})
 	master := "rm://" + c.addr
-	_, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", master, "--deploy-mode", "cluster",
+	args := []string{"submit", "--master", master, "--deploy-mode", mode,
 		"--conf", "spark.yarn.submit.waitAppCompletion=false", "--conf", "spark.examples.sparkPi.taskDelay=200ms",
-		"--name", "long pi", "--queue", "default", "--class", "SparkPi", "2000")
+		"--conf", "spark.yarn.report.interval=100ms", "--name", "long pi", "--queue", "default", "--class", "SparkPi", "2000"}
+	var stderr string
+	var code int
+	var submitter *proc
+	if mode == "cluster" {
+		_, stderr, code = runBin(t, marker, time.Minute, args...)
+	} else {
+		// The client-mode submit runs the driver: it lives as long as the application.
+		submitter = start(t, marker, args...)
+		eventually(t, time.Minute, "the submission", func() bool { return appIDRe.MatchString(submitter.stderr.String()) })
+		stderr = submitter.stderr.String()
+	}
 	m := appIDRe.FindStringSubmatch(stderr)
 	if code != 0 || m == nil {
 		t.Fatalf("exit %d\n%s", code, stderr)
@@ -713,8 +733,14 @@ func TestStatusAndKill(t *testing.T) {
 		t.Fatalf("kill: exit %d\n%s\n%s", code, out, stderr)
 	}
 	status, _, code = runBin(t, marker, 30*time.Second, "submit", "--master", master, "--status", app)
-	if code != 0 || !strings.Contains(status, "state: KILLED") || !strings.Contains(status, "final status: KILLED") {
+	if code != 0 || !strings.Contains(status, "state: KILLED") || !strings.Contains(status, "final status: KILLED") ||
+		!regexp.MustCompile(`tasks: \d+ done, 0 running, of 2000`).MatchString(status) {
 		t.Fatalf("status after kill: exit %d\n%s", code, status)
+	}
+	if submitter != nil {
+		if code := submitter.wait(t, time.Minute); code != 1 {
+			t.Errorf("the client-mode submit of a killed application exited %d\n%s", code, submitter.stderr)
+		}
 	}
 	eventually(t, 30*time.Second, "every container process to be gone", func() bool {
 		for _, p := range markedProcesses(marker) {
