@@ -111,7 +111,7 @@ func checkFigures(t *testing.T, what string, f *bench.Figures) {
 	}
 }
 
-func TestBenchBadFlagsExit2(t *testing.T) {
+func TestBenchBadFlagsExit1(t *testing.T) {
 	dir := t.TempDir()
 	garbage := filepath.Join(dir, "garbage.json")
 	if err := os.WriteFile(garbage, []byte("not a report"), 0o644); err != nil {

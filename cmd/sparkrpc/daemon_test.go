@@ -115,3 +115,70 @@ func TestBusyPort(t *testing.T) {
 		})
 	}
 }
+
+// blackHole is a TCP listener that accepts connections and never answers:
+// a peer that hangs. accepted gets a value per connection.
+func blackHole(t *testing.T) (addr string, accepted <-chan struct{}) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := make(chan struct{}, 16)
+	done := make(chan struct{})
+	var conns []net.Conn
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				for _, c := range conns {
+					c.Close()
+				}
+				return
+			}
+			conns = append(conns, c)
+			select {
+			case ch <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	t.Cleanup(func() { ln.Close(); <-done })
+	return ln.Addr().String(), ch
+}
+
+// Every command that waits on a peer that never answers stops promptly on
+// SIGTERM.
+func TestSignalStopsCommandsWaitingOnAHungPeer(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args func(addr string) []string
+	}{
+		{"nodemanager", func(a string) []string { return []string{"nodemanager", "--rm", a, "--dir", t.TempDir()} }},
+		{"executor", func(a string) []string {
+			return []string{"executor", "--driver-url", "spark://CoarseGrainedScheduler@" + a, "--executor-id", "1", "--cores", "1", "--app-id", "app"}
+		}},
+		{"submit", func(a string) []string { return []string{"submit", "--master", "rm://" + a, "--class", "SparkPi"} }},
+		{"submit --status", func(a string) []string { return []string{"submit", "--master", "rm://" + a, "--status", "application_1_0001"} }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			marker := newMarker(t)
+			addr, accepted := blackHole(t)
+			p := start(t, marker, tc.args(addr)...)
+			select {
+			case <-accepted:
+			case <-p.done:
+				t.Fatalf("exited %d before connecting\n%s", p.code, p.stderr)
+			case <-time.After(30 * time.Second):
+				t.Fatal("no connection to the hung peer")
+			}
+			sent := time.Now()
+			if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			code := p.wait(t, 10*time.Second)
+			t.Logf("exit %d %s after SIGTERM", code, time.Since(sent).Round(time.Millisecond))
+		})
+	}
+}
