@@ -160,7 +160,9 @@ func TestSignalStopsCommandsWaitingOnAHungPeer(t *testing.T) {
 			return []string{"executor", "--driver-url", "spark://CoarseGrainedScheduler@" + a, "--executor-id", "1", "--cores", "1", "--app-id", "app"}
 		}},
 		{"submit", func(a string) []string { return []string{"submit", "--master", "rm://" + a, "--class", "SparkPi"} }},
-		{"submit --status", func(a string) []string { return []string{"submit", "--master", "rm://" + a, "--status", "application_1_0001"} }},
+		{"submit --status", func(a string) []string {
+			return []string{"submit", "--master", "rm://" + a, "--status", "application_1_0001"}
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			marker := newMarker(t)
