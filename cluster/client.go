@@ -81,7 +81,7 @@ func (r *AppReport) String() string {
 func (c *Client) NewApplication(ctx context.Context) (string, Resource, error) {
 	r, err := actor.AskAs[*messages.RmNewApplicationResponse](ctx, c.rm, &messages.RmNewApplication{})
 	if err != nil {
-		return "", Resource{}, fmt.Errorf("cluster: cannot reach the resource manager at %s (is 'sparkrpc resourcemanager' running there?): %w", c.rm.Address(), err)
+		return "", Resource{}, wrapf(err, "cannot reach the resource manager at %s (is 'sparkrpc resourcemanager' running there?)", c.rm.Address().HostPort())
 	}
 	return r.GetAppId(), resourceFromProto(r.GetMaxResource()), nil
 }
@@ -103,6 +103,13 @@ func (c *Client) Kill(ctx context.Context, appID, diagnostics string) (bool, err
 		return false, err
 	}
 	return r.GetKilled(), nil
+}
+
+// ReportProgress tells the resource manager the task progress of the
+// application's driver when it runs here (client mode), for the
+// application's report. It does not wait for an answer.
+func (c *Client) ReportProgress(appID string, total, done, running int) error {
+	return c.rm.Send(&messages.RmTaskProgress{AppId: appID, TasksTotal: int32(total), TasksDone: int32(done), TasksRunning: int32(running)})
 }
 
 // Nodes returns the nodes the resource manager knows.
@@ -147,6 +154,10 @@ func (c *Client) Submit(ctx context.Context, s Submission) (*AppHandle, error) {
 	if err != nil {
 		return nil, err
 	}
+	if maxRes == (Resource{}) {
+		rm := c.rm.Address().HostPort()
+		return nil, fmt.Errorf("%w at %s: start one with 'sparkrpc nodemanager --rm %s'", ErrNoNodeManagers, rm, rm)
+	}
 	if !s.AMResource.Fits(maxRes) {
 		return nil, &ResourceTooLargeError{What: "AM", Requested: s.AMResource, Max: maxRes}
 	}
@@ -160,7 +171,7 @@ func (c *Client) Submit(ctx context.Context, s Submission) (*AppHandle, error) {
 		AmResource: s.AMResource.proto(), AmLaunchContext: &messages.RmLaunchContext{Command: s.AMCommand, Environment: s.AMEnv},
 		Conf: s.Conf, UnmanagedDriver: s.UnmanagedDriver}
 	if _, err := actor.AskAs[*messages.RmSubmitApplicationResponse](ctx, c.rm, req); err != nil {
-		return nil, fmt.Errorf("cluster: submission of %s failed: %w", id, err)
+		return nil, wrapf(err, "submission of %s failed", id)
 	}
 	return c.Handle(id, s.ReportInterval), nil
 }
@@ -271,7 +282,7 @@ func (h *AppHandle) WaitFor(ctx context.Context, cond func(*AppReport) bool) (*A
 			}
 			failures++
 			if failures >= 5 {
-				return nil, fmt.Errorf("cluster: lost contact with the resource manager: %w", err)
+				return nil, wrapf(err, "lost contact with the resource manager")
 			}
 		} else {
 			failures = 0

@@ -32,6 +32,16 @@
 // Each application gets a staging folder holding its configuration, removed
 // when it ends or its submission fails.
 //
+// A node manager registers with the resource manager, retrying with
+// exponential backoff and jitter (each attempt logged) for up to
+// NodeManagerConfig.RegisterTimeout, and gives up with
+// ErrRegistrationFailed then or as soon as its ctx ends. Submitting to a
+// resource manager without node managers fails with ErrNoNodeManagers.
+//
+// In client mode the driver runs in the submitting process: it reports its
+// task progress to the resource manager itself (RmTaskProgress), so that
+// the application's report shows it as in cluster mode.
+//
 // A node manager (endpoint "NodeManager") starts each container as a child
 // process in its own process group, with GOMEMLIMIT from the container's
 // memory and stdout/stderr in the container's log folder, reports exit

@@ -28,7 +28,32 @@ var (
 	// ErrAppFailed is matched by the error of an application that did not
 	// end with final status SUCCEEDED (see *AppFailedError).
 	ErrAppFailed = errors.New("cluster: application did not succeed")
+	// ErrRegistrationFailed is returned by StartNodeManager when the node
+	// could not register with the resource manager (RegisterTimeout passed
+	// or its ctx ended).
+	ErrRegistrationFailed = errors.New("cluster: node manager could not register")
+	// ErrNoNodeManagers is returned by Client.Submit when no node manager
+	// is registered with the resource manager: nothing could run.
+	ErrNoNodeManagers = errors.New("cluster: no node managers are registered with the resource manager")
 )
+
+// wrapError is an error "cluster: <msg>: <err>" that unwraps to err and
+// does not repeat err's own "cluster: " prefix.
+type wrapError struct {
+	msg string
+	err error
+}
+
+func (e *wrapError) Error() string {
+	return "cluster: " + e.msg + ": " + strings.TrimPrefix(e.err.Error(), "cluster: ")
+}
+
+func (e *wrapError) Unwrap() error { return e.err }
+
+// wrapf wraps err with a message, keeping one "cluster: " prefix.
+func wrapf(err error, format string, args ...any) error {
+	return &wrapError{msg: fmt.Sprintf(format, args...), err: err}
+}
 
 // Application master exit codes (Spark's ApplicationMaster.EXIT_*).
 const (

@@ -36,8 +36,10 @@ type NodeManagerConfig struct {
 	KillGrace time.Duration
 	// HeartbeatInterval is how often the node heartbeats (default 1s).
 	HeartbeatInterval time.Duration
-	// RegisterTimeout bounds the attempts to register with the resource
-	// manager (default 30s).
+	// RegisterTimeout bounds how long the node keeps trying to register
+	// with the resource manager (default 30s). Attempts are retried with
+	// exponential backoff and jitter, each logged; StartNodeManager returns
+	// at once when its ctx ends.
 	RegisterTimeout time.Duration
 	// Logger is the node manager's logger (default: the env's).
 	Logger *zerolog.Logger
@@ -63,6 +65,10 @@ type NodeManager struct {
 	stop     chan struct{}
 	loopDone chan struct{}
 	stopOnce sync.Once
+	// stopCtx ends when Shutdown starts: it bounds a registration that
+	// runs in the heartbeat loop.
+	stopCtx    context.Context
+	cancelStop context.CancelFunc
 }
 
 // StartNodeManager registers a node manager endpoint on env (which must
@@ -110,11 +116,13 @@ func StartNodeManager(ctx context.Context, env *actor.Env, cfg NodeManagerConfig
 		log:        log.With().Str("component", "nodemanager").Str("node", env.Address().HostPort()).Logger(),
 		containers: make(map[string]*containerProc), kick: make(chan struct{}, 1),
 		stop: make(chan struct{}), loopDone: make(chan struct{})}
+	nm.stopCtx, nm.cancelStop = context.WithCancel(context.Background())
 	nm.rm = env.RemoteRef(cfg.ResourceManager, ResourceManagerEndpointName)
 	if _, err := env.RegisterEndpoint(NodeManagerEndpointName, &nmEndpoint{nm: nm}); err != nil {
 		return nil, err
 	}
 	if err := nm.register(ctx); err != nil {
+		close(nm.loopDone) // the loop never started: Shutdown must not wait for it
 		nm.Shutdown(context.Background())
 		return nil, err
 	}
@@ -128,24 +136,39 @@ func (nm *NodeManager) NodeID() string { return nm.nodeID }
 // Dir returns the node's local folder.
 func (nm *NodeManager) Dir() string { return nm.cfg.Dir }
 
+// register registers the node with the resource manager, retrying with
+// exponential backoff and jitter until it succeeds, RegisterTimeout passes
+// or ctx ends. Each failed attempt is logged once.
 func (nm *NodeManager) register(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, nm.cfg.RegisterTimeout)
 	defer cancel()
 	req := &messages.NmRegister{NodeId: nm.nodeID, Address: nm.env.Address().HostPort(), Host: nm.env.Address().Host,
 		Capability: nm.cfg.Capability.proto()}
 	t := actor.RpcTimeout{Duration: 5 * time.Second, Key: "sparkrpc.nodemanager.registerTimeout"}
-	for {
+	rm := nm.cfg.ResourceManager.HostPort()
+	bo := newBackoff(200*time.Millisecond, 10*time.Second)
+	for attempt := 1; ; attempt++ {
 		_, err := actor.ResultAs[*messages.NmRegisterResponse](nm.rm.AskWithTimeout(ctx, req, t))
 		if err == nil {
-			nm.log.Info().Str("rm", nm.cfg.ResourceManager.HostPort()).Int64("memoryMB", nm.cfg.Capability.MemoryMB).
-				Int("cores", nm.cfg.Capability.Cores).Msg("registered with the resource manager")
+			nm.log.Info().Str("rm", rm).Int64("memoryMB", nm.cfg.Capability.MemoryMB).
+				Int("cores", nm.cfg.Capability.Cores).Int("attempt", attempt).Msg("registered with the resource manager")
 			return nil
 		}
-		nm.log.Warn().Err(err).Msg("cannot register with the resource manager; retrying")
+		wait := bo.next()
+		if ctx.Err() == nil {
+			nm.log.Warn().Str("rm", rm).Int("attempt", attempt).Str("retryIn", wait.Round(time.Millisecond).String()).
+				Str("error", err.Error()).Msg("cannot register with the resource manager; retrying")
+		}
+		timer := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("cluster: node manager cannot register with the resource manager at %s: %w", nm.cfg.ResourceManager, err)
-		case <-time.After(500 * time.Millisecond):
+			timer.Stop()
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) && context.Cause(ctx) == context.DeadlineExceeded {
+				return fmt.Errorf("%w: the resource manager at %s did not answer within %s (%d attempts; last error: %v)",
+					ErrRegistrationFailed, rm, nm.cfg.RegisterTimeout, attempt, err)
+			}
+			return fmt.Errorf("%w with the resource manager at %s: %w", ErrRegistrationFailed, rm, context.Cause(ctx))
+		case <-timer.C:
 		}
 	}
 }
@@ -189,7 +212,7 @@ func (nm *NodeManager) heartbeat() {
 	}
 	if resp.GetResync() {
 		nm.log.Warn().Msg("the resource manager does not know this node; registering again")
-		if err := nm.register(context.Background()); err != nil {
+		if err := nm.register(nm.stopCtx); err != nil {
 			nm.log.Error().Err(err).Msg("registration failed")
 		}
 		return
@@ -297,6 +320,7 @@ func (nm *NodeManager) Shutdown(ctx context.Context) error {
 	nm.mu.Lock()
 	nm.closed = true
 	nm.mu.Unlock()
+	nm.cancelStop()
 	// A start in flight sees closed and stops its container itself.
 	nm.starting.Wait()
 	nm.mu.Lock()

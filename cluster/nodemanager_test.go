@@ -320,3 +320,69 @@ trap "" TERM; echo parent-ready; wait`, cluster.Resource{MemoryMB: 256, Cores: 1
 		t.Fatalf("the child did not get SIGTERM; stdout:\n%s", out)
 	}
 }
+
+// A node manager whose resource manager does not answer retries, logs each
+// attempt, and gives up with ErrRegistrationFailed after RegisterTimeout or
+// as soon as its ctx ends; it never hangs.
+func TestNodeManagerRegistrationGivesUp(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		timeout time.Duration
+		cancel  bool
+		want    string
+	}{
+		{"timeout", 700 * time.Millisecond, false, "did not answer within 700ms"},
+		{"ctx ends", time.Hour, true, "context canceled"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			net := actor.NewMemNetwork()
+			var logs syncBuf
+			log := zerolog.New(&logs)
+			env, err := actor.NewEnv("nm", nil, actor.WithTransport(net.Transport("127.0.0.1", 100)), actor.WithLogger(zerolog.Nop()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer env.Shutdown(context.Background())
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan error, 1)
+			go func() {
+				_, err := cluster.StartNodeManager(ctx, env, cluster.NodeManagerConfig{ResourceManager: actor.NewRpcAddress("127.0.0.1", 1),
+					Capability: cluster.Resource{MemoryMB: 512, Cores: 1}, Dir: t.TempDir(), RegisterTimeout: tc.timeout, Logger: &log})
+				done <- err
+			}()
+			eventually(t, 10*time.Second, "two logged attempts", func() bool { return strings.Contains(logs.String(), `"attempt":2`) })
+			if tc.cancel {
+				cancel()
+			}
+			select {
+			case err = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("StartNodeManager did not return")
+			}
+			if !errors.Is(err, cluster.ErrRegistrationFailed) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want ErrRegistrationFailed with %q", err, tc.want)
+			}
+			if n := strings.Count(logs.String(), "cannot register with the resource manager; retrying"); n < 2 {
+				t.Errorf("%d attempts logged:\n%s", n, logs.String())
+			}
+		})
+	}
+}
+
+type syncBuf struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

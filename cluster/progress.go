@@ -97,12 +97,52 @@ type consoleProgress struct {
 	once     sync.Once
 	mu       sync.Mutex
 	printed  bool
+	shown    bool // the bar is on the terminal's current line
+	redraw   bool // output cleared the bar: draw it again
 }
 
 func startConsoleProgress(w io.Writer, interval time.Duration, get func() (int, int, int, int, int)) *consoleProgress {
-	c := &consoleProgress{w: w, tty: isTerminal(w), interval: interval, get: get, stop: make(chan struct{}), done: make(chan struct{})}
+	return newConsoleProgress(w, isTerminal(w), interval, get)
+}
+
+func newConsoleProgress(w io.Writer, tty bool, interval time.Duration, get func() (int, int, int, int, int)) *consoleProgress {
+	c := &consoleProgress{w: w, tty: tty, interval: interval, get: get, stop: make(chan struct{}), done: make(chan struct{})}
 	go c.loop()
 	return c
+}
+
+// Above returns a writer for output that shares the terminal with the bar
+// (the application's results): on a terminal it clears the bar before each
+// write, so that the output starts on a line of its own; the bar is drawn
+// again at its next change.
+func (c *consoleProgress) Above(out io.Writer) io.Writer {
+	if !c.tty {
+		return out
+	}
+	return &aboveBar{c: c, out: out}
+}
+
+type aboveBar struct {
+	c   *consoleProgress
+	out io.Writer
+}
+
+func (a *aboveBar) Write(p []byte) (int, error) {
+	a.c.mu.Lock()
+	defer a.c.mu.Unlock()
+	if a.c.shown {
+		a.c.clearLocked()
+		a.c.redraw = true
+	}
+	return a.out.Write(p)
+}
+
+// clearLocked erases the bar from the terminal line; c.mu is held.
+func (c *consoleProgress) clearLocked() {
+	if c.tty && c.shown {
+		fmt.Fprintf(c.w, "\r%s\r", strings.Repeat(" ", 80))
+		c.shown = false
+	}
 }
 
 func isTerminal(w io.Writer) bool {
@@ -127,7 +167,10 @@ func (c *consoleProgress) loop() {
 		case <-t.C:
 		}
 		job, total, done, running, version := c.get()
-		if version == last || total == 0 {
+		c.mu.Lock()
+		redraw := c.redraw
+		c.mu.Unlock()
+		if version == last && !(redraw && done < total) || total == 0 {
 			continue
 		}
 		if !c.tty && time.Since(lastLine) < nonTTYProgressInterval && done != total {
@@ -138,6 +181,7 @@ func (c *consoleProgress) loop() {
 		c.mu.Lock()
 		if c.tty {
 			fmt.Fprintf(c.w, "\r%s", bar)
+			c.shown, c.redraw = true, false
 		} else {
 			fmt.Fprintln(c.w, bar)
 		}
@@ -151,8 +195,8 @@ func (c *consoleProgress) Stop() {
 	c.once.Do(func() {
 		close(c.stop)
 		<-c.done
-		if c.tty && c.printed {
-			fmt.Fprintf(c.w, "\r%s\r", strings.Repeat(" ", 80))
-		}
+		c.mu.Lock()
+		c.clearLocked()
+		c.mu.Unlock()
 	})
 }

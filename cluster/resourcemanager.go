@@ -169,6 +169,8 @@ func (e *rmEndpoint) Receive(ctx *actor.Context, msg proto.Message) error {
 	case *messages.RmContainerStatus:
 		e.run(ctx, e.core.containerCompleted(m))
 		e.run(ctx, e.core.schedule())
+	case *messages.RmTaskProgress:
+		e.core.taskProgress(m)
 	case *messages.RmContainerStarted:
 		for _, a := range e.core.apps {
 			if a.amContainer != nil && a.amContainer.id == m.GetContainerId() {

@@ -274,7 +274,9 @@ func (c *rmCore) allocateFor(req *messages.AmAllocate) (*messages.AmAllocateResp
 		}
 		return nil, nil, fmt.Errorf("%w: application %s is %s; its application master has not registered", ErrInvalidState, a.id, a.state)
 	}
-	a.tasksTotal, a.tasksDone, a.tasksRunning = req.GetTasksTotal(), req.GetTasksDone(), req.GetTasksRunning()
+	if !a.unmanagedDriver { // a client-mode driver reports its tasks itself (RmTaskProgress)
+		a.tasksTotal, a.tasksDone, a.tasksRunning = req.GetTasksTotal(), req.GetTasksDone(), req.GetTasksRunning()
+	}
 	var acts []rmAction
 	for _, id := range req.GetRelease() {
 		if ct, ok := a.containers[id]; ok && !ct.am {
@@ -341,9 +343,20 @@ func (c *rmCore) kill(id, diagnostics string) (bool, AppState, []rmAction, error
 // finishApp moves a to a terminal state, stops its containers (all of them
 // with killAM, else all but the AM, which gets amStopGrace to exit) and
 // removes its staging folder.
+// taskProgress records the task progress a client-mode driver reports;
+// it is ignored for other applications and for ended ones.
+func (c *rmCore) taskProgress(m *messages.RmTaskProgress) {
+	a, err := c.app(m.GetAppId())
+	if err != nil || !a.unmanagedDriver || a.state.Terminal() {
+		return
+	}
+	a.tasksTotal, a.tasksDone, a.tasksRunning = m.GetTasksTotal(), m.GetTasksDone(), m.GetTasksRunning()
+}
+
 func (c *rmCore) finishApp(a *rmApp, state AppState, final FinalStatus, diag string, killAM bool) []rmAction {
 	a.state, a.final, a.diagnostics, a.finish = state, final, diag, c.now()
 	a.pending = 0
+	a.tasksRunning = 0 // no task runs once the application ended
 	var acts []rmAction
 	ids := make([]string, 0, len(a.containers))
 	for id := range a.containers {

@@ -111,8 +111,7 @@ func Submit(ctx context.Context, cfg SubmitConfig) error {
 			return noExecutorFits(conf, m, mode)
 		}
 		if want > n {
-			fmt.Fprintf(cfg.Stderr, "Warning: %d executors asked for, but only %d fit on %s; "+
-				"the driver waits up to %s (%s) for the others.\n", want, n, m, KeyMaxRegisteredWait, conf.Get(KeyMaxRegisteredWait, "30s"))
+			warnFewResources(cfg.Stderr, conf, want, n, m.String())
 		}
 		expiry, err := conf.GetDuration(KeyNodeExpiry, "60s", time.Millisecond)
 		if err != nil {
@@ -126,7 +125,7 @@ func Submit(ctx context.Context, cfg SubmitConfig) error {
 			AMNode: Resource{MemoryMB: amMem, Cores: amCores},
 			Dir:    conf.Get(KeyLocalClusterDir, ""), Executable: cfg.Executable, NodeExpiry: expiry, Logger: cfg.Logger})
 		if err != nil {
-			return fmt.Errorf("cluster: cannot start the local cluster: %w", err)
+			return wrapf(err, "cannot start the local cluster")
 		}
 		defer func() {
 			sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -181,11 +180,14 @@ func runLocal(ctx context.Context, cfg SubmitConfig, fn AppFunc) error {
 		}
 		return d, nil
 	}
-	sc := NewAppContext(appID, conf, log, cfg.Stdout, start)
+	waitTime, err := conf.GetDuration(KeyAMWaitTime, "100s", time.Millisecond)
+	if err != nil {
+		return err
+	}
+	started, start := noticeStart(start)
 	bar := startConsoleProgress(cfg.Stderr, progressInterval(conf), prog.Snapshot)
-	done := make(chan error, 1)
-	runUserApp(ctx, fn, sc, cfg.Args, done)
-	appErr := <-done
+	sc := NewAppContext(appID, conf, log, bar.Above(cfg.Stdout), start)
+	appErr := runApp(ctx, fn, sc, cfg.Args, started, waitTime)
 	bar.Stop()
 	if d := sc.driver; d != nil {
 		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -204,6 +206,55 @@ func runLocal(ctx context.Context, cfg SubmitConfig, fn AppFunc) error {
 		stopExec()
 	}
 	return appErr
+}
+
+// quietLogger returns log for an env whose connection failures are all
+// reported as errors of the calls that needed them: only errors, unless
+// log is at debug level or below.
+func quietLogger(log zerolog.Logger) zerolog.Logger {
+	if log.GetLevel() > zerolog.DebugLevel {
+		return log.Level(max(log.GetLevel(), zerolog.ErrorLevel))
+	}
+	return log
+}
+
+// noticeStart returns start wrapped so that the returned channel closes
+// when the application first asks for its driver.
+func noticeStart(start func(context.Context) (*endpoints.Driver, error)) (<-chan struct{}, func(context.Context) (*endpoints.Driver, error)) {
+	started := make(chan struct{})
+	var once sync.Once
+	return started, func(ctx context.Context) (*endpoints.Driver, error) {
+		once.Do(func() { close(started) })
+		return start(ctx)
+	}
+}
+
+// runApp runs the application in the driver's goroutine and returns its
+// error. An application that has not asked for its driver (SparkContext)
+// within wait (spark.yarn.am.waitTime) is cancelled and fails as YARN's
+// application master fails it: an *ExitError with code ExitSCNotInited.
+func runApp(ctx context.Context, fn AppFunc, sc *AppContext, args []string, started <-chan struct{}, wait time.Duration) error {
+	appCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	done := make(chan error, 1)
+	go runUserApp(appCtx, fn, sc, args, done)
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-started:
+		return <-done
+	case <-timer.C:
+	}
+	reason := fmt.Sprintf("SparkContext did not initialize after waiting for %d ms (%s). Please check earlier log output for errors. Failing the application.",
+		wait.Milliseconds(), KeyAMWaitTime)
+	cancel(errors.New(reason))
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second): // an application that ignores its ctx is left behind
+	}
+	return &ExitError{Code: ExitSCNotInited, Reason: reason}
 }
 
 // executorsThatFit returns how many executors fit on the workers of the
@@ -273,6 +324,67 @@ func noExecutorFits(conf *actor.Conf, m Master, mode string) error {
 		exMem, cores(exCores), m, amMem, cores(amCores))
 }
 
+// warnFewResources tells the user at once that the cluster where can hold
+// only n of the want executors, and when the job proceeds anyway.
+func warnFewResources(w io.Writer, conf *actor.Conf, want, n int, where string) {
+	fmt.Fprintf(w, "Warning: %d executors asked for, but %s can hold at most %d beside the application master. "+
+		"The job proceeds when %s (%s) of them have registered, or after %s (%s).\n", want, where, n,
+		KeyMinRegisteredRatio, conf.Get(KeyMinRegisteredRatio, "0.8"), KeyMaxRegisteredWait, conf.Get(KeyMaxRegisteredWait, "30s"))
+}
+
+// executorCapacity returns how many executors ex the nodes hold beside one
+// application master am, placed where it leaves the most room.
+func executorCapacity(nodes []Resource, am, ex Resource) int {
+	fit := func(node Resource) int {
+		if node.MemoryMB < ex.MemoryMB || node.Cores < ex.Cores || ex.MemoryMB <= 0 || ex.Cores <= 0 {
+			return 0
+		}
+		return int(min(node.MemoryMB/ex.MemoryMB, int64(node.Cores/ex.Cores)))
+	}
+	best := 0
+	for i := range nodes {
+		if !am.Fits(nodes[i]) {
+			continue
+		}
+		n := 0
+		for j, node := range nodes {
+			if j == i {
+				node = Resource{MemoryMB: node.MemoryMB - am.MemoryMB, Cores: node.Cores - am.Cores}
+			}
+			n += fit(node)
+		}
+		best = max(best, n)
+	}
+	return best
+}
+
+// checkCapacity warns when the resource manager's nodes cannot hold the
+// executors asked for (an unreachable resource manager is reported by the
+// submission itself).
+func checkCapacity(ctx context.Context, w io.Writer, client *Client, conf *actor.Conf, mode string, ex Resource) {
+	want, err := conf.GetInt(KeyNumExecutors, 2)
+	if err != nil || want <= 0 {
+		return
+	}
+	amMem, amCores, err := amResource(conf, mode)
+	if err != nil {
+		return
+	}
+	reports, err := client.Nodes(ctx)
+	if err != nil || len(reports) == 0 {
+		return
+	}
+	var nodes []Resource
+	for _, r := range reports {
+		if r.GetState() == "RUNNING" {
+			nodes = append(nodes, resourceFromProto(r.GetCapability()))
+		}
+	}
+	if n := executorCapacity(nodes, Resource{MemoryMB: amMem, Cores: amCores}, ex); n < want {
+		warnFewResources(w, conf, want, n, fmt.Sprintf("the cluster's %d nodes", len(nodes)))
+	}
+}
+
 func cores(n int) string {
 	if n == 1 {
 		return "1 core"
@@ -305,6 +417,7 @@ type reportPrinter struct {
 	w        io.Writer
 	tty      bool
 	hideLogs bool // the logs are in a folder removed at exit
+	noTasks  bool // the driver runs here and draws its own progress bar
 	mu       sync.Mutex
 	last     time.Time // of the last progress line (not on a terminal)
 }
@@ -326,7 +439,7 @@ func (p *reportPrinter) StateChanged(r *AppReport) {
 }
 
 func (p *reportPrinter) InfoChanged(r *AppReport) {
-	if r.State != StateRunning || r.TasksTotal == 0 {
+	if r.State != StateRunning || r.TasksTotal == 0 || p.noTasks {
 		return
 	}
 	p.mu.Lock()
@@ -368,7 +481,11 @@ func runOnRM(ctx context.Context, cfg SubmitConfig, fn AppFunc, rm actor.RpcAddr
 	}
 	host := conf.Get("spark.driver.host", localHostFor(rm))
 	net := Network{BindHost: conf.Get("spark.driver.bindAddress", host), AdvertiseHost: host, Logger: &log}
-	cenv, err := net.Client("sparkSubmit", conf.Clone())
+	// Every failure of the submitting env's connection comes back as an
+	// error of the call that needed it: its warnings would only come
+	// before that error (they are kept at debug level).
+	quiet := quietLogger(log)
+	cenv, err := Network{Logger: &quiet}.Client("sparkSubmit", conf.Clone())
 	if err != nil {
 		return err
 	}
@@ -377,6 +494,9 @@ func runOnRM(ctx context.Context, cfg SubmitConfig, fn AppFunc, rm actor.RpcAddr
 	printer := &reportPrinter{w: cfg.Stderr, tty: isTerminal(cfg.Stderr), hideLogs: embedded && !conf.Contains(KeyLocalClusterDir)}
 	sub := Submission{Name: conf.Get(KeyAppName, cfg.Class), Queue: conf.Get(KeyQueue, "default"),
 		ExecutorResource: Resource{MemoryMB: execMem, Cores: execCores}, ReportInterval: reportInterval}
+	if !embedded {
+		checkCapacity(ctx, cfg.Stderr, client, conf, mode, sub.ExecutorResource)
+	}
 
 	if mode == "cluster" {
 		sub.AMResource = Resource{MemoryMB: driverMem, Cores: driverCores}
@@ -421,6 +541,7 @@ func runOnRM(ctx context.Context, cfg SubmitConfig, fn AppFunc, rm actor.RpcAddr
 		}
 		return err
 	}
+	printer.noTasks = true
 	return runClientMode(ctx, cfg, fn, client, sub, net, printer)
 }
 
@@ -469,6 +590,11 @@ func runClientMode(ctx context.Context, cfg SubmitConfig, fn AppFunc, client *Cl
 		monitor  = make(chan struct{})
 		monDone  = make(chan struct{})
 		monStart sync.Once
+		// The driver runs here, not in the AM: it reports its tasks to
+		// the resource manager itself, for the application's report.
+		progStop  = make(chan struct{})
+		progDone  = make(chan struct{})
+		progStart sync.Once
 	)
 	start := func(sctx context.Context) (*endpoints.Driver, error) {
 		var err error
@@ -491,6 +617,12 @@ func runClientMode(ctx context.Context, cfg SubmitConfig, fn AppFunc, client *Cl
 			return nil, err
 		}
 		handle = h
+		progStart.Do(func() {
+			go func() {
+				defer close(progDone)
+				reportDriverProgress(client, h.AppID(), prog, sub.ReportInterval, progStop)
+			}()
+		})
 		sc.appID = h.AppID()
 		conf.Set(KeyAppID, h.AppID())
 		fmt.Fprintf(cfg.Stderr, "Submitted application %s\n", h.AppID())
@@ -535,12 +667,18 @@ func runClientMode(ctx context.Context, cfg SubmitConfig, fn AppFunc, client *Cl
 		fmt.Fprintf(cfg.Stderr, "Executors registered: %d of %d\n", up, numExec)
 		return d, nil
 	}
-	sc = NewAppContext("", conf, log, cfg.Stdout, start)
+	waitTime, err := conf.GetDuration(KeyAMWaitTime, "100s", time.Millisecond)
+	if err != nil {
+		return err
+	}
+	started, startFn := noticeStart(start)
 	bar := startConsoleProgress(cfg.Stderr, progressInterval(conf), prog.Snapshot)
-	done := make(chan error, 1)
-	runUserApp(appCtx, fn, sc, cfg.Args, done)
-	appErr := <-done
+	sc = NewAppContext("", conf, log, bar.Above(cfg.Stdout), startFn)
+	appErr := runApp(appCtx, fn, sc, cfg.Args, started, waitTime)
 	bar.Stop()
+	close(progStop)
+	progStart.Do(func() { close(progDone) })
+	<-progDone
 	if cause := context.Cause(appCtx); appErr != nil && cause != nil && appCtx.Err() != nil && !strings.Contains(appErr.Error(), cause.Error()) {
 		appErr = fmt.Errorf("%w (%v)", cause, appErr)
 	}
@@ -587,6 +725,33 @@ func runClientMode(ctx context.Context, cfg SubmitConfig, fn AppFunc, client *Cl
 		shutdownEnv(env, log)
 	}
 	return appErr
+}
+
+// reportDriverProgress sends the driver's task progress to the resource
+// manager every interval while it changes, and once more when stop closes.
+func reportDriverProgress(client *Client, appID string, prog *Progress, interval time.Duration, stop <-chan struct{}) {
+	if interval <= 0 {
+		interval = time.Second
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	last := -1
+	send := func() {
+		_, total, done, running, version := prog.Snapshot()
+		if version != last {
+			last = version
+			_ = client.ReportProgress(appID, total, done, running)
+		}
+	}
+	for {
+		select {
+		case <-stop:
+			send()
+			return
+		case <-t.C:
+			send()
+		}
+	}
 }
 
 // localHostFor returns this machine's address on the route to addr (so

@@ -31,11 +31,13 @@ type wcSplit struct {
 	Start, End int64
 }
 
-// WordCount counts the words of the file args[0] over args[1] partitions
-// (default 4) and prints the 20 most frequent, with the totals.
+// WordCount counts the words of args[0] over about args[1] partitions
+// (default 4) and prints the 20 most frequent, with the totals. args[0] is
+// a file or a folder, whose files are all read (as Spark's textFile: not
+// its subfolders, nor its files whose names start with "." or "_").
 func WordCount(ctx context.Context, sc *cluster.AppContext, args []string) error {
 	if len(args) < 1 {
-		return errors.New("usage: WordCount FILE [partitions]")
+		return errors.New("usage: WordCount FILE|FOLDER [partitions]")
 	}
 	path := args[0]
 	if !filepath.IsAbs(path) {
@@ -49,7 +51,7 @@ func WordCount(ctx context.Context, sc *cluster.AppContext, args []string) error
 		}
 		parts = n
 	}
-	st, err := os.Stat(path)
+	splits, err := wordCountSplits(path, parts)
 	if err != nil {
 		return fmt.Errorf("WordCount: %w", err)
 	}
@@ -57,10 +59,8 @@ func WordCount(ctx context.Context, sc *cluster.AppContext, args []string) error
 	if err != nil {
 		return err
 	}
-	size := st.Size()
-	payloads := make([][]byte, parts)
-	for i := range payloads {
-		s := wcSplit{Path: path, Start: size * int64(i) / int64(parts), End: size * int64(i+1) / int64(parts)}
+	payloads := make([][]byte, len(splits))
+	for i, s := range splits {
 		payloads[i], _ = json.Marshal(s)
 	}
 	results, err := d.RunJob(ctx, WordCountTask, payloads)
@@ -97,6 +97,60 @@ func WordCount(ctx context.Context, sc *cluster.AppContext, args []string) error
 	}
 	sc.Printf("Total: %d words, %d distinct\n", sum, len(total))
 	return nil
+}
+
+// wordCountSplits splits the file path, or the files of the folder path,
+// into about parts splits: each file gets a share of them by its size, and
+// at least one.
+func wordCountSplits(path string, parts int) ([]wcSplit, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	type file struct {
+		path string
+		size int64
+	}
+	var files []file
+	if !st.IsDir() {
+		files = append(files, file{path, st.Size()})
+	} else {
+		ents, err := os.ReadDir(path)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range ents {
+			if strings.HasPrefix(e.Name(), ".") || strings.HasPrefix(e.Name(), "_") {
+				continue
+			}
+			info, err := os.Stat(filepath.Join(path, e.Name()))
+			if err != nil {
+				return nil, err
+			}
+			if info.Mode().IsRegular() {
+				files = append(files, file{filepath.Join(path, e.Name()), info.Size()})
+			}
+		}
+		if len(files) == 0 {
+			return nil, fmt.Errorf("the folder %s holds no files to read", path)
+		}
+	}
+	var total int64
+	for _, f := range files {
+		total += f.size
+	}
+	var splits []wcSplit
+	for _, f := range files {
+		n := int64(1)
+		if total > 0 {
+			n = max(1, (int64(parts)*f.size+total/2)/total)
+		}
+		n = min(n, max(1, f.size))
+		for i := int64(0); i < n; i++ {
+			splits = append(splits, wcSplit{Path: f.path, Start: f.size * i / n, End: f.size * (i + 1) / n})
+		}
+	}
+	return splits, nil
 }
 
 // countWords counts the words of the lines that start in [Start, End): a

@@ -2944,6 +2944,78 @@ func (x *NmContainerLogChunk) GetData() []byte {
 	return nil
 }
 
+// RmTaskProgress tells the RM the task progress of a client-mode driver,
+// which runs in the submitting process rather than in the application
+// master, for the application's report. The RM takes it only for a running
+// application with an unmanaged driver.
+type RmTaskProgress struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AppId         string                 `protobuf:"bytes,1,opt,name=app_id,json=appId,proto3" json:"app_id,omitempty"`
+	TasksTotal    int32                  `protobuf:"varint,2,opt,name=tasks_total,json=tasksTotal,proto3" json:"tasks_total,omitempty"`
+	TasksDone     int32                  `protobuf:"varint,3,opt,name=tasks_done,json=tasksDone,proto3" json:"tasks_done,omitempty"`
+	TasksRunning  int32                  `protobuf:"varint,4,opt,name=tasks_running,json=tasksRunning,proto3" json:"tasks_running,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RmTaskProgress) Reset() {
+	*x = RmTaskProgress{}
+	mi := &file_cluster_rm_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RmTaskProgress) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RmTaskProgress) ProtoMessage() {}
+
+func (x *RmTaskProgress) ProtoReflect() protoreflect.Message {
+	mi := &file_cluster_rm_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RmTaskProgress.ProtoReflect.Descriptor instead.
+func (*RmTaskProgress) Descriptor() ([]byte, []int) {
+	return file_cluster_rm_proto_rawDescGZIP(), []int{46}
+}
+
+func (x *RmTaskProgress) GetAppId() string {
+	if x != nil {
+		return x.AppId
+	}
+	return ""
+}
+
+func (x *RmTaskProgress) GetTasksTotal() int32 {
+	if x != nil {
+		return x.TasksTotal
+	}
+	return 0
+}
+
+func (x *RmTaskProgress) GetTasksDone() int32 {
+	if x != nil {
+		return x.TasksDone
+	}
+	return 0
+}
+
+func (x *RmTaskProgress) GetTasksRunning() int32 {
+	if x != nil {
+		return x.TasksRunning
+	}
+	return 0
+}
+
 var File_cluster_rm_proto protoreflect.FileDescriptor
 
 const file_cluster_rm_proto_rawDesc = "" +
@@ -3154,7 +3226,14 @@ const file_cluster_rm_proto_rawDesc = "" +
 	"\x06offset\x18\x04 \x01(\x03R\x06offset\x12\x16\n" +
 	"\x06length\x18\x05 \x01(\x05R\x06length\")\n" +
 	"\x13NmContainerLogChunk\x12\x12\n" +
-	"\x04data\x18\x01 \x01(\fR\x04data*\xc0\x01\n" +
+	"\x04data\x18\x01 \x01(\fR\x04data\"\x8c\x01\n" +
+	"\x0eRmTaskProgress\x12\x15\n" +
+	"\x06app_id\x18\x01 \x01(\tR\x05appId\x12\x1f\n" +
+	"\vtasks_total\x18\x02 \x01(\x05R\n" +
+	"tasksTotal\x12\x1d\n" +
+	"\n" +
+	"tasks_done\x18\x03 \x01(\x05R\ttasksDone\x12#\n" +
+	"\rtasks_running\x18\x04 \x01(\x05R\ftasksRunning*\xc0\x01\n" +
 	"\n" +
 	"RmAppState\x12\x14\n" +
 	"\x10RM_APP_STATE_NEW\x10\x00\x12\x1a\n" +
@@ -3187,7 +3266,7 @@ func file_cluster_rm_proto_rawDescGZIP() []byte {
 }
 
 var file_cluster_rm_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_cluster_rm_proto_msgTypes = make([]protoimpl.MessageInfo, 49)
+var file_cluster_rm_proto_msgTypes = make([]protoimpl.MessageInfo, 50)
 var file_cluster_rm_proto_goTypes = []any{
 	(RmAppState)(0),                     // 0: sparkrpc.messages.RmAppState
 	(RmFinalStatus)(0),                  // 1: sparkrpc.messages.RmFinalStatus
@@ -3238,28 +3317,29 @@ var file_cluster_rm_proto_goTypes = []any{
 	(*NmApplicationLogs)(nil),           // 46: sparkrpc.messages.NmApplicationLogs
 	(*NmReadContainerLog)(nil),          // 47: sparkrpc.messages.NmReadContainerLog
 	(*NmContainerLogChunk)(nil),         // 48: sparkrpc.messages.NmContainerLogChunk
-	nil,                                 // 49: sparkrpc.messages.RmLaunchContext.EnvironmentEntry
-	nil,                                 // 50: sparkrpc.messages.RmLaunchContext.FilesEntry
-	nil,                                 // 51: sparkrpc.messages.RmSubmitApplication.ConfEntry
-	(*EndpointRef)(nil),                 // 52: sparkrpc.messages.EndpointRef
+	(*RmTaskProgress)(nil),              // 49: sparkrpc.messages.RmTaskProgress
+	nil,                                 // 50: sparkrpc.messages.RmLaunchContext.EnvironmentEntry
+	nil,                                 // 51: sparkrpc.messages.RmLaunchContext.FilesEntry
+	nil,                                 // 52: sparkrpc.messages.RmSubmitApplication.ConfEntry
+	(*EndpointRef)(nil),                 // 53: sparkrpc.messages.EndpointRef
 }
 var file_cluster_rm_proto_depIdxs = []int32{
-	49, // 0: sparkrpc.messages.RmLaunchContext.environment:type_name -> sparkrpc.messages.RmLaunchContext.EnvironmentEntry
-	50, // 1: sparkrpc.messages.RmLaunchContext.files:type_name -> sparkrpc.messages.RmLaunchContext.FilesEntry
+	50, // 0: sparkrpc.messages.RmLaunchContext.environment:type_name -> sparkrpc.messages.RmLaunchContext.EnvironmentEntry
+	51, // 1: sparkrpc.messages.RmLaunchContext.files:type_name -> sparkrpc.messages.RmLaunchContext.FilesEntry
 	3,  // 2: sparkrpc.messages.RmContainer.resource:type_name -> sparkrpc.messages.RmResource
 	2,  // 3: sparkrpc.messages.RmContainerStatus.state:type_name -> sparkrpc.messages.RmContainerState
 	3,  // 4: sparkrpc.messages.RmNewApplicationResponse.max_resource:type_name -> sparkrpc.messages.RmResource
 	3,  // 5: sparkrpc.messages.RmSubmitApplication.am_resource:type_name -> sparkrpc.messages.RmResource
 	4,  // 6: sparkrpc.messages.RmSubmitApplication.am_launch_context:type_name -> sparkrpc.messages.RmLaunchContext
-	51, // 7: sparkrpc.messages.RmSubmitApplication.conf:type_name -> sparkrpc.messages.RmSubmitApplication.ConfEntry
+	52, // 7: sparkrpc.messages.RmSubmitApplication.conf:type_name -> sparkrpc.messages.RmSubmitApplication.ConfEntry
 	0,  // 8: sparkrpc.messages.RmApplicationReport.state:type_name -> sparkrpc.messages.RmAppState
 	1,  // 9: sparkrpc.messages.RmApplicationReport.final_status:type_name -> sparkrpc.messages.RmFinalStatus
-	52, // 10: sparkrpc.messages.RmApplicationReport.am:type_name -> sparkrpc.messages.EndpointRef
+	53, // 10: sparkrpc.messages.RmApplicationReport.am:type_name -> sparkrpc.messages.EndpointRef
 	0,  // 11: sparkrpc.messages.RmKillApplicationResponse.state:type_name -> sparkrpc.messages.RmAppState
 	3,  // 12: sparkrpc.messages.RmNodeReport.capability:type_name -> sparkrpc.messages.RmResource
 	3,  // 13: sparkrpc.messages.RmNodeReport.used:type_name -> sparkrpc.messages.RmResource
 	16, // 14: sparkrpc.messages.RmClusterNodes.nodes:type_name -> sparkrpc.messages.RmNodeReport
-	52, // 15: sparkrpc.messages.AmRegister.am:type_name -> sparkrpc.messages.EndpointRef
+	53, // 15: sparkrpc.messages.AmRegister.am:type_name -> sparkrpc.messages.EndpointRef
 	3,  // 16: sparkrpc.messages.AmRegisterResponse.max_resource:type_name -> sparkrpc.messages.RmResource
 	3,  // 17: sparkrpc.messages.AmAllocate.resource:type_name -> sparkrpc.messages.RmResource
 	5,  // 18: sparkrpc.messages.AmAllocateResponse.allocated:type_name -> sparkrpc.messages.RmContainer
@@ -3292,7 +3372,7 @@ func file_cluster_rm_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cluster_rm_proto_rawDesc), len(file_cluster_rm_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   49,
+			NumMessages:   50,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -149,6 +150,16 @@ func benchConfig(cmd *cobra.Command, f *benchFlags) (bench.Config, error) {
 	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, &usageError{err: err}
+	}
+	if f.jsonFile != "" {
+		// Fail before a run of minutes, not after it.
+		dir := filepath.Dir(f.jsonFile)
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return cfg, usagef("--json %s: the folder %s does not exist", f.jsonFile, dir)
+		}
+		if st, err := os.Stat(f.jsonFile); err == nil && st.IsDir() {
+			return cfg, usagef("--json %s: is a folder", f.jsonFile)
+		}
 	}
 	return cfg, nil
 }

@@ -2,6 +2,12 @@ package main
 
 import "strings"
 
+// userMessage is err's text for the command line: one "sparkrpc: " prefix
+// is enough, so the library's package prefix goes.
+func userMessage(err error) string {
+	return strings.TrimPrefix(err.Error(), "cluster: ")
+}
+
 // isCobraUsageError reports whether err is one of cobra's own argument errors
 // (unknown command, wrong number of arguments), which are usage mistakes.
 func isCobraUsageError(err error) bool {

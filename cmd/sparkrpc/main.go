@@ -11,7 +11,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// usageError marks a command-line mistake; main exits 2 for it.
+// usageError marks a command-line mistake; main prints the usage line and
+// exits 1 for it, as spark-submit does.
 type usageError struct{ err error }
 
 func (e *usageError) Error() string { return e.err.Error() }
@@ -66,12 +67,12 @@ func run(args []string) int {
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintf(os.Stderr, "sparkrpc: %v\n", err)
+	fmt.Fprintf(os.Stderr, "sparkrpc: %s\n", userMessage(err))
 	var ue *usageError
 	if errors.As(err, &ue) || isCobraUsageError(err) {
 		fmt.Fprintf(os.Stderr, "usage: %s\n", cmd.UseLine())
 		fmt.Fprintf(os.Stderr, "Run '%s --help' for more.\n", cmd.CommandPath())
-		return 2
+		return 1
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {

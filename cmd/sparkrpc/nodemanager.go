@@ -23,7 +23,8 @@ func newNodeManagerCmd() *cobra.Command {
 		rm, host, bind, dir string
 		port, cores         int
 		memory              string
-		grace               time.Duration
+		grace, regTimeout   time.Duration
+		confs               []string
 	)
 	cmd := &cobra.Command{
 		Use:   "nodemanager --rm HOST:PORT [--memory SIZE] [--cores N]",
@@ -32,7 +33,13 @@ func newNodeManagerCmd() *cobra.Command {
 containers it is given (application masters and executors) as child
 processes of this binary, each in its own process group, with its logs under
 DIR/logs/APP_ID/CONTAINER_ID/{stdout,stderr}. On SIGINT or SIGTERM it stops
-its containers (SIGTERM, then SIGKILL after --kill-grace) and exits.`,
+its containers (SIGTERM, then SIGKILL after --kill-grace) and exits.
+
+While the resource manager does not answer, it retries with exponential
+backoff, logging each attempt, for up to --register-timeout; then it exits 1.
+A signal stops it at once in every state. A --port in use is retried on the
+next ports, each move logged, up to spark.port.maxRetries (16) times; it
+prints the address it listens on.`,
 		Example:               `  sparkrpc nodemanager --rm rm.example.com:8032 --host node1.example.com --bind-address 0.0.0.0 --memory 8g --cores 4`,
 		Args:                  cobra.NoArgs,
 		DisableFlagsInUseLine: true,
@@ -51,28 +58,49 @@ its containers (SIGTERM, then SIGKILL after --kill-grace) and exits.`,
 			if cores < 1 {
 				return usagef("--cores must be at least 1")
 			}
-			if bind == "" {
-				bind = host
+			if regTimeout <= 0 {
+				return usagef("--register-timeout must be positive")
 			}
-			log := newLogger(cmd.ErrOrStderr(), zerolog.InfoLevel, "nodemanager")
-			env, err := cluster.Network{BindHost: bind, AdvertiseHost: host, Logger: &log}.Listen("sparkNodeManager", nil, port)
+			conf, err := parseConfs(confs)
 			if err != nil {
 				return err
 			}
-			defer env.Shutdown(context.Background())
+			if bind == "" {
+				bind = host
+			}
+			// Signals stop the node manager in every state, registration included.
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			log := newLogger(cmd.ErrOrStderr(), zerolog.InfoLevel, "nodemanager")
+			// The env's connection warnings would double the node manager's
+			// own line per registration attempt; they show at debug level.
+			envLog := log
+			if log.GetLevel() > zerolog.DebugLevel {
+				envLog = log.Level(max(log.GetLevel(), zerolog.ErrorLevel))
+			}
+			env, err := listen(cluster.Network{BindHost: bind, AdvertiseHost: host, Logger: &envLog}, "sparkNodeManager", conf, port, log)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "NodeManager listening on %s\n", env.Address().HostPort())
+			defer shutdownEnv(env)
 			if dir == "" {
 				dir = filepath.Join(os.TempDir(), fmt.Sprintf("sparkrpc-nodemanager-%d", env.Address().Port))
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
 			nm, err := cluster.StartNodeManager(ctx, env, cluster.NodeManagerConfig{ResourceManager: rmAddr,
-				Capability: cluster.Resource{MemoryMB: mem >> 20, Cores: cores}, Dir: dir, KillGrace: grace, Logger: &log})
+				Capability: cluster.Resource{MemoryMB: mem >> 20, Cores: cores}, Dir: dir, KillGrace: grace,
+				RegisterTimeout: regTimeout, Logger: &log})
 			if err != nil {
+				if ctx.Err() != nil {
+					log.Info().Msg("stopped before registering with the resource manager")
+					return nil
+				}
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "NodeManager %s registered with rm://%s (%d MB, %d cores, folder %s)\n",
 				nm.NodeID(), rmAddr.HostPort(), mem>>20, cores, nm.Dir())
 			<-ctx.Done()
+			stop() // a second signal ends the process at once
 			log.Info().Msg("shutting down: stopping containers")
 			sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
@@ -87,6 +115,8 @@ its containers (SIGTERM, then SIGKILL after --kill-grace) and exits.`,
 	fl.StringVar(&memory, "memory", "4g", "memory offered to containers, e.g. 8g or 2048m")
 	fl.IntVar(&cores, "cores", runtime.NumCPU(), "cores offered to containers")
 	fl.StringVar(&dir, "dir", "", "the node's folder for container working folders and logs (default: under the temporary folder)")
+	fl.StringArrayVar(&confs, "conf", nil, "a configuration property `KEY=VALUE` (repeatable), e.g. spark.port.maxRetries=0")
+	fl.DurationVar(&regTimeout, "register-timeout", 15*time.Minute, "how long to keep trying to register with the resource manager")
 	fl.DurationVar(&grace, "kill-grace", 250*time.Millisecond, "time between SIGTERM and SIGKILL when a container is stopped")
 	return cmd
 }

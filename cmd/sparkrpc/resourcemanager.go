@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/signal"
@@ -21,6 +22,7 @@ func newResourceManagerCmd() *cobra.Command {
 		port                        int
 		expiry                      time.Duration
 		verbose                     bool
+		confs                       []string
 	)
 	cmd := &cobra.Command{
 		Use:   "resourcemanager [--host HOST] [--port PORT]",
@@ -29,7 +31,10 @@ func newResourceManagerCmd() *cobra.Command {
 Node managers register with it ('sparkrpc nodemanager --rm HOST:PORT') and
 'sparkrpc submit --master rm://HOST:PORT' submits applications to it.
 
-It prints "ResourceManager listening on rm://HOST:PORT" once it is up.`,
+It prints "ResourceManager listening on rm://HOST:PORT" once it is up. A
+--port in use is retried on the next ports, each move logged, up to
+spark.port.maxRetries (16) times; with --conf spark.port.maxRetries=0 a port
+in use is an error.`,
 		Example:               `  sparkrpc resourcemanager --host rm.example.com --bind-address 0.0.0.0 --port 8032`,
 		Args:                  cobra.NoArgs,
 		DisableFlagsInUseLine: true,
@@ -40,12 +45,18 @@ It prints "ResourceManager listening on rm://HOST:PORT" once it is up.`,
 			if port < 0 || port > 65535 {
 				return usagef("--port must be between 0 and 65535")
 			}
+			conf, err := parseConfs(confs)
+			if err != nil {
+				return err
+			}
 			level := zerolog.InfoLevel
 			if verbose {
 				level = zerolog.DebugLevel
 			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
 			log := newLogger(cmd.ErrOrStderr(), level, "resourcemanager")
-			env, err := cluster.Network{BindHost: bind, AdvertiseHost: host, Logger: &log}.Listen("sparkResourceManager", nil, port)
+			env, err := listen(cluster.Network{BindHost: bind, AdvertiseHost: host, Logger: &log}, "sparkResourceManager", conf, port, log)
 			if err != nil {
 				return err
 			}
@@ -57,16 +68,17 @@ It prints "ResourceManager listening on rm://HOST:PORT" once it is up.`,
 			}
 			rm, err := cluster.StartResourceManager(env, cluster.ResourceManagerConfig{Queues: qs, StagingDir: staging, NodeExpiry: expiry, Logger: &log})
 			if err != nil {
-				env.Shutdown(cmd.Context())
+				shutdownEnv(env)
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "ResourceManager listening on rm://%s\n", rm.Address().HostPort())
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
 			<-ctx.Done()
+			stop() // a second signal ends the process at once
 			log.Info().Msg("shutting down")
-			rm.Shutdown(cmd.Context())
-			return env.Shutdown(cmd.Context())
+			sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			rm.Shutdown(sctx)
+			return env.Shutdown(sctx)
 		},
 	}
 	fl := cmd.Flags()
@@ -77,5 +89,6 @@ It prints "ResourceManager listening on rm://HOST:PORT" once it is up.`,
 	fl.StringVar(&staging, "staging-dir", "", "the folder of the applications' staging folders (default: a temporary folder)")
 	fl.DurationVar(&expiry, "node-expiry", 60*time.Second, "how long a node may miss heartbeats before it is lost")
 	fl.BoolVar(&verbose, "verbose", false, "log at debug level")
+	fl.StringArrayVar(&confs, "conf", nil, "a configuration property `KEY=VALUE` (repeatable), e.g. spark.port.maxRetries=0")
 	return cmd
 }

@@ -56,12 +56,24 @@ Applications: ` + strings.Join(cluster.Apps(), ", "),
   sparkrpc submit --master rm://rm.example.com:8032 --status application_1700000000000_0001`,
 		Args:                  cobra.ArbitraryArgs,
 		DisableFlagsInUseLine: true,
+		// Everything after the application's class belongs to the
+		// application, even what looks like a flag (as in spark-submit):
+		// RunE parses submit's own flags itself.
+		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runSubmit(cmd, &f, args)
+			own, appArgs := splitAppArgs(args)
+			if err := cmd.Flags().Parse(own); err != nil {
+				return &usageError{err: err}
+			}
+			if help, _ := cmd.Flags().GetBool("help"); help {
+				return cmd.Help()
+			}
+			return runSubmit(cmd, &f, append(cmd.Flags().Args(), appArgs...))
 		},
 	}
 	fl := cmd.Flags()
 	fl.SetInterspersed(false)
+	fl.BoolP("help", "h", false, "help for submit")
 	fl.StringVar(&f.class, "class", "", "the application `APP` to run: one of the applications listed above")
 	fl.StringVar(&f.master, "master", "local[*]", "`MASTER`: local[N], local[*], local-cluster[W,C,M] or rm://host:port")
 	fl.StringVar(&f.deployMode, "deploy-mode", "", "`MODE`: client (the driver runs here) or cluster (the driver runs in the application master); default client")
@@ -81,6 +93,29 @@ Applications: ` + strings.Join(cluster.Apps(), ", "),
 	return cmd
 }
 
+// splitAppArgs splits submit's command line after the application's class
+// (--class APP or --class=APP): what follows is the application's.
+func splitAppArgs(args []string) (own, app []string) {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--":
+			return args[:i], args[i+1:]
+		case a == "--class" && i+1 < len(args):
+			return args[:i+2], args[i+2:]
+		case strings.HasPrefix(a, "--class="):
+			return args[:i+1], args[i+1:]
+		case strings.HasPrefix(a, "--") && !strings.Contains(a, "=") && takesValue[a[2:]] && i+1 < len(args):
+			i++ // the flag's value, even if it reads "--class"
+		}
+	}
+	return args, nil
+}
+
+// takesValue names submit's flags that take a value.
+var takesValue = map[string]bool{"master": true, "deploy-mode": true, "name": true, "queue": true, "driver-memory": true,
+	"driver-cores": true, "executor-memory": true, "executor-cores": true, "num-executors": true, "conf": true,
+	"properties-file": true, "kill": true, "status": true}
+
 func runSubmit(cmd *cobra.Command, f *submitFlags, args []string) error {
 	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	fl := cmd.Flags()
@@ -91,6 +126,9 @@ func runSubmit(cmd *cobra.Command, f *submitFlags, args []string) error {
 	if f.kill != "" && f.status != "" {
 		return usagef("--kill and --status cannot be used together")
 	}
+	// Signals interrupt every step from here on: a submission, a report or a kill.
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	master, err := cluster.ParseMaster(f.master)
 	if err != nil {
 		return usagef("%v", err)
@@ -99,7 +137,7 @@ func runSubmit(cmd *cobra.Command, f *submitFlags, args []string) error {
 		if f.class != "" || len(args) > 0 {
 			return usagef("--kill and --status take no --class and no application arguments")
 		}
-		return runAppAction(cmd, master, f)
+		return runAppAction(ctx, cmd, master, f)
 	}
 	if f.class == "" {
 		if len(args) > 0 {
@@ -158,11 +196,13 @@ func runSubmit(cmd *cobra.Command, f *submitFlags, args []string) error {
 		return key
 	}
 	for _, c := range []struct{ flag, key string }{
-		{"driver-memory", cluster.KeyDriverMemory}, {"executor-memory", cluster.KeyExecutorMemory},
+		{"driver-memory", cluster.KeyDriverMemory}, {"executor-memory", cluster.KeyExecutorMemory}, {"", cluster.KeyAMMemory},
 	} {
 		if v, ok := conf.Lookup(c.key); ok {
-			if _, err := actor.ParseSize(v, 1<<20); err != nil {
-				return usagef("invalid memory %q for %s: give a size such as 512m or 2g", v, origin(c.flag, c.key))
+			// The same check for every master: local ones ignore the size,
+			// but a size that could never run a container is a mistake.
+			if n, err := actor.ParseSize(v, 1<<20); err != nil || n < 1<<20 {
+				return usagef("invalid memory %q for %s: give a size of at least 1m, such as 512m or 2g", v, origin(c.flag, c.key))
 			}
 		}
 	}
@@ -181,8 +221,6 @@ func runSubmit(cmd *cobra.Command, f *submitFlags, args []string) error {
 		level = zerolog.InfoLevel
 		printParsed(errOut, f, master, conf, args)
 	}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	err = cluster.Submit(ctx, cluster.SubmitConfig{Master: master, Class: f.class, Args: args, Conf: conf,
 		Stdout: out, Stderr: errOut, Logger: newLogger(errOut, level, "submit")})
 	if err == nil {
@@ -191,6 +229,10 @@ func runSubmit(cmd *cobra.Command, f *submitFlags, args []string) error {
 	var ue *cluster.UnknownAppError
 	if errors.As(err, &ue) {
 		return usagef("%v", err)
+	}
+	var xe *cluster.ExitError
+	if errors.As(err, &xe) {
+		return &exitError{code: xe.Code, err: errors.New(xe.Reason)}
 	}
 	return &exitError{code: 1, err: err}
 }
@@ -215,7 +257,7 @@ func printParsed(w io.Writer, f *submitFlags, master cluster.Master, conf *actor
 }
 
 // runAppAction is --kill and --status.
-func runAppAction(cmd *cobra.Command, master cluster.Master, f *submitFlags) error {
+func runAppAction(ctx context.Context, cmd *cobra.Command, master cluster.Master, f *submitFlags) error {
 	if master.Kind != cluster.MasterRM {
 		return usagef("--kill and --status need a running resource manager: --master rm://host:port")
 	}
@@ -223,13 +265,15 @@ func runAppAction(cmd *cobra.Command, master cluster.Master, f *submitFlags) err
 	if _, _, err := cluster.ParseAppID(appID); err != nil {
 		return usagef("%v", err)
 	}
-	log := newLogger(cmd.ErrOrStderr(), zerolog.WarnLevel, "submit")
+	// Connection failures come back as the error of the call: no warning
+	// before it.
+	log := newLogger(cmd.ErrOrStderr(), zerolog.ErrorLevel, "submit")
 	env, err := cluster.Network{Logger: &log}.Client("sparkSubmit", nil)
 	if err != nil {
 		return err
 	}
-	defer env.Shutdown(context.Background())
-	ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
+	defer shutdownEnv(env)
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	client := cluster.NewClient(env, master.Address)
 	out := cmd.OutOrStdout()

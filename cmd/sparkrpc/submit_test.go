@@ -327,22 +327,29 @@ func TestSubmitBadInput(t *testing.T) {
 		{"bad master", []string{"--master", "local[x]", "--class", "SparkPi"}, `invalid master URL: "local[x]"`},
 		{"bad local-cluster", []string{"--master", "local-cluster[0,1,512]", "--class", "SparkPi"}, "invalid master URL"},
 		{"missing app", []string{"--master", "local[1]"}, "missing application: give its name with --class"},
-		{"malformed conf", []string{"--class", "SparkPi", "--conf", "spark.executor.memory"}, `malformed --conf "spark.executor.memory": expected key=value`},
-		{"unknown flag", []string{"--class", "SparkPi", "--no-such-flag"}, "unknown flag: --no-such-flag"},
+		{"malformed conf", []string{"--conf", "spark.executor.memory", "--class", "SparkPi"}, `malformed --conf "spark.executor.memory": expected key=value`},
+		{"unknown flag", []string{"--no-such-flag", "--class", "SparkPi"}, "unknown flag: --no-such-flag"},
 		{"kill and status", []string{"--master", "rm://127.0.0.1:1", "--kill", "application_1_0001", "--status", "application_1_0001"}, "--kill and --status cannot be used together"},
-		{"bad deploy mode", []string{"--class", "SparkPi", "--deploy-mode", "remote"}, "--deploy-mode must be client or cluster"},
+		{"bad deploy mode", []string{"--deploy-mode", "remote", "--class", "SparkPi"}, "--deploy-mode must be client or cluster"},
 		{"cluster mode on local", []string{"--master", "local[2]", "--deploy-mode", "cluster", "--class", "SparkPi"}, "cluster deploy mode is not compatible"},
-		{"bad memory", []string{"--class", "SparkPi", "--executor-memory", "lots"}, `invalid memory "lots" for --executor-memory: give a size such as 512m or 2g`},
-		{"bad cores in conf", []string{"--class", "SparkPi", "--conf", "spark.executor.cores=0"}, `invalid value "0" for spark.executor.cores: give a whole number of at least 1`},
-		{"negative executors", []string{"--class", "SparkPi", "--num-executors", "-1"}, `invalid value "-1" for --num-executors: give a whole number of at least 0`},
+		{"bad memory", []string{"--executor-memory", "lots", "--class", "SparkPi"}, `invalid memory "lots" for --executor-memory: give a size of at least 1m, such as 512m or 2g`},
+		// Nonsense sizes are refused the same way whatever the master.
+		{"zero memory", []string{"--executor-memory", "0", "--class", "SparkPi"}, `invalid memory "0" for --executor-memory: give a size of at least 1m`},
+		{"zero memory on local-cluster", []string{"--master", "local-cluster[2,1,1024]", "--executor-memory", "0", "--class", "SparkPi"}, `invalid memory "0" for --executor-memory: give a size of at least 1m`},
+		{"zero memory on rm", []string{"--master", "rm://127.0.0.1:1", "--executor-memory", "0k", "--class", "SparkPi"}, `invalid memory "0k" for --executor-memory: give a size of at least 1m`},
+		{"zero driver memory in conf", []string{"--conf", "spark.driver.memory=0", "--class", "SparkPi"}, `invalid memory "0" for spark.driver.memory: give a size of at least 1m`},
+		{"negative memory", []string{"--executor-memory", "-1g", "--class", "SparkPi"}, `invalid memory "-1g" for --executor-memory`},
+		{"value flag before --class", []string{"--name", "--class", "--no-such-flag", "--class", "SparkPi"}, "unknown flag: --no-such-flag"},
+		{"bad cores in conf", []string{"--conf", "spark.executor.cores=0", "--class", "SparkPi"}, `invalid value "0" for spark.executor.cores: give a whole number of at least 1`},
+		{"negative executors", []string{"--num-executors", "-1", "--class", "SparkPi"}, `invalid value "-1" for --num-executors: give a whole number of at least 0`},
 		{"application without --class", []string{"--master", "local[1]", "SparkPi", "10"}, "give its name with --class, as in: submit [options] --class SparkPi 10"},
 		{"status without rm", []string{"--master", "local[1]", "--status", "application_1_0001"}, "need a running resource manager"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, stderr, code := runBin(t, marker, 30*time.Second, append([]string{"submit"}, tc.args...)...)
-			if code != 2 || !strings.Contains(stderr, tc.want) || !strings.Contains(stderr, "usage: sparkrpc submit") {
-				t.Fatalf("exit %d, stderr:\n%s\nwant exit 2 and %q", code, stderr, tc.want)
+			if code != 1 || !strings.Contains(stderr, tc.want) || !strings.Contains(stderr, "usage: sparkrpc submit") {
+				t.Fatalf("exit %d, stderr:\n%s\nwant exit 1 and %q", code, stderr, tc.want)
 			}
 		})
 	}
@@ -366,7 +373,7 @@ func TestSubmitPropertiesAndVerbose(t *testing.T) {
 		}
 	}
 	_, stderr, code = runBin(t, marker, time.Minute, "submit", "--properties-file", filepath.Join(t.TempDir(), "missing"), "--class", "SparkPi")
-	if code != 2 || !strings.Contains(stderr, "--properties-file") {
+	if code != 1 || !strings.Contains(stderr, "--properties-file") {
 		t.Fatalf("missing properties file: exit %d\n%s", code, stderr)
 	}
 }
@@ -381,7 +388,7 @@ func TestHelp(t *testing.T) {
 	}
 	for _, args := range [][]string{{"executor", "--cores", "1"}, {"nodemanager"}, {"resourcemanager", "extra"}} {
 		_, stderr, code := runBin(t, marker, 30*time.Second, args...)
-		if code != 2 || !strings.Contains(stderr, "usage:") {
+		if code != 1 || !strings.Contains(stderr, "usage:") {
 			t.Errorf("%v: exit %d\n%s", args, code, stderr)
 		}
 	}
@@ -679,12 +686,32 @@ func (c *rmCluster) stop(t *testing.T) {
 var appIDRe = regexp.MustCompile(`Submitted application (application_\d+_\d{4})`)
 
 func TestStatusAndKill(t *testing.T) {
+	for _, mode := range []string{"cluster", "client"} {
+		t.Run(mode, func(t *testing.T) { testStatusAndKill(t, mode) })
+	}
+}
+
+// testStatusAndKill checks --status and --kill of an application submitted
+// in mode: in client mode the driver, which runs in the submitting process,
+// reports its tasks too.
+func testStatusAndKill(t *testing.T, mode string) {
 	marker := newMarker(t)
 	c := startRMCluster(t, marker, nil, []string{"--memory", "2g", "--cores", "2"}, []string{"--memory", "2g", "--cores", "2"})
 	master := "rm://" + c.addr
-	_, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", master, "--deploy-mode", "cluster",
+	args := []string{"submit", "--master", master, "--deploy-mode", mode,
 		"--conf", "spark.yarn.submit.waitAppCompletion=false", "--conf", "spark.examples.sparkPi.taskDelay=200ms",
-		"--name", "long pi", "--queue", "default", "--class", "SparkPi", "2000")
+		"--conf", "spark.yarn.report.interval=100ms", "--name", "long pi", "--queue", "default", "--class", "SparkPi", "2000"}
+	var stderr string
+	var code int
+	var submitter *proc
+	if mode == "cluster" {
+		_, stderr, code = runBin(t, marker, time.Minute, args...)
+	} else {
+		// The client-mode submit runs the driver: it lives as long as the application.
+		submitter = start(t, marker, args...)
+		eventually(t, time.Minute, "the submission", func() bool { return appIDRe.MatchString(submitter.stderr.String()) })
+		stderr = submitter.stderr.String()
+	}
 	m := appIDRe.FindStringSubmatch(stderr)
 	if code != 0 || m == nil {
 		t.Fatalf("exit %d\n%s", code, stderr)
@@ -706,8 +733,14 @@ func TestStatusAndKill(t *testing.T) {
 		t.Fatalf("kill: exit %d\n%s\n%s", code, out, stderr)
 	}
 	status, _, code = runBin(t, marker, 30*time.Second, "submit", "--master", master, "--status", app)
-	if code != 0 || !strings.Contains(status, "state: KILLED") || !strings.Contains(status, "final status: KILLED") {
+	if code != 0 || !strings.Contains(status, "state: KILLED") || !strings.Contains(status, "final status: KILLED") ||
+		!regexp.MustCompile(`tasks: \d+ done, 0 running, of 2000`).MatchString(status) {
 		t.Fatalf("status after kill: exit %d\n%s", code, status)
+	}
+	if submitter != nil {
+		if code := submitter.wait(t, time.Minute); code != 1 {
+			t.Errorf("the client-mode submit of a killed application exited %d\n%s", code, submitter.stderr)
+		}
 	}
 	eventually(t, 30*time.Second, "every container process to be gone", func() bool {
 		for _, p := range markedProcesses(marker) {
@@ -764,4 +797,19 @@ func TestNodeManagerDeathLosesContainers(t *testing.T) {
 		t.Fatalf("kill exit %d", code)
 	}
 	c.stop(t)
+}
+
+// Everything after the application's class belongs to the application,
+// as in spark-submit, even what looks like a flag.
+func TestAppArgumentsBelongToTheApp(t *testing.T) {
+	marker := newMarker(t)
+	_, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", "local[1]", "--class", "SparkPi", "-5")
+	if code != 1 || !strings.Contains(stderr, `sparkrpc: SparkPi: the number of slices must be a positive integer, not "-5"`) {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	stdout, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", "local[1]", "--class=SparkPi", "3", "--verbose")
+	if code != 0 || strings.Contains(stderr, "Parsed arguments") {
+		t.Fatalf("exit %d: --verbose after the class was taken as submit's\n%s", code, stderr)
+	}
+	checkPi(t, stdout, 3)
 }

@@ -1,0 +1,71 @@
+package cluster
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// lockedBuffer is a bytes.Buffer safe for concurrent writers: a terminal
+// that stdout and stderr share.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// On a terminal the application's output starts on a line of its own: the
+// progress bar is cleared before it, never glued to it.
+func TestResultNotGluedToProgressBar(t *testing.T) {
+	term := &lockedBuffer{}
+	var mu sync.Mutex
+	done, version := 1, 1
+	get := func() (int, int, int, int, int) {
+		mu.Lock()
+		defer mu.Unlock()
+		return 0, 4, done, 1, version
+	}
+	bar := newConsoleProgress(term, true, time.Millisecond, get)
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(term.String(), "(1 + 1) / 4]") {
+		if time.Now().After(deadline) {
+			t.Fatal("no progress bar drawn")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	out := bar.Above(term)
+	fmt.Fprintln(out, "Pi is roughly 3.14")
+	// The job goes on: the bar comes back below the output.
+	mu.Lock()
+	done, version = 2, 2
+	mu.Unlock()
+	for !strings.Contains(term.String(), "(2 + 1) / 4]") {
+		if time.Now().After(deadline) {
+			t.Fatal("the bar was not drawn again")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	bar.Stop()
+	got := term.String()
+	if !regexp.MustCompile(`\r {80}\rPi is roughly 3\.14\n`).MatchString(got) {
+		t.Fatalf("the result does not start a line of its own: %q", got)
+	}
+	if !strings.HasSuffix(got, "\r"+strings.Repeat(" ", 80)+"\r") {
+		t.Fatalf("Stop did not clear the bar: %q", got)
+	}
+}

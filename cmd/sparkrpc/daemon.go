@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/netty"
+)
+
+// envShutdownTimeout bounds the shutdown of a command's env, so that no
+// command outlives a signal by more than that.
+const envShutdownTimeout = 10 * time.Second
+
+// shutdownEnv shuts env down, waiting at most envShutdownTimeout.
+func shutdownEnv(env *actor.Env) {
+	ctx, cancel := context.WithTimeout(context.Background(), envShutdownTimeout)
+	defer cancel()
+	_ = env.Shutdown(ctx)
+}
+
+// defaultPortMaxRetries is Spark's default of spark.port.maxRetries.
+const defaultPortMaxRetries = 16
+
+// listen creates the daemon's listening env on port. A port in use is
+// retried on port+1, port+2, ... up to spark.port.maxRetries times (Spark's
+// Utils.startServiceOnPort), each move logged; past that, or with
+// spark.port.maxRetries=0, a port in use is an error naming the key.
+func listen(n cluster.Network, name string, conf *actor.Conf, port int, log zerolog.Logger) (*actor.Env, error) {
+	if conf == nil {
+		conf = actor.NewConf()
+	}
+	retries, err := conf.GetInt(keyPortMaxRetries, defaultPortMaxRetries)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	if retries < 0 {
+		return nil, usagef("%s must be at least 0, not %d", keyPortMaxRetries, retries)
+	}
+	if port == 0 {
+		retries = 0 // a random port is never in use
+	}
+	one := conf.Clone().Set(keyPortMaxRetries, "0") // the moves are made and logged here
+	for i := 0; ; i++ {
+		p := port + i
+		env, err := n.Listen(name, one, p)
+		if err == nil {
+			return env, nil
+		}
+		if !errors.Is(err, syscall.EADDRINUSE) {
+			return nil, err
+		}
+		if i >= retries || p >= 65535 {
+			host := n.BindHost
+			if host == "" {
+				host = "127.0.0.1"
+			}
+			if retries == 0 {
+				return nil, fmt.Errorf("cannot listen on %s port %d: the port is in use (%s=0: no other port is tried)", host, port, keyPortMaxRetries)
+			}
+			return nil, fmt.Errorf("cannot listen on %s: ports %d to %d are in use (%s=%d)", host, port, p, keyPortMaxRetries, retries)
+		}
+		log.Warn().Msgf("Service '%s' could not bind on port %d (in use). Attempting port %d (%s=%d).", name, p, p+1, keyPortMaxRetries, retries)
+	}
+}
+
+// keyPortMaxRetries is how many successive ports a daemon tries after a
+// port in use (Spark's spark.port.maxRetries).
+const keyPortMaxRetries = netty.KeyPortMaxRetries
+
+// parseConfs returns the configuration of repeated --conf KEY=VALUE flags.
+func parseConfs(kvs []string) (*actor.Conf, error) {
+	conf := actor.NewConf()
+	for _, kv := range kvs {
+		if err := conf.SetFromArg(kv); err != nil {
+			return nil, usagef("%v", err)
+		}
+	}
+	return conf, nil
+}
