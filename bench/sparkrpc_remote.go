@@ -12,22 +12,8 @@ import (
 // process, listening on 127.0.0.1 port 0; the endpoint is registered on the
 // second and reached from the first through a Ref.
 
-// newNetworkedEnv starts a networked env listening on 127.0.0.1 port 0; nil
-// when this build has no network transport.
-var newNetworkedEnv func(h *harness, name string) (*actor.Env, error)
-
-func networkUnavailable() string {
-	if newNetworkedEnv == nil {
-		return "needs package netty (network transport)"
-	}
-	return ""
-}
-
 // newEnvPair starts two networked envs.
 func newEnvPair(h *harness) (client, server *actor.Env, closeFn func(), err error) {
-	if newNetworkedEnv == nil {
-		return nil, nil, nil, ErrUnavailable
-	}
 	server, err = newNetworkedEnv(h, "bench-server")
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("start env: %w", err)
