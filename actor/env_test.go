@@ -1135,7 +1135,7 @@ func TestBadInput(t *testing.T) {
 	if err := (actor.RpcTimeout{Duration: time.Second, Key: "k"}).Validate(); err != nil {
 		t.Errorf("Validate of a positive timeout = %v", err)
 	}
-	if err := actor.InfiniteTimeout.Validate(); err != nil {
+	if err := actor.InfiniteTimeout().Validate(); err != nil {
 		t.Errorf("Validate of InfiniteTimeout = %v", err)
 	}
 	// The env is unharmed.

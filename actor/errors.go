@@ -26,6 +26,7 @@ var (
 	// "Unsupported message TYPE from ADDR".
 	ErrUnsupportedMessage = errors.New("unsupported message")
 	// ErrNilMessage is returned by Send and Ask for a nil message.
+	//lint:ignore ST1005 Spark's text for a null message (Spark users match on it).
 	ErrNilMessage = errors.New("Message is null")
 	// ErrInvalidName is returned by RegisterEndpoint for an empty or malformed name.
 	ErrInvalidName = errors.New("invalid endpoint name")

@@ -57,7 +57,7 @@ func TestFutureWaitBoundedByContext(t *testing.T) {
 		pending <- ctx
 		return nil
 	}})
-	f := ref.AskWithTimeout(testContext(t), str("q"), actor.InfiniteTimeout)
+	f := ref.AskWithTimeout(testContext(t), str("q"), actor.InfiniteTimeout())
 	cc := recv(t, pending, "the ask")
 	ctx, cancel := context.WithCancelCause(context.Background())
 	enough := errors.New("waited enough")
@@ -92,7 +92,7 @@ func TestAsksWhileStopping(t *testing.T) {
 						wg.Go(func() {
 							<-ready
 							for range 40 {
-								f := ref.AskWithTimeout(context.Background(), str("q"), actor.InfiniteTimeout)
+								f := ref.AskWithTimeout(context.Background(), str("q"), actor.InfiniteTimeout())
 								_, err := f.Wait(testContext(t))
 								switch {
 								case err == nil:

@@ -87,9 +87,9 @@ func TestCancelledAskClosesDone(t *testing.T) {
 			}
 			cause := errors.New("no longer needed")
 			ctx, cancel := context.WithCancelCause(context.Background())
-			f := ref.AskWithTimeout(ctx, str("q"), actor.InfiniteTimeout)
+			f := ref.AskWithTimeout(ctx, str("q"), actor.InfiniteTimeout())
 			ctx2, cancel2 := context.WithCancelCause(context.Background())
-			g := ref.AskWithTimeout(ctx2, str("q"), actor.InfiniteTimeout)
+			g := ref.AskWithTimeout(ctx2, str("q"), actor.InfiniteTimeout())
 			cancel(cause)
 			cancel2(cause)
 			if _, err := f.Result(); !errors.Is(err, cause) {

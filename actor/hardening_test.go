@@ -75,7 +75,7 @@ func TestRegistrationRacesMessages(t *testing.T) {
 					if ref.Send(str("local")) == nil {
 						sent[i].Add(1)
 					}
-					_ = ref.AskWithTimeout(ctx, str("ask"), actor.InfiniteTimeout)
+					_ = ref.AskWithTimeout(ctx, str("ask"), actor.InfiniteTimeout())
 				}
 			}
 		})
@@ -203,11 +203,11 @@ func TestShutdownFailsPendingAsksAtOnce(t *testing.T) {
 	release := sync.OnceFunc(func() { close(b.release) })
 	defer release()
 	ref := register(t, e, "blocker", b)
-	running := ref.AskWithTimeout(context.Background(), str("first"), actor.InfiniteTimeout)
+	running := ref.AskWithTimeout(context.Background(), str("first"), actor.InfiniteTimeout())
 	recv(t, b.entered, "the handler to start")
-	queued := ref.AskWithTimeout(context.Background(), str("second"), actor.InfiniteTimeout)
+	queued := ref.AskWithTimeout(context.Background(), str("second"), actor.InfiniteTimeout())
 	timed := ref.Ask(context.Background(), str("third"))
-	remote := setupRef(t, e, server, "silent").AskWithTimeout(context.Background(), str("remote"), actor.InfiniteTimeout)
+	remote := setupRef(t, e, server, "silent").AskWithTimeout(context.Background(), str("remote"), actor.InfiniteTimeout())
 	silent.waitFor(t, "ask:remote")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
@@ -245,7 +245,7 @@ func TestCloseIsImmediate(t *testing.T) {
 	e := newEnv(t, nil)
 	b := newBlocker()
 	ref := register(t, e, "blocker", b)
-	running := ref.AskWithTimeout(context.Background(), str("first"), actor.InfiniteTimeout)
+	running := ref.AskWithTimeout(context.Background(), str("first"), actor.InfiniteTimeout())
 	recv(t, b.entered, "the handler to start")
 	for i := range 10 {
 		if err := ref.Send(str(fmt.Sprint("queued-", i))); err != nil {

@@ -240,13 +240,3 @@ func (e *testEndpoint) waitFor(t testing.TB, prefix string) {
 	t.Helper()
 	eventually(t, func() bool { return e.count(prefix) > 0 }, "event %q; got %q", prefix, e.Events())
 }
-
-// gate is a channel closed once, by whichever of several goroutines gets there first.
-type gate struct {
-	once sync.Once
-	ch   chan struct{}
-}
-
-func newGate() *gate { return &gate{ch: make(chan struct{})} }
-
-func (g *gate) open() { g.once.Do(func() { close(g.ch) }) }

@@ -242,7 +242,7 @@ func TestMemNetworkDisconnectFailsPendingAsks(t *testing.T) {
 		return nil
 	}})
 	ref := setupRef(t, client, server, "never")
-	f := ref.AskWithTimeout(testContext(t), str("q"), actor.InfiniteTimeout)
+	f := ref.AskWithTimeout(testContext(t), str("q"), actor.InfiniteTimeout())
 	recv(t, asked, "the ask")
 	shutdown(t, server)
 	_, err := f.Wait(testContext(t))
@@ -283,7 +283,7 @@ func TestMemNetworkClientShutdownFailsServerAsks(t *testing.T) {
 	if got, want := ref.String(), "spark-client://never"; got != want {
 		t.Errorf("ref = %q, want %q", got, want)
 	}
-	f := ref.AskWithTimeout(testContext(t), str("q"), actor.InfiniteTimeout)
+	f := ref.AskWithTimeout(testContext(t), str("q"), actor.InfiniteTimeout())
 	recv(t, asked, "the ask")
 	shutdown(t, client)
 	if _, err := f.Wait(testContext(t)); !errors.Is(err, actor.ErrConnectionClosed) {
@@ -465,7 +465,7 @@ func TestMemNetworkOwnShutdownFailsPendingAsks(t *testing.T) {
 		asked <- struct{}{}
 		return nil
 	}})
-	f := setupRef(t, client, server, "never").AskWithTimeout(testContext(t), str("q"), actor.InfiniteTimeout)
+	f := setupRef(t, client, server, "never").AskWithTimeout(testContext(t), str("q"), actor.InfiniteTimeout())
 	recv(t, asked, "the ask")
 	shutdown(t, client)
 	if _, err := f.Wait(testContext(t)); !errors.Is(err, actor.ErrEnvStopped) {

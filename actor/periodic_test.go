@@ -2,6 +2,8 @@ package actor_test
 
 import (
 	"errors"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,28 +32,60 @@ func (e *ticking) Receive(_ *actor.Context, msg proto.Message) error {
 	return nil
 }
 
+// SendEvery ticks until it is stopped, by the function it returns or by the
+// endpoint stopping; either way its goroutine ends.
 func TestSendEveryTicksUntilStop(t *testing.T) {
-	env := newEnv(t, nil)
-	ep := &ticking{ticks: make(chan string, 1)}
-	ref, err := env.RegisterEndpoint("ticking", ep)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for range 3 {
-		select {
-		case got := <-ep.ticks:
-			if got != "tick" {
-				t.Fatalf("got %q, want tick", got)
+	tests := []struct {
+		name string
+		stop func(t *testing.T, env *actor.Env, ref *actor.Ref, ep *ticking)
+	}{
+		{"stop function", func(_ *testing.T, _ *actor.Env, _ *actor.Ref, ep *ticking) { ep.stop() }},
+		{"endpoint stops", func(t *testing.T, env *actor.Env, ref *actor.Ref, _ *ticking) {
+			if err := env.Stop(ref); err != nil {
+				t.Fatal(err)
 			}
-		case <-time.After(testTimeout):
-			t.Fatal("no periodic message")
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := newEnv(t, nil)
+			ep := &ticking{ticks: make(chan string, 1)}
+			ref, err := env.RegisterEndpoint("ticking", ep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range 3 {
+				if got := recv(t, ep.ticks, "a periodic message"); got != "tick" {
+					t.Fatalf("got %q, want tick", got)
+				}
+			}
+			if n := tickers(); n != 1 {
+				t.Fatalf("%d SendEvery goroutines while ticking, want 1", n)
+			}
+			tt.stop(t, env, ref, ep)
+			eventually(t, func() bool { return tickers() == 0 }, "the SendEvery goroutine to end")
+		})
+	}
+}
+
+// tickers counts the running goroutines that SendEvery started.
+func tickers() int {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	count := 0
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "actor.(*Context).SendEvery") {
+			count++
 		}
 	}
-	// Stopping the endpoint ends the ticker goroutine (the package's leak
-	// check would report it otherwise).
-	if err := env.Stop(ref); err != nil {
-		t.Fatal(err)
-	}
+	return count
 }
 
 func TestSendEveryBadInput(t *testing.T) {

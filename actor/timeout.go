@@ -13,8 +13,12 @@ type RpcTimeout struct {
 	Key      string
 }
 
-// InfiniteTimeout never times out.
-var InfiniteTimeout = RpcTimeout{Duration: math.MaxInt64, Key: "infinite"}
+// infiniteDuration is the duration of InfiniteTimeout: no ask outlives it.
+const infiniteDuration time.Duration = math.MaxInt64
+
+// InfiniteTimeout returns a timeout that never expires (an ask made with it
+// waits for its reply, its context or the env's shutdown).
+func InfiniteTimeout() RpcTimeout { return RpcTimeout{Duration: infiniteDuration, Key: "infinite"} }
 
 // Validate returns ErrInvalidTimeout for a zero or negative duration.
 func (t RpcTimeout) Validate() error {
@@ -24,7 +28,7 @@ func (t RpcTimeout) Validate() error {
 	return nil
 }
 
-func (t RpcTimeout) infinite() bool { return t.Duration >= InfiniteTimeout.Duration }
+func (t RpcTimeout) infinite() bool { return t.Duration >= infiniteDuration }
 
 // String returns "DURATION (KEY)".
 func (t RpcTimeout) String() string { return fmt.Sprintf("%s (%s)", t.Duration, t.Key) }

@@ -137,6 +137,49 @@ type onewaySpec struct {
 	flush func(sender int) error
 }
 
+// onewayRunner builds the run function of the one-way workload of p:
+// senders goroutines, sender s sending to receiver s % receivers with send
+// (and flush, for a buffered transport; may be nil), within the window for
+// p's payload size. Every driver's one-way scenario runs through it.
+func onewayRunner(h *harness, p Params, sk *sink, senders, receivers int, send func(sender int, m *messages.BenchPing) error, flush func(sender int) error) runFunc {
+	spec := onewaySpec{
+		senders:   senders,
+		receivers: receivers,
+		route:     func(s int) int { return s % receivers },
+		window:    h.cfg.window(p.Payload),
+		payload:   make([]byte, p.Payload),
+		sink:      sk,
+		send:      send,
+		flush:     flush,
+	}
+	return func(ctx context.Context, b budget) (sample, error) {
+		return h.runOneway(ctx, spec, b)
+	}
+}
+
+// askRunner builds the run function of the asking workload of p: InFlight
+// workers (at least one), each asking with ask and waiting for the reply.
+func askRunner(h *harness, p Params, sk *sink, ask func(context.Context, int, *messages.BenchPing) (*messages.BenchPong, error)) runFunc {
+	workers := max(1, p.InFlight)
+	spec := askSpec{
+		workers: workers,
+		payload: make([]byte, p.Payload),
+		sink:    sk,
+		ask:     ask,
+		hists:   newHistograms(workers),
+	}
+	return func(ctx context.Context, b budget) (sample, error) {
+		return h.runAsk(ctx, spec, b)
+	}
+}
+
+// pingPongRunner builds the run function of a ping-pong workload.
+func pingPongRunner(h *harness, spec *pingPongSpec) runFunc {
+	return func(ctx context.Context, b budget) (sample, error) {
+		return h.runPingPong(ctx, spec, b)
+	}
+}
+
 // runOneway runs a one-way workload within b and verifies every arrival.
 func (h *harness) runOneway(ctx context.Context, spec onewaySpec, b budget) (sample, error) {
 	senderOf := make([]int, spec.receivers)

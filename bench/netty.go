@@ -5,8 +5,9 @@ import (
 	"github.com/sparkrpc/sparkrpc/netty"
 )
 
-func init() {
-	newNetworkedEnv = func(h *harness, name string) (*actor.Env, error) {
-		return netty.NewEnv(name, nil, netty.WithBindHost("127.0.0.1"), netty.WithPort(0), netty.WithLogger(h.log))
-	}
+// newNetworkedEnv starts an env on netty's transport, listening on 127.0.0.1
+// port 0 and logging to the harness's logger: the envs of the remote and
+// scheduler scenarios.
+func newNetworkedEnv(h *harness, name string) (*actor.Env, error) {
+	return netty.NewEnv(name, nil, netty.WithBindHost("127.0.0.1"), netty.WithPort(0), netty.WithLogger(h.log))
 }

@@ -92,60 +92,51 @@ func (p *remotePair) close() {
 	p.b.Shutdown()
 }
 
-// remotePID addresses the actor name on the second system from the first.
-func (p *remotePair) remotePID(name string) *protoactor.PID {
-	return protoactor.NewPID(p.b.Address(), name)
+// newRemoteActor starts a remote pair, spawns an actor with props as "bench"
+// on its second system and returns the pair and the actor's PID as the
+// first system addresses it.
+func newRemoteActor(h *harness, payload int, props *protoactor.Props) (*remotePair, *protoactor.PID, error) {
+	pair, err := newRemotePair(h, payload)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := pair.b.Root.SpawnNamed(props, "bench"); err != nil {
+		pair.close()
+		return nil, nil, fmt.Errorf("spawn: %w", err)
+	}
+	return pair, protoactor.NewPID(pair.b.Address(), "bench"), nil
 }
 
 // protoactorRemoteOneway sends the one-way workload of p over the remote.
 func protoactorRemoteOneway(ctx context.Context, h *harness, p Params) (*Figures, error) {
-	pair, err := newRemotePair(h, p.Payload)
+	sk := &sink{}
+	pair, target, err := newRemoteActor(h, p.Payload, protoactor.PropsFromFunc(func(c protoactor.Context) {
+		if m, ok := c.Message().(*messages.BenchPing); ok {
+			sk.arrive(0, m)
+		}
+	}))
 	if err != nil {
 		return nil, err
 	}
 	defer pair.close()
-	sk := &sink{}
-	props := protoactor.PropsFromFunc(func(c protoactor.Context) {
-		if m, ok := c.Message().(*messages.BenchPing); ok {
-			sk.arrive(0, m)
-		}
-	})
-	if _, err := pair.b.Root.SpawnNamed(props, "bench"); err != nil {
-		return nil, fmt.Errorf("spawn: %w", err)
+	send := func(_ int, m *messages.BenchPing) error {
+		pair.a.Root.Send(target, m)
+		return nil
 	}
-	target := pair.remotePID("bench")
-	spec := onewaySpec{
-		senders:   1,
-		receivers: 1,
-		route:     func(int) int { return 0 },
-		window:    h.cfg.window(p.Payload),
-		payload:   make([]byte, p.Payload),
-		sink:      sk,
-		send: func(_ int, m *messages.BenchPing) error {
-			pair.a.Root.Send(target, m)
-			return nil
-		},
-	}
-	return h.measure(ctx, p.Payload, func(ctx context.Context, b budget) (sample, error) {
-		return h.runOneway(ctx, spec, b)
-	})
+	return h.measure(ctx, p.Payload, onewayRunner(h, p, sk, 1, 1, send, nil))
 }
 
 // protoactorRemoteAsk asks over the remote with RequestFuture.
 func protoactorRemoteAsk(ctx context.Context, h *harness, p Params) (*Figures, error) {
-	pair, err := newRemotePair(h, p.Payload)
+	sk := &sink{}
+	pair, target, err := newRemoteActor(h, p.Payload, protoactor.PropsFromFunc(func(c protoactor.Context) {
+		if m, ok := c.Message().(*messages.BenchPing); ok {
+			c.Respond(sk.reply(m))
+		}
+	}))
 	if err != nil {
 		return nil, err
 	}
 	defer pair.close()
-	sk := &sink{}
-	props := protoactor.PropsFromFunc(func(c protoactor.Context) {
-		if m, ok := c.Message().(*messages.BenchPing); ok {
-			c.Respond(sk.reply(m))
-		}
-	})
-	if _, err := pair.b.Root.SpawnNamed(props, "bench"); err != nil {
-		return nil, fmt.Errorf("spawn: %w", err)
-	}
-	return h.measure(ctx, p.Payload, askRunner(h, p, sk, protoactorAsker(pair.a, pair.remotePID("bench"))))
+	return h.measure(ctx, p.Payload, askRunner(h, p, sk, protoactorAsker(pair.a, target)))
 }

@@ -63,21 +63,11 @@ func protoactorOneway(ctx context.Context, h *harness, p Params) (*Figures, erro
 		pids[r] = pid
 	}
 	defer stopActors(sys, pids)
-	spec := onewaySpec{
-		senders:   max(1, p.Senders),
-		receivers: receivers,
-		route:     func(s int) int { return s % receivers },
-		window:    h.cfg.window(p.Payload),
-		payload:   make([]byte, p.Payload),
-		sink:      sk,
-		send: func(s int, m *messages.BenchPing) error {
-			sys.Root.Send(pids[s%receivers], m)
-			return nil
-		},
+	send := func(s int, m *messages.BenchPing) error {
+		sys.Root.Send(pids[s%receivers], m)
+		return nil
 	}
-	return h.measure(ctx, p.Payload, func(ctx context.Context, b budget) (sample, error) {
-		return h.runOneway(ctx, spec, b)
-	})
+	return h.measure(ctx, p.Payload, onewayRunner(h, p, sk, max(1, p.Senders), receivers, send, nil))
 }
 
 // protoactorAsk runs the asking workload of p with raw protoactor
@@ -114,21 +104,6 @@ func protoactorAsker(sys *protoactor.ActorSystem, pid *protoactor.PID) func(cont
 	}
 }
 
-// askRunner builds the run function of an asking workload.
-func askRunner(h *harness, p Params, sk *sink, ask func(context.Context, int, *messages.BenchPing) (*messages.BenchPong, error)) runFunc {
-	workers := max(1, p.InFlight)
-	spec := askSpec{
-		workers: workers,
-		payload: make([]byte, p.Payload),
-		sink:    sk,
-		ask:     ask,
-		hists:   newHistograms(workers),
-	}
-	return func(ctx context.Context, b budget) (sample, error) {
-		return h.runAsk(ctx, spec, b)
-	}
-}
-
 // protoactorPingPong runs the many-endpoints workload with raw protoactor
 // actors.
 func protoactorPingPong(ctx context.Context, h *harness, p Params) (*Figures, error) {
@@ -154,7 +129,5 @@ func protoactorPingPong(ctx context.Context, h *harness, p Params) (*Figures, er
 		pids[i] = pid
 	}
 	defer stopActors(sys, pids)
-	return h.measure(ctx, p.Payload, func(ctx context.Context, b budget) (sample, error) {
-		return h.runPingPong(ctx, spec, b)
-	})
+	return h.measure(ctx, p.Payload, pingPongRunner(h, spec))
 }

@@ -99,7 +99,7 @@ func buildRegistry() []*scenario {
 				}
 				return ps
 			},
-			sparkrpc: impl{name: ImplSparkrpc, run: sparkrpcRemoteOneway, unavailable: networkUnavailable},
+			sparkrpc: impl{name: ImplSparkrpc, run: sparkrpcRemoteOneway},
 			baselines: []impl{
 				{name: ImplProtoactorRemote, run: protoactorRemoteOneway, unavailable: raceUnavailable},
 				{name: ImplTCP, run: tcpOneway},
@@ -130,7 +130,7 @@ func buildRegistry() []*scenario {
 				}
 				return ps
 			},
-			sparkrpc: impl{name: ImplSparkrpc, run: sparkrpcRemoteAsk, unavailable: networkUnavailable},
+			sparkrpc: impl{name: ImplSparkrpc, run: sparkrpcRemoteAsk},
 			baselines: []impl{
 				{name: ImplProtoactorRemote, run: protoactorRemoteAsk, unavailable: raceUnavailable},
 				{name: ImplTCP, run: tcpAsk},

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -27,12 +28,15 @@ const emptyTaskName = "sparkrpc.bench.empty"
 // emptyTaskRuns counts the runs of emptyTaskName in this process.
 var emptyTaskRuns atomic.Int64
 
-func init() {
+// registerEmptyTask registers emptyTaskName in the process's task registry,
+// once: the empty-tasks scenario calls it before it starts its cluster, so
+// that importing the package registers nothing.
+var registerEmptyTask = sync.OnceFunc(func() {
 	endpoints.RegisterTask(emptyTaskName, func(_ context.Context, _ endpoints.TaskContext, payload []byte) ([]byte, error) {
 		emptyTaskRuns.Add(1)
 		return payload, nil
 	})
-}
+})
 
 // executorCores is the number of cores of each executor of the empty-tasks
 // scenario (Spark's default spark.executor.cores on YARN).
@@ -42,7 +46,7 @@ func schedulerUnavailable() string { return "" }
 
 // clusterEnvs starts the driver's env and returns the executors' env factory.
 func clusterEnvs(h *harness) (*actor.Env, endpoints.EnvFactory, error) {
-	driverEnv, err := netty.NewEnv("bench-driver", nil, netty.WithBindHost("127.0.0.1"), netty.WithPort(0), netty.WithLogger(h.log))
+	driverEnv, err := newNetworkedEnv(h, "bench-driver")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -127,6 +131,7 @@ func executorRegistration(ctx context.Context, h *harness, p Params) (*Figures, 
 // emptyTasks runs empty tasks on p.Executors executors: one job of Count
 // tasks, or jobs of 1,000 tasks until Duration has passed.
 func emptyTasks(ctx context.Context, h *harness, p Params) (*Figures, error) {
+	registerEmptyTask()
 	c, stop, err := startCluster(ctx, h, p.Executors, executorCores)
 	if err != nil {
 		return nil, err

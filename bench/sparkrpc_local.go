@@ -108,20 +108,8 @@ func sparkrpcOneway(ctx context.Context, h *harness, p Params) (*Figures, error)
 			return nil, err
 		}
 	}
-	spec := onewaySpec{
-		senders:   max(1, p.Senders),
-		receivers: receivers,
-		route:     func(s int) int { return s % receivers },
-		window:    h.cfg.window(p.Payload),
-		payload:   make([]byte, p.Payload),
-		sink:      sk,
-		send: func(s int, m *messages.BenchPing) error {
-			return refs[s%receivers].Send(m)
-		},
-	}
-	return h.measure(ctx, p.Payload, func(ctx context.Context, b budget) (sample, error) {
-		return h.runOneway(ctx, spec, b)
-	})
+	send := func(s int, m *messages.BenchPing) error { return refs[s%receivers].Send(m) }
+	return h.measure(ctx, p.Payload, onewayRunner(h, p, sk, max(1, p.Senders), receivers, send, nil))
 }
 
 // sparkrpcAsk runs the asking workload of p with Ref.Ask to one endpoint.
@@ -162,7 +150,5 @@ func sparkrpcPingPong(ctx context.Context, h *harness, p Params) (*Figures, erro
 			return nil, err
 		}
 	}
-	return h.measure(ctx, p.Payload, func(ctx context.Context, b budget) (sample, error) {
-		return h.runPingPong(ctx, spec, b)
-	})
+	return h.measure(ctx, p.Payload, pingPongRunner(h, spec))
 }

@@ -12,22 +12,8 @@ import (
 // process, listening on 127.0.0.1 port 0; the endpoint is registered on the
 // second and reached from the first through a Ref.
 
-// newNetworkedEnv starts a networked env listening on 127.0.0.1 port 0; nil
-// when this build has no network transport.
-var newNetworkedEnv func(h *harness, name string) (*actor.Env, error)
-
-func networkUnavailable() string {
-	if newNetworkedEnv == nil {
-		return "needs package netty (network transport)"
-	}
-	return ""
-}
-
 // newEnvPair starts two networked envs.
 func newEnvPair(h *harness) (client, server *actor.Env, closeFn func(), err error) {
-	if newNetworkedEnv == nil {
-		return nil, nil, nil, ErrUnavailable
-	}
 	server, err = newNetworkedEnv(h, "bench-server")
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("start env: %w", err)
@@ -43,50 +29,45 @@ func newEnvPair(h *harness) (client, server *actor.Env, closeFn func(), err erro
 	}, nil
 }
 
+// newRemoteEndpoint starts two networked envs, registers ep as "bench" on the
+// second and returns a reference to it from the first.
+func newRemoteEndpoint(ctx context.Context, h *harness, ep actor.Endpoint) (*actor.Ref, func(), error) {
+	client, server, closeFn, err := newEnvPair(h)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := server.RegisterEndpoint("bench", ep); err != nil {
+		closeFn()
+		return nil, nil, err
+	}
+	ref, err := client.SetupEndpointRef(ctx, server.Address(), "bench")
+	if err != nil {
+		closeFn()
+		return nil, nil, err
+	}
+	return ref, closeFn, nil
+}
+
 // sparkrpcRemoteOneway sends the one-way workload of p from one env to an
 // endpoint of another.
 func sparkrpcRemoteOneway(ctx context.Context, h *harness, p Params) (*Figures, error) {
-	client, server, closeFn, err := newEnvPair(h)
+	sk := &sink{}
+	ref, closeFn, err := newRemoteEndpoint(ctx, h, &sinkEndpoint{sk: sk})
 	if err != nil {
 		return nil, err
 	}
 	defer closeFn()
-	sk := &sink{}
-	if _, err := server.RegisterEndpoint("bench", &sinkEndpoint{sk: sk}); err != nil {
-		return nil, err
-	}
-	ref, err := client.SetupEndpointRef(ctx, server.Address(), "bench")
-	if err != nil {
-		return nil, err
-	}
-	spec := onewaySpec{
-		senders:   1,
-		receivers: 1,
-		route:     func(int) int { return 0 },
-		window:    h.cfg.window(p.Payload),
-		payload:   make([]byte, p.Payload),
-		sink:      sk,
-		send:      func(_ int, m *messages.BenchPing) error { return ref.Send(m) },
-	}
-	return h.measure(ctx, p.Payload, func(ctx context.Context, b budget) (sample, error) {
-		return h.runOneway(ctx, spec, b)
-	})
+	send := func(_ int, m *messages.BenchPing) error { return ref.Send(m) }
+	return h.measure(ctx, p.Payload, onewayRunner(h, p, sk, 1, 1, send, nil))
 }
 
 // sparkrpcRemoteAsk asks an endpoint of another env.
 func sparkrpcRemoteAsk(ctx context.Context, h *harness, p Params) (*Figures, error) {
-	client, server, closeFn, err := newEnvPair(h)
+	sk := &sink{}
+	ref, closeFn, err := newRemoteEndpoint(ctx, h, &replyEndpoint{sk: sk})
 	if err != nil {
 		return nil, err
 	}
 	defer closeFn()
-	sk := &sink{}
-	if _, err := server.RegisterEndpoint("bench", &replyEndpoint{sk: sk}); err != nil {
-		return nil, err
-	}
-	ref, err := client.SetupEndpointRef(ctx, server.Address(), "bench")
-	if err != nil {
-		return nil, err
-	}
 	return h.measure(ctx, p.Payload, askRunner(h, p, sk, refAsker(ref)))
 }

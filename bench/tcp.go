@@ -214,19 +214,9 @@ func tcpOneway(ctx context.Context, h *harness, p Params) (*Figures, error) {
 		wg.Wait()
 	}()
 	fw := newFrameWriter(pair.client)
-	spec := onewaySpec{
-		senders:   1,
-		receivers: 1,
-		route:     func(int) int { return 0 },
-		window:    h.cfg.window(p.Payload),
-		payload:   make([]byte, p.Payload),
-		sink:      sk,
-		send:      func(_ int, m *messages.BenchPing) error { return fw.writePing(m) },
-		flush:     func(int) error { return fw.w.Flush() },
-	}
-	return h.measure(ctx, p.Payload, func(ctx context.Context, b budget) (sample, error) {
-		return h.runOneway(ctx, spec, b)
-	})
+	send := func(_ int, m *messages.BenchPing) error { return fw.writePing(m) }
+	flush := func(int) error { return fw.w.Flush() }
+	return h.measure(ctx, p.Payload, onewayRunner(h, p, sk, 1, 1, send, flush))
 }
 
 // tcpAsk runs the asking workload of p over one connection, multiplexed:

@@ -3,7 +3,6 @@ package cluster
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -361,16 +360,4 @@ func (a *allocator) lossReason(id string, fn func(lossReason, bool)) {
 	}
 	a.waiting[id] = append(a.waiting[id], fn)
 	a.mu.Unlock()
-}
-
-// executors returns the ids of the executors whose containers run.
-func (a *allocator) executors() []string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	ids := make([]string, 0, len(a.byExecutor))
-	for id := range a.byExecutor {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	return ids
 }

@@ -176,6 +176,7 @@ func (am *appMaster) runDriver(ctx context.Context) error {
 		}
 		return am.exit(ExitUncaughtException, "User did not initialize spark context!")
 	case <-wait.C:
+		//lint:ignore ST1005 Spark's ApplicationMaster text, also the final status diagnostics.
 		cancelApp(errors.New("Timed out waiting for SparkContext."))
 		return am.exit(ExitSCNotInited, "Timed out waiting for SparkContext.")
 	case <-ctx.Done():

@@ -39,7 +39,7 @@ func TestShutdownWithBlockedHandlerClosesConnections(t *testing.T) {
 
 	client := newClientEnv(t, "client", nil)
 	ref := lookup(t, client, server.Address(), "stuck")
-	f := ref.AskWithTimeout(context.Background(), str("wait"), actor.InfiniteTimeout)
+	f := ref.AskWithTimeout(context.Background(), str("wait"), actor.InfiniteTimeout())
 	select {
 	case <-s.entered:
 	case <-time.After(waitFor):

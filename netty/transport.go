@@ -31,8 +31,6 @@ import (
 const (
 	defaultMaxRetries = 16
 	readBufferSize    = 64 << 10
-	// maxSpareBuffer is the largest write buffer a connection keeps for reuse.
-	maxSpareBuffer = 4 << 20
 	// dialAttempts bounds the dials of one outbox when the peer answers that
 	// it is dialling us at the same time.
 	dialAttempts = 3

@@ -12,15 +12,6 @@ import (
 	"time"
 )
 
-// The tests of this package read log lines in the console format; the
-// processes they start inherit this default (a test that wants JSON says so
-// with --log-format json, which takes precedence).
-func init() {
-	if os.Getenv(envLogFormat) == "" {
-		os.Setenv(envLogFormat, logFormatConsole)
-	}
-}
-
 // jsonRecords parses every line of out that is a JSON object, fails the
 // test for a record that holds a field twice, and returns the records.
 func jsonRecords(t *testing.T, what, out string) []map[string]any {

@@ -20,12 +20,19 @@ import (
 
 	"github.com/sparkrpc/sparkrpc/endpoints"
 	"github.com/sparkrpc/sparkrpc/examples"
+	"go.uber.org/goleak"
 )
 
 // binary is the sparkrpc binary built once for the package's tests.
 var binary string
 
 func TestMain(m *testing.M) {
+	// The tests of this package read log lines in the console format; the
+	// processes they start inherit this default (a test that wants JSON says
+	// so with --log-format json, which takes precedence).
+	if os.Getenv(envLogFormat) == "" {
+		os.Setenv(envLogFormat, logFormatConsole)
+	}
 	dir, err := os.MkdirTemp("", "sparkrpc-cmd-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -41,6 +48,14 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
+	// Fail a passing run that leaves a goroutine behind (what
+	// goleak.VerifyTestMain does, after the binary's directory is gone).
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak: errors on successful test run:", err)
+			code = 1
+		}
+	}
 	os.Exit(code)
 }
 
