@@ -44,40 +44,47 @@ var (
 	logCfg = logSettings{level: zerolog.NoLevel, format: logFormatAuto}
 )
 
+// The values of --log-level and --log-format as given.
+var logLevelFlag, logFormatFlag string
+
 // addLogFlags adds the persistent --log-level and --log-format flags to
-// root and resolves them (flag, then environment, then default) before any
-// subcommand runs.
+// root and resolves them before any subcommand runs.
 func addLogFlags(root *cobra.Command) {
-	var level, format string
 	pf := root.PersistentFlags()
-	pf.StringVar(&level, "log-level", "", "log `LEVEL`: "+strings.Join(logLevels, ", ")+
+	pf.StringVar(&logLevelFlag, "log-level", "", "log `LEVEL`: "+strings.Join(logLevels, ", ")+
 		" (default $"+envLogLevel+", else warn for submit and the client commands, info for the daemons)")
-	pf.StringVar(&format, "log-format", "", "log `FORMAT`: auto (console on a terminal, JSON otherwise), console or json (default $"+envLogFormat+", else auto)")
-	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
-		levelFrom, formatFrom := "--log-level", "--log-format"
-		if !cmd.Flags().Changed("log-level") {
-			level, levelFrom = os.Getenv(envLogLevel), "$"+envLogLevel
-		}
-		if !cmd.Flags().Changed("log-format") {
-			format, formatFrom = os.Getenv(envLogFormat), "$"+envLogFormat
-		}
-		s, err := parseLogSettings(level, levelFrom, format, formatFrom)
-		if err != nil {
-			return err
-		}
-		logMu.Lock()
-		logCfg = s
-		logMu.Unlock()
-		// Children (containers started by this process or by the node
-		// managers it embeds) log the same way.
-		if level != "" {
-			os.Setenv(envLogLevel, level)
-		}
-		if format != "" {
-			os.Setenv(envLogFormat, format)
-		}
-		return nil
+	pf.StringVar(&logFormatFlag, "log-format", "", "log `FORMAT`: auto (console on a terminal, JSON otherwise), console or json (default $"+envLogFormat+", else auto)")
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error { return applyLogFlags(cmd) }
+}
+
+// applyLogFlags resolves the log settings of cmd (flag, then environment,
+// then default). A command that parses its own flags (submit) calls it again
+// once it has.
+func applyLogFlags(cmd *cobra.Command) error {
+	level, format := logLevelFlag, logFormatFlag
+	levelFrom, formatFrom := "--log-level", "--log-format"
+	if !cmd.Flags().Changed("log-level") {
+		level, levelFrom = os.Getenv(envLogLevel), "$"+envLogLevel
 	}
+	if !cmd.Flags().Changed("log-format") {
+		format, formatFrom = os.Getenv(envLogFormat), "$"+envLogFormat
+	}
+	s, err := parseLogSettings(level, levelFrom, format, formatFrom)
+	if err != nil {
+		return err
+	}
+	logMu.Lock()
+	logCfg = s
+	logMu.Unlock()
+	// Children (containers started by this process or by the node
+	// managers it embeds) log the same way.
+	if level != "" {
+		os.Setenv(envLogLevel, level)
+	}
+	if format != "" {
+		os.Setenv(envLogFormat, format)
+	}
+	return nil
 }
 
 // parseLogSettings checks a log level and format, which came from levelFrom

@@ -62,8 +62,12 @@ Applications: ` + strings.Join(cluster.Apps(), ", "),
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			own, appArgs := splitAppArgs(args)
+			cmd.InheritedFlags() // adds --log-level and --log-format to cmd.Flags()
 			if err := cmd.Flags().Parse(own); err != nil {
 				return &usageError{err: err}
+			}
+			if err := applyLogFlags(cmd); err != nil {
+				return err
 			}
 			if help, _ := cmd.Flags().GetBool("help"); help {
 				return cmd.Help()
@@ -114,7 +118,7 @@ func splitAppArgs(args []string) (own, app []string) {
 // takesValue names submit's flags that take a value.
 var takesValue = map[string]bool{"master": true, "deploy-mode": true, "name": true, "queue": true, "driver-memory": true,
 	"driver-cores": true, "executor-memory": true, "executor-cores": true, "num-executors": true, "conf": true,
-	"properties-file": true, "kill": true, "status": true}
+	"properties-file": true, "kill": true, "status": true, "log-level": true, "log-format": true}
 
 func runSubmit(cmd *cobra.Command, f *submitFlags, args []string) error {
 	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
