@@ -1,5 +1,7 @@
 package endpoints
 
+// This file holds the package's sentinel and typed errors.
+
 import (
 	"errors"
 	"fmt"

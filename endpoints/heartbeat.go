@@ -1,6 +1,11 @@
 package endpoints
 
+// This file holds both ends of heartbeats: the driver's HeartbeatReceiver
+// endpoint, which expires silent executors, and the executor's heartbeat loop.
+
 import (
+	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -111,4 +116,36 @@ func (h *heartbeatReceiver) expireDeadHosts() {
 
 func (h *heartbeatReceiver) OnError(_ *actor.Context, err error) {
 	h.d.log.Error().Err(err).Msg("heartbeat receiver error")
+}
+
+// heartbeat asks the driver's HeartbeatReceiver every heartbeat interval;
+// after spark.executor.heartbeat.maxFailures failures in a row the executor
+// exits with ExitCodeHeartbeatFailure.
+func (b *executorBackend) heartbeat(receiver *actor.Ref, r *taskRunner) {
+	t := time.NewTicker(b.hbInterval)
+	defer t.Stop()
+	timeout := actor.RpcTimeout{Duration: b.hbInterval, Key: KeyHeartbeatInterval}
+	failures := 0
+	for {
+		select {
+		case <-b.hbStop:
+			return
+		case <-t.C:
+		}
+		_, err := receiver.AskWithTimeout(b.ctx, &messages.Heartbeat{ExecutorId: b.cfg.ExecutorID, RunningTasks: int32(r.numBusy())}, timeout).Result()
+		if err == nil {
+			failures = 0
+			continue
+		}
+		if errors.Is(err, context.Canceled) || b.stopping.Load() {
+			return
+		}
+		failures++
+		b.log.Warn().Err(err).Int("failures", failures).Msg("Issue communicating with driver in heartbeater")
+		if failures >= b.hbMaxFailures {
+			b.exitExecutor(ExitCodeHeartbeatFailure,
+				fmt.Sprintf("Unable to send heartbeats to driver more than %d times", b.hbMaxFailures), err, true)
+			return
+		}
+	}
 }
