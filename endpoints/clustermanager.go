@@ -6,6 +6,7 @@ package endpoints
 import (
 	"context"
 	"fmt"
+	"reflect"
 )
 
 // ClusterManager is the driver's link to the cluster manager that runs its
@@ -75,27 +76,57 @@ func (d *Driver) RequestTotalExecutors(ctx context.Context, total int) error {
 	return nil
 }
 
-// sameValue reports whether a and b are the same comparable value.
-func sameValue(a, b any) (same bool) {
-	defer func() {
-		if recover() != nil {
-			same = false
-		}
-	}()
-	return a == b
-}
-
 // ExecutorAllocator is told by the driver about executors it lost, so that a
-// cluster manager can replace them (YARN's allocator). Its methods are called
-// on the listener bus goroutine, in order with the other events.
+// cluster manager can replace them (YARN's allocator). It hears of them
+// through the driver's listener bus: its methods are called on the bus's
+// goroutine, in order with the events the listeners get.
 type ExecutorAllocator interface {
 	// ExecutorLost is called once for every executor the driver removed,
-	// with the loss reason.
+	// with the loss reason (the ExecutorRemoved event).
 	ExecutorLost(executorID, reason string)
 }
 
 // WithExecutorAllocator sets the allocator the driver tells about lost
-// executors.
+// executors. Given the cluster manager of WithClusterManager, it is told
+// once.
 func WithExecutorAllocator(a ExecutorAllocator) DriverOption {
 	return driverOptionFunc(func(o *driverOptions) { o.allocator = a })
+}
+
+// lossListener is how an ExecutorAllocator hears of lost executors: a
+// listener of the driver's bus that passes the ExecutorRemoved events on.
+type lossListener struct{ a ExecutorAllocator }
+
+// OnEvent implements Listener.
+func (l lossListener) OnEvent(ev Event) {
+	if e, ok := ev.(ExecutorRemoved); ok {
+		l.a.ExecutorLost(e.ExecutorID, e.Reason)
+	}
+}
+
+// allocators returns the allocators the driver tells about lost executors:
+// the one of WithExecutorAllocator, and the cluster manager if it is an
+// ExecutorAllocator too, unless it is that same allocator.
+func (o *driverOptions) allocators() []ExecutorAllocator {
+	var out []ExecutorAllocator
+	if o.allocator != nil {
+		out = append(out, o.allocator)
+	}
+	if a, ok := o.cm.(ExecutorAllocator); ok && !sameAllocator(a, o.allocator) {
+		out = append(out, a)
+	}
+	return out
+}
+
+// sameAllocator reports whether a and b are the same allocator value. Only
+// values whose dynamic types can be compared are (==, which would panic on
+// a struct holding a map, say); an allocator of an uncomparable type is
+// never the same as another, so one given both as the cluster manager and
+// with WithExecutorAllocator is told twice.
+func sameAllocator(a, b ExecutorAllocator) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	return va.Type() == vb.Type() && va.Comparable() && vb.Comparable() && a == b
 }

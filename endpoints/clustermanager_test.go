@@ -548,3 +548,28 @@ func TestLossReasonFailureKillsAndReplaces(t *testing.T) {
 		t.Fatalf("cluster manager told to kill and replace %v, want [2]", got)
 	}
 }
+
+// A cluster manager that is also the allocator of WithExecutorAllocator
+// hears of each lost executor once.
+func TestAllocatorGivenTwiceIsToldOnce(t *testing.T) {
+	cm := lossRecorder{fakeClusterManager: newFakeClusterManager(), lost: make(chan string, 16)}
+	c := startCluster(t, memNetwork(), testConf(), 2, 1, endpoints.WithClusterManager(cm), endpoints.WithExecutorAllocator(cm))
+	if err := c.Driver.KillExecutor("2"); err != nil {
+		t.Fatal(err)
+	}
+	if got := recv(t, cm.lost, "ExecutorLost"); got != "2: "+endpoints.ReasonKilled {
+		t.Fatalf("ExecutorLost(%s)", got)
+	}
+	// The bus gives each event to every listener before the next one: once
+	// the recorder has the job's end, the allocator has had every call for
+	// the loss.
+	if _, err := runJob(t, c.Driver, "test.executor", make([][]byte, 1)); err != nil {
+		t.Fatal(err)
+	}
+	c.rec.waitFor(t, "the job's end", func(evs []endpoints.Event) bool {
+		return countEvents[endpoints.JobEnd](evs, nil) == 1
+	})
+	if n := len(cm.lost); n != 0 {
+		t.Fatalf("allocator told %d more times; want once", n)
+	}
+}

@@ -111,19 +111,8 @@ func NewDriver(env *actor.Env, opts ...DriverOption) (*Driver, error) {
 	for _, l := range o.listeners {
 		d.bus.add(l)
 	}
-	allocators := []ExecutorAllocator{o.allocator}
-	if a, ok := o.cm.(ExecutorAllocator); ok && !sameValue(a, o.allocator) {
-		allocators = append(allocators, a)
-	}
-	for _, a := range allocators {
-		if a == nil {
-			continue
-		}
-		d.bus.add(ListenerFunc(func(ev Event) {
-			if e, ok := ev.(ExecutorRemoved); ok {
-				a.ExecutorLost(e.ExecutorID, e.Reason)
-			}
-		}))
+	for _, a := range o.allocators() {
+		d.bus.add(lossListener{a})
 	}
 	d.bgCtx, d.bgCancel = context.WithCancel(context.Background())
 	hb.d = d
@@ -132,7 +121,7 @@ func NewDriver(env *actor.Env, opts ...DriverOption) (*Driver, error) {
 		_ = d.bus.stop(context.Background())
 		return nil, err
 	}
-	if d.ref, err = env.RegisterEndpoint(DriverEndpointName, &driverEndpoint{d: d}); err != nil {
+	if d.ref, err = env.RegisterEndpoint(DriverEndpointName, newDriverEndpoint(d)); err != nil {
 		_ = env.Stop(d.hbRef)
 		d.bgCancel()
 		_ = d.bus.stop(context.Background())

@@ -4,17 +4,67 @@ package endpoints
 // message handlers.
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/messages"
-	"google.golang.org/protobuf/proto"
 )
 
 // driverEndpoint is the CoarseGrainedScheduler endpoint: serial, on a loop
-// of its own (Spark's IsolatedThreadSafeRpcEndpoint).
+// of its own (Spark's IsolatedThreadSafeRpcEndpoint). Its Router holds one
+// handler per message; a message of another type fails its asker with
+// "Unsupported message".
 type driverEndpoint struct {
+	*actor.Router
 	d *Driver
+}
+
+func newDriverEndpoint(d *Driver) *driverEndpoint {
+	e := &driverEndpoint{Router: actor.NewRouter(), d: d}
+	r := e.Router
+	// One-way messages (Spark's receive).
+	actor.Handle(r, func(_ *actor.Context, m *messages.StatusUpdate) error {
+		d.statusUpdate(m)
+		return nil
+	})
+	actor.Handle(r, func(*actor.Context, *messages.ReviveOffers) error {
+		d.reviveOffers()
+		return nil
+	})
+	actor.Handle(r, func(_ *actor.Context, m *messages.LaunchedExecutor) error {
+		d.launched(m.GetExecutorId())
+		return nil
+	})
+	actor.Handle(r, e.killTask)
+	actor.Handle(r, func(_ *actor.Context, m *messages.RemoveExecutor) error {
+		d.removeExecutor(m.GetExecutorId(), m.GetReason())
+		return nil
+	})
+	actor.Handle(r, func(*actor.Context, *messages.StopExecutors) error {
+		d.stopExecutors()
+		return nil
+	})
+	// Asks (Spark's receiveAndReply).
+	actor.HandleAsk(r, e.retrieveSparkAppConfig)
+	actor.HandleAsk(r, d.register)
+	actor.HandleAsk(r, func(*actor.CallContext, *messages.StopExecutors) (*messages.BoolReply, error) {
+		d.stopExecutors()
+		return &messages.BoolReply{Value: true}, nil
+	})
+	actor.HandleAsk(r, func(ctx *actor.CallContext, _ *messages.StopDriver) (*messages.BoolReply, error) {
+		// Stop does not wait: OnStop runs after this reply.
+		if err := ctx.Stop(); err != nil {
+			return nil, err
+		}
+		return &messages.BoolReply{Value: true}, nil
+	})
+	actor.HandleAsk(r, e.executorDecommissioning)
+	actor.HandleAsk(r, func(_ *actor.CallContext, m *messages.RemoveExecutor) (*messages.BoolReply, error) {
+		d.removeExecutor(m.GetExecutorId(), m.GetReason())
+		return &messages.BoolReply{Value: true}, nil
+	})
+	return e
 }
 
 // ThreadCount makes the endpoint serial on a dedicated goroutine.
@@ -31,79 +81,47 @@ func (e *driverEndpoint) OnStart(ctx *actor.Context) error {
 	return nil
 }
 
-func (e *driverEndpoint) Receive(ctx *actor.Context, msg proto.Message) error {
+// killTask forwards a KillTask to the executor that runs the task.
+func (e *driverEndpoint) killTask(_ *actor.Context, m *messages.KillTask) error {
 	d := e.d
-	switch m := msg.(type) {
-	case *messages.StatusUpdate:
-		d.statusUpdate(m)
-	case *messages.ReviveOffers:
-		var out offerResult
-		d.mu.Lock()
-		d.makeOffers(nil, &out)
-		d.publish(&out)
-		d.mu.Unlock()
-		d.sendLaunches(out.launches)
-		d.sendKills(out.kills)
-	case *messages.LaunchedExecutor:
-		d.launched(m.GetExecutorId())
-	case *messages.KillTask:
-		d.mu.Lock()
-		ex := d.executors[m.GetExecutorId()]
-		d.mu.Unlock()
-		if ex == nil {
-			d.log.Warn().Int64("tid", m.GetTaskId()).Str("executor", m.GetExecutorId()).
-				Msg("Attempted to kill task for unknown executor")
-			return nil
-		}
-		return ex.ref.Send(m)
-	case *messages.RemoveExecutor:
-		d.removeExecutor(m.GetExecutorId(), m.GetReason())
-	case *messages.StopExecutors:
-		d.stopExecutors()
-	default:
-		return actor.ErrUnsupportedMessage
+	d.mu.Lock()
+	ex := d.executors[m.GetExecutorId()]
+	d.mu.Unlock()
+	if ex == nil {
+		d.log.Warn().Int64("tid", m.GetTaskId()).Str("executor", m.GetExecutorId()).
+			Msg("Attempted to kill task for unknown executor")
+		return nil
 	}
-	return nil
+	return ex.ref.Send(m)
 }
 
-func (e *driverEndpoint) ReceiveAndReply(ctx *actor.CallContext, msg proto.Message) error {
-	d := e.d
-	switch m := msg.(type) {
-	case *messages.RetrieveSparkAppConfig:
-		props := d.env.Conf().All()
-		for k := range props {
-			if !strings.HasPrefix(k, "spark.") {
-				delete(props, k)
-			}
+// retrieveSparkAppConfig answers an executor's config fetcher with the
+// application's spark.* properties.
+func (e *driverEndpoint) retrieveSparkAppConfig(_ *actor.CallContext, m *messages.RetrieveSparkAppConfig) (*messages.SparkAppConfig, error) {
+	props := e.d.env.Conf().All()
+	for k := range props {
+		if !strings.HasPrefix(k, "spark.") {
+			delete(props, k)
 		}
-		ctx.Reply(&messages.SparkAppConfig{SparkProperties: props, ResourceProfileId: m.GetResourceProfileId()})
-	case *messages.RegisterExecutor:
-		d.register(ctx, m)
-	case *messages.StopExecutors:
-		d.stopExecutors()
-		ctx.Reply(&messages.BoolReply{Value: true})
-	case *messages.StopDriver:
-		ctx.Reply(&messages.BoolReply{Value: true})
-		return ctx.Stop()
-	case *messages.ExecutorDecommissioning:
-		d.mu.Lock()
-		ex := d.executors[m.GetExecutorId()]
-		if ex != nil {
-			ex.decommissioning = true
-			d.notifyChanged()
-		}
-		d.mu.Unlock()
-		if ex != nil {
-			d.log.Info().Str("executor", ex.id).Msg("executor is decommissioning; it gets no new tasks")
-		}
-		ctx.Reply(&messages.BoolReply{Value: ex != nil})
-	case *messages.RemoveExecutor:
-		d.removeExecutor(m.GetExecutorId(), m.GetReason())
-		ctx.Reply(&messages.BoolReply{Value: true})
-	default:
-		return actor.ErrUnsupportedMessage
 	}
-	return nil
+	return &messages.SparkAppConfig{SparkProperties: props, ResourceProfileId: m.GetResourceProfileId()}, nil
+}
+
+// executorDecommissioning stops offering the executor tasks; it answers
+// whether the executor is known.
+func (e *driverEndpoint) executorDecommissioning(_ *actor.CallContext, m *messages.ExecutorDecommissioning) (*messages.BoolReply, error) {
+	d := e.d
+	d.mu.Lock()
+	ex := d.executors[m.GetExecutorId()]
+	if ex != nil {
+		ex.decommissioning = true
+		d.notifyChanged()
+	}
+	d.mu.Unlock()
+	if ex != nil {
+		d.log.Info().Str("executor", ex.id).Msg("executor is decommissioning; it gets no new tasks")
+	}
+	return &messages.BoolReply{Value: ex != nil}, nil
 }
 
 func (e *driverEndpoint) OnDisconnected(_ *actor.Context, addr actor.RpcAddress) error {
@@ -122,5 +140,8 @@ func (e *driverEndpoint) OnDisconnected(_ *actor.Context, addr actor.RpcAddress)
 }
 
 func (e *driverEndpoint) OnError(_ *actor.Context, err error) {
+	if re := (*registrationError)(nil); errors.As(err, &re) {
+		return // register logged the refusal, at warn level as Spark does
+	}
 	e.d.log.Error().Err(err).Msg("driver endpoint error")
 }

@@ -14,12 +14,12 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/messages"
-	"google.golang.org/protobuf/proto"
 )
 
 // executorBackend is the Executor endpoint (Spark's
 // CoarseGrainedExecutorBackend): serial, on a loop of its own.
 type executorBackend struct {
+	*actor.Router
 	env  *actor.Env
 	cfg  ExecutorConfig
 	log  zerolog.Logger
@@ -64,9 +64,26 @@ func newExecutorBackend(env *actor.Env, cfg ExecutorConfig, conf *actor.Conf, o 
 	if err != nil {
 		return nil, err
 	}
-	b := &executorBackend{env: env, cfg: cfg, log: lg, opts: o, hbInterval: interval, hbMaxFailures: max(1, maxFailures),
+	b := &executorBackend{Router: actor.NewRouter(), env: env, cfg: cfg, log: lg, opts: o, hbInterval: interval, hbMaxFailures: max(1, maxFailures),
 		maxSize: maxSize, hbStop: make(chan struct{}), finished: make(chan struct{})}
 	b.ctx, b.cancel = context.WithCancel(context.Background())
+	// The executor only receives one-way messages; an ask is unsupported.
+	r := b.Router
+	actor.Handle(r, func(*actor.Context, *messages.RegisteredExecutor) error {
+		b.registered()
+		return nil
+	})
+	actor.Handle(r, b.launchTask)
+	actor.Handle(r, b.killTask)
+	actor.Handle(r, b.stopExecutor)
+	actor.Handle(r, func(*actor.Context, *messages.Shutdown) error {
+		b.shutdown()
+		return nil
+	})
+	actor.Handle(r, func(*actor.Context, *messages.DecommissionExecutor) error {
+		b.decommissionOnLoop()
+		return nil
+	})
 	return b, nil
 }
 
@@ -107,34 +124,31 @@ func (b *executorBackend) register(self *actor.Ref) {
 	}
 }
 
-func (b *executorBackend) Receive(ctx *actor.Context, msg proto.Message) error {
-	switch m := msg.(type) {
-	case *messages.RegisteredExecutor:
-		b.registered()
-	case *messages.LaunchTask:
-		if b.runner == nil {
-			b.exitExecutor(1, "Received LaunchTask command but executor was null", nil, true)
-			return nil
-		}
-		b.runner.launch(m)
-	case *messages.KillTask:
-		if b.runner == nil {
-			b.exitExecutor(1, "Received KillTask command but executor was null", nil, true)
-			return nil
-		}
-		b.runner.kill(m.GetTaskId(), m.GetReason())
-	case *messages.StopExecutor:
-		b.stopping.Store(true)
-		b.log.Info().Msg("Driver commanded a shutdown")
-		return ctx.Self().Send(&messages.Shutdown{})
-	case *messages.Shutdown:
-		b.shutdown()
-	case *messages.DecommissionExecutor:
-		b.decommissionOnLoop()
-	default:
-		return actor.ErrUnsupportedMessage
+// launchTask runs a task on the runner.
+func (b *executorBackend) launchTask(_ *actor.Context, m *messages.LaunchTask) error {
+	if b.runner == nil {
+		b.exitExecutor(1, "Received LaunchTask command but executor was null", nil, true)
+		return nil
 	}
+	b.runner.launch(m)
 	return nil
+}
+
+// killTask cancels a running task's context.
+func (b *executorBackend) killTask(_ *actor.Context, m *messages.KillTask) error {
+	if b.runner == nil {
+		b.exitExecutor(1, "Received KillTask command but executor was null", nil, true)
+		return nil
+	}
+	b.runner.kill(m.GetTaskId(), m.GetReason())
+	return nil
+}
+
+// stopExecutor is the driver's order to shut down.
+func (b *executorBackend) stopExecutor(ctx *actor.Context, _ *messages.StopExecutor) error {
+	b.stopping.Store(true)
+	b.log.Info().Msg("Driver commanded a shutdown")
+	return ctx.Self().Send(&messages.Shutdown{})
 }
 
 func (b *executorBackend) registered() {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/messages"
-	"google.golang.org/protobuf/proto"
 )
 
 // heartbeatReceiver is the driver's HeartbeatReceiver endpoint: it tracks
@@ -19,6 +18,7 @@ import (
 // stayed silent longer than the timeout; with a cluster manager, it also has
 // their containers killed and replaced (Spark's expireDeadHosts).
 type heartbeatReceiver struct {
+	*actor.Router
 	d        *Driver
 	timeout  time.Duration
 	interval time.Duration
@@ -37,7 +37,35 @@ func newHeartbeatReceiver(conf *actor.Conf) (*heartbeatReceiver, error) {
 	if interval <= 0 {
 		return nil, fmt.Errorf("%w: %s must be positive", ErrInvalidConfig, KeyTimeoutInterval)
 	}
-	return &heartbeatReceiver{timeout: timeout, interval: interval, lastSeen: make(map[string]time.Time)}, nil
+	h := &heartbeatReceiver{Router: actor.NewRouter(), timeout: timeout, interval: interval, lastSeen: make(map[string]time.Time)}
+	r := h.Router
+	// One-way messages: from the driver endpoint, from its own timer, and
+	// heartbeats sent rather than asked.
+	actor.Handle(r, func(_ *actor.Context, m *messages.ExecutorRegistered) error {
+		h.lastSeen[m.GetExecutorId()] = time.Now()
+		return nil
+	})
+	actor.Handle(r, func(_ *actor.Context, m *messages.ExecutorRemoved) error {
+		delete(h.lastSeen, m.GetExecutorId())
+		return nil
+	})
+	actor.Handle(r, func(*actor.Context, *messages.ExpireDeadHosts) error {
+		h.expireDeadHosts()
+		return nil
+	})
+	actor.Handle(r, func(_ *actor.Context, m *messages.Heartbeat) error {
+		h.heartbeat(m)
+		return nil
+	})
+	// Asks: the executors' heartbeats, and an expiry on demand.
+	actor.HandleAsk(r, func(_ *actor.CallContext, m *messages.Heartbeat) (*messages.HeartbeatResponse, error) {
+		return &messages.HeartbeatResponse{ReregisterBlockManager: !h.heartbeat(m)}, nil
+	})
+	actor.HandleAsk(r, func(*actor.CallContext, *messages.ExpireDeadHosts) (*messages.BoolReply, error) {
+		h.expireDeadHosts()
+		return &messages.BoolReply{Value: true}, nil
+	})
+	return h, nil
 }
 
 // heartbeatTimeout is spark.storage.blockManagerHeartbeatTimeoutMs, else
@@ -53,35 +81,6 @@ func heartbeatTimeout(conf *actor.Conf) (time.Duration, error) {
 func (h *heartbeatReceiver) OnStart(ctx *actor.Context) error {
 	_, err := ctx.SendEvery(h.interval, &messages.ExpireDeadHosts{})
 	return err
-}
-
-func (h *heartbeatReceiver) Receive(ctx *actor.Context, msg proto.Message) error {
-	switch m := msg.(type) {
-	case *messages.ExecutorRegistered:
-		h.lastSeen[m.GetExecutorId()] = time.Now()
-	case *messages.ExecutorRemoved:
-		delete(h.lastSeen, m.GetExecutorId())
-	case *messages.ExpireDeadHosts:
-		h.expireDeadHosts()
-	case *messages.Heartbeat:
-		h.heartbeat(m)
-	default:
-		return actor.ErrUnsupportedMessage
-	}
-	return nil
-}
-
-func (h *heartbeatReceiver) ReceiveAndReply(ctx *actor.CallContext, msg proto.Message) error {
-	switch m := msg.(type) {
-	case *messages.Heartbeat:
-		ctx.Reply(&messages.HeartbeatResponse{ReregisterBlockManager: !h.heartbeat(m)})
-	case *messages.ExpireDeadHosts:
-		h.expireDeadHosts()
-		ctx.Reply(&messages.BoolReply{Value: true})
-	default:
-		return actor.ErrUnsupportedMessage
-	}
-	return nil
 }
 
 // heartbeat records a heartbeat and reports whether the executor is known.

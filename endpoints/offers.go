@@ -78,6 +78,18 @@ func (d *Driver) makeOffers(only *executorData, out *offerResult) {
 	}
 }
 
+// reviveOffers offers every active executor's free cores to the pending
+// tasks (ReviveOffers).
+func (d *Driver) reviveOffers() {
+	var out offerResult
+	d.mu.Lock()
+	d.makeOffers(nil, &out)
+	d.publish(&out)
+	d.mu.Unlock()
+	d.sendLaunches(out.launches)
+	d.sendKills(out.kills)
+}
+
 func (d *Driver) statusUpdate(m *messages.StatusUpdate) {
 	switch m.GetState() {
 	case messages.TaskState_TASK_STATE_LAUNCHING, messages.TaskState_TASK_STATE_RUNNING:

@@ -136,16 +136,17 @@ func (d *Driver) WaitForExecutorsGone(ctx context.Context, ids ...string) error 
 	}
 }
 
-func (d *Driver) register(cc *actor.CallContext, m *messages.RegisterExecutor) {
+// register records a registering executor, or refuses it (a duplicate id,
+// an excluded host) with a *registrationError.
+func (d *Driver) register(cc *actor.CallContext, m *messages.RegisterExecutor) (*messages.BoolReply, error) {
 	id, host := m.GetExecutorId(), m.GetHostname()
-	refuse := func(kind error, text string) {
+	refuse := func(kind error, text string) error {
 		d.log.Warn().Str("executor", id).Str("host", host).Msg(text)
-		cc.SendFailure(&registrationError{kind: kind, text: text})
+		return &registrationError{kind: kind, text: text}
 	}
 	ref, err := d.env.RefFromProto(m.GetExecutorRef())
 	if err != nil {
-		cc.SendFailure(fmt.Errorf("registering executor %s: %w", id, err))
-		return
+		return nil, fmt.Errorf("registering executor %s: %w", id, err)
 	}
 	addr := ref.Address()
 	if addr.IsZero() {
@@ -154,13 +155,11 @@ func (d *Driver) register(cc *actor.CallContext, m *messages.RegisterExecutor) {
 	d.mu.Lock()
 	if _, dup := d.executors[id]; dup {
 		d.mu.Unlock()
-		refuse(ErrDuplicateExecutor, "Duplicate executor ID: "+id)
-		return
+		return nil, refuse(ErrDuplicateExecutor, "Duplicate executor ID: "+id)
 	}
 	if d.excluded[host] {
 		d.mu.Unlock()
-		refuse(ErrExecutorExcluded, "Executor is excluded due to failures: "+id)
-		return
+		return nil, refuse(ErrExecutorExcluded, "Executor is excluded due to failures: "+id)
 	}
 	ex := &executorData{id: id, ref: ref, addr: addr, host: host, totalCores: int(m.GetCores()),
 		registered: time.Now(), logURLs: m.GetLogUrls(), attributes: m.GetAttributes()}
@@ -176,7 +175,7 @@ func (d *Driver) register(cc *actor.CallContext, m *messages.RegisterExecutor) {
 	d.log.Info().Str("executor", id).Str("host", host).Str("address", addr.String()).Int("cores", ex.totalCores).
 		Msg("Registered executor")
 	_ = d.hbRef.Send(&messages.ExecutorRegistered{ExecutorId: id})
-	cc.Reply(&messages.BoolReply{Value: true})
+	return &messages.BoolReply{Value: true}, nil
 }
 
 func (d *Driver) launched(id string) {
