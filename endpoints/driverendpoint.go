@@ -124,6 +124,8 @@ func (e *driverEndpoint) executorDecommissioning(_ *actor.CallContext, m *messag
 	return &messages.BoolReply{Value: ex != nil}, nil
 }
 
+// OnDisconnected removes the executor whose connection closed, or, with a
+// cluster manager, disables it until the cluster manager says why it left.
 func (e *driverEndpoint) OnDisconnected(_ *actor.Context, addr actor.RpcAddress) error {
 	d := e.d
 	d.mu.Lock()
@@ -139,6 +141,7 @@ func (e *driverEndpoint) OnDisconnected(_ *actor.Context, addr actor.RpcAddress)
 	return nil
 }
 
+// OnError logs the errors of the handlers.
 func (e *driverEndpoint) OnError(_ *actor.Context, err error) {
 	if re := (*registrationError)(nil); errors.As(err, &re) {
 		return // register logged the refusal, at warn level as Spark does

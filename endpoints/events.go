@@ -21,36 +21,38 @@ type Event interface {
 
 // ExecutorAdded is published when the driver registered an executor.
 type ExecutorAdded struct {
-	Time       time.Time
+	Time       time.Time // when it registered
 	ExecutorID string
-	Host       string
-	Address    actor.RpcAddress
-	Cores      int
+	Host       string           // the host it registered with
+	Address    actor.RpcAddress // its env's address, as the driver sees it
+	Cores      int              // the cores it registered with
 	LogURLs    map[string]string
 }
 
 // ExecutorRemoved is published when the driver removed an executor.
 type ExecutorRemoved struct {
-	Time       time.Time
+	Time       time.Time // when it was removed
 	ExecutorID string
-	Reason     string
+	Reason     string // the loss reason, e.g. ReasonKilled or ReasonDisassociated
 }
 
 // TaskStart is published when the driver launched a task.
 type TaskStart struct {
-	Time       time.Time
+	Time       time.Time // when its LaunchTask was built
 	JobID      int64
-	TaskID     int64
-	Partition  int
-	Attempt    int
-	ExecutorID string
+	TaskID     int64  // the attempt's id, unique in the driver (Driver.KillTask takes it)
+	Partition  int    // the index of the task's payload in the job
+	Attempt    int    // 0 for the first attempt of the partition
+	ExecutorID string // the executor that runs it
 }
 
 // TaskEnd is published when a task attempt ended: State is FINISHED, FAILED,
 // KILLED or LOST (its executor was lost), Error the reason when it did not
 // finish.
 type TaskEnd struct {
-	Time       time.Time
+	Time time.Time // when the driver learnt of the end
+	// JobID, TaskID, Partition, Attempt and ExecutorID are those of the
+	// attempt's TaskStart.
 	JobID      int64
 	TaskID     int64
 	Partition  int
@@ -58,23 +60,23 @@ type TaskEnd struct {
 	ExecutorID string
 	State      messages.TaskState
 	Error      string
-	Duration   time.Duration
+	Duration   time.Duration // from TaskStart to the end
 }
 
 // JobStart is published when RunJob submitted a job.
 type JobStart struct {
-	Time     time.Time
-	JobID    int64
-	TaskName string
-	NumTasks int
+	Time     time.Time // when RunJob submitted it
+	JobID    int64     // unique in the driver, from 1
+	TaskName string    // the registered task function it runs
+	NumTasks int       // one per payload
 }
 
 // JobEnd is published when a job ended; Err is nil when it succeeded.
 type JobEnd struct {
-	Time     time.Time
+	Time     time.Time // when it ended
 	JobID    int64
-	Err      error
-	Duration time.Duration
+	Err      error         // nil for a job that succeeded
+	Duration time.Duration // from JobStart to the end
 }
 
 // When implements Event.

@@ -90,6 +90,7 @@ func newExecutorBackend(env *actor.Env, cfg ExecutorConfig, conf *actor.Conf, o 
 // ThreadCount makes the endpoint serial on a dedicated goroutine.
 func (b *executorBackend) ThreadCount() int { return 1 }
 
+// OnStart registers with the driver, off the loop.
 func (b *executorBackend) OnStart(ctx *actor.Context) error {
 	b.self.Store(ctx.Self())
 	go b.register(ctx.Self())
@@ -168,6 +169,7 @@ func (b *executorBackend) registered() {
 	}
 }
 
+// OnDisconnected makes the executor exit when its driver went away.
 func (b *executorBackend) OnDisconnected(_ *actor.Context, addr actor.RpcAddress) error {
 	if b.stopping.Load() {
 		b.log.Info().Str("address", addr.String()).Msg("Driver disconnected during shutdown")
@@ -181,6 +183,8 @@ func (b *executorBackend) OnDisconnected(_ *actor.Context, addr actor.RpcAddress
 	return nil
 }
 
+// OnStop ends the registration and the heartbeats, and stops the task
+// runner off the loop.
 func (b *executorBackend) OnStop(*actor.Context) error {
 	b.cancel()
 	b.stopHeartbeats()
@@ -194,6 +198,7 @@ func (b *executorBackend) OnStop(*actor.Context) error {
 	return nil
 }
 
+// OnError logs the errors of the handlers.
 func (b *executorBackend) OnError(_ *actor.Context, err error) {
 	b.log.Error().Err(err).Msg("executor backend error")
 }

@@ -113,6 +113,7 @@ func (h *heartbeatReceiver) expireDeadHosts() {
 	}
 }
 
+// OnError logs the errors of the handlers.
 func (h *heartbeatReceiver) OnError(_ *actor.Context, err error) {
 	h.d.log.Error().Err(err).Msg("heartbeat receiver error")
 }

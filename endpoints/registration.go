@@ -18,18 +18,21 @@ import (
 // ExecutorInfo describes a registered executor.
 type ExecutorInfo struct {
 	ID      string
-	Host    string
-	Address actor.RpcAddress
+	Host    string           // the host it registered with
+	Address actor.RpcAddress // its env's address, as the driver sees it
 	// TotalCores is what the executor registered with; FreeCores what no
 	// task holds (0 until the executor said it is ready, see Ready).
 	TotalCores int
 	FreeCores  int
 	// Ready is true once the executor sent LaunchedExecutor: it gets tasks.
-	Ready            bool
+	Ready bool
+	// Decommissioning is true once the executor said it is leaving: it
+	// gets no new tasks.
 	Decommissioning  bool
 	RegistrationTime time.Time
-	LogURLs          map[string]string
-	Attributes       map[string]string
+	// LogURLs and Attributes are those it registered with.
+	LogURLs    map[string]string
+	Attributes map[string]string
 }
 
 // executorData is the driver's record of an executor (Spark's
