@@ -143,7 +143,8 @@ func (e *driverEndpoint) OnDisconnected(_ *actor.Context, addr actor.RpcAddress)
 
 // OnError logs the errors of the handlers.
 func (e *driverEndpoint) OnError(_ *actor.Context, err error) {
-	if re := (*registrationError)(nil); errors.As(err, &re) {
+	var refused *registrationError
+	if errors.As(err, &refused) {
 		return // register logged the refusal, at warn level as Spark does
 	}
 	e.d.log.Error().Err(err).Msg("driver endpoint error")

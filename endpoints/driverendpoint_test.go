@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/endpoints"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"google.golang.org/protobuf/proto"
@@ -53,4 +54,36 @@ func TestEndpointsRefuseUnsupportedAsks(t *testing.T) {
 			t.Fatalf("job after the unsupported asks = %q, %v", res, err)
 		}
 	})
+}
+
+// A refused registration fails the asker and is logged once, at warn level,
+// by the driver: not a second time as an endpoint error.
+func TestRefusedRegistrationIsLoggedOnce(t *testing.T) {
+	nw := memNetwork()
+	lines := make(lineWriter, 1024)
+	c := startCluster(t, nw, testConf(), 1, 1, endpoints.WithLogger(zerolog.New(lines)))
+	f := newFakeExecutor(t, nw, c.Driver.URL())
+	if err := f.register("1", "h", 1); err == nil || !strings.Contains(err.Error(), "Duplicate executor ID: 1") {
+		t.Fatalf("registering a duplicate = %v; want Duplicate executor ID: 1", err)
+	}
+	// The driver endpoint is serial: once this ask is answered, the
+	// refusal's error has been handled.
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	if _, err := f.driver.AskSync(ctx, &messages.RetrieveSparkAppConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	var warned, errs []string
+	for len(lines) > 0 {
+		l := <-lines
+		switch {
+		case strings.Contains(l, `"level":"error"`):
+			errs = append(errs, l)
+		case strings.Contains(l, `"level":"warn"`) && strings.Contains(l, "Duplicate executor ID: 1"):
+			warned = append(warned, l)
+		}
+	}
+	if len(warned) != 1 || len(errs) != 0 {
+		t.Fatalf("logged %d warnings of the refusal (want 1) and errors %q (want none)", len(warned), errs)
+	}
 }
