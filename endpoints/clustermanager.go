@@ -1,17 +1,13 @@
 package endpoints
 
+// This file holds the driver's link to its cluster manager: the ClusterManager
+// and ExecutorAllocator interfaces and the requests that go through them.
+
 import (
 	"context"
 	"fmt"
-	"slices"
-
-	"github.com/sparkrpc/sparkrpc/messages"
+	"reflect"
 )
-
-// ReasonPendingLoss is the reason of the tasks a driver with a cluster
-// manager re-runs when an executor's connection closes, while it asks the
-// cluster manager why the executor went away.
-const ReasonPendingLoss = "Pending loss reason."
 
 // ClusterManager is the driver's link to the cluster manager that runs its
 // executors (Spark's ExecutorAllocationClient as the YARN scheduler backend
@@ -80,155 +76,57 @@ func (d *Driver) RequestTotalExecutors(ctx context.Context, total int) error {
 	return nil
 }
 
-// KillExecutors removes the registered executors among ids from the driver
-// with the reason ReasonKilled ("Executor killed by driver."): each is told
-// to stop and its tasks run elsewhere. Then, with a cluster manager, it asks
-// the cluster manager to release them. It returns the ids it killed, in the
-// order given; unknown ids are skipped, as in Spark. Without a cluster
-// manager the executors are only removed (they exit on StopExecutor).
-func (d *Driver) KillExecutors(ctx context.Context, ids []string) ([]string, error) {
-	if d.isStopped() {
-		return nil, ErrDriverStopped
-	}
-	d.mu.Lock()
-	known := make([]string, 0, len(ids))
-	for _, id := range ids {
-		if d.executors[id] != nil && !slices.Contains(known, id) {
-			known = append(known, id)
-		}
-	}
-	d.mu.Unlock()
-	for _, id := range ids {
-		if !slices.Contains(known, id) {
-			d.log.Warn().Str("executor", id).Msg("Executor to kill does not exist")
-		}
-	}
-	for _, id := range known {
-		if _, err := d.ref.AskSync(ctx, &messages.RemoveExecutor{ExecutorId: id, Reason: ReasonKilled}); err != nil {
-			return nil, fmt.Errorf("killing executor %s: %w", id, err)
-		}
-	}
-	if d.cm == nil || len(known) == 0 {
-		return known, nil
-	}
-	d.log.Info().Strs("executors", known).Msg("Asking the cluster manager to kill executors")
-	if err := d.cm.KillExecutors(ctx, known); err != nil {
-		return known, fmt.Errorf("asking the cluster manager to kill executors %v: %w", known, err)
-	}
-	return known, nil
+// ExecutorAllocator is told by the driver about executors it lost, so that a
+// cluster manager can replace them (YARN's allocator). It hears of them
+// through the driver's listener bus: its methods are called on the bus's
+// goroutine, in order with the events the listeners get.
+type ExecutorAllocator interface {
+	// ExecutorLost is called once for every executor the driver removed,
+	// with the loss reason (the ExecutorRemoved event).
+	ExecutorLost(executorID, reason string)
 }
 
-// KillTask kills the running task taskID (its id in TaskStart) with
-// reason: its executor cancels the task's context, and the task runs again
-// (a killed attempt is not a failure). It does not wait. It returns
-// ErrTaskNotRunning for a task that is not running, ErrDriverStopped once
-// the driver is stopping.
-func (d *Driver) KillTask(taskID int64, reason string) error {
-	d.mu.Lock()
-	stopped := d.stopped
-	a := d.sched.running[taskID]
-	var exec string
-	if a != nil {
-		exec = a.exec.id
-	}
-	d.mu.Unlock()
-	if stopped {
-		return ErrDriverStopped
-	}
-	if a == nil {
-		return fmt.Errorf("%w: task %d", ErrTaskNotRunning, taskID)
-	}
-	return d.ref.Send(&messages.KillTask{TaskId: taskID, ExecutorId: exec, InterruptThread: true, Reason: reason})
+// WithExecutorAllocator sets the allocator the driver tells about lost
+// executors. Given the cluster manager of WithClusterManager, it is told
+// once.
+func WithExecutorAllocator(a ExecutorAllocator) DriverOption {
+	return driverOptionFunc(func(o *driverOptions) { o.allocator = a })
 }
 
-func (d *Driver) isStopped() bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.stopped
+// lossListener is how an ExecutorAllocator hears of lost executors: a
+// listener of the driver's bus that passes the ExecutorRemoved events on.
+type lossListener struct{ a ExecutorAllocator }
+
+// OnEvent implements Listener.
+func (l lossListener) OnEvent(ev Event) {
+	if e, ok := ev.(ExecutorRemoved); ok {
+		l.a.ExecutorLost(e.ExecutorID, e.Reason)
+	}
 }
 
-// disableExecutor is what a driver with a cluster manager does when an
-// executor's connection closes (Spark's disableExecutor): the executor gets
-// no more tasks, its running tasks run elsewhere, and the cluster manager is
-// asked why it went away; the executor is removed with that reason.
-func (d *Driver) disableExecutor(id string) {
-	var out offerResult
-	d.mu.Lock()
-	if d.stopped {
-		// Executors disconnect as the driver stops them: no need to ask.
-		d.mu.Unlock()
-		d.removeExecutor(id, ReasonDisassociated)
-		return
+// allocators returns the allocators the driver tells about lost executors:
+// the one of WithExecutorAllocator, and the cluster manager if it is an
+// ExecutorAllocator too, unless it is that same allocator.
+func (o *driverOptions) allocators() []ExecutorAllocator {
+	var out []ExecutorAllocator
+	if o.allocator != nil {
+		out = append(out, o.allocator)
 	}
-	ex := d.executors[id]
-	if ex == nil || ex.pendingLoss {
-		d.mu.Unlock()
-		return
+	if a, ok := o.cm.(ExecutorAllocator); ok && !sameAllocator(a, o.allocator) {
+		out = append(out, a)
 	}
-	ex.pendingLoss = true
-	d.notifyChanged()
-	d.sched.executorLost(ex, ReasonPendingLoss, &out)
-	d.makeOffers(nil, &out)
-	d.publish(&out)
-	d.bg.Add(1) // under d.mu: Stop sets d.stopped under it before it waits
-	d.mu.Unlock()
-	d.log.Warn().Str("executor", id).Msg("Executor disconnected; asking the cluster manager why")
-	d.sendLaunches(out.launches)
-	d.sendKills(out.kills)
-	go func() {
-		defer d.bg.Done()
-		ctx, cancel := context.WithTimeout(d.bgCtx, d.env.AskTimeout().Duration)
-		defer cancel()
-		reason, err := d.cm.ExecutorLossReason(ctx, id)
-		if err != nil || reason == "" {
-			if err != nil {
-				d.log.Warn().Err(err).Str("executor", id).Msg("could not get the executor's loss reason")
-			}
-			reason = ReasonDisassociated
-		}
-		_ = d.ref.Send(&messages.RemoveExecutor{ExecutorId: id, Reason: reason})
-		if err != nil && d.bgCtx.Err() == nil {
-			// No reason: its container may still run, unreachable (a hung
-			// process, a broken network). Do not leave it holding its
-			// resources: kill it and ask for another.
-			d.killAndReplace(id, "its connection closed and the cluster manager gave no loss reason")
-		}
-	}()
+	return out
 }
 
-// killAndReplace asks the cluster manager, on a goroutine of its own, to
-// kill executor id's container and start another executor in its place
-// (Spark's killAndReplaceExecutor). The caller has removed the executor or
-// is removing it. Without a cluster manager, or once the driver stops, it
-// does nothing.
-func (d *Driver) killAndReplace(id, why string) {
-	if d.cm == nil {
-		return
+// sameAllocator reports whether a and b are the same allocator value. Only
+// values whose dynamic types can be compared are (==, which would panic on
+// a struct holding a map, say); an allocator of an uncomparable type is
+// never the same as another, so one given both as the cluster manager and
+// with WithExecutorAllocator is told twice.
+func sameAllocator(a, b ExecutorAllocator) bool {
+	if a == nil || b == nil {
+		return false
 	}
-	d.mu.Lock()
-	if d.stopped {
-		d.mu.Unlock()
-		return
-	}
-	d.bg.Add(1) // under d.mu: Stop sets d.stopped under it before it waits
-	d.mu.Unlock()
-	d.log.Warn().Str("executor", id).Str("why", why).Msg("Asking the cluster manager to kill the executor and replace it")
-	go func() {
-		defer d.bg.Done()
-		ctx, cancel := context.WithTimeout(d.bgCtx, d.env.AskTimeout().Duration)
-		defer cancel()
-		if err := d.cm.KillAndReplaceExecutors(ctx, []string{id}); err != nil {
-			d.log.Warn().Err(err).Str("executor", id).Msg("the cluster manager could not kill and replace the executor")
-		}
-	}()
-}
-
-// sameValue reports whether a and b are the same comparable value.
-func sameValue(a, b any) (same bool) {
-	defer func() {
-		if recover() != nil {
-			same = false
-		}
-	}()
-	return a == b
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	return va.Type() == vb.Type() && va.Comparable() && vb.Comparable() && a == b
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/endpoints"
@@ -33,33 +32,33 @@ func newFakeClusterManager() *fakeClusterManager {
 		asked: make(chan string, 16)}
 }
 
-func (f *fakeClusterManager) state() (error, string, chan struct{}) {
+func (f *fakeClusterManager) state() (string, chan struct{}, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.err, f.reason, f.holdReason
+	return f.reason, f.holdReason, f.err
 }
 
 func (f *fakeClusterManager) RequestTotalExecutors(_ context.Context, total int) error {
 	f.requests <- total
-	err, _, _ := f.state()
+	_, _, err := f.state()
 	return err
 }
 
 func (f *fakeClusterManager) KillExecutors(_ context.Context, ids []string) error {
 	f.kills <- slices.Clone(ids)
-	err, _, _ := f.state()
+	_, _, err := f.state()
 	return err
 }
 
 func (f *fakeClusterManager) KillAndReplaceExecutors(_ context.Context, ids []string) error {
 	f.replaces <- slices.Clone(ids)
-	err, _, _ := f.state()
+	_, _, err := f.state()
 	return err
 }
 
 func (f *fakeClusterManager) ExecutorLossReason(ctx context.Context, id string) (string, error) {
 	f.asked <- id
-	err, reason, hold := f.state()
+	reason, hold, err := f.state()
 	if hold != nil {
 		select {
 		case <-hold:
@@ -68,18 +67,6 @@ func (f *fakeClusterManager) ExecutorLossReason(ctx context.Context, id string) 
 		}
 	}
 	return reason, err
-}
-
-// recv returns the next value of ch, or fails the test at the deadline.
-func recv[T any](t *testing.T, ch <-chan T, what string) T {
-	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(testTimeout):
-		t.Fatalf("timed out waiting for %s", what)
-		panic("unreachable")
-	}
 }
 
 // lossRecorder is a cluster manager that is also an ExecutorAllocator.
@@ -349,57 +336,6 @@ func TestLossReasonFallsBackWhenTheClusterManagerFails(t *testing.T) {
 	}
 }
 
-// Driver.KillTask kills one running task; it runs again and its job
-// completes.
-func TestDriverKillTask(t *testing.T) {
-	forEachNetwork(t, func(t *testing.T, nw network) {
-		c := startCluster(t, nw, testConf(), 1, 1)
-		if err := c.Driver.KillTask(12345, "nothing"); !errors.Is(err, endpoints.ErrTaskNotRunning) {
-			t.Fatalf("KillTask of an unknown task = %v", err)
-		}
-		key, release := newGate(t)
-		type result struct {
-			res [][]byte
-			err error
-		}
-		done := make(chan result, 1)
-		go func() {
-			res, err := runJob(t, c.Driver, "test.gated", gatedPayloads(key, 1))
-			done <- result{res, err}
-		}()
-		evs := c.rec.waitFor(t, "task running", func(evs []endpoints.Event) bool { return countEvents[endpoints.TaskStart](evs, nil) == 1 })
-		var start endpoints.TaskStart
-		for _, ev := range evs {
-			if e, ok := ev.(endpoints.TaskStart); ok {
-				start = e
-			}
-		}
-		if err := c.Driver.KillTask(start.TaskID, "killed by test"); err != nil {
-			t.Fatal(err)
-		}
-		c.rec.waitFor(t, "the task killed and relaunched", func(evs []endpoints.Event) bool {
-			return countEvents(evs, func(e endpoints.TaskEnd) bool {
-				return e.TaskID == start.TaskID && e.State == messages.TaskState_TASK_STATE_KILLED && e.Error == "killed by test"
-			}) == 1 && countEvents(evs, func(e endpoints.TaskStart) bool { return e.Attempt == 1 }) == 1
-		})
-		if err := c.Driver.KillTask(start.TaskID, "again"); !errors.Is(err, endpoints.ErrTaskNotRunning) {
-			t.Fatalf("KillTask of an ended task = %v", err)
-		}
-		release()
-		if r := <-done; r.err != nil || len(r.res) != 1 {
-			t.Fatalf("job = %q, %v", r.res, r.err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-		defer cancel()
-		if err := c.Stop(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if err := c.Driver.KillTask(start.TaskID, "late"); !errors.Is(err, endpoints.ErrDriverStopped) {
-			t.Fatalf("KillTask after Stop = %v", err)
-		}
-	})
-}
-
 // Stopping the driver ends the loss-reason asks still waiting for the
 // cluster manager, and leaves no goroutine behind.
 func TestStopEndsPendingLossReasonAsks(t *testing.T) {
@@ -546,5 +482,30 @@ func TestLossReasonFailureKillsAndReplaces(t *testing.T) {
 	}
 	if got := recv(t, cm.replaces, "KillAndReplaceExecutors"); !slices.Equal(got, []string{"2"}) {
 		t.Fatalf("cluster manager told to kill and replace %v, want [2]", got)
+	}
+}
+
+// A cluster manager that is also the allocator of WithExecutorAllocator
+// hears of each lost executor once.
+func TestAllocatorGivenTwiceIsToldOnce(t *testing.T) {
+	cm := lossRecorder{fakeClusterManager: newFakeClusterManager(), lost: make(chan string, 16)}
+	c := startCluster(t, memNetwork(), testConf(), 2, 1, endpoints.WithClusterManager(cm), endpoints.WithExecutorAllocator(cm))
+	if err := c.Driver.KillExecutor("2"); err != nil {
+		t.Fatal(err)
+	}
+	if got := recv(t, cm.lost, "ExecutorLost"); got != "2: "+endpoints.ReasonKilled {
+		t.Fatalf("ExecutorLost(%s)", got)
+	}
+	// The bus gives each event to every listener before the next one: once
+	// the recorder has the job's end, the allocator has had every call for
+	// the loss.
+	if _, err := runJob(t, c.Driver, "test.executor", make([][]byte, 1)); err != nil {
+		t.Fatal(err)
+	}
+	c.rec.waitFor(t, "the job's end", func(evs []endpoints.Event) bool {
+		return countEvents[endpoints.JobEnd](evs, nil) == 1
+	})
+	if n := len(cm.lost); n != 0 {
+		t.Fatalf("allocator told %d more times; want once", n)
 	}
 }

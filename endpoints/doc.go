@@ -63,7 +63,7 @@
 // process neither stalls a job nor keeps its container's resources. An
 // ExecutorAllocator (WithExecutorAllocator, or a
 // ClusterManager that implements it too) is told about every executor the
-// driver removed.
+// driver removed, through the listener bus.
 //
 // The driver publishes typed events (ExecutorAdded, ExecutorRemoved,
 // TaskStart, TaskEnd, JobStart, JobEnd) on its listener bus: listeners
@@ -115,4 +115,43 @@
 // StartLocalCluster puts a driver and N executors in one process (local
 // masters, tests and benchmarks); the envs of its executors come from an
 // EnvFactory such as MemEnvFactory or one built on package netty.
+//
+// # Handlers
+//
+// The three endpoints (CoarseGrainedScheduler, HeartbeatReceiver, Executor)
+// are built on actor.Router: each embeds a Router, registers one typed
+// handler per message when it is created, and keeps its lifecycle hooks
+// (OnStart, OnStop, OnDisconnected, OnError, ThreadCount) as methods of its
+// own. A message of a type without a handler fails its asker with
+// "Unsupported message". The driver endpoint, for example:
+//
+//	e := &driverEndpoint{Router: actor.NewRouter(), d: d}
+//	actor.Handle(e.Router, func(_ *actor.Context, m *messages.StatusUpdate) error {
+//		d.statusUpdate(m)
+//		return nil
+//	})
+//	actor.HandleAsk(e.Router, d.register) // *RegisterExecutor -> *BoolReply
+//
+// # Files
+//
+// Each file holds one concept:
+//
+//   - driver.go: the Driver type, NewDriver and Stop;
+//     driverendpoint.go: the CoarseGrainedScheduler endpoint's handlers;
+//   - registration.go: RegisterExecutor, LaunchedExecutor and the driver's
+//     record of its executors (ExecutorInfo, Executors, WaitForExecutors);
+//   - jobs.go: RunJob, job cancellation, KillTask; offers.go: resource
+//     offers, status updates, launches and kills; scheduler.go: the
+//     I/O-free FIFO task scheduler;
+//   - executorloss.go: RemoveExecutor, KillExecutor(s), the loss reasons,
+//     disabling and replacing executors; clustermanager.go: the
+//     ClusterManager and ExecutorAllocator interfaces;
+//   - heartbeat.go: the HeartbeatReceiver and the executor's heartbeats;
+//   - executor.go: ExecutorConfig, RunExecutor and the config fetch;
+//     executorbackend.go: the Executor endpoint; executorstop.go: how an
+//     executor stops, decommissions or exits; taskrunner.go: its task
+//     goroutines;
+//   - events.go: the events and Listener; listenerbus.go: their delivery;
+//   - local.go: LocalCluster; registry.go: task functions; options.go:
+//     options and configuration keys; errors.go: errors.
 package endpoints

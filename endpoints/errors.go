@@ -1,5 +1,7 @@
 package endpoints
 
+// This file holds the package's sentinel and typed errors.
+
 import (
 	"errors"
 	"fmt"
@@ -44,11 +46,12 @@ var (
 // large to send (cause ErrTaskTooLarge), or the driver stopped. Its text
 // contains the reason, e.g. the last error of the failing task.
 type JobAbortedError struct {
-	JobID  int64
-	Reason string
-	Err    error
+	JobID  int64  // the job's id (JobStart.JobID)
+	Reason string // why, with the failing task's last error
+	Err    error  // the cause: ErrTaskFailed or ErrTaskTooLarge
 }
 
+// Error returns "Job ID aborted due to stage failure: REASON".
 func (e *JobAbortedError) Error() string {
 	return fmt.Sprintf("Job %d aborted due to stage failure: %s", e.JobID, e.Reason)
 }
@@ -64,11 +67,12 @@ func (e *JobAbortedError) Unwrap() error { return e.Err }
 // (Spark's exitExecutor). Code 1 is a failed registration or a lost driver;
 // ExitCodeHeartbeatFailure a driver that stopped answering heartbeats.
 type ExitError struct {
-	Code   int
-	Reason string
-	Err    error
+	Code   int    // the process's exit code
+	Reason string // Spark's text, e.g. "Driver ADDR disassociated! Shutting down."
+	Err    error  // the cause, or nil
 }
 
+// Error returns the exit code, the reason and the cause.
 func (e *ExitError) Error() string {
 	if e.Err != nil {
 		return fmt.Sprintf("executor exited with code %d: %s: %v", e.Code, e.Reason, e.Err)

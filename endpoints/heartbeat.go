@@ -1,12 +1,16 @@
 package endpoints
 
+// This file holds both ends of heartbeats: the driver's HeartbeatReceiver
+// endpoint, which expires silent executors, and the executor's heartbeat loop.
+
 import (
+	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/messages"
-	"google.golang.org/protobuf/proto"
 )
 
 // heartbeatReceiver is the driver's HeartbeatReceiver endpoint: it tracks
@@ -14,6 +18,7 @@ import (
 // stayed silent longer than the timeout; with a cluster manager, it also has
 // their containers killed and replaced (Spark's expireDeadHosts).
 type heartbeatReceiver struct {
+	*actor.Router
 	d        *Driver
 	timeout  time.Duration
 	interval time.Duration
@@ -32,7 +37,35 @@ func newHeartbeatReceiver(conf *actor.Conf) (*heartbeatReceiver, error) {
 	if interval <= 0 {
 		return nil, fmt.Errorf("%w: %s must be positive", ErrInvalidConfig, KeyTimeoutInterval)
 	}
-	return &heartbeatReceiver{timeout: timeout, interval: interval, lastSeen: make(map[string]time.Time)}, nil
+	h := &heartbeatReceiver{Router: actor.NewRouter(), timeout: timeout, interval: interval, lastSeen: make(map[string]time.Time)}
+	r := h.Router
+	// One-way messages: from the driver endpoint, from its own timer, and
+	// heartbeats sent rather than asked.
+	actor.Handle(r, func(_ *actor.Context, m *messages.ExecutorRegistered) error {
+		h.lastSeen[m.GetExecutorId()] = time.Now()
+		return nil
+	})
+	actor.Handle(r, func(_ *actor.Context, m *messages.ExecutorRemoved) error {
+		delete(h.lastSeen, m.GetExecutorId())
+		return nil
+	})
+	actor.Handle(r, func(*actor.Context, *messages.ExpireDeadHosts) error {
+		h.expireDeadHosts()
+		return nil
+	})
+	actor.Handle(r, func(_ *actor.Context, m *messages.Heartbeat) error {
+		h.heartbeat(m)
+		return nil
+	})
+	// Asks: the executors' heartbeats, and an expiry on demand.
+	actor.HandleAsk(r, func(_ *actor.CallContext, m *messages.Heartbeat) (*messages.HeartbeatResponse, error) {
+		return &messages.HeartbeatResponse{ReregisterBlockManager: !h.heartbeat(m)}, nil
+	})
+	actor.HandleAsk(r, func(*actor.CallContext, *messages.ExpireDeadHosts) (*messages.BoolReply, error) {
+		h.expireDeadHosts()
+		return &messages.BoolReply{Value: true}, nil
+	})
+	return h, nil
 }
 
 // heartbeatTimeout is spark.storage.blockManagerHeartbeatTimeoutMs, else
@@ -48,35 +81,6 @@ func heartbeatTimeout(conf *actor.Conf) (time.Duration, error) {
 func (h *heartbeatReceiver) OnStart(ctx *actor.Context) error {
 	_, err := ctx.SendEvery(h.interval, &messages.ExpireDeadHosts{})
 	return err
-}
-
-func (h *heartbeatReceiver) Receive(ctx *actor.Context, msg proto.Message) error {
-	switch m := msg.(type) {
-	case *messages.ExecutorRegistered:
-		h.lastSeen[m.GetExecutorId()] = time.Now()
-	case *messages.ExecutorRemoved:
-		delete(h.lastSeen, m.GetExecutorId())
-	case *messages.ExpireDeadHosts:
-		h.expireDeadHosts()
-	case *messages.Heartbeat:
-		h.heartbeat(m)
-	default:
-		return actor.ErrUnsupportedMessage
-	}
-	return nil
-}
-
-func (h *heartbeatReceiver) ReceiveAndReply(ctx *actor.CallContext, msg proto.Message) error {
-	switch m := msg.(type) {
-	case *messages.Heartbeat:
-		ctx.Reply(&messages.HeartbeatResponse{ReregisterBlockManager: !h.heartbeat(m)})
-	case *messages.ExpireDeadHosts:
-		h.expireDeadHosts()
-		ctx.Reply(&messages.BoolReply{Value: true})
-	default:
-		return actor.ErrUnsupportedMessage
-	}
-	return nil
 }
 
 // heartbeat records a heartbeat and reports whether the executor is known.
@@ -109,6 +113,39 @@ func (h *heartbeatReceiver) expireDeadHosts() {
 	}
 }
 
+// OnError logs the errors of the handlers.
 func (h *heartbeatReceiver) OnError(_ *actor.Context, err error) {
 	h.d.log.Error().Err(err).Msg("heartbeat receiver error")
+}
+
+// heartbeat asks the driver's HeartbeatReceiver every heartbeat interval;
+// after spark.executor.heartbeat.maxFailures failures in a row the executor
+// exits with ExitCodeHeartbeatFailure.
+func (b *executorBackend) heartbeat(receiver *actor.Ref, r *taskRunner) {
+	t := time.NewTicker(b.hbInterval)
+	defer t.Stop()
+	timeout := actor.RpcTimeout{Duration: b.hbInterval, Key: KeyHeartbeatInterval}
+	failures := 0
+	for {
+		select {
+		case <-b.hbStop:
+			return
+		case <-t.C:
+		}
+		_, err := receiver.AskWithTimeout(b.ctx, &messages.Heartbeat{ExecutorId: b.cfg.ExecutorID, RunningTasks: int32(r.numBusy())}, timeout).Result()
+		if err == nil {
+			failures = 0
+			continue
+		}
+		if errors.Is(err, context.Canceled) || b.stopping.Load() {
+			return
+		}
+		failures++
+		b.log.Warn().Err(err).Int("failures", failures).Msg("Issue communicating with driver in heartbeater")
+		if failures >= b.hbMaxFailures {
+			b.exitExecutor(ExitCodeHeartbeatFailure,
+				fmt.Sprintf("Unable to send heartbeats to driver more than %d times", b.hbMaxFailures), err, true)
+			return
+		}
+	}
 }

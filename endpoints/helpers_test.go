@@ -4,34 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-	"github.com/rs/zerolog/log"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/endpoints"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"github.com/sparkrpc/sparkrpc/netty"
 	"google.golang.org/protobuf/proto"
 )
-
-func TestMain(m *testing.M) {
-	// Executors and envs log after a test has returned; keep it quiet unless
-	// asked (SPARKRPC_TEST_LOG=debug).
-	lvl := zerolog.Disabled
-	if v := os.Getenv("SPARKRPC_TEST_LOG"); v != "" {
-		if l, err := zerolog.ParseLevel(v); err == nil {
-			lvl = l
-		}
-	}
-	zerolog.TimeFieldFormat = zerolog.TimeFormatUnixMicro
-	log.Logger = zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr, TimeFormat: "15:04:05.000000"}).Level(lvl).With().Timestamp().Logger()
-	os.Exit(m.Run())
-}
 
 // testTimeout bounds every wait of a test.
 const testTimeout = 20 * time.Second
@@ -176,6 +159,20 @@ func eventually(t testing.TB, what string, cond func() bool) {
 	}
 }
 
+// recv returns the next value of ch, or fails the test at the deadline.
+func recv[T any](t testing.TB, ch <-chan T, what string) T {
+	t.Helper()
+	timer := time.NewTimer(testTimeout)
+	defer timer.Stop()
+	select {
+	case v := <-ch:
+		return v
+	case <-timer.C:
+		t.Fatalf("timed out after %s waiting for %s", testTimeout, what)
+		panic("unreachable")
+	}
+}
+
 // recorder is a listener that keeps every event.
 type recorder struct {
 	mu     sync.Mutex
@@ -255,8 +252,6 @@ func gatedPayloads(key string, n int) [][]byte {
 	}
 	return ps
 }
-
-var panicAttempts sync.Map // payload -> attempts that panicked
 
 func init() {
 	// test.gated waits for its gate (the payload up to '|'), or until it is
@@ -343,13 +338,7 @@ func (f *fakeExecutor) register(id, host string, cores int) error {
 
 func (f *fakeExecutor) nextLaunch(t *testing.T) *messages.LaunchTask {
 	t.Helper()
-	select {
-	case m := <-f.launches:
-		return m
-	case <-time.After(testTimeout):
-		t.Fatal("timed out waiting for a LaunchTask")
-		return nil
-	}
+	return recv(t, f.launches, "a LaunchTask")
 }
 
 func executor(d *endpoints.Driver, id string) (endpoints.ExecutorInfo, bool) {

@@ -8,6 +8,22 @@ import (
 	"go.uber.org/goleak"
 )
 
+// leakOptions lists the goroutines that may outlive an env's Shutdown:
+// protoactor's dead-letter throttle, which waits out its 1s period on a
+// ticker and ends by itself (see the actor package's TestMain). Nothing
+// else is ignored.
+var leakOptions = []goleak.Option{
+	goleak.IgnoreTopFunction("github.com/asynkron/protoactor-go/actor.NewDeadLetter.NewThrottle.func4.1"),
+	goleak.IgnoreTopFunction("github.com/asynkron/protoactor-go/actor.NewThrottle.func1.1"),
+}
+
+// TestMain fails the package when a goroutine is still running after every
+// test, example and benchmark has stopped its drivers and executors and shut
+// their envs down.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, leakOptions...)
+}
+
 // A driver, its executors and their envs leave no goroutine behind once
 // stopped and shut down.
 func TestNoGoroutineLeaks(t *testing.T) {

@@ -1,5 +1,7 @@
 package endpoints
 
+// This file holds LocalCluster: a driver and its executors in one process.
+
 import (
 	"context"
 	"errors"

@@ -1,5 +1,8 @@
 package endpoints
 
+// This file holds the options of NewDriver and RunExecutor and the package's
+// configuration keys.
+
 import (
 	"time"
 
@@ -121,21 +124,6 @@ func WithLogger(l zerolog.Logger) Option {
 // ("Executor is excluded due to failures: ID").
 func WithExcludedHosts(hosts []string) DriverOption {
 	return driverOptionFunc(func(o *driverOptions) { o.excluded = append(o.excluded, hosts...) })
-}
-
-// ExecutorAllocator is told by the driver about executors it lost, so that a
-// cluster manager can replace them (YARN's allocator). Its methods are called
-// on the listener bus goroutine, in order with the other events.
-type ExecutorAllocator interface {
-	// ExecutorLost is called once for every executor the driver removed,
-	// with the loss reason.
-	ExecutorLost(executorID, reason string)
-}
-
-// WithExecutorAllocator sets the allocator the driver tells about lost
-// executors.
-func WithExecutorAllocator(a ExecutorAllocator) DriverOption {
-	return driverOptionFunc(func(o *driverOptions) { o.allocator = a })
 }
 
 // WithListener adds a listener to the driver's listener bus from the start

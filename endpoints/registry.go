@@ -1,5 +1,7 @@
 package endpoints
 
+// This file holds the registry of task functions (RegisterTask, LookupTask).
+
 import (
 	"context"
 	"slices"

@@ -1,5 +1,8 @@
 package endpoints
 
+// This file holds the task scheduler: FIFO jobs, their pending partitions and
+// running attempts, with no I/O.
+
 import (
 	"fmt"
 	"time"

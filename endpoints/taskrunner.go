@@ -1,5 +1,8 @@
 package endpoints
 
+// This file holds the executor's task runner: one goroutine per core running
+// LaunchTask messages.
+
 import (
 	"context"
 	"errors"

@@ -1,0 +1,151 @@
+package endpoints
+
+// This file holds the CoarseGrainedScheduler endpoint: the driver's typed
+// message handlers.
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/messages"
+)
+
+// driverEndpoint is the CoarseGrainedScheduler endpoint: serial, on a loop
+// of its own (Spark's IsolatedThreadSafeRpcEndpoint). Its Router holds one
+// handler per message; a message of another type fails its asker with
+// "Unsupported message".
+type driverEndpoint struct {
+	*actor.Router
+	d *Driver
+}
+
+func newDriverEndpoint(d *Driver) *driverEndpoint {
+	e := &driverEndpoint{Router: actor.NewRouter(), d: d}
+	r := e.Router
+	// One-way messages (Spark's receive).
+	actor.Handle(r, func(_ *actor.Context, m *messages.StatusUpdate) error {
+		d.statusUpdate(m)
+		return nil
+	})
+	actor.Handle(r, func(*actor.Context, *messages.ReviveOffers) error {
+		d.reviveOffers()
+		return nil
+	})
+	actor.Handle(r, func(_ *actor.Context, m *messages.LaunchedExecutor) error {
+		d.launched(m.GetExecutorId())
+		return nil
+	})
+	actor.Handle(r, e.killTask)
+	actor.Handle(r, func(_ *actor.Context, m *messages.RemoveExecutor) error {
+		d.removeExecutor(m.GetExecutorId(), m.GetReason())
+		return nil
+	})
+	actor.Handle(r, func(*actor.Context, *messages.StopExecutors) error {
+		d.stopExecutors()
+		return nil
+	})
+	// Asks (Spark's receiveAndReply).
+	actor.HandleAsk(r, e.retrieveSparkAppConfig)
+	actor.HandleAsk(r, d.register)
+	actor.HandleAsk(r, func(*actor.CallContext, *messages.StopExecutors) (*messages.BoolReply, error) {
+		d.stopExecutors()
+		return &messages.BoolReply{Value: true}, nil
+	})
+	actor.HandleAsk(r, func(ctx *actor.CallContext, _ *messages.StopDriver) (*messages.BoolReply, error) {
+		// Stop does not wait: OnStop runs after this reply.
+		if err := ctx.Stop(); err != nil {
+			return nil, err
+		}
+		return &messages.BoolReply{Value: true}, nil
+	})
+	actor.HandleAsk(r, e.executorDecommissioning)
+	actor.HandleAsk(r, func(_ *actor.CallContext, m *messages.RemoveExecutor) (*messages.BoolReply, error) {
+		d.removeExecutor(m.GetExecutorId(), m.GetReason())
+		return &messages.BoolReply{Value: true}, nil
+	})
+	return e
+}
+
+// ThreadCount makes the endpoint serial on a dedicated goroutine.
+func (e *driverEndpoint) ThreadCount() int { return 1 }
+
+// OnStart revives offers every spark.scheduler.revive.interval, so that
+// tasks are offered even when no event triggers it.
+func (e *driverEndpoint) OnStart(ctx *actor.Context) error {
+	if every := e.d.reviveInterval; every > 0 {
+		if _, err := ctx.SendEvery(every, &messages.ReviveOffers{}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// killTask forwards a KillTask to the executor that runs the task.
+func (e *driverEndpoint) killTask(_ *actor.Context, m *messages.KillTask) error {
+	d := e.d
+	d.mu.Lock()
+	ex := d.executors[m.GetExecutorId()]
+	d.mu.Unlock()
+	if ex == nil {
+		d.log.Warn().Int64("tid", m.GetTaskId()).Str("executor", m.GetExecutorId()).
+			Msg("Attempted to kill task for unknown executor")
+		return nil
+	}
+	return ex.ref.Send(m)
+}
+
+// retrieveSparkAppConfig answers an executor's config fetcher with the
+// application's spark.* properties.
+func (e *driverEndpoint) retrieveSparkAppConfig(_ *actor.CallContext, m *messages.RetrieveSparkAppConfig) (*messages.SparkAppConfig, error) {
+	props := e.d.env.Conf().All()
+	for k := range props {
+		if !strings.HasPrefix(k, "spark.") {
+			delete(props, k)
+		}
+	}
+	return &messages.SparkAppConfig{SparkProperties: props, ResourceProfileId: m.GetResourceProfileId()}, nil
+}
+
+// executorDecommissioning stops offering the executor tasks; it answers
+// whether the executor is known.
+func (e *driverEndpoint) executorDecommissioning(_ *actor.CallContext, m *messages.ExecutorDecommissioning) (*messages.BoolReply, error) {
+	d := e.d
+	d.mu.Lock()
+	ex := d.executors[m.GetExecutorId()]
+	if ex != nil {
+		ex.decommissioning = true
+		d.notifyChanged()
+	}
+	d.mu.Unlock()
+	if ex != nil {
+		d.log.Info().Str("executor", ex.id).Msg("executor is decommissioning; it gets no new tasks")
+	}
+	return &messages.BoolReply{Value: ex != nil}, nil
+}
+
+// OnDisconnected removes the executor whose connection closed, or, with a
+// cluster manager, disables it until the cluster manager says why it left.
+func (e *driverEndpoint) OnDisconnected(_ *actor.Context, addr actor.RpcAddress) error {
+	d := e.d
+	d.mu.Lock()
+	id, ok := d.byAddr[addr]
+	d.mu.Unlock()
+	switch {
+	case !ok:
+	case d.cm != nil:
+		d.disableExecutor(id)
+	default:
+		d.removeExecutor(id, ReasonDisassociated)
+	}
+	return nil
+}
+
+// OnError logs the errors of the handlers.
+func (e *driverEndpoint) OnError(_ *actor.Context, err error) {
+	var refused *registrationError
+	if errors.As(err, &refused) {
+		return // register logged the refusal, at warn level as Spark does
+	}
+	e.d.log.Error().Err(err).Msg("driver endpoint error")
+}

@@ -1,0 +1,65 @@
+package endpoints_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/endpoints"
+)
+
+func TestHeartbeatExpiryRemovesASilentExecutor(t *testing.T) {
+	forEachNetwork(t, func(t *testing.T, nw network) {
+		conf := testConf(endpoints.KeyHeartbeatInterval, "50ms", actor.KeyNetworkTimeout, "600ms",
+			endpoints.KeyTimeoutInterval, "50ms")
+		// The real executor heartbeats every 50ms (the driver's setting,
+		// which it takes from the driver's properties).
+		c := startCluster(t, nw, conf, 1, 1)
+		silent := newFakeExecutor(t, nw, c.Driver.URL())
+		if err := silent.register("silent", "h", 1); err != nil {
+			t.Fatal(err)
+		}
+		evs := c.rec.waitFor(t, "the silent executor removed", func(evs []endpoints.Event) bool {
+			return countEvents(evs, func(e endpoints.ExecutorRemoved) bool { return e.ExecutorID == "silent" }) == 1
+		})
+		for _, ev := range evs {
+			if e, ok := ev.(endpoints.ExecutorRemoved); ok {
+				if e.ExecutorID != "silent" {
+					t.Fatalf("executor %s removed too: %q", e.ExecutorID, e.Reason)
+				}
+				if !strings.HasPrefix(e.Reason, "Executor heartbeat timed out after ") || !strings.HasSuffix(e.Reason, " ms") {
+					t.Fatalf("reason = %q", e.Reason)
+				}
+			}
+		}
+		recv(t, silent.stops, "the silent executor's StopExecutor")
+		if _, ok := executor(c.Driver, "1"); !ok {
+			t.Fatal("the executor that heartbeats was removed")
+		}
+	})
+}
+
+// An executor whose heartbeats keep failing exits with code 56 and tells
+// the driver.
+func TestHeartbeatFailuresMakeTheExecutorExit(t *testing.T) {
+	forEachNetwork(t, func(t *testing.T, nw network) {
+		c := startCluster(t, nw, testConf(endpoints.KeyHeartbeatInterval, "20ms", endpoints.KeyHeartbeatMaxFailures, "3"), 1, 1)
+		hb, ok := c.env.Endpoint(endpoints.HeartbeatEndpointName)
+		if !ok {
+			t.Fatal("no HeartbeatReceiver on the driver's env")
+		}
+		if err := c.env.Stop(hb); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "the executor returned", func() bool { return len(c.ExecutorErrors()) == 1 })
+		var ee *endpoints.ExitError
+		if err := c.ExecutorErrors()["1"]; !errors.As(err, &ee) || ee.Code != endpoints.ExitCodeHeartbeatFailure ||
+			ee.Reason != "Unable to send heartbeats to driver more than 3 times" {
+			t.Fatalf("RunExecutor = %v; want exit code 56", err)
+		}
+		c.rec.waitFor(t, "the executor removed with the reason", func(evs []endpoints.Event) bool {
+			return countEvents(evs, func(e endpoints.ExecutorRemoved) bool { return e.Reason == ee.Reason }) == 1
+		})
+	})
+}

@@ -1,0 +1,100 @@
+package endpoints
+
+// This file holds jobs: RunJob, job cancellation and KillTask.
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/sparkrpc/sparkrpc/messages"
+)
+
+// RunJob runs one task of the registered function taskName per payload
+// (partition i gets payloads[i]) on the executors, and returns the results
+// in partition order. A failed task is retried up to spark.task.maxFailures
+// times in all; the job then fails with a *JobAbortedError carrying the last
+// error. Tasks wait for executors: with none registered, RunJob waits until
+// one is ready or ctx ends. Cancelling ctx kills the job's running tasks and
+// returns ctx's cause.
+func (d *Driver) RunJob(ctx context.Context, taskName string, payloads [][]byte) ([][]byte, error) {
+	if _, ok := LookupTask(taskName); !ok {
+		return nil, fmt.Errorf("%w: %q", ErrUnknownTask, taskName)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, context.Cause(ctx)
+	}
+	d.mu.Lock()
+	if d.stopped {
+		d.mu.Unlock()
+		return nil, ErrDriverStopped
+	}
+	j := d.sched.submit(taskName, payloads)
+	if d.bus.wanted() {
+		d.bus.post(JobStart{Time: j.started, JobID: j.id, TaskName: taskName, NumTasks: len(payloads)})
+	}
+	if len(payloads) == 0 {
+		d.sched.end(j, nil)
+		d.postJobEnd(j)
+		d.mu.Unlock()
+		return [][]byte{}, nil
+	}
+	d.mu.Unlock()
+	if err := d.ref.Send(&messages.ReviveOffers{}); err != nil {
+		d.cancelJob(j, err)
+		return nil, fmt.Errorf("job %d: %w", j.id, err)
+	}
+	select {
+	case <-j.done:
+	case <-ctx.Done():
+		d.cancelJob(j, context.Cause(ctx))
+		<-j.done
+	}
+	if j.err != nil {
+		return nil, j.err
+	}
+	return j.results, nil
+}
+
+// cancelJob ends j with err unless it has ended, and kills its tasks.
+func (d *Driver) cancelJob(j *job, err error) {
+	d.mu.Lock()
+	var kills []kill
+	if !j.ended {
+		d.sched.end(j, err)
+		kills = d.sched.killRunning(j, "Job cancelled: "+err.Error())
+		d.postJobEnd(j)
+	}
+	d.mu.Unlock()
+	d.sendKills(kills)
+}
+
+func (d *Driver) postJobEnd(j *job) {
+	if d.bus.wanted() {
+		now := time.Now()
+		d.bus.post(JobEnd{Time: now, JobID: j.id, Err: j.err, Duration: now.Sub(j.started)})
+	}
+}
+
+// KillTask kills the running task taskID (its id in TaskStart) with
+// reason: its executor cancels the task's context, and the task runs again
+// (a killed attempt is not a failure). It does not wait. It returns
+// ErrTaskNotRunning for a task that is not running, ErrDriverStopped once
+// the driver is stopping.
+func (d *Driver) KillTask(taskID int64, reason string) error {
+	d.mu.Lock()
+	stopped := d.stopped
+	a := d.sched.running[taskID]
+	var exec string
+	if a != nil {
+		exec = a.exec.id
+	}
+	d.mu.Unlock()
+	if stopped {
+		return ErrDriverStopped
+	}
+	if a == nil {
+		return fmt.Errorf("%w: task %d", ErrTaskNotRunning, taskID)
+	}
+	return d.ref.Send(&messages.KillTask{TaskId: taskID, ExecutorId: exec, InterruptThread: true, Reason: reason})
+}

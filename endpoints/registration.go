@@ -1,0 +1,202 @@
+package endpoints
+
+// This file holds executor registration: the driver's record of each executor,
+// RegisterExecutor and LaunchedExecutor, and the queries and waits on the
+// registered executors.
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/messages"
+)
+
+// ExecutorInfo describes a registered executor.
+type ExecutorInfo struct {
+	ID      string
+	Host    string           // the host it registered with
+	Address actor.RpcAddress // its env's address, as the driver sees it
+	// TotalCores is what the executor registered with; FreeCores what no
+	// task holds (0 until the executor said it is ready, see Ready).
+	TotalCores int
+	FreeCores  int
+	// Ready is true once the executor sent LaunchedExecutor: it gets tasks.
+	Ready bool
+	// Decommissioning is true once the executor said it is leaving: it
+	// gets no new tasks.
+	Decommissioning  bool
+	RegistrationTime time.Time
+	// LogURLs and Attributes are those it registered with.
+	LogURLs    map[string]string
+	Attributes map[string]string
+}
+
+// executorData is the driver's record of an executor (Spark's
+// ExecutorData). Guarded by Driver.mu.
+type executorData struct {
+	id              string
+	ref             *actor.Ref
+	addr            actor.RpcAddress
+	host            string
+	totalCores      int
+	freeCores       int
+	ready           bool
+	decommissioning bool
+	pendingLoss     bool // disconnected; waiting for the cluster manager's loss reason
+	registered      time.Time
+	logURLs         map[string]string
+	attributes      map[string]string
+}
+
+// active reports whether the executor gets tasks: ready, not
+// decommissioning, not waiting for its loss reason (Spark's isExecutorActive).
+func (ex *executorData) active() bool { return ex.ready && !ex.decommissioning && !ex.pendingLoss }
+
+func (ex *executorData) info() ExecutorInfo {
+	return ExecutorInfo{ID: ex.id, Host: ex.host, Address: ex.addr, TotalCores: ex.totalCores, FreeCores: ex.freeCores,
+		Ready: ex.ready, Decommissioning: ex.decommissioning, RegistrationTime: ex.registered,
+		LogURLs: maps.Clone(ex.logURLs), Attributes: maps.Clone(ex.attributes)}
+}
+
+// Executors returns the registered executors, sorted by id.
+func (d *Driver) Executors() []ExecutorInfo {
+	d.mu.Lock()
+	out := make([]ExecutorInfo, 0, len(d.executors))
+	for _, ex := range d.executors {
+		out = append(out, ex.info())
+	}
+	d.mu.Unlock()
+	slices.SortFunc(out, func(a, b ExecutorInfo) int {
+		if len(a.ID) != len(b.ID) {
+			return len(a.ID) - len(b.ID)
+		}
+		if a.ID < b.ID {
+			return -1
+		}
+		if a.ID > b.ID {
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// TotalCores returns the cores of every registered executor.
+func (d *Driver) TotalCores() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.totalCores
+}
+
+// WaitForExecutors waits until at least n executors are ready for tasks
+// (registered and launched), or ctx ends.
+func (d *Driver) WaitForExecutors(ctx context.Context, n int) error {
+	for {
+		d.mu.Lock()
+		ready := 0
+		for _, ex := range d.executors {
+			if ex.ready && !ex.pendingLoss {
+				ready++
+			}
+		}
+		ch := d.changed
+		d.mu.Unlock()
+		if ready >= n {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for %d executors (%d ready): %w", n, ready, context.Cause(ctx))
+		}
+	}
+}
+
+// WaitForExecutorsGone waits until none of ids is registered, or ctx ends.
+func (d *Driver) WaitForExecutorsGone(ctx context.Context, ids ...string) error {
+	for {
+		d.mu.Lock()
+		left := 0
+		for _, id := range ids {
+			if d.executors[id] != nil {
+				left++
+			}
+		}
+		ch := d.changed
+		d.mu.Unlock()
+		if left == 0 {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for %d executors to go: %w", left, context.Cause(ctx))
+		}
+	}
+}
+
+// register records a registering executor, or refuses it (a duplicate id,
+// an excluded host) with a *registrationError.
+func (d *Driver) register(cc *actor.CallContext, m *messages.RegisterExecutor) (*messages.BoolReply, error) {
+	id, host := m.GetExecutorId(), m.GetHostname()
+	refuse := func(kind error, text string) error {
+		d.log.Warn().Str("executor", id).Str("host", host).Msg(text)
+		return &registrationError{kind: kind, text: text}
+	}
+	ref, err := d.env.RefFromProto(m.GetExecutorRef())
+	if err != nil {
+		return nil, fmt.Errorf("registering executor %s: %w", id, err)
+	}
+	addr := ref.Address()
+	if addr.IsZero() {
+		addr = cc.SenderAddress()
+	}
+	d.mu.Lock()
+	if _, dup := d.executors[id]; dup {
+		d.mu.Unlock()
+		return nil, refuse(ErrDuplicateExecutor, "Duplicate executor ID: "+id)
+	}
+	if d.excluded[host] {
+		d.mu.Unlock()
+		return nil, refuse(ErrExecutorExcluded, "Executor is excluded due to failures: "+id)
+	}
+	ex := &executorData{id: id, ref: ref, addr: addr, host: host, totalCores: int(m.GetCores()),
+		registered: time.Now(), logURLs: m.GetLogUrls(), attributes: m.GetAttributes()}
+	d.executors[id] = ex
+	d.byAddr[addr] = id
+	d.totalCores += ex.totalCores
+	d.notifyChanged()
+	if d.bus.wanted() {
+		d.bus.post(ExecutorAdded{Time: ex.registered, ExecutorID: id, Host: host, Address: addr, Cores: ex.totalCores,
+			LogURLs: maps.Clone(ex.logURLs)})
+	}
+	d.mu.Unlock()
+	d.log.Info().Str("executor", id).Str("host", host).Str("address", addr.String()).Int("cores", ex.totalCores).
+		Msg("Registered executor")
+	_ = d.hbRef.Send(&messages.ExecutorRegistered{ExecutorId: id})
+	return &messages.BoolReply{Value: true}, nil
+}
+
+func (d *Driver) launched(id string) {
+	var out offerResult
+	d.mu.Lock()
+	ex := d.executors[id]
+	if ex != nil && !ex.ready {
+		ex.ready = true
+		ex.freeCores = ex.totalCores
+		d.notifyChanged()
+		d.makeOffers(ex, &out)
+		d.publish(&out)
+	}
+	d.mu.Unlock()
+	if ex == nil {
+		d.log.Warn().Str("executor", id).Msg("LaunchedExecutor from an unknown executor")
+		return
+	}
+	d.sendLaunches(out.launches)
+	d.sendKills(out.kills)
+}
