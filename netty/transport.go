@@ -374,13 +374,26 @@ func (t *Transport) sendFailed(target, sender *protoactor.PID, msg proto.Message
 		ferr = &EncodeError{Type: typ, Err: err}
 	}
 	if sender == nil && strings.HasPrefix(target.Id, futurePrefix) {
-		if _, isFailure := msg.(*messages.RpcFailure); !isFailure {
+		f, isFailure := msg.(*messages.RpcFailure)
+		if !isFailure {
 			t.log.Warn().Err(ferr).Str("to", target.String()).Msg("reply cannot be sent; failing the asker")
 			return t.Send(target, nil, &messages.RpcFailure{Code: code, Message: ferr.Error(), Type: fmt.Sprintf("%T", ferr)})
+		}
+		// A failure that cannot be sent as it is (text not valid UTF-8, or
+		// too large): send it made valid and cut to fit, so that the asker
+		// still fails at once. FitFailure returns f itself when it cannot
+		// help, which ends the recursion.
+		budget := t.maxSize - envelopeSize(target.Id, "", "", typ, 0) - binaryVarintLen
+		if fitted := actor.FitFailure(f, budget); fitted != f {
+			t.log.Warn().Err(ferr).Str("to", target.String()).Msg("failure reply cannot be sent as it is; sending it sanitized")
+			return t.Send(target, nil, fitted)
 		}
 	}
 	return ferr
 }
+
+// binaryVarintLen is the longest varint, the most a length prefix can take.
+const binaryVarintLen = 10
 
 func (t *Transport) peerFor(identity string) (*peer, error) {
 	if v, ok := t.peers.Load(identity); ok {
