@@ -48,7 +48,16 @@
 // goroutine sends whatever accumulated in one write. Messages to one peer go
 // out in the order of Send. When there is no connection, the first Send
 // starts one connect; if it fails, every queued message fails at once
-// (TransportHost.Undeliverable) and the next Send connects again. A reply
+// (TransportHost.Undeliverable) and the next Send connects again. The
+// outbox is bounded: when the bytes queued for a peer and not yet written
+// to its socket would exceed spark.rpc.io.maxQueuedBytesPerConnection
+// (default 64m), Send fails at once with a *QueueFullError (errors.Is
+// ErrQueueFull) that names the key and the queued size, and so does an Ask;
+// nothing is queued or dropped silently. A message is always taken when the
+// outbox is empty, whatever its size. When a connection closes, the frames
+// it had not written are reported like those of a failed connect: each ask
+// fails at once, each one-way message is counted in Env.Dropped and logged
+// (the env rate-limits those lines). A reply
 // that cannot be marshalled or is too large is replaced by an RpcFailure
 // (code ENCODE or TOO_LARGE), so the asker fails at once rather than timing
 // out.
@@ -81,8 +90,8 @@
 // # Errors and counters
 //
 // Send fails with an *actor.MessageTooLargeError (errors.Is
-// actor.ErrMessageTooLarge), an *EncodeError, or ErrTransportClosed after
-// Shutdown. A queued message whose connect failed is reported to the host
+// actor.ErrMessageTooLarge), an *EncodeError, a *QueueFullError, or
+// ErrTransportClosed after Shutdown. A queued message whose connect failed is reported to the host
 // with the connect error. Handshake failures match ErrAuthFailed,
 // ErrProtocol or ErrDuplicateConnection (a *RefusedError carries the peer's
 // reason). Transport.Stats counts open connections, connections closed for
@@ -98,6 +107,8 @@
 //	spark.rpc.io.connectionCreationTimeout  connect bound, default spark.network.timeout (120s)
 //	spark.rpc.io.connectionTimeout   a batch the peer does not accept within this long
 //	                                 closes the connection, default spark.network.timeout (120s)
+//	spark.rpc.io.maxQueuedBytesPerConnection  bytes queued for one peer and not yet
+//	                                 written; past it Send and Ask fail, default 64m
 //	spark.authenticate               default false
 //	spark.authenticate.secret        the shared secret; required with spark.authenticate
 //	spark.ssl.rpc.enabled            TLS on every connection, default false

@@ -73,6 +73,28 @@ func (e *EncodeError) Unwrap() error { return e.Err }
 // ErrTransportClosed is returned by Send after Shutdown.
 var ErrTransportClosed = errors.New("netty: transport is shut down")
 
+// ErrQueueFull matches a *QueueFullError.
+var ErrQueueFull = errors.New("netty: outbound queue full")
+
+// QueueFullError is returned by Send (and so fails an Ask at once) when the
+// bytes queued for a peer and not yet written to its socket, with the new
+// message, would exceed spark.rpc.io.maxQueuedBytesPerConnection: the peer
+// reads slower than this env sends, or not at all. Nothing was queued.
+type QueueFullError struct {
+	Peer   string // the peer's identity
+	Queued int64  // bytes queued for the peer
+	Size   int64  // bytes of the refused message's frame
+	Limit  int64  // the configured bound
+}
+
+func (e *QueueFullError) Error() string {
+	return fmt.Sprintf("netty: cannot queue a message of %d bytes for %s: %d bytes already queued, over %s (%d bytes)",
+		e.Size, e.Peer, e.Queued, KeyMaxQueuedBytes, e.Limit)
+}
+
+// Is reports whether target is ErrQueueFull.
+func (e *QueueFullError) Is(target error) bool { return target == ErrQueueFull }
+
 // replyDeliverer is implemented by a host (*actor.Env) that routes a reply
 // to its ask from the target id's bytes.
 type replyDeliverer interface {
@@ -94,6 +116,7 @@ type Transport struct {
 	hsTimeout      time.Duration
 	connectTimeout time.Duration
 	writeTimeout   time.Duration // a peer that reads nothing for this long is dropped
+	maxQueued      int64         // bound of a peer's outbound bytes
 	tlsServer      *tls.Config
 	tlsClient      *tls.Config
 	ln             net.Listener
@@ -123,6 +146,7 @@ type peer struct {
 	dialing  bool
 	ready    chan struct{} // closed when a connection is attached
 	out      outbuf        // encoded frames not yet taken by the writer
+	writing  int           // bytes taken by a writer and not yet written
 	unsent   []queued      // what buf holds while there is no connection
 	sockAddr actor.RpcAddress
 	removed  bool          // dropped from Transport.peers (client peers only)
@@ -193,6 +217,9 @@ func (t *Transport) Start(host actor.TransportHost) (actor.TransportInfo, error)
 		return actor.TransportInfo{}, err
 	}
 	if t.writeTimeout, err = conf.GetDuration(KeyConnectionTimeout, netTimeout, time.Second); err != nil {
+		return actor.TransportInfo{}, err
+	}
+	if t.maxQueued, err = positiveSize(conf, KeyMaxQueuedBytes, defaultMaxQueuedBytes); err != nil {
 		return actor.TransportInfo{}, err
 	}
 	auth, err := conf.GetBool(KeyAuthenticate, false)
@@ -326,6 +353,12 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 	if c == nil && p.client {
 		p.mu.Unlock()
 		return fmt.Errorf("netty: no connection to client-mode peer %s: %w", p.identity, actor.ErrConnectionClosed)
+	}
+	if q := int64(p.out.size + p.writing); q > 0 && q+int64(frameHeaderLen+h.size) > t.maxQueued {
+		// The peer does not keep up: refuse rather than grow without bound
+		// (a message is always taken when nothing is queued).
+		p.mu.Unlock()
+		return &QueueFullError{Peer: p.identity, Queued: q, Size: int64(frameHeaderLen + h.size), Limit: t.maxQueued}
 	}
 	wasEmpty := p.out.empty()
 	dst := p.out.tail(frameHeaderLen + h.size)
@@ -751,10 +784,11 @@ func (c *conn) close(cause error) {
 			return
 		}
 		p := c.p
+		var lost [][]byte
 		p.mu.Lock()
 		if p.conn == c {
 			p.conn = nil
-			p.out.reset() // lost with the connection; asks fail below
+			lost = p.out.take(nil) // lost with the connection: reported below
 			if p.client {
 				// A client-mode peer is reachable only over its own
 				// connections: forget it until it connects again.
@@ -766,6 +800,10 @@ func (c *conn) close(cause error) {
 		t.conns.Add(-1)
 		if errors.Is(cause, ErrProtocol) {
 			t.protocolErrors.Add(1)
+		}
+		if len(lost) > 0 {
+			c.dropFrames(lost, 0, cause)
+			recycle(lost)
 		}
 		if c.quiet.Load() || t.closing.Load() {
 			return
@@ -806,40 +844,103 @@ func (c *conn) writeLoop() {
 			p.mu.Unlock()
 			return
 		}
+		size := p.out.size
 		batch := p.out.take(c.spare)
+		p.writing += size
 		p.mu.Unlock()
 		c.spare = nil
 		if len(batch) == 0 {
 			c.spare = batch
-			c.notifyDrained()
+			c.notifyDrained(size)
 			continue
 		}
 		// WriteTo consumes (and clears) the slice it is given: give it a copy
 		// so that the chunks can be recycled.
 		c.iov = append(c.iov[:0], batch...)
+		var written int64
 		err := c.nc.SetWriteDeadline(time.Now().Add(c.t.writeTimeout))
 		if err == nil {
-			_, err = c.iov.WriteTo(c.nc)
+			written, err = c.iov.WriteTo(c.nc)
 		}
-		recycle(batch)
 		if err != nil {
 			c.close(err)
+			// What the socket did not take is lost: report it as the
+			// frames still queued are.
+			c.dropFrames(batch, written, err)
+			recycle(batch)
+			c.notifyDrained(size)
 			return
 		}
+		recycle(batch)
 		c.spare = batch[:0]
-		c.notifyDrained()
+		c.notifyDrained(size)
 	}
 }
 
-// notifyDrained tells a waiting Shutdown that everything queued was written.
-func (c *conn) notifyDrained() {
+// notifyDrained accounts for the written bytes of a batch of n and tells a
+// waiting Shutdown that everything queued was written.
+func (c *conn) notifyDrained(n int) {
 	p := c.p
 	p.mu.Lock()
+	p.writing -= n
 	if p.drained != nil && p.out.empty() {
 		close(p.drained)
 		p.drained = nil
 	}
 	p.mu.Unlock()
+}
+
+// dropFrames reports every frame of chunks after the first skip bytes to the
+// host as undeliverable, as a failed connect reports what was queued: the
+// connection closed before they were written. An ask fails at once; a
+// one-way message is counted as dropped and logged (rate-limited by the
+// host). The frames are decoded for that; the chunks are not kept.
+func (c *conn) dropFrames(chunks [][]byte, skip int64, cause error) {
+	t := c.t
+	p := c.p
+	addr := c.info.Address.String()
+	if c.info.Address.IsZero() {
+		addr = p.identity
+	}
+	err := &actor.ConnectionClosedError{Addr: addr, Cause: cause}
+	if cause == nil {
+		err.Cause = errors.New("closed before the message was sent")
+	}
+	n := 0
+	forEachFrame(chunks, skip, func(body []byte) {
+		e, perr := parseEnvelope(body)
+		if perr != nil {
+			return // cannot happen: this side encoded it
+		}
+		target := &protoactor.PID{Address: p.identity, Id: string(e.target)}
+		var sender *protoactor.PID
+		if len(e.senderID) > 0 {
+			sender = &protoactor.PID{Address: string(e.senderAddr), Id: string(e.senderID)}
+		}
+		msg, derr := decodeMessage(e.typ, e.payload)
+		if derr != nil {
+			msg = &messages.WireEnvelope{Target: target.Id, Type: string(e.typ)}
+		}
+		n++
+		t.host.Undeliverable(target, sender, msg, err)
+	})
+	if n > 0 && !t.closing.Load() {
+		t.log.Warn().Err(cause).Str("peer", p.identity).Int("messages", n).Msg("connection closed; dropping queued messages")
+	}
+}
+
+// decodeMessage unmarshals a payload of the message type typ, without a
+// connection's type cache.
+func decodeMessage(typ, payload []byte) (proto.Message, error) {
+	mt, err := protoregistry.GlobalTypes.FindMessageByName(protoreflect.FullName(typ))
+	if err != nil {
+		return nil, &errUnknownType{string(typ)}
+	}
+	msg := mt.New().Interface()
+	if err := decodeOpts.Unmarshal(payload, msg); err != nil {
+		return nil, err
+	}
+	return msg, nil
 }
 
 // flushTimeout bounds how long Shutdown waits for queued frames to be written.

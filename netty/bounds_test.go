@@ -1,0 +1,152 @@
+package netty_test
+
+import (
+	"bytes"
+	"errors"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/messages"
+	"github.com/sparkrpc/sparkrpc/netty"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+)
+
+// eventually polls cond until it holds, failing t after waitFor.
+func eventually(t testing.TB, cond func() bool, what string) {
+	t.Helper()
+	deadline := time.Now().Add(waitFor)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within %s: %s", waitFor, what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// heapInUse is the live heap after a collection.
+func heapInUse() int64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return int64(ms.HeapAlloc)
+}
+
+// syncBuffer is a log sink safe for concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) count(sub string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return strings.Count(s.b.String(), sub)
+}
+
+// clientRef is the server's reference to endpoint name of the client-mode
+// peer id.
+func clientRef(t *testing.T, server *actor.Env, id, name string) *actor.Ref {
+	t.Helper()
+	ref, err := server.RefFromProto(&messages.EndpointRef{Address: id, Name: name, Client: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ref
+}
+
+// A peer that stops reading cannot make the sender queue without bound:
+// past spark.rpc.io.maxQueuedBytesPerConnection, Send and Ask fail at once
+// with a *QueueFullError naming the key, and the heap stays within the
+// bound plus a small margin.
+func TestQueuedBytesToASilentPeerAreBounded(t *testing.T) {
+	const bound = 4 << 20
+	conf := actor.NewConf().Set(netty.KeyMaxQueuedBytes, "4m")
+	server, _ := serverWithTransport(t, conf)
+	register(t, server, "echo", newEcho())
+	rawClient(t, server, "client-silent") // never reads
+	ref := clientRef(t, server, "client-silent", "sink")
+	big := wrapperspb.Bytes(make([]byte, 1<<20))
+	before := heapInUse()
+	var qerr *netty.QueueFullError
+	sent := 0
+	for range 256 {
+		err := ref.Send(big)
+		if err == nil {
+			sent++
+			continue
+		}
+		if !errors.As(err, &qerr) {
+			t.Fatalf("Send: %v", err)
+		}
+		break
+	}
+	if qerr == nil {
+		t.Fatalf("256 sends of 1 MiB to a silent peer all queued")
+	}
+	if growth := heapInUse() - before; growth > bound+8<<20 {
+		t.Errorf("heap grew by %d MiB for a bound of %d MiB", growth>>20, bound>>20)
+	}
+	if !errors.Is(qerr, netty.ErrQueueFull) || qerr.Limit != bound || qerr.Queued <= 0 ||
+		!strings.Contains(qerr.Error(), netty.KeyMaxQueuedBytes) {
+		t.Errorf("err = %v (%+v)", qerr, *qerr)
+	}
+	// An ask fails at once too (the socket may still take a little more,
+	// so ask until the queue is full again).
+	var askErr error
+	for range 256 {
+		f := ref.AskWithTimeout(ctxT(t), big, actor.RpcTimeout{Duration: time.Minute, Key: "test.askTimeout"})
+		select {
+		case <-f.Done():
+			_, askErr = f.Result()
+		default:
+			continue
+		}
+		break
+	}
+	if !errors.Is(askErr, netty.ErrQueueFull) {
+		t.Errorf("Ask: %v", askErr)
+	}
+	// The rest of the env is unaffected.
+	stillServes(t, server)
+}
+
+// The frames still queued when a connection closes are reported like the
+// ones of a failed connect: counted in Dropped and logged, rate-limited.
+func TestQueuedFramesLostWithAConnectionAreCounted(t *testing.T) {
+	logs := &syncBuffer{}
+	log := zerolog.New(logs).Level(zerolog.WarnLevel)
+	tr := netty.NewTransport(netty.WithLogger(log))
+	server, err := actor.NewEnv("server", nil, actor.WithTransport(tr), actor.WithLogger(log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { shutdown(t, server) })
+	c, _ := rawClient(t, server, "client-gone") // never reads
+	ref := clientRef(t, server, "client-gone", "sink")
+	const n = 500
+	msg := wrapperspb.Bytes(make([]byte, 64<<10))
+	for i := range n {
+		if err := ref.Send(msg); err != nil {
+			t.Fatalf("send %d: %v", i, err)
+		}
+	}
+	c.Close()
+	// The socket buffers may hold a few MiB of the 32 MiB: those left this
+	// side; the rest must be counted.
+	eventually(t, func() bool { return server.Dropped() >= n/2 }, "half the queued messages counted as dropped")
+	eventually(t, func() bool { return logs.count("dropping queued messages") == 1 }, "one log line for the lost frames")
+	if k := logs.count("message could not be delivered"); k < 1 || k > 2 {
+		t.Errorf("%d lines for %d drops, want them rate-limited", k, server.Dropped())
+	}
+}
