@@ -168,6 +168,9 @@ type conn struct {
 	info     actor.Peer // as reported in events
 	sig      chan struct{}
 	done     chan struct{}
+	readDone chan struct{} // closed when readLoop has returned, or cannot start
+	reading  atomic.Bool   // readLoop started, or the connection closed first
+	prev     *conn         // the connection c replaced: its reader stops first
 	once     sync.Once
 	quiet    atomic.Bool // closing it reports nothing
 	attached atomic.Bool
@@ -580,10 +583,11 @@ func (t *Transport) newConn(rw net.Conn, fr *frameReader, outbound bool) *conn {
 	fr.max = t.maxSize
 	return &conn{
 		t: t, nc: rw, fr: fr, outbound: outbound,
-		sig:   make(chan struct{}, 1),
-		done:  make(chan struct{}),
-		pids:  make(map[string]*protoactor.PID),
-		types: make(map[string]protoreflect.MessageType),
+		sig:      make(chan struct{}, 1),
+		done:     make(chan struct{}),
+		readDone: make(chan struct{}),
+		pids:     make(map[string]*protoactor.PID),
+		types:    make(map[string]protoreflect.MessageType),
 	}
 }
 
@@ -605,6 +609,10 @@ func (t *Transport) untrack(nc net.Conn) {
 	nc.Close()
 }
 
+// testHookAttach, when set by a test, runs in attach once the peer is
+// chosen, before the connection is installed.
+var testHookAttach func(p *peer)
+
 // attach makes c the connection of peer p (the peer named in c.info when p is
 // nil). An inbound connection loses against one that this side dialled, or
 // that it is dialling when its identity is the smaller one, so that two envs
@@ -615,19 +623,26 @@ func (t *Transport) attach(c *conn, p *peer) error {
 	if t.closing.Load() {
 		return ErrTransportClosed
 	}
-	for p == nil {
-		v, _ := t.peers.LoadOrStore(c.info.Identity, &peer{identity: c.info.Identity, client: !isListenIdentity(c.info.Identity)})
-		p = v.(*peer)
-		p.mu.Lock()
-		if p.removed { // a client peer that was just dropped: make a new one
-			p.mu.Unlock()
-			p = nil
-			continue
+	if p == nil {
+		// Keep the lock of a peer that is still in the map until the
+		// connection is installed: the close of its current connection
+		// could otherwise remove the peer in between, leaving c on a peer
+		// that no Send finds.
+		for {
+			v, _ := t.peers.LoadOrStore(c.info.Identity, &peer{identity: c.info.Identity, client: !isListenIdentity(c.info.Identity)})
+			p = v.(*peer)
+			p.mu.Lock()
+			if !p.removed {
+				break
+			}
+			p.mu.Unlock() // a client peer that was just dropped: make a new one
 		}
-		p.mu.Unlock()
+	} else {
+		p.mu.Lock()
 	}
-
-	p.mu.Lock()
+	if testHookAttach != nil {
+		testHookAttach(p)
+	}
 	var replaced *conn
 	dup := false
 	switch {
@@ -645,6 +660,7 @@ func (t *Transport) attach(c *conn, p *peer) error {
 		return fmt.Errorf("%w: a connection between %s and %s exists", ErrDuplicateConnection, t.info.Identity, p.identity)
 	}
 	c.p = p
+	c.prev = replaced
 	p.conn = c
 	t.conns.Add(1)
 	p.unsent = nil
@@ -778,6 +794,9 @@ func sockAddress(a net.Addr) actor.RpcAddress {
 func (c *conn) close(cause error) {
 	c.once.Do(func() {
 		close(c.done)
+		if c.reading.CompareAndSwap(false, true) {
+			close(c.readDone) // its reader will not start
+		}
 		t := c.t
 		t.untrack(rawConn(c.nc))
 		if !c.attached.Load() {
@@ -982,8 +1001,23 @@ func (t *Transport) flush(ctx context.Context, peers []*peer) {
 	}
 }
 
-// readLoop delivers every frame until the connection fails.
+// readLoop delivers every frame until the connection fails. The reader of
+// a connection that replaced another starts once the old reader has
+// delivered what it had read and returned, so that a peer's messages keep
+// their order across a reconnect.
 func (c *conn) readLoop() {
+	if !c.reading.CompareAndSwap(false, true) {
+		return // closed before its reader started: close closed readDone
+	}
+	defer close(c.readDone)
+	if prev := c.prev; prev != nil {
+		c.prev = nil
+		select {
+		case <-prev.readDone:
+		case <-c.done:
+			return
+		}
+	}
 	for {
 		b, err := c.fr.next()
 		if err != nil {
