@@ -111,6 +111,8 @@ func (c *cell) Receive(actx protoactor.Context) {
 		}
 	case *netEvent:
 		c.dispatch(func() { c.handleNetEvent(m) })
+	case processedMark:
+		m()
 	case *protoactor.Started:
 		c.start()
 	case *stopSignal:

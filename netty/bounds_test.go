@@ -2,7 +2,9 @@ package netty_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"sync"
@@ -13,6 +15,7 @@ import (
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"github.com/sparkrpc/sparkrpc/netty"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
@@ -152,5 +155,97 @@ func TestQueuedFramesLostWithAConnectionAreCounted(t *testing.T) {
 	}
 	if k := logs.count("message could not be delivered"); k < 1 || k > 2 {
 		t.Errorf("%d lines for %d drops, want them rate-limited", k, server.Dropped())
+	}
+}
+
+// slowSink blocks on its first message until opened, then checks that the
+// messages come in order and tells when all of them have.
+type slowSink struct {
+	gate     chan struct{}
+	openOnce sync.Once
+	block    sync.Once
+	done     chan struct{}
+	total    int
+
+	mu   sync.Mutex
+	next uint64
+	bad  string
+}
+
+func (s *slowSink) open() { s.openOnce.Do(func() { close(s.gate) }) }
+
+func (s *slowSink) Receive(_ *actor.Context, msg proto.Message) error {
+	s.block.Do(func() { <-s.gate })
+	seq := binary.BigEndian.Uint64(msg.(*wrapperspb.BytesValue).GetValue())
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if seq != s.next && s.bad == "" {
+		s.bad = fmt.Sprintf("message %d after %d", seq, s.next-1)
+	}
+	s.next = seq + 1
+	if seq == uint64(s.total-1) {
+		close(s.done)
+	}
+	return nil
+}
+
+// A fast sender to a slow endpoint cannot move its backlog into the
+// receiver's memory: past spark.rpc.io.maxInFlightMessagesPerConnection
+// the receiver stops reading the connection and TCP pushes back on the
+// sender. Nothing is lost: once the endpoint catches up every message is
+// processed, in order.
+func TestSlowEndpointBoundsWhatAConnectionDelivers(t *testing.T) {
+	const n, size = 20000, 1 << 10
+	conf := actor.NewConf().Set(netty.KeyMaxInFlightMessages, "256")
+	server, _ := serverWithTransport(t, conf)
+	sink := &slowSink{gate: make(chan struct{}), done: make(chan struct{}), total: n}
+	register(t, server, "slow", sink)
+	t.Cleanup(sink.open) // before the server's shutdown
+	c, _ := rawClient(t, server, "client-fast")
+	c.SetDeadline(time.Now().Add(3 * waitFor)) //nolint:errcheck
+	var buf []byte
+	payload := make([]byte, size)
+	for i := range n {
+		binary.BigEndian.PutUint64(payload, uint64(i))
+		p, _ := proto.Marshal(wrapperspb.Bytes(payload))
+		env, _ := proto.Marshal(&messages.WireEnvelope{Target: "slow", Type: "google.protobuf.BytesValue", Payload: p})
+		buf = append(binary.BigEndian.AppendUint32(buf, uint32(len(env))), env...) //nolint:gosec // small
+	}
+	before := heapInUse()
+	written := make(chan error, 1)
+	go func() {
+		_, err := c.Write(buf)
+		written <- err
+	}()
+	// Not a synchronisation: the window in which an unbounded receiver
+	// would take the whole backlog.
+	select {
+	case err := <-written:
+		t.Errorf("the receiver took all %d MiB while its endpoint was blocked (write: %v)", len(buf)>>20, err)
+		written <- err
+	case <-time.After(time.Second):
+	}
+	if growth := heapInUse() - before; growth > 8<<20 {
+		t.Errorf("receiver heap grew by %d MiB with its endpoint blocked", growth>>20)
+	}
+	runtime.KeepAlive(buf) // measured with the sender's bytes
+	sink.open()
+	select {
+	case <-sink.done:
+	case <-time.After(3 * waitFor):
+		t.Fatal("not every message was processed")
+	}
+	select {
+	case err := <-written:
+		if err != nil {
+			t.Fatalf("write: %v", err)
+		}
+	case <-time.After(waitFor):
+		t.Fatal("the sender's write did not complete")
+	}
+	sink.mu.Lock()
+	defer sink.mu.Unlock()
+	if sink.bad != "" {
+		t.Fatal(sink.bad)
 	}
 }

@@ -27,6 +27,14 @@ const (
 	// *QueueFullError; a message is always taken when nothing is queued.
 	// Spark size string, bytes by default; default 64m.
 	KeyMaxQueuedBytes = "spark.rpc.io.maxQueuedBytesPerConnection"
+	// KeyMaxInFlightMessages bounds the messages that one connection has
+	// delivered to local endpoints and that they have not processed yet:
+	// past it the connection is not read until they have, so that TCP flow
+	// control pushes back on the sender. Default 10000.
+	KeyMaxInFlightMessages = "spark.rpc.io.maxInFlightMessagesPerConnection"
+	// KeyMaxInFlightBytes bounds the frame bytes of those messages in the
+	// same way. Spark size string, bytes by default; default 64m.
+	KeyMaxInFlightBytes = "spark.rpc.io.maxInFlightBytesPerConnection"
 	// KeyAuthenticate turns on the shared-secret handshake (default false).
 	KeyAuthenticate = "spark.authenticate"
 	// KeyAuthenticateSecret is the shared secret; required when
@@ -53,7 +61,9 @@ const (
 
 // Defaults of the bounds.
 const (
-	defaultMaxQueuedBytes = "64m"
+	defaultMaxQueuedBytes      = "64m"
+	defaultMaxInFlightBytes    = "64m"
+	defaultMaxInFlightMessages = 10000
 )
 
 // positiveSize reads a size key in bytes that must be at least 1.

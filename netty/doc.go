@@ -62,6 +62,25 @@
 // (code ENCODE or TOO_LARGE), so the asker fails at once rather than timing
 // out.
 //
+// # Inbound flow control
+//
+// A connection may have delivered at most
+// spark.rpc.io.maxInFlightMessagesPerConnection messages (default 10000),
+// of at most spark.rpc.io.maxInFlightBytesPerConnection frame bytes
+// (default 64m), that the local endpoints have not processed yet (replies
+// to this env's asks complete their ask at once and are not counted). Past either bound the connection is
+// not read until the endpoints catch up, so the sender's TCP window closes,
+// its outbox fills and its Send and Ask fail with a *QueueFullError: a fast
+// sender cannot move its backlog into this env's memory, and nothing is
+// dropped. The bound holds per connection, so every message on it waits,
+// whatever its endpoint: one slow endpoint delays the other endpoints'
+// messages from that peer, and the replies to this env's asks to it
+// (head-of-line blocking). A handler that asks that same peer and waits
+// while its connection is over the bound waits until its ask times out:
+// keep the bounds well above what a handler leaves queued. A concurrent
+// endpoint (Isolated, ThreadCount > 1) counts a message as processed once
+// it is queued for its handler goroutines (a queue of at most 1024).
+//
 // # Client mode
 //
 // With WithClientMode the transport does not listen. Its identity is a
@@ -109,6 +128,9 @@
 //	                                 closes the connection, default spark.network.timeout (120s)
 //	spark.rpc.io.maxQueuedBytesPerConnection  bytes queued for one peer and not yet
 //	                                 written; past it Send and Ask fail, default 64m
+//	spark.rpc.io.maxInFlightMessagesPerConnection  messages delivered and not yet
+//	                                 processed; past it the connection is not read, default 10000
+//	spark.rpc.io.maxInFlightBytesPerConnection  their frame bytes, same effect, default 64m
 //	spark.authenticate               default false
 //	spark.authenticate.secret        the shared secret; required with spark.authenticate
 //	spark.ssl.rpc.enabled            TLS on every connection, default false

@@ -95,6 +95,13 @@ func (e *QueueFullError) Error() string {
 // Is reports whether target is ErrQueueFull.
 func (e *QueueFullError) Is(target error) bool { return target == ErrQueueFull }
 
+// processedNotifier is implemented by a host (*actor.Env) that tells when
+// the messages it was handed have been processed: the transport's inbound
+// flow control needs it.
+type processedNotifier interface {
+	AfterProcessed(target *protoactor.PID, fn func())
+}
+
 // replyDeliverer is implemented by a host (*actor.Env) that routes a reply
 // to its ask from the target id's bytes.
 type replyDeliverer interface {
@@ -117,6 +124,8 @@ type Transport struct {
 	connectTimeout time.Duration
 	writeTimeout   time.Duration // a peer that reads nothing for this long is dropped
 	maxQueued      int64         // bound of a peer's outbound bytes
+	maxInFlight    int64         // bound of a connection's unprocessed messages
+	maxInFlightB   int64         // bound of their bytes
 	tlsServer      *tls.Config
 	tlsClient      *tls.Config
 	ln             net.Listener
@@ -133,6 +142,8 @@ type Transport struct {
 
 	protocolErrors atomic.Int64
 	authFailures   atomic.Int64
+
+	processed processedNotifier // host, when it reports processed messages
 }
 
 // peer is the outbox of one peer identity: the frames waiting for its
@@ -178,6 +189,116 @@ type conn struct {
 	iov      net.Buffers
 	pids     map[string]*protoactor.PID
 	types    map[string]protoreflect.MessageType
+	flow     inflow
+}
+
+// inflow is the inbound flow control of a connection: the messages (and
+// bytes) it delivered that the endpoints have not processed yet. The reader
+// counts what it delivers in a window; it closes the window by queueing a
+// mark behind those messages at every endpoint they went to
+// (processedNotifier), and when the marks of a window have all run, its
+// messages are processed. Before each frame the reader checks the bound and,
+// past it, stops reading until marks have run: TCP then pushes back on the
+// sender. The cost is a few loads per frame and one mark per endpoint per
+// window.
+type inflow struct {
+	pending  atomic.Int64  // messages of closed windows not yet processed
+	pendingB atomic.Int64  // their bytes
+	credit   chan struct{} // signalled when a window has been processed
+	n, b     int64         // the open window (reader only)
+	targets  []*protoactor.PID
+}
+
+// maxMarkTargets is how many endpoints one window may reach before it is
+// closed.
+const maxMarkTargets = 16
+
+// flowWindow is the fraction of the bound after which a window is closed.
+const flowWindow = 4
+
+// markedWindow is a closed window waiting for its marks.
+type markedWindow struct {
+	c    *conn
+	n, b int64
+	left atomic.Int32
+}
+
+func (w *markedWindow) processed() {
+	if w.left.Add(-1) != 0 {
+		return
+	}
+	f := &w.c.flow
+	f.pending.Add(-w.n)
+	f.pendingB.Add(-w.b)
+	select {
+	case f.credit <- struct{}{}:
+	default:
+	}
+}
+
+// delivered counts a message of size bytes handed to the host for target.
+func (c *conn) delivered(target *protoactor.PID, size int) {
+	f := &c.flow
+	if k := len(f.targets); k == 0 || (f.targets[k-1] != target && f.targets[k-1].Id != target.Id) {
+		seen := false
+		for _, p := range f.targets {
+			if p.Id == target.Id {
+				seen = true
+				break
+			}
+		}
+		if !seen {
+			if len(f.targets) == maxMarkTargets {
+				c.closeWindow()
+			}
+			f.targets = append(f.targets, target)
+		}
+	}
+	f.n++
+	f.b += int64(size)
+	t := c.t
+	if f.n >= max(1, t.maxInFlight/flowWindow) || f.b >= max(1, t.maxInFlightB/flowWindow) {
+		c.closeWindow()
+	}
+}
+
+// closeWindow queues the marks of the open window.
+func (c *conn) closeWindow() {
+	f := &c.flow
+	if f.n == 0 {
+		return
+	}
+	w := &markedWindow{c: c, n: f.n, b: f.b}
+	w.left.Store(int32(len(f.targets))) //nolint:gosec // at most maxMarkTargets
+	f.pending.Add(f.n)
+	f.pendingB.Add(f.b)
+	f.n, f.b = 0, 0
+	for i, p := range f.targets {
+		c.t.processed.AfterProcessed(p, w.processed)
+		f.targets[i] = nil
+	}
+	f.targets = f.targets[:0]
+}
+
+// overBound reports whether the connection has as much delivered and not
+// processed as it may.
+func (c *conn) overBound() bool {
+	f := &c.flow
+	return f.pending.Load()+f.n >= c.t.maxInFlight || f.pendingB.Load()+f.b >= c.t.maxInFlightB
+}
+
+// awaitCredit stops reading until the connection is under its bound again,
+// and reports false when the connection closed meanwhile.
+func (c *conn) awaitCredit() bool {
+	c.closeWindow()
+	for c.overBound() {
+		select {
+		case <-c.flow.credit:
+		case <-c.done:
+			return false
+		}
+	}
+	return true
 }
 
 // NewTransport returns a transport configured by opts. It reads the rest of
@@ -202,6 +323,7 @@ func (t *Transport) Start(host actor.TransportHost) (actor.TransportInfo, error)
 	}
 	t.host = host
 	t.replies, _ = host.(replyDeliverer)
+	t.processed, _ = host.(processedNotifier)
 	t.log = host.Logger()
 	if t.opts.logger != nil {
 		t.log = *t.opts.logger
@@ -225,6 +347,17 @@ func (t *Transport) Start(host actor.TransportHost) (actor.TransportInfo, error)
 	if t.maxQueued, err = positiveSize(conf, KeyMaxQueuedBytes, defaultMaxQueuedBytes); err != nil {
 		return actor.TransportInfo{}, err
 	}
+	if t.maxInFlightB, err = positiveSize(conf, KeyMaxInFlightBytes, defaultMaxInFlightBytes); err != nil {
+		return actor.TransportInfo{}, err
+	}
+	n, err := conf.GetInt(KeyMaxInFlightMessages, defaultMaxInFlightMessages)
+	if err != nil {
+		return actor.TransportInfo{}, err
+	}
+	if n < 1 {
+		return actor.TransportInfo{}, &actor.ConfError{Key: KeyMaxInFlightMessages, Value: strconv.Itoa(n), Err: errors.New("must be at least 1")}
+	}
+	t.maxInFlight = int64(n)
 	auth, err := conf.GetBool(KeyAuthenticate, false)
 	if err != nil {
 		return actor.TransportInfo{}, err
@@ -588,6 +721,7 @@ func (t *Transport) newConn(rw net.Conn, fr *frameReader, outbound bool) *conn {
 		readDone: make(chan struct{}),
 		pids:     make(map[string]*protoactor.PID),
 		types:    make(map[string]protoreflect.MessageType),
+		flow:     inflow{credit: make(chan struct{}, 1)},
 	}
 }
 
@@ -1018,7 +1152,13 @@ func (c *conn) readLoop() {
 			return
 		}
 	}
+	// Once the connection is closed the reader only delivers what its
+	// buffer still holds, without waiting for credit.
+	flow := c.t.processed != nil
 	for {
+		if flow && c.overBound() && !c.awaitCredit() {
+			flow = false
+		}
 		b, err := c.fr.next()
 		if err != nil {
 			c.close(err)
@@ -1069,6 +1209,9 @@ func (c *conn) handle(b []byte) error {
 		}
 	}
 	t.host.Deliver(target, sender, msg)
+	if t.processed != nil {
+		c.delivered(target, len(b))
+	}
 	return nil
 }
 
