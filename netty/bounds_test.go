@@ -249,3 +249,40 @@ func TestSlowEndpointBoundsWhatAConnectionDelivers(t *testing.T) {
 		t.Fatal(sink.bad)
 	}
 }
+
+// gated blocks every message until opened and tells when the first arrived.
+type gated struct {
+	first chan struct{}
+	once  sync.Once
+	gate  chan struct{}
+}
+
+func (g *gated) Receive(*actor.Context, proto.Message) error {
+	g.once.Do(func() { close(g.first) })
+	<-g.gate
+	return nil
+}
+
+// A connection that waits for a blocked endpoint to catch up still closes
+// when the transport shuts down: a stuck handler keeps no socket open.
+func TestTransportShutdownEndsAReaderWaitingForCredit(t *testing.T) {
+	conf := actor.NewConf().Set(netty.KeyMaxInFlightMessages, "4")
+	server, tr := serverWithTransport(t, conf)
+	g := &gated{first: make(chan struct{}), gate: make(chan struct{})}
+	register(t, server, "blocked", g)
+	t.Cleanup(func() { close(g.gate) })
+	c, _ := rawClient(t, server, "client-waiting")
+	payload, _ := proto.Marshal(wrapperspb.String("x"))
+	for range 100 {
+		writeMsg(t, c, &messages.WireEnvelope{Target: "blocked", Type: "google.protobuf.StringValue", Payload: payload})
+	}
+	select {
+	case <-g.first:
+	case <-time.After(waitFor):
+		t.Fatal("nothing delivered")
+	}
+	if err := tr.Shutdown(ctxT(t)); err != nil {
+		t.Fatalf("transport shutdown with a reader waiting for credit: %v", err)
+	}
+	expectClosed(t, c)
+}

@@ -288,13 +288,17 @@ func (c *conn) overBound() bool {
 }
 
 // awaitCredit stops reading until the connection is under its bound again,
-// and reports false when the connection closed meanwhile.
+// and reports false when the connection or the transport closed meanwhile
+// (a handler that never returns must not keep the reader, and so the
+// socket, from seeing the close).
 func (c *conn) awaitCredit() bool {
 	c.closeWindow()
 	for c.overBound() {
 		select {
 		case <-c.flow.credit:
 		case <-c.done:
+			return false
+		case <-c.t.done:
 			return false
 		}
 	}
