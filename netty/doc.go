@@ -32,6 +32,11 @@
 // before the handshake has succeeded, and a handshake that takes longer than
 // spark.network.auth.rpcTimeout (30s) closes the connection.
 //
+// A new connection from a peer replaces the one it had: the old
+// connection's reader delivers what it had already read and stops before
+// the new connection delivers anything, so a peer's messages keep their
+// order across a reconnect.
+//
 // Frames are a 4-byte big-endian length and a protobuf message; after the
 // handshake each is a messages.WireEnvelope naming the target endpoint (or
 // reply future), the sender PID, the message's protobuf full name and its
