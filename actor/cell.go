@@ -163,6 +163,8 @@ func (c *cell) receive(msg any, sender *protoactor.PID) {
 		}
 	case *netEvent:
 		c.dispatch(func() { c.handleNetEvent(m) })
+	case processedMark:
+		m()
 	case *stopSignal:
 		c.stop()
 	default:

@@ -66,6 +66,7 @@ type Env struct {
 	lookupTimeout RpcTimeout
 	onDrop        func(name string, msg proto.Message)
 	numDropped    atomic.Uint64
+	dropLog       dropLog // undeliverable messages, rate-limited
 
 	// The protoactor actor system that plain protoactor code uses to reach
 	// the endpoints; created by System on first use (see System).
@@ -572,12 +573,17 @@ func (e *Env) peerAddress(identity string) RpcAddress {
 }
 
 func (e *Env) dropped(name string, msg proto.Message) {
+	e.countDropped(name, msg)
+	e.log.Debug().Str("endpoint", name).Str("message", string(msg.ProtoReflect().Descriptor().FullName())).
+		Msg("Drop message because endpoint is stopped")
+}
+
+// countDropped counts a dropped message and tells the drop handler.
+func (e *Env) countDropped(name string, msg proto.Message) {
 	e.numDropped.Add(1)
 	if e.onDrop != nil {
 		e.onDrop(name, msg)
 	}
-	e.log.Debug().Str("endpoint", name).Str("message", string(msg.ProtoReflect().Descriptor().FullName())).
-		Msg("Drop message because endpoint is stopped")
 }
 
 // onDeadLetter accounts for messages that reached no process.
@@ -715,8 +721,10 @@ func (e *Env) NetworkError(peer Peer, err error) {
 // Undeliverable implements TransportHost.
 func (e *Env) Undeliverable(target, sender *protoactor.PID, msg proto.Message, err error) {
 	if sender == nil {
-		e.dropped(target.Id, msg)
-		e.log.Warn().Err(err).Str("to", target.String()).Msg("message could not be delivered")
+		// Counted like a drop, logged with its true cause (at most one
+		// line per interval: a connection may lose many at once).
+		e.countDropped(target.Id, msg)
+		e.dropLog.log(&e.log, target, err)
 		return
 	}
 	if sender.Address == e.identity {

@@ -240,3 +240,13 @@ func (e *testEndpoint) waitFor(t testing.TB, prefix string) {
 	t.Helper()
 	eventually(t, func() bool { return e.count(prefix) > 0 }, "event %q; got %q", prefix, e.Events())
 }
+
+// gate is a one-shot signal: open closes ch once, however often it is called.
+type gate struct {
+	once sync.Once
+	ch   chan struct{}
+}
+
+func newGate() *gate { return &gate{ch: make(chan struct{})} }
+
+func (g *gate) open() { g.once.Do(func() { close(g.ch) }) }

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	protoactor "github.com/asynkron/protoactor-go/actor"
+	"github.com/sparkrpc/sparkrpc/messages"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -75,6 +76,11 @@ func pairKey(a, b string) [2]string {
 }
 
 func (t *memTransport) Send(target, sender *protoactor.PID, msg proto.Message) error {
+	if sender == nil && isFutureID(target.Id) {
+		// A reply: like the TCP transport, one that cannot cross the wire
+		// fails its asker at once instead of leaving it to time out.
+		msg = t.sendableReply(target, msg)
+	}
 	if size := proto.Size(msg); size > t.maxSize {
 		return &MessageTooLargeError{Size: size, Limit: t.maxSize}
 	}
@@ -137,4 +143,27 @@ func (t *memTransport) Shutdown(context.Context) error {
 		p.host.Disconnected(me, nil)
 	}
 	return nil
+}
+
+// sendableReply returns msg, or the failure its asker gets instead when msg
+// is too large: an RpcFailure of code TOO_LARGE, or a failure made valid
+// UTF-8 and cut to fit (see FitFailure).
+func (t *memTransport) sendableReply(target *protoactor.PID, msg proto.Message) proto.Message {
+	f, isFailure := msg.(*messages.RpcFailure)
+	if !isFailure {
+		size := proto.Size(msg)
+		if size <= t.maxSize {
+			return msg
+		}
+		err := &MessageTooLargeError{Size: size, Limit: t.maxSize}
+		log := t.host.Logger()
+		log.Warn().Err(err).Str("to", target.String()).Msg("reply cannot be sent; failing the asker")
+		f = FailureToProto(err)
+	}
+	if fitted := FitFailure(f, t.maxSize); fitted != f {
+		log := t.host.Logger()
+		log.Warn().Str("to", target.String()).Msg("failure reply cannot be sent as it is; sending it sanitized")
+		return fitted
+	}
+	return f
 }

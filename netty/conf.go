@@ -1,5 +1,11 @@
 package netty
 
+import (
+	"fmt"
+
+	"github.com/sparkrpc/sparkrpc/actor"
+)
+
 // Configuration keys read by the transport. The TLS keys follow Spark's
 // spark.ssl.rpc.* namespace; each falls back to the same key under spark.ssl.*
 // (Spark's inheritance of SSL settings), so one set of files can serve every
@@ -28,6 +34,20 @@ const (
 	// KeyConnectionCreationTimeout bounds a connect. Default
 	// spark.network.timeout (120s).
 	KeyConnectionCreationTimeout = "spark.rpc.io.connectionCreationTimeout"
+	// KeyMaxQueuedBytes bounds the bytes queued for one peer (one
+	// connection) and not yet written to its socket, frames being written
+	// included. A Send or Ask that would go past it fails at once with a
+	// *QueueFullError; a message is always taken when nothing is queued.
+	// Spark size string, bytes by default; default 64m.
+	KeyMaxQueuedBytes = "spark.rpc.io.maxQueuedBytesPerConnection"
+	// KeyMaxInFlightMessages bounds the messages that one connection has
+	// delivered to local endpoints and that they have not processed yet:
+	// past it the connection is not read until they have, so that TCP flow
+	// control pushes back on the sender. Default 10000.
+	KeyMaxInFlightMessages = "spark.rpc.io.maxInFlightMessagesPerConnection"
+	// KeyMaxInFlightBytes bounds the frame bytes of those messages in the
+	// same way. Spark size string, bytes by default; default 64m.
+	KeyMaxInFlightBytes = "spark.rpc.io.maxInFlightBytesPerConnection"
 	// KeyAuthenticate turns on the shared-secret handshake (default false).
 	KeyAuthenticate = "spark.authenticate"
 	// KeyAuthenticateSecret is the shared secret; required when
@@ -51,3 +71,23 @@ const (
 	// names the host it dialled (default true).
 	KeySSLVerifyHostname = "spark.ssl.rpc.verifyHostname"
 )
+
+// Defaults of the bounds.
+const (
+	defaultMaxQueuedBytes      = "64m"
+	defaultMaxInFlightBytes    = "64m"
+	defaultMaxInFlightMessages = 10000
+)
+
+// positiveSize reads a size key in bytes that must be at least 1.
+func positiveSize(conf *actor.Conf, key, def string) (int64, error) {
+	n, err := conf.GetSizeAsBytes(key, def, 1)
+	if err != nil {
+		return 0, err
+	}
+	if n < 1 {
+		v, _ := conf.Lookup(key)
+		return 0, &actor.ConfError{Key: key, Value: v, Err: fmt.Errorf("must be at least 1 byte")}
+	}
+	return n, nil
+}

@@ -54,6 +54,11 @@
 // closes between one and one and a quarter timeouts after its peer went
 // quiet.
 //
+// A new connection from a peer replaces the one it had: the old
+// connection's reader delivers what it had already read and stops before
+// the new connection delivers anything, so a peer's messages keep their
+// order across a reconnect.
+//
 // Frames are a 4-byte big-endian length and a protobuf message; after the
 // handshake each is a messages.WireEnvelope naming the target endpoint (or
 // reply future), the sender PID, the message's protobuf full name and its
@@ -70,10 +75,38 @@
 // goroutine sends whatever accumulated in one write. Messages to one peer go
 // out in the order of Send. When there is no connection, the first Send
 // starts one connect; if it fails, every queued message fails at once
-// (TransportHost.Undeliverable) and the next Send connects again. A reply
+// (TransportHost.Undeliverable) and the next Send connects again. The
+// outbox is bounded: when the bytes queued for a peer and not yet written
+// to its socket would exceed spark.rpc.io.maxQueuedBytesPerConnection
+// (default 64m), Send fails at once with a *QueueFullError (errors.Is
+// ErrQueueFull) that names the key and the queued size, and so does an Ask;
+// nothing is queued or dropped silently. A message is always taken when the
+// outbox is empty, whatever its size. When a connection closes, the frames
+// it had not written are reported like those of a failed connect: each ask
+// fails at once, each one-way message is counted in Env.Dropped and logged
+// (the env rate-limits those lines). A reply
 // that cannot be marshalled or is too large is replaced by an RpcFailure
 // (code ENCODE or TOO_LARGE), so the asker fails at once rather than timing
 // out.
+//
+// # Inbound flow control
+//
+// A connection may have delivered at most
+// spark.rpc.io.maxInFlightMessagesPerConnection messages (default 10000),
+// of at most spark.rpc.io.maxInFlightBytesPerConnection frame bytes
+// (default 64m), that the local endpoints have not processed yet (replies
+// to this env's asks complete their ask at once and are not counted). Past either bound the connection is
+// not read until the endpoints catch up, so the sender's TCP window closes,
+// its outbox fills and its Send and Ask fail with a *QueueFullError: a fast
+// sender cannot move its backlog into this env's memory, and nothing is
+// dropped. The bound holds per connection, so every message on it waits,
+// whatever its endpoint: one slow endpoint delays the other endpoints'
+// messages from that peer, and the replies to this env's asks to it
+// (head-of-line blocking). A handler that asks that same peer and waits
+// while its connection is over the bound waits until its ask times out:
+// keep the bounds well above what a handler leaves queued. A concurrent
+// endpoint (Isolated, ThreadCount > 1) counts a message as processed once
+// it is queued for its handler goroutines (a queue of at most 1024).
 //
 // # Client mode
 //
@@ -103,8 +136,8 @@
 // # Errors and counters
 //
 // Send fails with an *actor.MessageTooLargeError (errors.Is
-// actor.ErrMessageTooLarge), an *EncodeError, or ErrTransportClosed after
-// Shutdown. A queued message whose connect failed is reported to the host
+// actor.ErrMessageTooLarge), an *EncodeError, a *QueueFullError, or
+// ErrTransportClosed after Shutdown. A queued message whose connect failed is reported to the host
 // with the connect error. Handshake failures match ErrAuthFailed,
 // ErrProtocol, ErrDuplicateConnection or ErrTooManyHandshakes (a
 // *RefusedError carries the peer's reason). A connection closed for a silent
@@ -128,6 +161,11 @@
 //	                                 spark.network.timeout (120s)
 //	spark.rpc.netty.maxPendingHandshakes  accepted connections in handshake at most;
 //	                                 more are refused, default 1024
+//	spark.rpc.io.maxQueuedBytesPerConnection  bytes queued for one peer and not yet
+//	                                 written; past it Send and Ask fail, default 64m
+//	spark.rpc.io.maxInFlightMessagesPerConnection  messages delivered and not yet
+//	                                 processed; past it the connection is not read, default 10000
+//	spark.rpc.io.maxInFlightBytesPerConnection  their frame bytes, same effect, default 64m
 //	spark.authenticate               default false
 //	spark.authenticate.secret        the shared secret; required with spark.authenticate
 //	spark.ssl.rpc.enabled            TLS on every connection, default false

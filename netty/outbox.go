@@ -1,6 +1,9 @@
 package netty
 
-import "sync"
+import (
+	"encoding/binary"
+	"sync"
+)
 
 // chunkSize is the size of the buffers an outbox encodes frames into.
 const chunkSize = 64 << 10
@@ -14,6 +17,7 @@ var chunkPool = sync.Pool{New: func() any { return new([chunkSize]byte) }}
 // back for reuse.
 type outbuf struct {
 	chunks [][]byte
+	size   int // bytes in chunks
 }
 
 func (o *outbuf) empty() bool { return len(o.chunks) == 0 }
@@ -36,7 +40,11 @@ func (o *outbuf) tail(n int) []byte {
 }
 
 // setTail stores the chunk that tail returned after appending to it.
-func (o *outbuf) setTail(c []byte) { o.chunks[len(o.chunks)-1] = c }
+func (o *outbuf) setTail(c []byte) {
+	k := len(o.chunks) - 1
+	o.size += len(c) - len(o.chunks[k])
+	o.chunks[k] = c
+}
 
 // dropEmptyTail removes the last chunk when nothing was written to it.
 func (o *outbuf) dropEmptyTail() {
@@ -50,6 +58,7 @@ func (o *outbuf) dropEmptyTail() {
 func (o *outbuf) take(spare [][]byte) [][]byte {
 	c := o.chunks
 	o.chunks = spare[:0]
+	o.size = 0
 	return c
 }
 
@@ -57,6 +66,26 @@ func (o *outbuf) take(spare [][]byte) [][]byte {
 func (o *outbuf) reset() {
 	recycle(o.chunks)
 	o.chunks = o.chunks[:0]
+	o.size = 0
+}
+
+// forEachFrame calls fn with the body of every frame in chunks after the
+// first skip bytes; a frame that skip cuts in two counts as not skipped. A
+// frame never spans two chunks (tail gives each frame room in one).
+func forEachFrame(chunks [][]byte, skip int64, fn func(body []byte)) {
+	for _, c := range chunks {
+		for off := 0; off+frameHeaderLen <= len(c); {
+			end := off + frameHeaderLen + int(binary.BigEndian.Uint32(c[off:]))
+			if end > len(c) {
+				break // cannot happen: frames are whole
+			}
+			if skip < int64(end-off) {
+				fn(c[off+frameHeaderLen : end])
+			}
+			skip = max(0, skip-int64(end-off))
+			off = end
+		}
+	}
 }
 
 // recycle returns the standard chunks of a sent (or dropped) batch to the

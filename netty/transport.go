@@ -81,6 +81,35 @@ func (e *EncodeError) Unwrap() error { return e.Err }
 // ErrTransportClosed is returned by Send after Shutdown.
 var ErrTransportClosed = errors.New("netty: transport is shut down")
 
+// ErrQueueFull matches a *QueueFullError.
+var ErrQueueFull = errors.New("netty: outbound queue full")
+
+// QueueFullError is returned by Send (and so fails an Ask at once) when the
+// bytes queued for a peer and not yet written to its socket, with the new
+// message, would exceed spark.rpc.io.maxQueuedBytesPerConnection: the peer
+// reads slower than this env sends, or not at all. Nothing was queued.
+type QueueFullError struct {
+	Peer   string // the peer's identity
+	Queued int64  // bytes queued for the peer
+	Size   int64  // bytes of the refused message's frame
+	Limit  int64  // the configured bound
+}
+
+func (e *QueueFullError) Error() string {
+	return fmt.Sprintf("netty: cannot queue a message of %d bytes for %s: %d bytes already queued, over %s (%d bytes)",
+		e.Size, e.Peer, e.Queued, KeyMaxQueuedBytes, e.Limit)
+}
+
+// Is reports whether target is ErrQueueFull.
+func (e *QueueFullError) Is(target error) bool { return target == ErrQueueFull }
+
+// processedNotifier is implemented by a host (*actor.Env) that tells when
+// the messages it was handed have been processed: the transport's inbound
+// flow control needs it.
+type processedNotifier interface {
+	AfterProcessed(target *protoactor.PID, fn func())
+}
+
 // replyDeliverer is implemented by a host (*actor.Env) that routes a reply
 // to its ask from the target id's bytes.
 type replyDeliverer interface {
@@ -105,6 +134,9 @@ type Transport struct {
 	idleTimeout    time.Duration // a peer silent mid-frame or with asks outstanding is dropped
 	idleTimeoutKey string        // the key that set idleTimeout
 	maxHandshakes  int           // accepted connections in handshake at most
+	maxQueued      int64         // bound of a peer's outbound bytes
+	maxInFlight    int64         // bound of a connection's unprocessed messages
+	maxInFlightB   int64         // bound of their bytes
 	tlsServer      *tls.Config
 	tlsClient      *tls.Config
 	ln             net.Listener
@@ -125,6 +157,8 @@ type Transport struct {
 	refused        atomic.Int64
 	refusedLogAt   atomic.Int64 // when the last refusal was logged (UnixNano)
 	timeouts       atomic.Int64
+
+	processed processedNotifier // host, when it reports processed messages
 }
 
 // peer is the outbox of one peer identity: the frames waiting for its
@@ -138,6 +172,7 @@ type peer struct {
 	dialing  bool
 	ready    chan struct{} // closed when a connection is attached
 	out      outbuf        // encoded frames not yet taken by the writer
+	writing  int           // bytes taken by a writer and not yet written
 	unsent   []queued      // what buf holds while there is no connection
 	sockAddr actor.RpcAddress
 	removed  bool          // dropped from Transport.peers (client peers only)
@@ -159,6 +194,9 @@ type conn struct {
 	info     actor.Peer // as reported in events
 	sig      chan struct{}
 	done     chan struct{}
+	readDone chan struct{} // closed when readLoop has returned, or cannot start
+	reading  atomic.Bool   // readLoop started, or the connection closed first
+	prev     *conn         // the connection c replaced: its reader stops first
 	once     sync.Once
 	quiet    atomic.Bool // closing it reports nothing
 	attached atomic.Bool
@@ -167,6 +205,120 @@ type conn struct {
 	iov      net.Buffers
 	pids     map[string]*protoactor.PID
 	types    map[string]protoreflect.MessageType
+	flow     inflow
+}
+
+// inflow is the inbound flow control of a connection: the messages (and
+// bytes) it delivered that the endpoints have not processed yet. The reader
+// counts what it delivers in a window; it closes the window by queueing a
+// mark behind those messages at every endpoint they went to
+// (processedNotifier), and when the marks of a window have all run, its
+// messages are processed. Before each frame the reader checks the bound and,
+// past it, stops reading until marks have run: TCP then pushes back on the
+// sender. The cost is a few loads per frame and one mark per endpoint per
+// window.
+type inflow struct {
+	pending  atomic.Int64  // messages of closed windows not yet processed
+	pendingB atomic.Int64  // their bytes
+	credit   chan struct{} // signalled when a window has been processed
+	n, b     int64         // the open window (reader only)
+	targets  []*protoactor.PID
+}
+
+// maxMarkTargets is how many endpoints one window may reach before it is
+// closed.
+const maxMarkTargets = 16
+
+// flowWindow is the fraction of the bound after which a window is closed.
+const flowWindow = 4
+
+// markedWindow is a closed window waiting for its marks.
+type markedWindow struct {
+	c    *conn
+	n, b int64
+	left atomic.Int32
+}
+
+func (w *markedWindow) processed() {
+	if w.left.Add(-1) != 0 {
+		return
+	}
+	f := &w.c.flow
+	f.pending.Add(-w.n)
+	f.pendingB.Add(-w.b)
+	select {
+	case f.credit <- struct{}{}:
+	default:
+	}
+}
+
+// delivered counts a message of size bytes handed to the host for target.
+func (c *conn) delivered(target *protoactor.PID, size int) {
+	f := &c.flow
+	if k := len(f.targets); k == 0 || (f.targets[k-1] != target && f.targets[k-1].Id != target.Id) {
+		seen := false
+		for _, p := range f.targets {
+			if p.Id == target.Id {
+				seen = true
+				break
+			}
+		}
+		if !seen {
+			if len(f.targets) == maxMarkTargets {
+				c.closeWindow()
+			}
+			f.targets = append(f.targets, target)
+		}
+	}
+	f.n++
+	f.b += int64(size)
+	t := c.t
+	if f.n >= max(1, t.maxInFlight/flowWindow) || f.b >= max(1, t.maxInFlightB/flowWindow) {
+		c.closeWindow()
+	}
+}
+
+// closeWindow queues the marks of the open window.
+func (c *conn) closeWindow() {
+	f := &c.flow
+	if f.n == 0 {
+		return
+	}
+	w := &markedWindow{c: c, n: f.n, b: f.b}
+	w.left.Store(int32(len(f.targets))) //nolint:gosec // at most maxMarkTargets
+	f.pending.Add(f.n)
+	f.pendingB.Add(f.b)
+	f.n, f.b = 0, 0
+	for i, p := range f.targets {
+		c.t.processed.AfterProcessed(p, w.processed)
+		f.targets[i] = nil
+	}
+	f.targets = f.targets[:0]
+}
+
+// overBound reports whether the connection has as much delivered and not
+// processed as it may.
+func (c *conn) overBound() bool {
+	f := &c.flow
+	return f.pending.Load()+f.n >= c.t.maxInFlight || f.pendingB.Load()+f.b >= c.t.maxInFlightB
+}
+
+// awaitCredit stops reading until the connection is under its bound again,
+// and reports false when the connection or the transport closed meanwhile
+// (a handler that never returns must not keep the reader, and so the
+// socket, from seeing the close).
+func (c *conn) awaitCredit() bool {
+	c.closeWindow()
+	for c.overBound() {
+		select {
+		case <-c.flow.credit:
+		case <-c.done:
+			return false
+		case <-c.t.done:
+			return false
+		}
+	}
+	return true
 }
 
 // NewTransport returns a transport configured by opts. It reads the rest of
@@ -191,6 +343,7 @@ func (t *Transport) Start(host actor.TransportHost) (actor.TransportInfo, error)
 	}
 	t.host = host
 	t.replies, _ = host.(replyDeliverer)
+	t.processed, _ = host.(processedNotifier)
 	t.log = host.Logger()
 	if t.opts.logger != nil {
 		t.log = *t.opts.logger
@@ -221,6 +374,20 @@ func (t *Transport) Start(host actor.TransportHost) (actor.TransportInfo, error)
 	if t.maxHandshakes < 1 {
 		return actor.TransportInfo{}, &actor.ConfError{Key: KeyMaxPendingHandshakes, Value: strconv.Itoa(t.maxHandshakes), Err: errors.New("must be at least 1")}
 	}
+	if t.maxQueued, err = positiveSize(conf, KeyMaxQueuedBytes, defaultMaxQueuedBytes); err != nil {
+		return actor.TransportInfo{}, err
+	}
+	if t.maxInFlightB, err = positiveSize(conf, KeyMaxInFlightBytes, defaultMaxInFlightBytes); err != nil {
+		return actor.TransportInfo{}, err
+	}
+	n, err := conf.GetInt(KeyMaxInFlightMessages, defaultMaxInFlightMessages)
+	if err != nil {
+		return actor.TransportInfo{}, err
+	}
+	if n < 1 {
+		return actor.TransportInfo{}, &actor.ConfError{Key: KeyMaxInFlightMessages, Value: strconv.Itoa(n), Err: errors.New("must be at least 1")}
+	}
+	t.maxInFlight = int64(n)
 	auth, err := conf.GetBool(KeyAuthenticate, false)
 	if err != nil {
 		return actor.TransportInfo{}, err
@@ -356,6 +523,12 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 		p.mu.Unlock()
 		return fmt.Errorf("netty: no connection to client-mode peer %s: %w", p.identity, actor.ErrConnectionClosed)
 	}
+	if q := int64(p.out.size + p.writing); q > 0 && q+int64(frameHeaderLen+h.size) > t.maxQueued {
+		// The peer does not keep up: refuse rather than grow without bound
+		// (a message is always taken when nothing is queued).
+		p.mu.Unlock()
+		return &QueueFullError{Peer: p.identity, Queued: q, Size: int64(frameHeaderLen + h.size), Limit: t.maxQueued}
+	}
 	wasEmpty := p.out.empty()
 	dst := p.out.tail(frameHeaderLen + h.size)
 	dst, err = writeEnvelope(dst, h, msg)
@@ -403,13 +576,26 @@ func (t *Transport) sendFailed(target, sender *protoactor.PID, msg proto.Message
 		ferr = &EncodeError{Type: typ, Err: err}
 	}
 	if sender == nil && strings.HasPrefix(target.Id, futurePrefix) {
-		if _, isFailure := msg.(*messages.RpcFailure); !isFailure {
+		f, isFailure := msg.(*messages.RpcFailure)
+		if !isFailure {
 			t.log.Warn().Err(ferr).Str("to", target.String()).Msg("reply cannot be sent; failing the asker")
 			return t.Send(target, nil, &messages.RpcFailure{Code: code, Message: ferr.Error(), Type: fmt.Sprintf("%T", ferr)})
+		}
+		// A failure that cannot be sent as it is (text not valid UTF-8, or
+		// too large): send it made valid and cut to fit, so that the asker
+		// still fails at once. FitFailure returns f itself when it cannot
+		// help, which ends the recursion.
+		budget := t.maxSize - envelopeSize(target.Id, "", "", typ, 0) - binaryVarintLen
+		if fitted := actor.FitFailure(f, budget); fitted != f {
+			t.log.Warn().Err(ferr).Str("to", target.String()).Msg("failure reply cannot be sent as it is; sending it sanitized")
+			return t.Send(target, nil, fitted)
 		}
 	}
 	return ferr
 }
+
+// binaryVarintLen is the longest varint, the most a length prefix can take.
+const binaryVarintLen = 10
 
 func (t *Transport) peerFor(identity string) (*peer, error) {
 	if v, ok := t.peers.Load(identity); ok {
@@ -563,10 +749,12 @@ func (t *Transport) newConn(rw net.Conn, fr *frameReader, outbound bool) *conn {
 	fr.max = t.maxSize
 	return &conn{
 		t: t, nc: rw, fr: fr, outbound: outbound,
-		sig:   make(chan struct{}, 1),
-		done:  make(chan struct{}),
-		pids:  make(map[string]*protoactor.PID),
-		types: make(map[string]protoreflect.MessageType),
+		sig:      make(chan struct{}, 1),
+		done:     make(chan struct{}),
+		readDone: make(chan struct{}),
+		pids:     make(map[string]*protoactor.PID),
+		types:    make(map[string]protoreflect.MessageType),
+		flow:     inflow{credit: make(chan struct{}, 1)},
 	}
 }
 
@@ -588,6 +776,10 @@ func (t *Transport) untrack(nc net.Conn) {
 	nc.Close()
 }
 
+// testHookAttach, when set by a test, runs in attach once the peer is
+// chosen, before the connection is installed.
+var testHookAttach func(p *peer)
+
 // attach makes c the connection of peer p (the peer named in c.info when p is
 // nil). An inbound connection loses against one that this side dialled, or
 // that it is dialling when its identity is the smaller one, so that two envs
@@ -598,19 +790,26 @@ func (t *Transport) attach(c *conn, p *peer) error {
 	if t.closing.Load() {
 		return ErrTransportClosed
 	}
-	for p == nil {
-		v, _ := t.peers.LoadOrStore(c.info.Identity, &peer{identity: c.info.Identity, client: !isListenIdentity(c.info.Identity)})
-		p = v.(*peer)
-		p.mu.Lock()
-		if p.removed { // a client peer that was just dropped: make a new one
-			p.mu.Unlock()
-			p = nil
-			continue
+	if p == nil {
+		// Keep the lock of a peer that is still in the map until the
+		// connection is installed: the close of its current connection
+		// could otherwise remove the peer in between, leaving c on a peer
+		// that no Send finds.
+		for {
+			v, _ := t.peers.LoadOrStore(c.info.Identity, &peer{identity: c.info.Identity, client: !isListenIdentity(c.info.Identity)})
+			p = v.(*peer)
+			p.mu.Lock()
+			if !p.removed {
+				break
+			}
+			p.mu.Unlock() // a client peer that was just dropped: make a new one
 		}
-		p.mu.Unlock()
+	} else {
+		p.mu.Lock()
 	}
-
-	p.mu.Lock()
+	if testHookAttach != nil {
+		testHookAttach(p)
+	}
 	var replaced *conn
 	dup := false
 	switch {
@@ -628,6 +827,7 @@ func (t *Transport) attach(c *conn, p *peer) error {
 		return fmt.Errorf("%w: a connection between %s and %s exists", ErrDuplicateConnection, t.info.Identity, p.identity)
 	}
 	c.p = p
+	c.prev = replaced
 	p.conn = c
 	t.conns.Add(1)
 	p.unsent = nil
@@ -790,16 +990,20 @@ func sockAddress(a net.Addr) actor.RpcAddress {
 func (c *conn) close(cause error) {
 	c.once.Do(func() {
 		close(c.done)
+		if c.reading.CompareAndSwap(false, true) {
+			close(c.readDone) // its reader will not start
+		}
 		t := c.t
 		t.untrack(rawConn(c.nc))
 		if !c.attached.Load() {
 			return
 		}
 		p := c.p
+		var lost [][]byte
 		p.mu.Lock()
 		if p.conn == c {
 			p.conn = nil
-			p.out.reset() // lost with the connection; asks fail below
+			lost = p.out.take(nil) // lost with the connection: reported below
 			if p.client {
 				// A client-mode peer is reachable only over its own
 				// connections: forget it until it connects again.
@@ -811,6 +1015,10 @@ func (c *conn) close(cause error) {
 		t.conns.Add(-1)
 		if errors.Is(cause, ErrProtocol) {
 			t.protocolErrors.Add(1)
+		}
+		if len(lost) > 0 {
+			c.dropFrames(lost, 0, cause)
+			recycle(lost)
 		}
 		if c.quiet.Load() || t.closing.Load() {
 			return
@@ -851,43 +1059,106 @@ func (c *conn) writeLoop() {
 			p.mu.Unlock()
 			return
 		}
+		size := p.out.size
 		batch := p.out.take(c.spare)
+		p.writing += size
 		p.mu.Unlock()
 		c.spare = nil
 		if len(batch) == 0 {
 			c.spare = batch
-			c.notifyDrained()
+			c.notifyDrained(size)
 			continue
 		}
 		// WriteTo consumes (and clears) the slice it is given: give it a copy
 		// so that the chunks can be recycled.
 		c.iov = append(c.iov[:0], batch...)
+		var written int64
 		err := c.nc.SetWriteDeadline(time.Now().Add(c.t.writeTimeout))
 		if err == nil {
-			_, err = c.iov.WriteTo(c.nc)
+			written, err = c.iov.WriteTo(c.nc)
 		}
-		recycle(batch)
 		if err != nil {
 			c.close(err)
+			// What the socket did not take is lost: report it as the
+			// frames still queued are.
+			c.dropFrames(batch, written, err)
+			recycle(batch)
+			c.notifyDrained(size)
 			return
 		}
+		recycle(batch)
 		if !c.wrote.Load() {
 			c.wrote.Store(true)
 		}
 		c.spare = batch[:0]
-		c.notifyDrained()
+		c.notifyDrained(size)
 	}
 }
 
-// notifyDrained tells a waiting Shutdown that everything queued was written.
-func (c *conn) notifyDrained() {
+// notifyDrained accounts for the written bytes of a batch of n and tells a
+// waiting Shutdown that everything queued was written.
+func (c *conn) notifyDrained(n int) {
 	p := c.p
 	p.mu.Lock()
+	p.writing -= n
 	if p.drained != nil && p.out.empty() {
 		close(p.drained)
 		p.drained = nil
 	}
 	p.mu.Unlock()
+}
+
+// dropFrames reports every frame of chunks after the first skip bytes to the
+// host as undeliverable, as a failed connect reports what was queued: the
+// connection closed before they were written. An ask fails at once; a
+// one-way message is counted as dropped and logged (rate-limited by the
+// host). The frames are decoded for that; the chunks are not kept.
+func (c *conn) dropFrames(chunks [][]byte, skip int64, cause error) {
+	t := c.t
+	p := c.p
+	addr := c.info.Address.String()
+	if c.info.Address.IsZero() {
+		addr = p.identity
+	}
+	err := &actor.ConnectionClosedError{Addr: addr, Cause: cause}
+	if cause == nil {
+		err.Cause = errors.New("closed before the message was sent")
+	}
+	n := 0
+	forEachFrame(chunks, skip, func(body []byte) {
+		e, perr := parseEnvelope(body)
+		if perr != nil {
+			return // cannot happen: this side encoded it
+		}
+		target := &protoactor.PID{Address: p.identity, Id: string(e.target)}
+		var sender *protoactor.PID
+		if len(e.senderID) > 0 {
+			sender = &protoactor.PID{Address: string(e.senderAddr), Id: string(e.senderID)}
+		}
+		msg, derr := decodeMessage(e.typ, e.payload)
+		if derr != nil {
+			msg = &messages.WireEnvelope{Target: target.Id, Type: string(e.typ)}
+		}
+		n++
+		t.host.Undeliverable(target, sender, msg, err)
+	})
+	if n > 0 && !t.closing.Load() {
+		t.log.Warn().Err(cause).Str("peer", p.identity).Int("messages", n).Msg("connection closed; dropping queued messages")
+	}
+}
+
+// decodeMessage unmarshals a payload of the message type typ, without a
+// connection's type cache.
+func decodeMessage(typ, payload []byte) (proto.Message, error) {
+	mt, err := protoregistry.GlobalTypes.FindMessageByName(protoreflect.FullName(typ))
+	if err != nil {
+		return nil, &errUnknownType{string(typ)}
+	}
+	msg := mt.New().Interface()
+	if err := decodeOpts.Unmarshal(payload, msg); err != nil {
+		return nil, err
+	}
+	return msg, nil
 }
 
 // flushTimeout bounds how long Shutdown waits for queued frames to be written.
@@ -929,10 +1200,31 @@ func (t *Transport) flush(ctx context.Context, peers []*peer) {
 	}
 }
 
-// readLoop delivers every frame until the connection fails.
+// readLoop delivers every frame until the connection fails. The reader of
+// a connection that replaced another starts once the old reader has
+// delivered what it had read and returned, so that a peer's messages keep
+// their order across a reconnect.
 func (c *conn) readLoop() {
+	if !c.reading.CompareAndSwap(false, true) {
+		return // closed before its reader started: close closed readDone
+	}
+	defer close(c.readDone)
+	if prev := c.prev; prev != nil {
+		c.prev = nil
+		select {
+		case <-prev.readDone:
+		case <-c.done:
+			return
+		}
+	}
 	c.establishReader()
+	// Once the connection is closed the reader only delivers what its
+	// buffer still holds, without waiting for credit.
+	flow := c.t.processed != nil
 	for {
+		if flow && c.overBound() && !c.awaitCredit() {
+			flow = false
+		}
 		b, err := c.fr.next()
 		if err != nil {
 			c.close(err)
@@ -983,6 +1275,9 @@ func (c *conn) handle(b []byte) error {
 		}
 	}
 	t.host.Deliver(target, sender, msg)
+	if t.processed != nil {
+		c.delivered(target, len(b))
+	}
 	return nil
 }
 

@@ -1,0 +1,85 @@
+package actor
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sparkrpc/sparkrpc/messages"
+	"google.golang.org/protobuf/proto"
+)
+
+// Markers that FitFailure appends to a text it had to change, so that the
+// asker can tell that what it reads is not the whole original text.
+const (
+	// InvalidUTF8Marker ends a failure text whose invalid UTF-8 bytes were
+	// replaced by U+FFFD (protobuf strings must be valid UTF-8).
+	InvalidUTF8Marker = " [invalid UTF-8 replaced]"
+	// TruncatedMarker ends a failure text that was cut to fit
+	// spark.rpc.message.maxSize; it is followed by the original length.
+	TruncatedMarker = " [truncated to fit " + KeyMessageMaxSize + "; was %d bytes]"
+)
+
+// FitFailure returns a failure that can always be sent in at most limit
+// bytes: its texts made valid UTF-8 and, when the whole failure is larger
+// than limit, its longest texts cut (at a character boundary), each change
+// marked with InvalidUTF8Marker or TruncatedMarker. It returns f itself when
+// nothing had to change, otherwise a copy. A transport uses it so that a
+// failed ask always reaches its asker, however the handler failed.
+func FitFailure(f *messages.RpcFailure, limit int) *messages.RpcFailure {
+	if f == nil {
+		return f
+	}
+	out := f
+	fields := func(m *messages.RpcFailure) [3]*string { return [3]*string{&m.Message, &m.Type, &m.Cause} }
+	own := func() {
+		if out == f {
+			out = &messages.RpcFailure{Code: f.Code, Message: f.Message, Type: f.Type, Cause: f.Cause}
+		}
+	}
+	for i, s := range fields(f) {
+		if !utf8.ValidString(*s) {
+			own()
+			*fields(out)[i] = strings.ToValidUTF8(*s, "\uFFFD") + InvalidUTF8Marker
+		}
+	}
+	if proto.Size(out) <= limit {
+		return out
+	}
+	// Too large: the cause may keep a quarter of the limit and the type an
+	// eighth; the message, the text the asker reads first, keeps the rest.
+	// When even that does not fit, the cause and the type give way.
+	own()
+	cut(&out.Cause, limit/4)
+	cut(&out.Type, limit/8)
+	cut(&out.Message, len(out.Message)-(proto.Size(out)-limit))
+	cut(&out.Cause, len(out.Cause)-(proto.Size(out)-limit))
+	cut(&out.Type, len(out.Type)-(proto.Size(out)-limit))
+	if proto.Size(out) > limit {
+		// Not even the code fits with a text: send the code alone.
+		return &messages.RpcFailure{Code: f.Code}
+	}
+	return out
+}
+
+// cut shortens *s to at most n bytes, the truncation marker included, at a
+// character boundary; to nothing when not even the marker fits. Room is left
+// for the shorter length prefix, which may differ by a few bytes.
+func cut(s *string, n int) {
+	if len(*s) <= n {
+		return
+	}
+	marker := fmt.Sprintf(TruncatedMarker, len(*s))
+	keep := n - len(marker) - binaryVarintMax
+	if keep <= 0 {
+		*s = ""
+		return
+	}
+	for keep > 0 && !utf8.RuneStart((*s)[keep]) {
+		keep--
+	}
+	*s = (*s)[:keep] + marker
+}
+
+// binaryVarintMax is the longest varint of a field length.
+const binaryVarintMax = 10

@@ -1,0 +1,40 @@
+package actor_test
+
+import (
+	"testing"
+
+	protoactor "github.com/asynkron/protoactor-go/actor"
+	"github.com/sparkrpc/sparkrpc/actor"
+	"google.golang.org/protobuf/proto"
+)
+
+// AfterProcessed runs its function once the messages delivered before it
+// have been handled, and at once for a name no endpoint has.
+func TestAfterProcessed(t *testing.T) {
+	e := newEnv(t, nil)
+	gate := newGate()
+	handled := make(chan string, 4)
+	register(t, e, "slow", &testEndpoint{receive: func(_ *actor.Context, msg proto.Message) error {
+		<-gate.ch
+		handled <- text(msg)
+		return nil
+	}})
+	target := &protoactor.PID{Address: e.Identity(), Id: "slow"}
+	e.Deliver(target, nil, str("a"))
+	e.Deliver(target, nil, str("b"))
+	marked := make(chan struct{})
+	e.AfterProcessed(target, func() { close(marked) })
+	select {
+	case <-marked:
+		t.Fatal("ran before the messages were handled")
+	default:
+	}
+	gate.open()
+	waitClosed(t, marked, "the mark")
+	if len(handled) != 2 {
+		t.Fatalf("mark ran after %d of 2 messages", len(handled))
+	}
+	now := make(chan struct{})
+	e.AfterProcessed(&protoactor.PID{Address: e.Identity(), Id: "nobody"}, func() { close(now) })
+	waitClosed(t, now, "the mark for a missing endpoint")
+}
