@@ -19,7 +19,6 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
-
 // heapInUse is the live heap after a collection.
 func heapInUse() int64 {
 	runtime.GC()
