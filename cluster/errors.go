@@ -1,5 +1,8 @@
 package cluster
 
+// This file holds the package's sentinel and typed errors and the exit
+// codes of containers and application masters.
+
 import (
 	"errors"
 	"fmt"

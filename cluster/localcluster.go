@@ -1,5 +1,8 @@
 package cluster
 
+// This file holds LocalCluster, a resource manager and node managers
+// embedded in this process (the local-cluster[W,C,M] master).
+
 import (
 	"context"
 	"errors"

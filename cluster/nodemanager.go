@@ -1,5 +1,8 @@
 package cluster
 
+// This file holds the node manager: its registration and heartbeats, the
+// containers it starts and stops, and its endpoint.
+
 import (
 	"context"
 	"errors"

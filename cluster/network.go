@@ -1,6 +1,9 @@
 package cluster
 
 import (
+	"context"
+	"time"
+
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/endpoints"
@@ -51,4 +54,12 @@ func (n Network) Client(name string, conf *actor.Conf) (*actor.Env, error) {
 // client-mode envs.
 func (n Network) ExecutorEnvFactory() endpoints.EnvFactory {
 	return func(name string, conf *actor.Conf) (*actor.Env, error) { return n.Client(name, conf) }
+}
+
+func shutdownEnv(env *actor.Env, log zerolog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := env.Shutdown(ctx); err != nil {
+		log.Debug().Err(err).Msg("env shutdown")
+	}
 }
