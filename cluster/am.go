@@ -37,8 +37,8 @@ type AMConfig struct {
 	// Conf is the application's configuration.
 	Conf *actor.Conf
 	// Network creates the AM's env (it listens, for the driver's executors
-	// and, in client mode, for the driver). Its envs log to Logger unless
-	// Network.Logger is set.
+	// and, in client mode, for the driver). Nil: a TCPNetwork on loopback
+	// whose envs log to Logger.
 	Network Network
 	// Stdout receives the application's output (cluster mode).
 	Stdout io.Writer
@@ -60,9 +60,9 @@ func RunApplicationMaster(ctx context.Context, cfg AMConfig) error {
 	if cfg.Stdout == nil {
 		cfg.Stdout = io.Discard
 	}
-	if cfg.Network.Logger == nil {
+	if cfg.Network == nil {
 		log := cfg.Logger
-		cfg.Network.Logger = &log
+		cfg.Network = TCPNetwork{Logger: &log}
 	}
 	cfg.Conf.Set(KeyAppID, cfg.AppID)
 	am := &appMaster{cfg: cfg, conf: cfg.Conf,

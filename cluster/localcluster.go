@@ -67,7 +67,7 @@ func StartLocalCluster(ctx context.Context, cfg LocalClusterConfig) (lc *LocalCl
 			_ = lc.Shutdown(context.Background())
 		}
 	}()
-	net := Network{BindHost: "127.0.0.1", Logger: &cfg.Logger}
+	net := TCPNetwork{BindHost: "127.0.0.1", Logger: &cfg.Logger}
 	if lc.rmEnv, err = net.Listen("sparkResourceManager", nil, 0); err != nil {
 		return lc, err
 	}

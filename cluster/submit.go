@@ -41,6 +41,14 @@ type SubmitConfig struct {
 	Stdout, Stderr io.Writer
 	// Logger is the logger of everything that runs in this process.
 	Logger zerolog.Logger
+	// Network creates this process's envs: the driver's (local and client
+	// mode), the local-mode executor's and the submitting client's. Nil: a
+	// TCPNetwork, on loopback for local[N]; on a resource manager the driver
+	// binds to spark.driver.bindAddress and advertises spark.driver.host
+	// (default: this machine's address on the route to the resource
+	// manager). A local cluster's own envs are always on TCP, as its
+	// containers are other processes.
+	Network Network
 	// Executable is what containers of an embedded cluster run (default
 	// os.Executable()).
 	Executable string

@@ -109,12 +109,16 @@ func runOnRM(ctx context.Context, cfg SubmitConfig, fn AppFunc, rm actor.RpcAddr
 		return err
 	}
 	host := conf.Get("spark.driver.host", localHostFor(rm))
-	net := Network{BindHost: conf.Get("spark.driver.bindAddress", host), AdvertiseHost: host, Logger: &log}
 	// Every failure of the submitting env's connection comes back as an
 	// error of the call that needed it: its warnings would only come
 	// before that error (they are kept at debug level).
 	quiet := quietLogger(log)
-	cenv, err := Network{Logger: &quiet}.Client("sparkSubmit", conf.Clone())
+	var net, clientNet Network = TCPNetwork{BindHost: conf.Get("spark.driver.bindAddress", host), AdvertiseHost: host, Logger: &log},
+		TCPNetwork{Logger: &quiet}
+	if cfg.Network != nil {
+		net, clientNet = cfg.Network, cfg.Network
+	}
+	cenv, err := clientNet.Client("sparkSubmit", conf.Clone())
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,10 @@ func runLocal(ctx context.Context, cfg SubmitConfig, fn AppFunc) error {
 	conf := cfg.Conf
 	conf.Set(KeyAppID, appID)
 	log := cfg.Logger
-	net := Network{BindHost: "127.0.0.1", Logger: &log}
+	net := cfg.Network
+	if net == nil {
+		net = TCPNetwork{BindHost: "127.0.0.1", Logger: &log}
+	}
 	env, err := net.Listen("sparkDriver", conf, 0)
 	if err != nil {
 		return err
@@ -40,7 +43,7 @@ func runLocal(ctx context.Context, cfg SubmitConfig, fn AppFunc) error {
 		go func() {
 			execDone <- endpoints.RunExecutor(ectx, endpoints.ExecutorConfig{DriverURL: d.URL(), ExecutorID: "driver",
 				Hostname: "localhost", AppID: appID, Cores: cfg.Master.Cores},
-				endpoints.WithEnvFactory(net.ExecutorEnvFactory()), endpoints.WithLogger(log))
+				endpoints.WithEnvFactory(net.Client), endpoints.WithLogger(log))
 		}()
 		if err := d.WaitForExecutors(sctx, 1); err != nil {
 			return nil, err
