@@ -116,7 +116,7 @@ func TestAllocator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ep := &amEndpoint{log: log}
+	ep := newAMEndpoint(log, actor.RpcAddress{}, nil)
 	amRef, err := amEnv.RegisterEndpoint(AMEndpointName, ep)
 	if err != nil {
 		t.Fatal(err)

@@ -31,7 +31,7 @@ func (am *appMaster) runDriver(ctx context.Context) error {
 	defer shutdownEnv(env, am.log)
 	am.conf.Set("spark.driver.host", env.Address().Host)
 	am.conf.Set("spark.driver.port", fmt.Sprint(env.Address().Port))
-	ep := &amEndpoint{log: am.log}
+	ep := newAMEndpoint(am.log, actor.RpcAddress{}, nil)
 	amRef, err := env.RegisterEndpoint(AMEndpointName, ep)
 	if err != nil {
 		return am.exit(ExitUncaughtException, err.Error())

@@ -13,60 +13,84 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// amEndpoint is the AM's endpoint (Spark's AMEndpoint).
+// amEndpoint is the AM's endpoint (Spark's AMEndpoint). Its Router holds a
+// handler per message; the executors' loss reasons are answered apart,
+// later, once their containers have completed.
 type amEndpoint struct {
+	*actor.Router
 	log        zerolog.Logger
 	alloc      atomic.Pointer[allocator]
 	driverAddr actor.RpcAddress
 	finished   chan *messages.AmDriverFinished
 }
 
-func (e *amEndpoint) Receive(ctx *actor.Context, msg proto.Message) error {
-	switch m := msg.(type) {
-	case *messages.AmDriverFinished:
-		if e.finished != nil {
-			select {
-			case e.finished <- m:
-			default:
-			}
-		}
-		return nil
-	}
-	return actor.ErrUnsupportedMessage
-}
+// errAMNotRegistered fails the driver's requests that come before the AM
+// registered with the resource manager.
+var errAMNotRegistered = errors.New("the application master has not registered yet")
 
-func (e *amEndpoint) ReceiveAndReply(ctx *actor.CallContext, msg proto.Message) error {
-	a := e.alloc.Load()
-	switch m := msg.(type) {
-	case *messages.AmRequestExecutors:
+// newAMEndpoint returns the AM's endpoint. In client mode, driverAddr is the
+// driver's address and finished receives the driver's end.
+func newAMEndpoint(log zerolog.Logger, driverAddr actor.RpcAddress, finished chan *messages.AmDriverFinished) *amEndpoint {
+	e := &amEndpoint{Router: actor.NewRouter(), log: log, driverAddr: driverAddr, finished: finished}
+	r := e.Router
+	actor.Handle(r, func(_ *actor.Context, m *messages.AmDriverFinished) error {
+		e.driverFinished(m)
+		return nil
+	})
+	actor.HandleAsk(r, func(_ *actor.CallContext, m *messages.AmDriverFinished) (*messages.AmBoolResponse, error) {
+		e.driverFinished(m)
+		return &messages.AmBoolResponse{Ok: true}, nil
+	})
+	actor.HandleAsk(r, func(_ *actor.CallContext, m *messages.AmRequestExecutors) (*messages.AmBoolResponse, error) {
+		a := e.alloc.Load()
 		if a == nil {
-			return errors.New("the application master has not registered yet")
+			return nil, errAMNotRegistered
 		}
 		a.requestTotal(int(m.GetTotal()))
-		ctx.Reply(&messages.AmBoolResponse{Ok: true})
-	case *messages.AmKillExecutors:
+		return &messages.AmBoolResponse{Ok: true}, nil
+	})
+	actor.HandleAsk(r, func(_ *actor.CallContext, m *messages.AmKillExecutors) (*messages.AmBoolResponse, error) {
+		a := e.alloc.Load()
 		if a == nil {
-			return errors.New("the application master has not registered yet")
+			return nil, errAMNotRegistered
 		}
 		a.kill(m.GetExecutorIds(), m.GetReplace())
-		ctx.Reply(&messages.AmBoolResponse{Ok: true})
-	case *messages.AmGetExecutorLossReason:
-		if a == nil {
-			ctx.Reply(&messages.AmExecutorLossReason{ExecutorId: m.GetExecutorId()})
-			return nil
-		}
-		id := m.GetExecutorId()
-		a.lossReason(id, func(r lossReason, known bool) {
-			ctx.Reply(&messages.AmExecutorLossReason{ExecutorId: id, Known: known, ExitStatus: r.exitStatus,
-				Message: r.message, ExitCausedByApp: r.causedByApp})
-		})
-	case *messages.AmDriverFinished:
-		_ = e.Receive(ctx.Context, m)
-		ctx.Reply(&messages.AmBoolResponse{Ok: true})
-	default:
-		return actor.ErrUnsupportedMessage
+		return &messages.AmBoolResponse{Ok: true}, nil
+	})
+	return e
+}
+
+// ReceiveAndReply answers AmGetExecutorLossReason itself, as the answer
+// waits for the executor's container to complete; the Router answers the
+// rest.
+func (e *amEndpoint) ReceiveAndReply(ctx *actor.CallContext, msg proto.Message) error {
+	m, ok := msg.(*messages.AmGetExecutorLossReason)
+	if !ok {
+		return e.Router.ReceiveAndReply(ctx, msg)
 	}
+	id := m.GetExecutorId()
+	a := e.alloc.Load()
+	if a == nil {
+		ctx.Reply(&messages.AmExecutorLossReason{ExecutorId: id})
+		return nil
+	}
+	a.lossReason(id, func(r lossReason, known bool) {
+		ctx.Reply(&messages.AmExecutorLossReason{ExecutorId: id, Known: known, ExitStatus: r.exitStatus,
+			Message: r.message, ExitCausedByApp: r.causedByApp})
+	})
 	return nil
+}
+
+// driverFinished passes a client-mode driver's end to the launcher (a
+// cluster-mode AM has no finished channel: its driver runs here).
+func (e *amEndpoint) driverFinished(m *messages.AmDriverFinished) {
+	if e.finished == nil {
+		return
+	}
+	select {
+	case e.finished <- m:
+	default:
+	}
 }
 
 // OnDisconnected ends a client-mode AM when its driver goes away.

@@ -37,7 +37,7 @@ func (am *appMaster) runExecutorLauncher(ctx context.Context) error {
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
-	ep := &amEndpoint{log: am.log, driverAddr: driverRef.Address(), finished: make(chan *messages.AmDriverFinished, 1)}
+	ep := newAMEndpoint(am.log, driverRef.Address(), make(chan *messages.AmDriverFinished, 1))
 	amRef, err := env.RegisterEndpoint(AMEndpointName, ep)
 	if err != nil {
 		return am.exit(ExitUncaughtException, err.Error())

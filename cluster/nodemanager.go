@@ -16,7 +16,6 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/messages"
-	"google.golang.org/protobuf/proto"
 )
 
 // NodeManagerEndpointName is the name of a node manager's endpoint.
@@ -121,7 +120,7 @@ func StartNodeManager(ctx context.Context, env *actor.Env, cfg NodeManagerConfig
 		stop: make(chan struct{}), loopDone: make(chan struct{})}
 	nm.stopCtx, nm.cancelStop = context.WithCancel(context.Background())
 	nm.rm = env.RemoteRef(cfg.ResourceManager, ResourceManagerEndpointName)
-	if _, err := env.RegisterEndpoint(NodeManagerEndpointName, &nmEndpoint{nm: nm}); err != nil {
+	if _, err := env.RegisterEndpoint(NodeManagerEndpointName, newNMEndpoint(nm)); err != nil {
 		return nil, err
 	}
 	if err := nm.register(ctx); err != nil {
@@ -368,38 +367,23 @@ func (nm *NodeManager) Shutdown(ctx context.Context) error {
 	return err
 }
 
-// nmEndpoint is the node manager's endpoint (YARN's ContainerManager).
-type nmEndpoint struct{ nm *NodeManager }
-
-func (e *nmEndpoint) Receive(ctx *actor.Context, msg proto.Message) error {
-	return actor.ErrUnsupportedMessage
-}
-
-func (e *nmEndpoint) ReceiveAndReply(ctx *actor.CallContext, msg proto.Message) error {
-	switch m := msg.(type) {
-	case *messages.NmStartContainer:
-		resp, err := e.nm.startContainer(m)
-		if err != nil {
-			return err
-		}
-		ctx.Reply(resp)
-	case *messages.NmStopContainer:
-		e.nm.stopContainer(m.GetContainerId(), m.GetExitStatus(), m.GetDiagnostics())
-		ctx.Reply(&messages.NmStopContainerResponse{})
-	case *messages.NmGetApplicationLogs:
-		resp, err := e.nm.applicationLogs(m.GetAppId())
-		if err != nil {
-			return err
-		}
-		ctx.Reply(resp)
-	case *messages.NmReadContainerLog:
-		resp, err := e.nm.readLog(m)
-		if err != nil {
-			return err
-		}
-		ctx.Reply(resp)
-	default:
-		return actor.ErrUnsupportedMessage
-	}
-	return nil
+// newNMEndpoint returns the node manager's endpoint (YARN's
+// ContainerManager): a Router with one handler per ask, so that any other
+// message fails its asker with "Unsupported message".
+func newNMEndpoint(nm *NodeManager) *actor.Router {
+	r := actor.NewRouter()
+	actor.HandleAsk(r, func(_ *actor.CallContext, m *messages.NmStartContainer) (*messages.NmStartContainerResponse, error) {
+		return nm.startContainer(m)
+	})
+	actor.HandleAsk(r, func(_ *actor.CallContext, m *messages.NmStopContainer) (*messages.NmStopContainerResponse, error) {
+		nm.stopContainer(m.GetContainerId(), m.GetExitStatus(), m.GetDiagnostics())
+		return &messages.NmStopContainerResponse{}, nil
+	})
+	actor.HandleAsk(r, func(_ *actor.CallContext, m *messages.NmGetApplicationLogs) (*messages.NmApplicationLogs, error) {
+		return nm.applicationLogs(m.GetAppId())
+	})
+	actor.HandleAsk(r, func(_ *actor.CallContext, m *messages.NmReadContainerLog) (*messages.NmContainerLogChunk, error) {
+		return nm.readLog(m)
+	})
+	return r
 }

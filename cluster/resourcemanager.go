@@ -96,7 +96,7 @@ func StartResourceManager(env *actor.Env, cfg ResourceManagerConfig) (*ResourceM
 	for _, id := range cfg.AMNodes {
 		core.amNodes[id] = true
 	}
-	ep := &rmEndpoint{rm: rm, core: core, log: rm.log}
+	ep := newRMEndpoint(rm, core)
 	ref, err := env.RegisterEndpoint(ResourceManagerEndpointName, ep)
 	if err != nil {
 		if rm.ownStaging {

@@ -17,112 +17,130 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
+// rmEndpoint is the resource manager's endpoint. Its Router holds one
+// handler per message; a message of another type fails its asker with
+// "Unsupported message". The endpoint is serial (one message at a time), so
+// the core needs no lock.
 type rmEndpoint struct {
+	*actor.Router
 	rm   *ResourceManager
 	core *rmCore
 	log  zerolog.Logger
 }
 
-func (e *rmEndpoint) Receive(ctx *actor.Context, msg proto.Message) error {
-	switch m := msg.(type) {
-	case *messages.RmTick:
-		before := map[string]bool{}
-		for id, n := range e.core.nodes {
-			before[id] = n.lost
-		}
-		e.run(ctx, e.core.checkNodes(e.rm.cfg.NodeExpiry))
-		for id, n := range e.core.nodes {
-			if n.lost && !before[id] {
-				e.log.Warn().Str("node", id).Msg("node lost: no heartbeat within the expiry; its containers are reported failed")
-			}
-		}
-	case *messages.RmContainerStatus:
-		e.run(ctx, e.core.containerCompleted(m))
-		e.run(ctx, e.core.schedule())
-	case *messages.RmTaskProgress:
-		e.core.taskProgress(m)
-	case *messages.RmContainerStarted:
-		for _, a := range e.core.apps {
+func newRMEndpoint(rm *ResourceManager, core *rmCore) *rmEndpoint {
+	e := &rmEndpoint{Router: actor.NewRouter(), rm: rm, core: core, log: rm.log}
+	r := e.Router
+	// One-way messages: the endpoint's own ticks and the outcome of the
+	// container starts it asked for, and a client-mode driver's progress.
+	actor.Handle(r, e.checkNodes)
+	actor.Handle(r, func(ctx *actor.Context, m *messages.RmContainerStatus) error {
+		e.run(ctx, core.containerCompleted(m))
+		e.run(ctx, core.schedule())
+		return nil
+	})
+	actor.Handle(r, func(_ *actor.Context, m *messages.RmTaskProgress) error {
+		core.taskProgress(m)
+		return nil
+	})
+	actor.Handle(r, func(_ *actor.Context, m *messages.RmContainerStarted) error {
+		for _, a := range core.apps {
 			if a.amContainer != nil && a.amContainer.id == m.GetContainerId() {
 				a.amLogDir = m.GetNodeId() + ":" + m.GetLogDir()
 			}
 		}
-	default:
-		return actor.ErrUnsupportedMessage
-	}
-	return nil
-}
-
-func (e *rmEndpoint) ReceiveAndReply(ctx *actor.CallContext, msg proto.Message) error {
-	c := e.core
-	switch m := msg.(type) {
-	case *messages.RmNewApplication:
-		id, maxRes := c.newApplication()
+		return nil
+	})
+	// Clients.
+	actor.HandleAsk(r, func(*actor.CallContext, *messages.RmNewApplication) (*messages.RmNewApplicationResponse, error) {
+		id, maxRes := core.newApplication()
 		e.log.Info().Str("app", id).Msg("new application")
-		ctx.Reply(&messages.RmNewApplicationResponse{AppId: id, MaxResource: maxRes.proto()})
-	case *messages.RmSubmitApplication:
+		return &messages.RmNewApplicationResponse{AppId: id, MaxResource: maxRes.proto()}, nil
+	})
+	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.RmSubmitApplication) (*messages.RmSubmitApplicationResponse, error) {
 		acts, err := e.submit(m)
 		if err != nil {
 			e.log.Warn().Err(err).Str("app", m.GetAppId()).Msg("submission refused")
-			return err
+			return nil, err
 		}
 		e.log.Info().Str("app", m.GetAppId()).Str("name", m.GetName()).Str("queue", m.GetQueue()).Msg("application accepted")
 		e.run(ctx.Context, acts)
-		ctx.Reply(&messages.RmSubmitApplicationResponse{})
-	case *messages.RmGetApplicationReport:
-		r, err := c.report(m.GetAppId())
+		return &messages.RmSubmitApplicationResponse{}, nil
+	})
+	actor.HandleAsk(r, func(_ *actor.CallContext, m *messages.RmGetApplicationReport) (*messages.RmApplicationReport, error) {
+		return core.report(m.GetAppId())
+	})
+	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.RmKillApplication) (*messages.RmKillApplicationResponse, error) {
+		killed, state, acts, err := core.kill(m.GetAppId(), m.GetDiagnostics())
 		if err != nil {
-			return err
-		}
-		ctx.Reply(r)
-	case *messages.RmKillApplication:
-		killed, state, acts, err := c.kill(m.GetAppId(), m.GetDiagnostics())
-		if err != nil {
-			return err
+			return nil, err
 		}
 		if killed {
 			e.log.Info().Str("app", m.GetAppId()).Msg("application killed")
 		}
 		e.run(ctx.Context, acts)
-		ctx.Reply(&messages.RmKillApplicationResponse{Killed: killed, State: messages.RmAppState(state)})
-	case *messages.RmGetClusterNodes:
-		ctx.Reply(&messages.RmClusterNodes{Nodes: c.nodeReports()})
-	case *messages.RmGetApplications:
-		ctx.Reply(c.applications(m.GetStates()))
-	case *messages.AmRegister:
-		resp, err := c.registerAM(m)
+		return &messages.RmKillApplicationResponse{Killed: killed, State: messages.RmAppState(state)}, nil
+	})
+	actor.HandleAsk(r, func(*actor.CallContext, *messages.RmGetClusterNodes) (*messages.RmClusterNodes, error) {
+		return &messages.RmClusterNodes{Nodes: core.nodeReports()}, nil
+	})
+	actor.HandleAsk(r, func(_ *actor.CallContext, m *messages.RmGetApplications) (*messages.RmApplications, error) {
+		return core.applications(m.GetStates()), nil
+	})
+	// Application masters.
+	actor.HandleAsk(r, func(_ *actor.CallContext, m *messages.AmRegister) (*messages.AmRegisterResponse, error) {
+		resp, err := core.registerAM(m)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		e.log.Info().Str("app", m.GetAppId()).Str("driver", m.GetDriverUrl()).Msg("application master registered")
-		ctx.Reply(resp)
-	case *messages.AmAllocate:
-		resp, acts, err := c.allocateFor(m)
+		return resp, nil
+	})
+	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.AmAllocate) (*messages.AmAllocateResponse, error) {
+		resp, acts, err := core.allocateFor(m)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		e.run(ctx.Context, acts)
-		ctx.Reply(resp)
-	case *messages.AmUnregister:
-		acts, err := c.unregisterAM(m)
+		return resp, nil
+	})
+	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.AmUnregister) (*messages.AmUnregisterResponse, error) {
+		acts, err := core.unregisterAM(m)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		e.log.Info().Str("app", m.GetAppId()).Str("finalStatus", FinalStatus(m.GetFinalStatus()).String()).Msg("application master unregistered")
 		e.run(ctx.Context, acts)
-		ctx.Reply(&messages.AmUnregisterResponse{})
-	case *messages.NmRegister:
-		acts := c.registerNode(m)
+		return &messages.AmUnregisterResponse{}, nil
+	})
+	// Node managers.
+	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.NmRegister) (*messages.NmRegisterResponse, error) {
+		acts := core.registerNode(m)
 		e.log.Info().Str("node", m.GetNodeId()).Int64("memoryMB", m.GetCapability().GetMemoryMb()).
 			Int32("cores", m.GetCapability().GetCores()).Msg("node registered")
 		e.run(ctx.Context, acts)
-		ctx.Reply(&messages.NmRegisterResponse{HeartbeatIntervalMs: 1000})
-	case *messages.NmHeartbeat:
-		resp, acts := c.heartbeat(m)
+		return &messages.NmRegisterResponse{HeartbeatIntervalMs: 1000}, nil
+	})
+	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.NmHeartbeat) (*messages.NmHeartbeatResponse, error) {
+		resp, acts := core.heartbeat(m)
 		e.run(ctx.Context, acts)
-		ctx.Reply(resp)
-	default:
-		return actor.ErrUnsupportedMessage
+		return resp, nil
+	})
+	return e
+}
+
+// checkNodes, on the endpoint's tick, loses the nodes whose heartbeats
+// stopped (each logged) and stops AM containers past their grace.
+func (e *rmEndpoint) checkNodes(ctx *actor.Context, _ *messages.RmTick) error {
+	before := map[string]bool{}
+	for id, n := range e.core.nodes {
+		before[id] = n.lost
+	}
+	e.run(ctx, e.core.checkNodes(e.rm.cfg.NodeExpiry))
+	for id, n := range e.core.nodes {
+		if n.lost && !before[id] {
+			e.log.Warn().Str("node", id).Msg("node lost: no heartbeat within the expiry; its containers are reported failed")
+		}
 	}
 	return nil
 }
