@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cenkalti/backoff/v5"
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/messages"
@@ -139,40 +140,51 @@ func (nm *NodeManager) NodeID() string { return nm.nodeID }
 func (nm *NodeManager) Dir() string { return nm.cfg.Dir }
 
 // register registers the node with the resource manager, retrying with
-// exponential backoff and jitter until it succeeds, RegisterTimeout passes
-// or ctx ends. Each failed attempt is logged once.
+// exponential backoff and jitter (registerBackOff) until it succeeds,
+// RegisterTimeout passes or ctx ends. Each failed attempt is logged once.
 func (nm *NodeManager) register(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, nm.cfg.RegisterTimeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, nm.cfg.RegisterTimeout, errRegisterTimeout)
 	defer cancel()
 	req := &messages.NmRegister{NodeId: nm.nodeID, Address: nm.env.Address().HostPort(), Host: nm.env.Address().Host,
 		Capability: nm.cfg.Capability.proto()}
 	t := actor.RpcTimeout{Duration: 5 * time.Second, Key: "sparkrpc.nodemanager.registerTimeout"}
 	rm := nm.cfg.ResourceManager.HostPort()
-	bo := newBackoff(200*time.Millisecond, 10*time.Second)
-	for attempt := 1; ; attempt++ {
-		_, err := actor.ResultAs[*messages.NmRegisterResponse](nm.rm.AskWithTimeout(ctx, req, t))
-		if err == nil {
-			nm.log.Info().Str("rm", rm).Int64("memoryMB", nm.cfg.Capability.MemoryMB).
-				Int("cores", nm.cfg.Capability.Cores).Int("attempt", attempt).Msg("registered with the resource manager")
-			return nil
-		}
-		wait := bo.next()
-		if ctx.Err() == nil {
+	attempt, last := 0, error(nil)
+	_, err := backoff.Retry(ctx, func() (*messages.NmRegisterResponse, error) {
+		attempt++
+		resp, err := actor.ResultAs[*messages.NmRegisterResponse](nm.rm.AskWithTimeout(ctx, req, t))
+		last = err
+		return resp, err
+	}, backoff.WithBackOff(registerBackOff()), backoff.WithMaxElapsedTime(0), // RegisterTimeout bounds ctx
+		backoff.WithNotify(func(err error, wait time.Duration) {
 			nm.log.Warn().Str("rm", rm).Int("attempt", attempt).Str("retryIn", wait.Round(time.Millisecond).String()).
 				Str("error", err.Error()).Msg("cannot register with the resource manager; retrying")
-		}
-		timer := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) && context.Cause(ctx) == context.DeadlineExceeded {
-				return fmt.Errorf("%w: the resource manager at %s did not answer within %s (%d attempts; last error: %v)",
-					ErrRegistrationFailed, rm, nm.cfg.RegisterTimeout, attempt, err)
-			}
-			return fmt.Errorf("%w with the resource manager at %s: %w", ErrRegistrationFailed, rm, context.Cause(ctx))
-		case <-timer.C:
-		}
+		}))
+	if err == nil {
+		nm.log.Info().Str("rm", rm).Int64("memoryMB", nm.cfg.Capability.MemoryMB).
+			Int("cores", nm.cfg.Capability.Cores).Int("attempt", attempt).Msg("registered with the resource manager")
+		return nil
 	}
+	if errors.Is(err, errRegisterTimeout) {
+		return fmt.Errorf("%w: the resource manager at %s did not answer within %s (%d attempts; last error: %v)",
+			ErrRegistrationFailed, rm, nm.cfg.RegisterTimeout, attempt, last)
+	}
+	if cause := context.Cause(ctx); cause != nil {
+		return fmt.Errorf("%w with the resource manager at %s: %w", ErrRegistrationFailed, rm, cause)
+	}
+	return fmt.Errorf("%w with the resource manager at %s: %w", ErrRegistrationFailed, rm, err)
+}
+
+// errRegisterTimeout is the cause of a registration's ctx when
+// RegisterTimeout passes.
+var errRegisterTimeout = errors.New("register timeout")
+
+// registerBackOff returns the waits between a node manager's registration
+// attempts: from 200ms, doubling up to 10s, each randomised by ±20% so that
+// node managers that retry together spread out.
+func registerBackOff() *backoff.ExponentialBackOff {
+	return &backoff.ExponentialBackOff{InitialInterval: 200 * time.Millisecond, RandomizationFactor: 0.2,
+		Multiplier: 2, MaxInterval: 10 * time.Second}
 }
 
 func (nm *NodeManager) loop() {
