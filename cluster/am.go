@@ -21,39 +21,61 @@ const AMEndpointName = "YarnAM"
 // of the goroutine that runs the application as the driver.
 const DriverGoroutineLabel = "Driver"
 
-// AMConfig configures an application master.
+// AMConfig configures an application master. AppID, ResourceManager and,
+// in client mode, DriverURL are required (RunApplicationMaster fails with
+// an *ExitError matching ErrInvalidConfig without them); every other
+// field's zero value means its default.
 type AMConfig struct {
-	// AppID and ContainerID identify the attempt.
+	// AppID (required) and ContainerID identify the attempt.
 	AppID, ContainerID string
-	// ResourceManager is the resource manager's address.
+	// ResourceManager is the resource manager's address (required).
 	ResourceManager actor.RpcAddress
-	// Class and Args are the application to run as the driver (cluster mode).
+	// Class and Args are the application to run as the driver (cluster
+	// mode); an unknown or empty Class fails with exit code 15, as an
+	// application that cannot be loaded.
 	Class string
 	Args  []string
 	// ClientMode makes the AM only allocate executors for the driver at
-	// DriverURL (Spark's ExecutorLauncher).
+	// DriverURL (Spark's ExecutorLauncher); DriverURL is then required.
 	ClientMode bool
 	DriverURL  string
-	// Conf is the application's configuration.
+	// Conf is the application's configuration (nil: empty).
 	Conf *actor.Conf
 	// Network creates the AM's env (it listens, for the driver's executors
 	// and, in client mode, for the driver). Nil: a TCPNetwork on loopback
 	// whose envs log to Logger.
 	Network Network
-	// Stdout receives the application's output (cluster mode).
+	// Stdout receives the application's output (cluster mode; nil:
+	// discarded).
 	Stdout io.Writer
-	// Logger is the AM's logger.
+	// Logger is the AM's logger (the zero Logger discards).
 	Logger zerolog.Logger
+}
+
+// validate checks the required fields.
+func (cfg *AMConfig) validate() error {
+	switch {
+	case cfg.AppID == "":
+		return configError("AMConfig", "AppID", "is required")
+	case cfg.ResourceManager.IsZero():
+		return configError("AMConfig", "ResourceManager", "is required (the resource manager's host:port)")
+	case cfg.ClientMode && cfg.DriverURL == "":
+		return configError("AMConfig", "DriverURL", "is required in client mode")
+	}
+	return nil
 }
 
 // RunApplicationMaster runs an application master until its application
 // ends: the whole AM process but os.Exit. It returns nil when the
 // application succeeded and an *ExitError with Spark's AM exit code
-// otherwise: 13 when the application did not bring up its driver within
+// otherwise: 10 for an invalid configuration, 13 when the application did not bring up its driver within
 // spark.yarn.am.waitTime ("Timed out waiting for SparkContext."), 15 when the
 // application is unknown or returned an error, 11 after too many executor
 // failures (spark.executor.maxNumFailures), 16 when stopped early.
 func RunApplicationMaster(ctx context.Context, cfg AMConfig) error {
+	if err := cfg.validate(); err != nil {
+		return &ExitError{Code: ExitUncaughtException, Reason: err.Error(), Err: err}
+	}
 	if cfg.Conf == nil {
 		cfg.Conf = actor.NewConf()
 	}

@@ -22,30 +22,50 @@ import (
 // NodeManagerEndpointName is the name of a node manager's endpoint.
 const NodeManagerEndpointName = "NodeManager"
 
-// NodeManagerConfig configures a node manager.
+// NodeManagerConfig configures a node manager. ResourceManager, Capability
+// and Dir are required (StartNodeManager fails with ErrInvalidConfig
+// without them); every other field's zero value means its default.
 type NodeManagerConfig struct {
-	// ResourceManager is the address of the resource manager's env.
+	// ResourceManager is the address of the resource manager's env
+	// (required).
 	ResourceManager actor.RpcAddress
-	// Capability is the memory and cores the node offers to containers.
+	// Capability is the memory and cores the node offers to containers
+	// (required: both positive).
 	Capability Resource
-	// Dir is the node's local folder: container working folders go under
-	// Dir/apps, logs under Dir/logs/<app id>/<container id>.
+	// Dir is the node's local folder (required): container working folders
+	// go under Dir/apps, logs under Dir/logs/<app id>/<container id>.
 	Dir string
 	// Executable replaces a command's first word "sparkrpc"; default
 	// os.Executable().
 	Executable string
 	// KillGrace is how long a stopped container gets between SIGTERM and
-	// SIGKILL (default 250ms, YARN's sleep-delay-before-sigkill).
+	// SIGKILL (zero or negative: 250ms, YARN's sleep-delay-before-sigkill).
 	KillGrace time.Duration
-	// HeartbeatInterval is how often the node heartbeats (default 1s).
+	// HeartbeatInterval is how often the node heartbeats (zero or
+	// negative: 1s).
 	HeartbeatInterval time.Duration
 	// RegisterTimeout bounds how long the node keeps trying to register
-	// with the resource manager (default 30s). Attempts are retried with
+	// with the resource manager (zero or negative: 30s). Attempts are retried with
 	// exponential backoff and jitter, each logged; StartNodeManager returns
 	// at once when its ctx ends.
 	RegisterTimeout time.Duration
 	// Logger is the node manager's logger (default: the env's).
 	Logger *zerolog.Logger
+}
+
+// validate checks the required fields; the defaults are filled in by
+// StartNodeManager.
+func (cfg *NodeManagerConfig) validate() error {
+	switch {
+	case cfg.ResourceManager.IsZero():
+		return configError("NodeManagerConfig", "ResourceManager", "is required (the resource manager's host:port)")
+	case cfg.Capability.MemoryMB <= 0 || cfg.Capability.Cores <= 0:
+		return configError("NodeManagerConfig", "Capability", "must have positive memory and cores, not %d MB and %d cores",
+			cfg.Capability.MemoryMB, cfg.Capability.Cores)
+	case cfg.Dir == "":
+		return configError("NodeManagerConfig", "Dir", "is required (the node's local folder)")
+	}
+	return nil
 }
 
 // NodeManager runs containers for the resource manager and application
@@ -78,11 +98,8 @@ type NodeManager struct {
 // listen), registers the node with the resource manager and starts
 // heartbeating. Stop it with Shutdown, which stops every container.
 func StartNodeManager(ctx context.Context, env *actor.Env, cfg NodeManagerConfig) (*NodeManager, error) {
-	if cfg.Capability.MemoryMB <= 0 || cfg.Capability.Cores <= 0 {
-		return nil, fmt.Errorf("cluster: node manager needs positive memory and cores, not %d MB and %d cores", cfg.Capability.MemoryMB, cfg.Capability.Cores)
-	}
-	if cfg.Dir == "" {
-		return nil, errors.New("cluster: node manager needs a local folder")
+	if err := cfg.validate(); err != nil {
+		return nil, err
 	}
 	if cfg.Executable == "" {
 		exe, err := os.Executable()

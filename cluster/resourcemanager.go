@@ -22,7 +22,9 @@ const ResourceManagerEndpointName = "ResourceManager"
 // its staging folder and in the AM container's working folder.
 const StagingConfFile = "__spark_conf__.properties"
 
-// ResourceManagerConfig configures a resource manager.
+// ResourceManagerConfig configures a resource manager. It has no required
+// field: the zero value is a resource manager with the queue "default", a
+// temporary staging folder and a 60s node expiry.
 type ResourceManagerConfig struct {
 	// Queues are the queues applications may be submitted to (default
 	// just "default").
@@ -43,9 +45,9 @@ type ResourceManagerConfig struct {
 	// embedded local cluster reserves one, so that its W workers each run an
 	// executor.
 	AMNodes []string
-	// Logger is the resource manager's logger (default: the env's).
+	// Logger is the resource manager's logger (nil: the env's).
 	Logger *zerolog.Logger
-	// Now returns the current time (default time.Now); for tests.
+	// Now returns the current time (nil: time.Now); for tests.
 	Now func() time.Time
 }
 

@@ -29,17 +29,24 @@ const (
 // everything but the master, the application and its arguments in Conf
 // (spark.submit.deployMode, spark.app.name, spark.yarn.queue,
 // spark.driver.memory, spark.executor.memory, spark.executor.cores,
-// spark.executor.instances, ...).
+// spark.executor.instances, ...). Master and Class are required (Submit
+// fails with ErrInvalidConfig without them); every other field's zero value
+// means its default.
 type SubmitConfig struct {
+	// Master is where the application runs (required; see ParseMaster).
 	Master Master
-	// Class is the registered application name (--class).
+	// Class is the registered application name (--class; required).
 	Class string
 	Args  []string
-	Conf  *actor.Conf
+	// Conf is the submission's configuration (nil: empty). Submit sets
+	// keys in it (spark.master, spark.app.id, defaults it fills in).
+	Conf *actor.Conf
 	// Stdout receives the application's output in local and client mode;
-	// Stderr the submission's progress (state changes, the task progress bar).
+	// Stderr the submission's progress (state changes, the task progress
+	// bar). Nil: discarded.
 	Stdout, Stderr io.Writer
-	// Logger is the logger of everything that runs in this process.
+	// Logger is the logger of everything that runs in this process (the
+	// zero Logger discards).
 	Logger zerolog.Logger
 	// Network creates this process's envs: the driver's (local and client
 	// mode), the local-mode executor's and the submitting client's. Nil: a
@@ -57,6 +64,17 @@ type SubmitConfig struct {
 	OnSubmitted func(h *AppHandle)
 }
 
+// validate checks the required fields.
+func (cfg *SubmitConfig) validate() error {
+	switch {
+	case cfg.Master.Kind == 0:
+		return configError("SubmitConfig", "Master", "is required (see ParseMaster)")
+	case cfg.Class == "":
+		return configError("SubmitConfig", "Class", "is required (the registered application's name)")
+	}
+	return nil
+}
+
 // Submit runs an application on cfg.Master and waits for it to end (unless
 // spark.yarn.submit.waitAppCompletion is false in cluster mode). It returns
 // nil only when the application succeeded; otherwise the application's own
@@ -64,6 +82,9 @@ type SubmitConfig struct {
 // refuses at once (with an error matching ErrResourceTooLarge) an AM or an
 // executor larger than a node, as such an application could never run.
 func Submit(ctx context.Context, cfg SubmitConfig) error {
+	if err := cfg.validate(); err != nil {
+		return err
+	}
 	if cfg.Conf == nil {
 		cfg.Conf = actor.NewConf()
 	}
