@@ -1,5 +1,9 @@
 package cluster
 
+// This file holds the application master's allocator (Spark's
+// YarnAllocator): it keeps the executors at their target, launches them in
+// the containers it gets, and replaces the ones that fail.
+
 import (
 	"context"
 	"fmt"

@@ -56,17 +56,6 @@ func executorProcs(marker string) map[string]int {
 	return out
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // TestAllocator drives the allocator and the AM endpoint against a resource
 // manager and a node manager whose "executors" are a shell script.
 func TestAllocator(t *testing.T) {
@@ -116,14 +105,14 @@ func TestAllocator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ep := &amEndpoint{log: log}
+	ep := newAMEndpoint(log, actor.RpcAddress{}, nil)
 	amRef, err := amEnv.RegisterEndpoint(AMEndpointName, ep)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rmRef := amEnv.RemoteRef(rm.Address(), ResourceManagerEndpointName)
 	var reg *messages.AmRegisterResponse
-	waitFor(t, "the AM to register", func() bool {
+	eventually(t, 15*time.Second, "the AM to register", func() bool {
 		reg, err = actor.AskAs[*messages.AmRegisterResponse](context.Background(), rmRef,
 			&messages.AmRegister{AppId: h.AppID(), Host: "am", DriverUrl: "spark://CoarseGrainedScheduler@driver:1", Am: amRef.Proto()})
 		return err == nil
@@ -144,7 +133,7 @@ func TestAllocator(t *testing.T) {
 	go func() { done <- alloc.run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
 
-	waitFor(t, "2 executors", func() bool { return len(executorProcs(marker)) == 2 })
+	eventually(t, 15*time.Second, "2 executors", func() bool { return len(executorProcs(marker)) == 2 })
 	procs := executorProcs(marker)
 	if procs["1"] == 0 || procs["2"] == 0 {
 		t.Fatalf("executors %v", procs)
@@ -161,14 +150,14 @@ func TestAllocator(t *testing.T) {
 	if r, err := actor.AskAs[*messages.AmBoolResponse](context.Background(), amRef, &messages.AmRequestExecutors{Total: 3}); err != nil || !r.GetOk() {
 		t.Fatalf("request executors: %v %v", r, err)
 	}
-	waitFor(t, "a third executor", func() bool { return executorProcs(marker)["3"] != 0 })
+	eventually(t, 15*time.Second, "a third executor", func() bool { return executorProcs(marker)["3"] != 0 })
 
 	// Kill executor 2 on request: its container goes, it is not replaced and
 	// not counted as a failure.
 	if _, err := actor.AskAs[*messages.AmBoolResponse](context.Background(), amRef, &messages.AmKillExecutors{ExecutorIds: []string{"2"}}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "executor 2 to be gone", func() bool { return executorProcs(marker)["2"] == 0 })
+	eventually(t, 15*time.Second, "executor 2 to be gone", func() bool { return executorProcs(marker)["2"] == 0 })
 	r, err := actor.AskAs[*messages.AmExecutorLossReason](context.Background(), amRef, &messages.AmGetExecutorLossReason{ExecutorId: "2"})
 	if err != nil || !r.GetKnown() || r.GetExitCausedByApp() || r.GetExitStatus() != containerExitKilledByAM {
 		t.Fatalf("loss reason of a killed executor: %v %v", r, err)
@@ -181,7 +170,7 @@ func TestAllocator(t *testing.T) {
 	if err != nil || !r.GetKnown() || !r.GetExitCausedByApp() || r.GetExitStatus() != 137 || !strings.Contains(r.GetMessage(), "Exit status: 137.") {
 		t.Fatalf("loss reason of a killed process: %v %v", r, err)
 	}
-	waitFor(t, "a replacement executor", func() bool { return executorProcs(marker)["4"] != 0 })
+	eventually(t, 15*time.Second, "a replacement executor", func() bool { return executorProcs(marker)["4"] != 0 })
 	if got := len(executorProcs(marker)); got != 2 {
 		t.Fatalf("%d executors, want 2", got)
 	}
@@ -202,8 +191,8 @@ func TestAllocator(t *testing.T) {
 	if err != nil || !r.GetKnown() || r.GetExitCausedByApp() || r.GetExitStatus() != containerExitKilledByAM {
 		t.Fatalf("loss reason of a killed and replaced executor: %v %v", r, err)
 	}
-	waitFor(t, "the hung executor's process to be gone", func() bool { return !procAlive(hung) })
-	waitFor(t, "an executor in place of the hung one", func() bool { return executorProcs(marker)["5"] != 0 })
+	eventually(t, 15*time.Second, "the hung executor's process to be gone", func() bool { return !procAlive(hung) })
+	eventually(t, 15*time.Second, "an executor in place of the hung one", func() bool { return executorProcs(marker)["5"] != 0 })
 	if got := len(executorProcs(marker)); got != 2 {
 		t.Fatalf("%d executors after kill and replace, want 2", got)
 	}
@@ -247,7 +236,7 @@ func TestAllocator(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the allocator did not stop after the application was killed")
 	}
-	waitFor(t, "every executor to be gone", func() bool { return len(executorProcs(marker)) == 0 })
+	eventually(t, 15*time.Second, "every executor to be gone", func() bool { return len(executorProcs(marker)) == 0 })
 }
 
 // procAlive reports whether pid exists and is not a zombie.

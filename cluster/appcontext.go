@@ -1,5 +1,8 @@
 package cluster
 
+// This file holds AppContext, what a running application sees of its
+// driver, configuration and output.
+
 import (
 	"context"
 	"errors"

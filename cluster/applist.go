@@ -1,5 +1,7 @@
 package cluster
 
+// This file holds the listing of applications by state.
+
 import (
 	"context"
 	"fmt"

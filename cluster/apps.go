@@ -1,5 +1,7 @@
 package cluster
 
+// This file holds the registry of applications by name (submit's --class).
+
 import (
 	"context"
 	"slices"

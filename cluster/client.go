@@ -1,5 +1,8 @@
 package cluster
 
+// This file holds the resource manager's client: new applications,
+// submission, reports and kills.
+
 import (
 	"context"
 	"fmt"

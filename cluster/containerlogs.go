@@ -1,5 +1,8 @@
 package cluster
 
+// This file holds container logs: how node managers list and serve them,
+// and how a client reads them.
+
 import (
 	"context"
 	"errors"

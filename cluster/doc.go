@@ -22,6 +22,13 @@
 // are child processes of the same binary) and rm://host:port (a running
 // resource manager). Submit runs an application on any of them.
 //
+// # Networks
+//
+// The cluster's processes create their envs through a Network: TCPNetwork
+// (netty's TCP transport) by default. SubmitConfig.Network and
+// AMConfig.Network accept another implementation, such as one over
+// actor.MemNetwork when every env is in one process.
+//
 // # The resource-manager protocol
 //
 // The resource manager (endpoint "ResourceManager") hands out application

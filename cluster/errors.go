@@ -1,5 +1,8 @@
 package cluster
 
+// This file holds the package's sentinel and typed errors and the exit
+// codes of containers and application masters.
+
 import (
 	"errors"
 	"fmt"
@@ -32,6 +35,11 @@ var (
 	// could not register with the resource manager (RegisterTimeout passed
 	// or its ctx ended).
 	ErrRegistrationFailed = errors.New("cluster: node manager could not register")
+	// ErrInvalidConfig is matched by the error for a configuration struct
+	// (SubmitConfig, AMConfig, NodeManagerConfig, LocalClusterConfig)
+	// without a required field or with a value out of range; the error
+	// names the field.
+	ErrInvalidConfig = errors.New("cluster: invalid configuration")
 	// ErrNoNodeManagers is returned by Client.Submit when no node manager
 	// is registered with the resource manager: nothing could run.
 	ErrNoNodeManagers = errors.New("cluster: no node managers are registered with the resource manager")
@@ -125,9 +133,20 @@ func (e *AppFailedError) Is(target error) bool { return target == ErrAppFailed }
 type ExitError struct {
 	Code   int
 	Reason string
+	// Err is the cause, when one can be matched with errors.Is or
+	// errors.As (e.g. ErrInvalidConfig); it may be nil.
+	Err error
 }
 
 func (e *ExitError) Error() string { return fmt.Sprintf("exit code %d: %s", e.Code, e.Reason) }
+
+// Unwrap returns the cause, or nil.
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// configError is the ErrInvalidConfig error for field of config.
+func configError(config, field, format string, args ...any) error {
+	return fmt.Errorf("%w: %s.%s %s", ErrInvalidConfig, config, field, fmt.Sprintf(format, args...))
+}
 
 // UnknownAppError reports an application name that is not registered.
 type UnknownAppError struct{ Name string }

@@ -8,19 +8,12 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sparkrpc/sparkrpc/cluster"
 )
 
-// eventually polls cond until it holds or d passes.
-func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", d, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
+// eventually checks cond until it holds, or fails the test after d.
+var eventually = cluster.Eventually
 
 // processAlive reports whether pid exists and is not a zombie.
 func processAlive(pid int) bool {

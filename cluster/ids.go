@@ -1,5 +1,7 @@
 package cluster
 
+// This file holds the application and container ids, YARN's format.
+
 import (
 	"fmt"
 	"strconv"

@@ -1,5 +1,8 @@
 package cluster
 
+// This file holds LocalCluster, a resource manager and node managers
+// embedded in this process (the local-cluster[W,C,M] master).
+
 import (
 	"context"
 	"errors"
@@ -28,9 +31,13 @@ type LocalCluster struct {
 	log    zerolog.Logger
 }
 
-// LocalClusterConfig configures StartLocalCluster.
+// LocalClusterConfig configures StartLocalCluster. Workers, WorkerCores
+// and WorkerMemoryMB are required (StartLocalCluster fails with
+// ErrInvalidConfig without them); every other field's zero value means its
+// default.
 type LocalClusterConfig struct {
-	// Workers node managers with WorkerCores cores and WorkerMemoryMB MiB each.
+	// Workers node managers with WorkerCores cores and WorkerMemoryMB MiB
+	// each (required: all at least 1).
 	Workers, WorkerCores int
 	WorkerMemoryMB       int64
 	// AMNode, when not zero, adds a node manager with this capability that
@@ -45,13 +52,29 @@ type LocalClusterConfig struct {
 	Executable string
 	// NodeExpiry is the resource manager's node expiry (default 60s).
 	NodeExpiry time.Duration
-	// Logger is the cluster's logger.
+	// Logger is the cluster's logger (the zero Logger discards).
 	Logger zerolog.Logger
+}
+
+// validate checks the required fields.
+func (cfg *LocalClusterConfig) validate() error {
+	switch {
+	case cfg.Workers < 1:
+		return configError("LocalClusterConfig", "Workers", "must be at least 1, not %d", cfg.Workers)
+	case cfg.WorkerCores < 1:
+		return configError("LocalClusterConfig", "WorkerCores", "must be at least 1, not %d", cfg.WorkerCores)
+	case cfg.WorkerMemoryMB < 1:
+		return configError("LocalClusterConfig", "WorkerMemoryMB", "must be at least 1, not %d", cfg.WorkerMemoryMB)
+	}
+	return nil
 }
 
 // StartLocalCluster starts a resource manager and cfg.Workers node managers
 // on loopback.
 func StartLocalCluster(ctx context.Context, cfg LocalClusterConfig) (lc *LocalCluster, err error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
 	lc = &LocalCluster{dir: cfg.Dir, log: cfg.Logger}
 	if lc.dir == "" {
 		if lc.dir, err = os.MkdirTemp("", "sparkrpc-local-cluster-"); err != nil {
@@ -64,7 +87,7 @@ func StartLocalCluster(ctx context.Context, cfg LocalClusterConfig) (lc *LocalCl
 			_ = lc.Shutdown(context.Background())
 		}
 	}()
-	net := Network{BindHost: "127.0.0.1", Logger: &cfg.Logger}
+	net := TCPNetwork{BindHost: "127.0.0.1", Logger: &cfg.Logger}
 	if lc.rmEnv, err = net.Listen("sparkResourceManager", nil, 0); err != nil {
 		return lc, err
 	}

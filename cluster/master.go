@@ -1,5 +1,8 @@
 package cluster
 
+// This file holds the master URLs: local[N], local-cluster[W,C,M] and
+// rm://host:port.
+
 import (
 	"fmt"
 	"regexp"

@@ -1,5 +1,9 @@
 package cluster
 
+// This file holds the node manager: its configuration, its registration
+// with the resource manager, its heartbeats and its shutdown (its
+// containers are in nmcontainers.go).
+
 import (
 	"context"
 	"errors"
@@ -10,39 +14,59 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cenkalti/backoff/v5"
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/messages"
-	"google.golang.org/protobuf/proto"
 )
 
 // NodeManagerEndpointName is the name of a node manager's endpoint.
 const NodeManagerEndpointName = "NodeManager"
 
-// NodeManagerConfig configures a node manager.
+// NodeManagerConfig configures a node manager. ResourceManager, Capability
+// and Dir are required (StartNodeManager fails with ErrInvalidConfig
+// without them); every other field's zero value means its default.
 type NodeManagerConfig struct {
-	// ResourceManager is the address of the resource manager's env.
+	// ResourceManager is the address of the resource manager's env
+	// (required).
 	ResourceManager actor.RpcAddress
-	// Capability is the memory and cores the node offers to containers.
+	// Capability is the memory and cores the node offers to containers
+	// (required: both positive).
 	Capability Resource
-	// Dir is the node's local folder: container working folders go under
-	// Dir/apps, logs under Dir/logs/<app id>/<container id>.
+	// Dir is the node's local folder (required): container working folders
+	// go under Dir/apps, logs under Dir/logs/<app id>/<container id>.
 	Dir string
 	// Executable replaces a command's first word "sparkrpc"; default
 	// os.Executable().
 	Executable string
 	// KillGrace is how long a stopped container gets between SIGTERM and
-	// SIGKILL (default 250ms, YARN's sleep-delay-before-sigkill).
+	// SIGKILL (zero or negative: 250ms, YARN's sleep-delay-before-sigkill).
 	KillGrace time.Duration
-	// HeartbeatInterval is how often the node heartbeats (default 1s).
+	// HeartbeatInterval is how often the node heartbeats (zero or
+	// negative: 1s).
 	HeartbeatInterval time.Duration
 	// RegisterTimeout bounds how long the node keeps trying to register
-	// with the resource manager (default 30s). Attempts are retried with
+	// with the resource manager (zero or negative: 30s). Attempts are retried with
 	// exponential backoff and jitter, each logged; StartNodeManager returns
 	// at once when its ctx ends.
 	RegisterTimeout time.Duration
 	// Logger is the node manager's logger (default: the env's).
 	Logger *zerolog.Logger
+}
+
+// validate checks the required fields; the defaults are filled in by
+// StartNodeManager.
+func (cfg *NodeManagerConfig) validate() error {
+	switch {
+	case cfg.ResourceManager.IsZero():
+		return configError("NodeManagerConfig", "ResourceManager", "is required (the resource manager's host:port)")
+	case cfg.Capability.MemoryMB <= 0 || cfg.Capability.Cores <= 0:
+		return configError("NodeManagerConfig", "Capability", "must have positive memory and cores, not %d MB and %d cores",
+			cfg.Capability.MemoryMB, cfg.Capability.Cores)
+	case cfg.Dir == "":
+		return configError("NodeManagerConfig", "Dir", "is required (the node's local folder)")
+	}
+	return nil
 }
 
 // NodeManager runs containers for the resource manager and application
@@ -75,11 +99,8 @@ type NodeManager struct {
 // listen), registers the node with the resource manager and starts
 // heartbeating. Stop it with Shutdown, which stops every container.
 func StartNodeManager(ctx context.Context, env *actor.Env, cfg NodeManagerConfig) (*NodeManager, error) {
-	if cfg.Capability.MemoryMB <= 0 || cfg.Capability.Cores <= 0 {
-		return nil, fmt.Errorf("cluster: node manager needs positive memory and cores, not %d MB and %d cores", cfg.Capability.MemoryMB, cfg.Capability.Cores)
-	}
-	if cfg.Dir == "" {
-		return nil, errors.New("cluster: node manager needs a local folder")
+	if err := cfg.validate(); err != nil {
+		return nil, err
 	}
 	if cfg.Executable == "" {
 		exe, err := os.Executable()
@@ -118,7 +139,7 @@ func StartNodeManager(ctx context.Context, env *actor.Env, cfg NodeManagerConfig
 		stop: make(chan struct{}), loopDone: make(chan struct{})}
 	nm.stopCtx, nm.cancelStop = context.WithCancel(context.Background())
 	nm.rm = env.RemoteRef(cfg.ResourceManager, ResourceManagerEndpointName)
-	if _, err := env.RegisterEndpoint(NodeManagerEndpointName, &nmEndpoint{nm: nm}); err != nil {
+	if _, err := env.RegisterEndpoint(NodeManagerEndpointName, newNMEndpoint(nm)); err != nil {
 		return nil, err
 	}
 	if err := nm.register(ctx); err != nil {
@@ -137,40 +158,51 @@ func (nm *NodeManager) NodeID() string { return nm.nodeID }
 func (nm *NodeManager) Dir() string { return nm.cfg.Dir }
 
 // register registers the node with the resource manager, retrying with
-// exponential backoff and jitter until it succeeds, RegisterTimeout passes
-// or ctx ends. Each failed attempt is logged once.
+// exponential backoff and jitter (registerBackOff) until it succeeds,
+// RegisterTimeout passes or ctx ends. Each failed attempt is logged once.
 func (nm *NodeManager) register(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, nm.cfg.RegisterTimeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, nm.cfg.RegisterTimeout, errRegisterTimeout)
 	defer cancel()
 	req := &messages.NmRegister{NodeId: nm.nodeID, Address: nm.env.Address().HostPort(), Host: nm.env.Address().Host,
 		Capability: nm.cfg.Capability.proto()}
 	t := actor.RpcTimeout{Duration: 5 * time.Second, Key: "sparkrpc.nodemanager.registerTimeout"}
 	rm := nm.cfg.ResourceManager.HostPort()
-	bo := newBackoff(200*time.Millisecond, 10*time.Second)
-	for attempt := 1; ; attempt++ {
-		_, err := actor.ResultAs[*messages.NmRegisterResponse](nm.rm.AskWithTimeout(ctx, req, t))
-		if err == nil {
-			nm.log.Info().Str("rm", rm).Int64("memoryMB", nm.cfg.Capability.MemoryMB).
-				Int("cores", nm.cfg.Capability.Cores).Int("attempt", attempt).Msg("registered with the resource manager")
-			return nil
-		}
-		wait := bo.next()
-		if ctx.Err() == nil {
+	attempt, last := 0, error(nil)
+	_, err := backoff.Retry(ctx, func() (*messages.NmRegisterResponse, error) {
+		attempt++
+		resp, err := actor.ResultAs[*messages.NmRegisterResponse](nm.rm.AskWithTimeout(ctx, req, t))
+		last = err
+		return resp, err
+	}, backoff.WithBackOff(registerBackOff()), backoff.WithMaxElapsedTime(0), // RegisterTimeout bounds ctx
+		backoff.WithNotify(func(err error, wait time.Duration) {
 			nm.log.Warn().Str("rm", rm).Int("attempt", attempt).Str("retryIn", wait.Round(time.Millisecond).String()).
 				Str("error", err.Error()).Msg("cannot register with the resource manager; retrying")
-		}
-		timer := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) && context.Cause(ctx) == context.DeadlineExceeded {
-				return fmt.Errorf("%w: the resource manager at %s did not answer within %s (%d attempts; last error: %v)",
-					ErrRegistrationFailed, rm, nm.cfg.RegisterTimeout, attempt, err)
-			}
-			return fmt.Errorf("%w with the resource manager at %s: %w", ErrRegistrationFailed, rm, context.Cause(ctx))
-		case <-timer.C:
-		}
+		}))
+	if err == nil {
+		nm.log.Info().Str("rm", rm).Int64("memoryMB", nm.cfg.Capability.MemoryMB).
+			Int("cores", nm.cfg.Capability.Cores).Int("attempt", attempt).Msg("registered with the resource manager")
+		return nil
 	}
+	if errors.Is(err, errRegisterTimeout) {
+		return fmt.Errorf("%w: the resource manager at %s did not answer within %s (%d attempts; last error: %v)",
+			ErrRegistrationFailed, rm, nm.cfg.RegisterTimeout, attempt, last)
+	}
+	if cause := context.Cause(ctx); cause != nil {
+		return fmt.Errorf("%w with the resource manager at %s: %w", ErrRegistrationFailed, rm, cause)
+	}
+	return fmt.Errorf("%w with the resource manager at %s: %w", ErrRegistrationFailed, rm, err)
+}
+
+// errRegisterTimeout is the cause of a registration's ctx when
+// RegisterTimeout passes.
+var errRegisterTimeout = errors.New("register timeout")
+
+// registerBackOff returns the waits between a node manager's registration
+// attempts: from 200ms, doubling up to 10s, each randomised by ±20% so that
+// node managers that retry together spread out.
+func registerBackOff() *backoff.ExponentialBackOff {
+	return &backoff.ExponentialBackOff{InitialInterval: 200 * time.Millisecond, RandomizationFactor: 0.2,
+		Multiplier: 2, MaxInterval: 10 * time.Second}
 }
 
 func (nm *NodeManager) loop() {
@@ -229,90 +261,6 @@ func (nm *NodeManager) kickHeartbeat() {
 	}
 }
 
-func (nm *NodeManager) startContainer(req *messages.NmStartContainer) (*messages.NmStartContainerResponse, error) {
-	c := req.GetContainer()
-	id := c.GetContainerId()
-	if id == "" || req.GetAppId() == "" {
-		return nil, errors.New("cluster: start container needs a container id and an application id")
-	}
-	nm.mu.Lock()
-	if nm.closed {
-		nm.mu.Unlock()
-		return nil, errors.New("cluster: node manager is shutting down")
-	}
-	if _, dup := nm.containers[id]; dup {
-		nm.mu.Unlock()
-		return nil, fmt.Errorf("cluster: container %s is already running", id)
-	}
-	nm.starting.Add(1)
-	defer nm.starting.Done()
-	nm.mu.Unlock()
-	spec := containerSpec{id: id, appID: req.GetAppId(), command: req.GetLaunchContext().GetCommand(),
-		env: req.GetLaunchContext().GetEnvironment(), files: req.GetLaunchContext().GetFiles(),
-		memoryMB: c.GetResource().GetMemoryMb(), cores: int(c.GetResource().GetCores()), nodeHost: nm.env.Address().Host}
-	workDir := filepath.Join(nm.cfg.Dir, "apps", spec.appID, id)
-	logDir := filepath.Join(nm.cfg.Dir, "logs", spec.appID, id)
-	p, err := launchContainer(spec, nm.cfg.Executable, workDir, logDir)
-	if err != nil {
-		return nil, err
-	}
-	nm.mu.Lock()
-	if nm.closed {
-		nm.mu.Unlock()
-		p.stop(nm.cfg.KillGrace, containerExitKilledByRM, "node manager shutting down")
-		<-p.done
-		return nil, errors.New("cluster: node manager is shutting down")
-	}
-	nm.containers[id] = p
-	nm.watchers.Add(1)
-	nm.mu.Unlock()
-	nm.log.Info().Str("container", id).Int("pid", p.pid).Strs("command", spec.command).Msg("started container")
-	go nm.watch(p)
-	return &messages.NmStartContainerResponse{Pid: int32(p.pid), LogDir: logDir}, nil
-}
-
-func (nm *NodeManager) watch(p *containerProc) {
-	defer nm.watchers.Done()
-	<-p.done
-	status, diag := p.status()
-	_ = os.RemoveAll(p.workDir)
-	_ = os.Remove(filepath.Dir(p.workDir)) // the application's folder, once empty
-	nm.log.Info().Str("container", p.id).Int("exitStatus", status).Msg("container completed")
-	nm.mu.Lock()
-	delete(nm.containers, p.id)
-	nm.completed = append(nm.completed, &messages.RmContainerStatus{ContainerId: p.id,
-		State: messages.RmContainerState_RM_CONTAINER_STATE_COMPLETE, ExitStatus: int32(status), Diagnostics: diag})
-	nm.mu.Unlock()
-	nm.kickHeartbeat()
-}
-
-func (nm *NodeManager) stopContainer(id string, status int32, diag string) bool {
-	nm.mu.Lock()
-	p, ok := nm.containers[id]
-	nm.mu.Unlock()
-	if !ok {
-		return false
-	}
-	if diag == "" {
-		diag = "Container killed on request"
-	}
-	nm.log.Info().Str("container", id).Msg("stopping container")
-	p.stop(nm.cfg.KillGrace, int(status), diag)
-	return true
-}
-
-// Containers returns the ids of the running containers.
-func (nm *NodeManager) Containers() []string {
-	nm.mu.Lock()
-	defer nm.mu.Unlock()
-	ids := make([]string, 0, len(nm.containers))
-	for id := range nm.containers {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	return ids
-}
-
 // Shutdown stops every container (SIGTERM, then SIGKILL after the grace
 // period), waits for them, reports them to the resource manager once, and
 // stops heartbeating. It does not shut the env down.
@@ -363,40 +311,4 @@ func (nm *NodeManager) Shutdown(ctx context.Context) error {
 		_ = nm.env.Stop(ep)
 	}
 	return err
-}
-
-// nmEndpoint is the node manager's endpoint (YARN's ContainerManager).
-type nmEndpoint struct{ nm *NodeManager }
-
-func (e *nmEndpoint) Receive(ctx *actor.Context, msg proto.Message) error {
-	return actor.ErrUnsupportedMessage
-}
-
-func (e *nmEndpoint) ReceiveAndReply(ctx *actor.CallContext, msg proto.Message) error {
-	switch m := msg.(type) {
-	case *messages.NmStartContainer:
-		resp, err := e.nm.startContainer(m)
-		if err != nil {
-			return err
-		}
-		ctx.Reply(resp)
-	case *messages.NmStopContainer:
-		e.nm.stopContainer(m.GetContainerId(), m.GetExitStatus(), m.GetDiagnostics())
-		ctx.Reply(&messages.NmStopContainerResponse{})
-	case *messages.NmGetApplicationLogs:
-		resp, err := e.nm.applicationLogs(m.GetAppId())
-		if err != nil {
-			return err
-		}
-		ctx.Reply(resp)
-	case *messages.NmReadContainerLog:
-		resp, err := e.nm.readLog(m)
-		if err != nil {
-			return err
-		}
-		ctx.Reply(resp)
-	default:
-		return actor.ErrUnsupportedMessage
-	}
-	return nil
 }

@@ -1,5 +1,8 @@
 package cluster
 
+// This file holds a container's child process: its launch in a process
+// group of its own, its exit status, and its stop (SIGTERM, then SIGKILL).
+
 import (
 	"bytes"
 	"errors"

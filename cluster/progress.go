@@ -1,5 +1,8 @@
 package cluster
 
+// This file holds task progress: the driver's counts and the console
+// progress bar drawn from them.
+
 import (
 	"fmt"
 	"io"
@@ -8,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/endpoints"
 	"github.com/sparkrpc/sparkrpc/messages"
 )
@@ -199,4 +203,12 @@ func (c *consoleProgress) Stop() {
 		c.clearLocked()
 		c.mu.Unlock()
 	})
+}
+
+func progressInterval(conf *actor.Conf) time.Duration {
+	d, err := conf.GetDuration("spark.ui.consoleProgress.update.interval", "200", time.Millisecond)
+	if err != nil || d <= 0 {
+		return 200 * time.Millisecond
+	}
+	return d
 }

@@ -41,25 +41,14 @@ func TestResultNotGluedToProgressBar(t *testing.T) {
 		return 0, 4, done, 1, version
 	}
 	bar := newConsoleProgress(term, true, time.Millisecond, get)
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(term.String(), "(1 + 1) / 4]") {
-		if time.Now().After(deadline) {
-			t.Fatal("no progress bar drawn")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	eventually(t, 10*time.Second, "the progress bar", func() bool { return strings.Contains(term.String(), "(1 + 1) / 4]") })
 	out := bar.Above(term)
 	fmt.Fprintln(out, "Pi is roughly 3.14")
 	// The job goes on: the bar comes back below the output.
 	mu.Lock()
 	done, version = 2, 2
 	mu.Unlock()
-	for !strings.Contains(term.String(), "(2 + 1) / 4]") {
-		if time.Now().After(deadline) {
-			t.Fatal("the bar was not drawn again")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	eventually(t, 10*time.Second, "the bar drawn again", func() bool { return strings.Contains(term.String(), "(2 + 1) / 4]") })
 	bar.Stop()
 	got := term.String()
 	if !regexp.MustCompile(`\r {80}\rPi is roughly 3\.14\n`).MatchString(got) {

@@ -1,5 +1,7 @@
 package cluster
 
+// This file holds the application states, final statuses and resources.
+
 import (
 	"strings"
 

@@ -95,7 +95,7 @@ func parseStates(s string) ([]cluster.AppState, error) {
 // context ends on SIGINT or SIGTERM.
 func withRMClient(cmd *cobra.Command, addr actor.RpcAddress, name string, fn func(context.Context, *cluster.Client) error) error {
 	log := newLogger(cmd.ErrOrStderr(), zerolog.WarnLevel, name)
-	env, err := cluster.Network{Logger: &log}.Client(name, nil)
+	env, err := cluster.TCPNetwork{Logger: &log}.Client(name, nil)
 	if err != nil {
 		return err
 	}

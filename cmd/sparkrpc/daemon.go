@@ -31,7 +31,7 @@ const defaultPortMaxRetries = 16
 // retried on port+1, port+2, ... up to spark.port.maxRetries times (Spark's
 // Utils.startServiceOnPort), each move logged; past that, or with
 // spark.port.maxRetries=0, a port in use is an error naming the key.
-func listen(n cluster.Network, name string, conf *actor.Conf, port int, log zerolog.Logger) (*actor.Env, error) {
+func listen(n cluster.TCPNetwork, name string, conf *actor.Conf, port int, log zerolog.Logger) (*actor.Env, error) {
 	if conf == nil {
 		conf = actor.NewConf()
 	}

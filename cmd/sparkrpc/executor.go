@@ -52,7 +52,7 @@ and exits 0. It exits 1 when the driver refuses it or goes away.`,
 			log := newLogger(cmd.ErrOrStderr(), zerolog.InfoLevel, "executor")
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			err := endpoints.RunExecutor(ctx, cfg, endpoints.WithEnvFactory(cluster.Network{Logger: &log}.ExecutorEnvFactory()),
+			err := endpoints.RunExecutor(ctx, cfg, endpoints.WithEnvFactory(cluster.TCPNetwork{Logger: &log}.Client),
 				endpoints.WithLogger(log))
 			var ee *endpoints.ExitError
 			if errors.As(err, &ee) {

@@ -78,7 +78,7 @@ prints the address it listens on.`,
 			if log.GetLevel() > zerolog.DebugLevel {
 				envLog = log.Level(max(log.GetLevel(), zerolog.ErrorLevel))
 			}
-			env, err := listen(cluster.Network{BindHost: bind, AdvertiseHost: host, Logger: &envLog}, "sparkNodeManager", conf, port, log)
+			env, err := listen(cluster.TCPNetwork{BindHost: bind, AdvertiseHost: host, Logger: &envLog}, "sparkNodeManager", conf, port, log)
 			if err != nil {
 				return err
 			}

@@ -56,7 +56,7 @@ in use is an error.`,
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			log := newLogger(cmd.ErrOrStderr(), level, "resourcemanager")
-			env, err := listen(cluster.Network{BindHost: bind, AdvertiseHost: host, Logger: &log}, "sparkResourceManager", conf, port, log)
+			env, err := listen(cluster.TCPNetwork{BindHost: bind, AdvertiseHost: host, Logger: &log}, "sparkResourceManager", conf, port, log)
 			if err != nil {
 				return err
 			}

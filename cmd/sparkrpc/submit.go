@@ -272,7 +272,7 @@ func runAppAction(ctx context.Context, cmd *cobra.Command, master cluster.Master
 	// Connection failures come back as the error of the call: no warning
 	// before it.
 	log := newLogger(cmd.ErrOrStderr(), zerolog.ErrorLevel, "submit")
-	env, err := cluster.Network{Logger: &log}.Client("sparkSubmit", nil)
+	env, err := cluster.TCPNetwork{Logger: &log}.Client("sparkSubmit", nil)
 	if err != nil {
 		return err
 	}
@@ -349,7 +349,7 @@ func newApplicationMasterCmd() *cobra.Command {
 			defer stop()
 			err = cluster.RunApplicationMaster(ctx, cluster.AMConfig{AppID: appID, ContainerID: os.Getenv("CONTAINER_ID"),
 				ResourceManager: rmAddr, Class: class, Args: args, ClientMode: clientMode, DriverURL: driverURL, Conf: conf,
-				Network: cluster.Network{BindHost: host, Logger: &log}, Stdout: cmd.OutOrStdout(), Logger: log})
+				Network: cluster.TCPNetwork{BindHost: host, Logger: &log}, Stdout: cmd.OutOrStdout(), Logger: log})
 			var ee *cluster.ExitError
 			if errors.As(err, &ee) {
 				return &exitError{code: ee.Code, err: errors.New(ee.Reason)}

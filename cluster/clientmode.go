@@ -1,0 +1,184 @@
+package cluster
+
+// This file holds client deploy mode on a resource manager: the driver runs
+// in the submitting process and an application master (ExecutorLauncher)
+// allocates its executors.
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/endpoints"
+	"github.com/sparkrpc/sparkrpc/messages"
+)
+
+// runClientMode runs the driver in this process; bringing it up submits an
+// AM (ExecutorLauncher) that allocates executors for it.
+func runClientMode(ctx context.Context, cfg SubmitConfig, fn AppFunc, client *Client, sub Submission, net Network, printer *reportPrinter) error {
+	conf := cfg.Conf
+	log := cfg.Logger
+	amMem, err := memoryMB(conf, KeyAMMemory, "512m")
+	if err != nil {
+		return err
+	}
+	amCores, err := conf.GetInt(KeyAMCores, 1)
+	if err != nil {
+		return err
+	}
+	numExec, err := conf.GetInt(KeyNumExecutors, 2)
+	if err != nil {
+		return err
+	}
+	appCtx, cancelApp := context.WithCancelCause(ctx)
+	defer cancelApp(nil)
+	prog := &Progress{}
+	losses := newLossLogger(appCtx, nil, log)
+	var sc *AppContext
+	var (
+		env      *actor.Env
+		handle   *AppHandle
+		amRef    *actor.Ref
+		monitor  = make(chan struct{})
+		monDone  = make(chan struct{})
+		monStart sync.Once
+		// The driver runs here, not in the AM: it reports its tasks to
+		// the resource manager itself, for the application's report.
+		progStop  = make(chan struct{})
+		progDone  = make(chan struct{})
+		progStart sync.Once
+	)
+	start := func(sctx context.Context) (*endpoints.Driver, error) {
+		var err error
+		env, err = net.Listen("sparkDriver", conf, 0)
+		if err != nil {
+			return nil, err
+		}
+		conf.Set("spark.driver.host", env.Address().Host)
+		conf.Set("spark.driver.port", strconv.Itoa(env.Address().Port))
+		d, err := endpoints.NewDriver(env, endpoints.WithListener(prog), endpoints.WithLogger(log), endpoints.WithClusterManager(losses))
+		if err != nil {
+			return nil, err
+		}
+		sub.AMResource = Resource{MemoryMB: amMem, Cores: amCores}
+		sub.AMCommand = []string{"sparkrpc", "applicationmaster", "--client-mode", "--driver-url", d.URL(), "--rm", client.rm.Address().HostPort()}
+		sub.UnmanagedDriver = true
+		sub.Conf = conf.All()
+		h, err := client.Submit(sctx, sub)
+		if err != nil {
+			return nil, err
+		}
+		handle = h
+		progStart.Do(func() {
+			go func() {
+				defer close(progDone)
+				reportDriverProgress(client, h.AppID(), prog, sub.ReportInterval, progStop)
+			}()
+		})
+		sc.appID = h.AppID()
+		conf.Set(KeyAppID, h.AppID())
+		fmt.Fprintf(cfg.Stderr, "Submitted application %s\n", h.AppID())
+		if cfg.OnSubmitted != nil {
+			cfg.OnSubmitted(h)
+		}
+		h.AddListener(printer)
+		r, err := h.WaitFor(sctx, func(r *AppReport) bool { return r.State == StateRunning })
+		if err != nil {
+			return nil, err
+		}
+		if r.State != StateRunning {
+			return nil, fmt.Errorf("%w: Yarn application has already ended! It might have been killed or unable to launch application master. State %s, diagnostics: %s",
+				ErrAppFailed, r.State, r.Diagnostics)
+		}
+		if r.am != nil {
+			if ref, err := client.env.RefFromProto(r.am); err == nil {
+				amRef = ref
+				sc.am = ref
+				losses.am.Store(ref)
+			}
+		}
+		// Monitor the application: if it ends while the driver runs (killed,
+		// too many executor failures), stop the application.
+		monStart.Do(func() {
+			go func() {
+				defer close(monDone)
+				r, err := h.WaitFor(appCtx, func(*AppReport) bool {
+					select {
+					case <-monitor:
+						return true
+					default:
+						return false
+					}
+				})
+				if err == nil && r.State.Terminal() {
+					cancelApp(fmt.Errorf("%w: YARN application has exited unexpectedly with state %s! Diagnostics: %s", ErrAppFailed, r.State, r.Diagnostics))
+				}
+			}()
+		})
+		up := waitBackendReady(sctx, d, conf, numExec, 0.8, log)
+		fmt.Fprintf(cfg.Stderr, "Executors registered: %d of %d\n", up, numExec)
+		return d, nil
+	}
+	waitTime, err := conf.GetDuration(KeyAMWaitTime, "100s", time.Millisecond)
+	if err != nil {
+		return err
+	}
+	started, startFn := noticeStart(start)
+	bar := startConsoleProgress(cfg.Stderr, progressInterval(conf), prog.Snapshot)
+	sc = NewAppContext("", conf, log, bar.Above(cfg.Stdout), startFn)
+	appErr := runApp(appCtx, fn, sc, cfg.Args, started, waitTime)
+	bar.Stop()
+	close(progStop)
+	progStart.Do(func() { close(progDone) })
+	<-progDone
+	if cause := context.Cause(appCtx); appErr != nil && cause != nil && appCtx.Err() != nil && !strings.Contains(appErr.Error(), cause.Error()) {
+		appErr = fmt.Errorf("%w (%v)", cause, appErr)
+	}
+	close(monitor)
+	monStart.Do(func() { close(monDone) })
+	<-monDone
+	if d := sc.driver; d != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		if err := d.Stop(sctx); err != nil {
+			log.Warn().Err(err).Msg("stopping the driver")
+		}
+		cancel()
+	}
+	if handle != nil {
+		final, diag := FinalSucceeded, ""
+		if appErr != nil {
+			final, diag = FinalFailed, "User application failed: "+appErr.Error()
+		}
+		told := false
+		if amRef != nil && ctx.Err() == nil {
+			fctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			_, err := amRef.AskSync(fctx, &messages.AmDriverFinished{FinalStatus: messages.RmFinalStatus(final), Diagnostics: diag})
+			cancel()
+			told = err == nil
+		}
+		if !told {
+			// Interrupted, or the AM is unreachable: end the application here.
+			why := "Application killed: the driver ended before its application master could be told."
+			if ctx.Err() != nil {
+				why = "Application killed: the submitting command was interrupted."
+			}
+			kctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			_, kerr := client.Kill(kctx, handle.AppID(), why)
+			cancel()
+			if kerr == nil && ctx.Err() != nil && appErr != nil {
+				appErr = fmt.Errorf("%w: killed application %s", appErr, handle.AppID())
+			}
+		}
+		wctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		_, _ = handle.WaitFor(wctx, func(r *AppReport) bool { return r.State.Terminal() })
+		cancel()
+	}
+	if env != nil {
+		shutdownEnv(env, log)
+	}
+	return appErr
+}

@@ -1,0 +1,245 @@
+package cluster
+
+// This file holds the resource manager's endpoint: it hands the messages
+// of clients, application masters and node managers to the core, and
+// carries out the core's actions (container starts and stops, staging).
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/rs/zerolog"
+	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/messages"
+	"google.golang.org/protobuf/proto"
+)
+
+// rmEndpoint is the resource manager's endpoint. Its Router holds one
+// handler per message; a message of another type fails its asker with
+// "Unsupported message". The endpoint is serial (one message at a time), so
+// the core needs no lock.
+type rmEndpoint struct {
+	*actor.Router
+	rm   *ResourceManager
+	core *rmCore
+	log  zerolog.Logger
+}
+
+func newRMEndpoint(rm *ResourceManager, core *rmCore) *rmEndpoint {
+	e := &rmEndpoint{Router: actor.NewRouter(), rm: rm, core: core, log: rm.log}
+	r := e.Router
+	// One-way messages: the endpoint's own ticks and the outcome of the
+	// container starts it asked for, and a client-mode driver's progress.
+	actor.Handle(r, e.checkNodes)
+	actor.Handle(r, func(ctx *actor.Context, m *messages.RmContainerStatus) error {
+		e.run(ctx, core.containerCompleted(m))
+		e.run(ctx, core.schedule())
+		return nil
+	})
+	actor.Handle(r, func(_ *actor.Context, m *messages.RmTaskProgress) error {
+		core.taskProgress(m)
+		return nil
+	})
+	actor.Handle(r, func(_ *actor.Context, m *messages.RmContainerStarted) error {
+		for _, a := range core.apps {
+			if a.amContainer != nil && a.amContainer.id == m.GetContainerId() {
+				a.amLogDir = m.GetNodeId() + ":" + m.GetLogDir()
+			}
+		}
+		return nil
+	})
+	// Clients.
+	actor.HandleAsk(r, func(*actor.CallContext, *messages.RmNewApplication) (*messages.RmNewApplicationResponse, error) {
+		id, maxRes := core.newApplication()
+		e.log.Info().Str("app", id).Msg("new application")
+		return &messages.RmNewApplicationResponse{AppId: id, MaxResource: maxRes.proto()}, nil
+	})
+	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.RmSubmitApplication) (*messages.RmSubmitApplicationResponse, error) {
+		acts, err := e.submit(m)
+		if err != nil {
+			e.log.Warn().Err(err).Str("app", m.GetAppId()).Msg("submission refused")
+			return nil, err
+		}
+		e.log.Info().Str("app", m.GetAppId()).Str("name", m.GetName()).Str("queue", m.GetQueue()).Msg("application accepted")
+		e.run(ctx.Context, acts)
+		return &messages.RmSubmitApplicationResponse{}, nil
+	})
+	actor.HandleAsk(r, func(_ *actor.CallContext, m *messages.RmGetApplicationReport) (*messages.RmApplicationReport, error) {
+		return core.report(m.GetAppId())
+	})
+	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.RmKillApplication) (*messages.RmKillApplicationResponse, error) {
+		killed, state, acts, err := core.kill(m.GetAppId(), m.GetDiagnostics())
+		if err != nil {
+			return nil, err
+		}
+		if killed {
+			e.log.Info().Str("app", m.GetAppId()).Msg("application killed")
+		}
+		e.run(ctx.Context, acts)
+		return &messages.RmKillApplicationResponse{Killed: killed, State: messages.RmAppState(state)}, nil
+	})
+	actor.HandleAsk(r, func(*actor.CallContext, *messages.RmGetClusterNodes) (*messages.RmClusterNodes, error) {
+		return &messages.RmClusterNodes{Nodes: core.nodeReports()}, nil
+	})
+	actor.HandleAsk(r, func(_ *actor.CallContext, m *messages.RmGetApplications) (*messages.RmApplications, error) {
+		return core.applications(m.GetStates()), nil
+	})
+	// Application masters.
+	actor.HandleAsk(r, func(_ *actor.CallContext, m *messages.AmRegister) (*messages.AmRegisterResponse, error) {
+		resp, err := core.registerAM(m)
+		if err != nil {
+			return nil, err
+		}
+		e.log.Info().Str("app", m.GetAppId()).Str("driver", m.GetDriverUrl()).Msg("application master registered")
+		return resp, nil
+	})
+	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.AmAllocate) (*messages.AmAllocateResponse, error) {
+		resp, acts, err := core.allocateFor(m)
+		if err != nil {
+			return nil, err
+		}
+		e.run(ctx.Context, acts)
+		return resp, nil
+	})
+	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.AmUnregister) (*messages.AmUnregisterResponse, error) {
+		acts, err := core.unregisterAM(m)
+		if err != nil {
+			return nil, err
+		}
+		e.log.Info().Str("app", m.GetAppId()).Str("finalStatus", FinalStatus(m.GetFinalStatus()).String()).Msg("application master unregistered")
+		e.run(ctx.Context, acts)
+		return &messages.AmUnregisterResponse{}, nil
+	})
+	// Node managers.
+	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.NmRegister) (*messages.NmRegisterResponse, error) {
+		acts := core.registerNode(m)
+		e.log.Info().Str("node", m.GetNodeId()).Int64("memoryMB", m.GetCapability().GetMemoryMb()).
+			Int32("cores", m.GetCapability().GetCores()).Msg("node registered")
+		e.run(ctx.Context, acts)
+		return &messages.NmRegisterResponse{HeartbeatIntervalMs: 1000}, nil
+	})
+	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.NmHeartbeat) (*messages.NmHeartbeatResponse, error) {
+		resp, acts := core.heartbeat(m)
+		e.run(ctx.Context, acts)
+		return resp, nil
+	})
+	return e
+}
+
+// checkNodes, on the endpoint's tick, loses the nodes whose heartbeats
+// stopped (each logged) and stops AM containers past their grace.
+func (e *rmEndpoint) checkNodes(ctx *actor.Context, _ *messages.RmTick) error {
+	before := map[string]bool{}
+	for id, n := range e.core.nodes {
+		before[id] = n.lost
+	}
+	e.run(ctx, e.core.checkNodes(e.rm.cfg.NodeExpiry))
+	for id, n := range e.core.nodes {
+		if n.lost && !before[id] {
+			e.log.Warn().Str("node", id).Msg("node lost: no heartbeat within the expiry; its containers are reported failed")
+		}
+	}
+	return nil
+}
+
+// submit stages the application's configuration, then submits it; the
+// staging folder is removed again if the submission is refused.
+func (e *rmEndpoint) submit(m *messages.RmSubmitApplication) ([]rmAction, error) {
+	a, err := e.core.app(m.GetAppId())
+	if err != nil {
+		return nil, err
+	}
+	if a.state != StateNew {
+		return nil, fmt.Errorf("%w: application %s is already %s", ErrInvalidState, a.id, a.state)
+	}
+	dir := e.stagingDir(a.id)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("cluster: staging folder of %s: %w", a.id, err)
+	}
+	conf := propertiesText(m.GetConf())
+	if err := os.WriteFile(filepath.Join(dir, StagingConfFile), conf, 0o600); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("cluster: staging folder of %s: %w", a.id, err)
+	}
+	lc := proto.Clone(m.GetAmLaunchContext()).(*messages.RmLaunchContext)
+	if lc == nil {
+		lc = &messages.RmLaunchContext{}
+	}
+	if lc.Files == nil {
+		lc.Files = map[string][]byte{}
+	}
+	lc.Files[StagingConfFile] = conf
+	req := proto.Clone(m).(*messages.RmSubmitApplication)
+	req.AmLaunchContext = lc
+	acts, err := e.core.submit(req)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	a.staged = true
+	return acts, nil
+}
+
+func (e *rmEndpoint) stagingDir(appID string) string {
+	return filepath.Join(e.rm.cfg.StagingDir, appID)
+}
+
+// run carries out the core's actions. Container starts and stops are asks
+// to node managers that complete asynchronously; their outcome comes back
+// to this endpoint as a message.
+func (e *rmEndpoint) run(ctx *actor.Context, acts []rmAction) {
+	self := ctx.Self()
+	for _, a := range acts {
+		switch a.kind {
+		case actRemoveStaging:
+			if err := os.RemoveAll(e.stagingDir(a.appID)); err != nil {
+				e.log.Warn().Err(err).Str("app", a.appID).Msg("cannot remove the staging folder")
+			}
+		case actStartContainer:
+			nm := e.rm.env.RemoteRef(parseNodeAddress(a.nodeAddress), NodeManagerEndpointName)
+			start := a.start
+			f := nm.Ask(context.Background(), start)
+			go func() {
+				res, err := actor.ResultAs[*messages.NmStartContainerResponse](f)
+				id := start.GetContainer().GetContainerId()
+				if err != nil {
+					e.log.Warn().Err(err).Str("container", id).Msg("cannot start container")
+					_ = self.Send(&messages.RmContainerStatus{ContainerId: id, State: messages.RmContainerState_RM_CONTAINER_STATE_COMPLETE,
+						ExitStatus: containerExitInvalid, Diagnostics: "Cannot start container: " + err.Error()})
+					return
+				}
+				_ = self.Send(&messages.RmContainerStarted{ContainerId: id, LogDir: res.GetLogDir(), NodeId: start.GetContainer().GetNodeId()})
+			}()
+		case actStopContainer:
+			nm := e.rm.env.RemoteRef(parseNodeAddress(a.nodeAddress), NodeManagerEndpointName)
+			f := nm.Ask(context.Background(), a.stop)
+			id := a.stop.GetContainerId()
+			go func() {
+				if _, err := f.Result(); err != nil {
+					e.log.Debug().Err(err).Str("container", id).Msg("cannot stop container")
+				}
+			}()
+		}
+	}
+}
+
+// parseNodeAddress parses a node manager's "host:port"; a malformed one
+// gives an address that cannot be reached, so the ask to it fails.
+func parseNodeAddress(s string) actor.RpcAddress {
+	a, err := actor.ParseHostPort(s)
+	if err != nil {
+		return actor.RpcAddress{Host: s}
+	}
+	return a
+}
+
+// propertiesText renders conf as a properties file, keys sorted, that
+// actor.Conf.LoadProperties reads back to the same pairs.
+func propertiesText(conf map[string]string) []byte {
+	var b bytes.Buffer
+	_ = actor.StoreProperties(&b, conf) // a bytes.Buffer does not fail
+	return b.Bytes()
+}
