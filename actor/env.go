@@ -134,7 +134,7 @@ func NewEnv(name string, conf *Conf, opts ...Option) (*Env, error) {
 	}
 	e.identity = localIdentity
 	if e.transport != nil {
-		info, err := e.transport.Start(e)
+		info, err := e.transport.Start(transportSink{e})
 		if err != nil {
 			return nil, err
 		}
@@ -523,14 +523,14 @@ func (e *Env) reply(to *protoactor.PID, msg proto.Message) {
 		return
 	}
 	if to.Address == e.identity {
-		if e.DeliverReply(to.Id, msg) {
+		if deliverReply(e, to.Id, msg) {
 			return
 		}
 	} else if e.transport != nil {
 		// A reply to another env: straight to the transport, as
 		// remoteProcess would do after protoactor resolved the PID.
 		if err := e.transport.Send(to, nil, msg); err != nil {
-			e.Undeliverable(to, nil, msg, err)
+			e.undeliverable(to, nil, msg, err)
 		}
 		return
 	}
@@ -619,140 +619,6 @@ func (e *Env) postToAll(ev *netEvent) {
 	})
 }
 
-// The TransportHost side of the env.
-
-// Deliver implements TransportHost.
-func (e *Env) Deliver(target, sender *protoactor.PID, msg proto.Message) {
-	if sender == nil && e.DeliverReply(target.Id, msg) {
-		return
-	}
-	var m any = msg
-	if sender != nil {
-		m = &protoactor.MessageEnvelope{Message: msg, Sender: sender}
-	}
-	if v, ok := e.endpoints.Load(target.Id); ok {
-		if c := v.(*cell); !c.stopping.Load() {
-			c.post(m)
-			return
-		}
-	}
-	if p, ok := e.localProcess(target.Id); ok {
-		if _, isCell := p.(*cell); !isCell {
-			p.SendUserMessage(target, m) // a protoactor future or actor
-			return
-		}
-	}
-	if sender == nil && isFutureID(target.Id) {
-		// A reply to an ask that has completed (timed out, aborted): not a
-		// message dropped by a stopped endpoint.
-		e.log.Debug().Str("to", target.Id).Msg("Ignored a reply to an ask that has completed")
-		return
-	}
-	if e.stopped.Load() {
-		if sender != nil {
-			e.reply(sender, FailureToProto(ErrEnvStopped))
-		}
-		return
-	}
-	if sender != nil {
-		e.replyNotFound(sender, target.Id)
-		return
-	}
-	e.dropped(target.Id, msg)
-}
-
-// DeliverReply hands msg, a reply or an RpcFailure, to the pending ask
-// whose reply-to PID has the id id, and reports whether there was one. It
-// is Deliver for a target that is an ask of this env, without building the
-// target's PID; a transport may call it first for a message without a
-// sender whose target id starts with "future$", and call Deliver when it
-// returns false.
-func (e *Env) DeliverReply(id string, msg proto.Message) bool {
-	return deliverReply(e, id, msg)
-}
-
-// DeliverReplyBytes is DeliverReply with the id as bytes (as a transport
-// decodes it), so that routing a reply allocates nothing.
-func (e *Env) DeliverReplyBytes(id []byte, msg proto.Message) bool {
-	return deliverReply(e, id, msg)
-}
-
-func deliverReply[S string | []byte](e *Env, id S, msg proto.Message) bool {
-	f := lookupFuture(e, id)
-	if f == nil {
-		return false
-	}
-	f.receive(msg)
-	return true
-}
-
-// lookupFuture returns the pending remote ask whose reply-to id is id.
-func lookupFuture[S string | []byte](e *Env, id S) *Future {
-	n, ok := parseFutureID(id)
-	if !ok {
-		return nil
-	}
-	if f := e.futures.lookup(n); f != nil && f.peer != "" {
-		return f // a local ask is never answered through its id
-	}
-	return nil
-}
-
-// Connected implements TransportHost.
-func (e *Env) Connected(peer Peer) {
-	e.postToAll(&netEvent{kind: netConnected, addr: peer.Address})
-}
-
-// Disconnected implements TransportHost.
-func (e *Env) Disconnected(peer Peer, cause error) {
-	addr := peer.Address.String()
-	if addr == "" {
-		addr = peer.Identity
-	}
-	e.failPending(peer.Identity, &ConnectionClosedError{Addr: addr, Cause: cause})
-	e.postToAll(&netEvent{kind: netDisconnected, addr: peer.Address})
-}
-
-// NetworkError implements TransportHost.
-func (e *Env) NetworkError(peer Peer, err error) {
-	e.postToAll(&netEvent{kind: netError, addr: peer.Address, err: err})
-}
-
-// Undeliverable implements TransportHost.
-func (e *Env) Undeliverable(target, sender *protoactor.PID, msg proto.Message, err error) {
-	if sender == nil {
-		// Counted like a drop, logged with its true cause (at most one
-		// line per interval: a connection may lose many at once).
-		e.countDropped(target.Id, msg)
-		e.dropLog.log(&e.log, target, err)
-		return
-	}
-	if sender.Address == e.identity {
-		if f := lookupFuture(e, sender.Id); f != nil {
-			f.complete(nil, err)
-			return
-		}
-		if p, ok := e.localProcess(sender.Id); ok {
-			if f, ok := p.(*Future); ok {
-				f.complete(nil, err)
-				return
-			}
-			p.SendUserMessage(sender, FailureToProto(err))
-		}
-		return
-	}
-	// A reply to a remote asker that could not be sent: tell the asker why.
-	if _, isFailure := msg.(*messages.RpcFailure); !isFailure {
-		_ = e.sendRemote(sender, nil, FailureToProto(err))
-	}
-}
-
-func (e *Env) failPending(peer string, err error) {
-	for _, f := range e.futures.pending(func(f *Future) bool { return f.peer == peer }) {
-		f.complete(nil, err)
-	}
-}
-
 // remoteProcess is the protoactor process of every PID on another env: it
 // hands the message to the transport.
 type remoteProcess struct{ env *Env }
@@ -768,12 +634,12 @@ func (p *remoteProcess) SendUserMessage(pid *protoactor.PID, message any) {
 		}
 		p.env.log.Error().Err(err).Str("to", pid.String()).Msg("message not sent")
 		if sender != nil {
-			p.env.Undeliverable(pid, sender, nil, err)
+			p.env.undeliverable(pid, sender, nil, err)
 		}
 		return
 	}
 	if err := p.env.transport.Send(pid, sender, pm); err != nil {
-		p.env.Undeliverable(pid, sender, pm, err)
+		p.env.undeliverable(pid, sender, pm, err)
 	}
 }
 

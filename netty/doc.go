@@ -118,6 +118,12 @@
 //
 // # Events
 //
+// The transport talks to its env only through the actor.TransportHost it is
+// given by Start: inbound messages go to Deliver (replies to DeliverReply
+// first), events to Connected, Disconnected and NetworkError, messages that
+// could not be sent to Undeliverable; the inbound flow control uses
+// AfterProcessed and the idle check PendingAsks.
+//
 // Every established connection is reported with TransportHost.Connected,
 // and its end with Disconnected (after NetworkError when it ended with an
 // error); the host then fails every ask pending on that peer at once. The

@@ -103,19 +103,6 @@ func (e *QueueFullError) Error() string {
 // Is reports whether target is ErrQueueFull.
 func (e *QueueFullError) Is(target error) bool { return target == ErrQueueFull }
 
-// processedNotifier is implemented by a host (*actor.Env) that tells when
-// the messages it was handed have been processed: the transport's inbound
-// flow control needs it.
-type processedNotifier interface {
-	AfterProcessed(target *protoactor.PID, fn func())
-}
-
-// replyDeliverer is implemented by a host (*actor.Env) that routes a reply
-// to its ask from the target id's bytes.
-type replyDeliverer interface {
-	DeliverReplyBytes(id []byte, msg proto.Message) bool
-}
-
 // Transport is the TCP implementation of actor.Transport. Create it with
 // NewTransport and hand it to actor.NewEnv with actor.WithTransport, or use
 // NewEnv. Its methods are safe for concurrent use.
@@ -123,7 +110,6 @@ type Transport struct {
 	opts options
 
 	host           actor.TransportHost
-	replies        replyDeliverer // host, when it routes replies by id
 	log            zerolog.Logger
 	info           actor.TransportInfo
 	maxSize        int
@@ -157,8 +143,6 @@ type Transport struct {
 	refused        atomic.Int64
 	refusedLogAt   atomic.Int64 // when the last refusal was logged (UnixNano)
 	timeouts       atomic.Int64
-
-	processed processedNotifier // host, when it reports processed messages
 }
 
 // peer is the outbox of one peer identity: the frames waiting for its
@@ -212,7 +196,7 @@ type conn struct {
 // bytes) it delivered that the endpoints have not processed yet. The reader
 // counts what it delivers in a window; it closes the window by queueing a
 // mark behind those messages at every endpoint they went to
-// (processedNotifier), and when the marks of a window have all run, its
+// (TransportHost.AfterProcessed), and when the marks of a window have all run, its
 // messages are processed. Before each frame the reader checks the bound and,
 // past it, stops reading until marks have run: TCP then pushes back on the
 // sender. The cost is a few loads per frame and one mark per endpoint per
@@ -290,7 +274,7 @@ func (c *conn) closeWindow() {
 	f.pendingB.Add(f.b)
 	f.n, f.b = 0, 0
 	for i, p := range f.targets {
-		c.t.processed.AfterProcessed(p, w.processed)
+		c.t.host.AfterProcessed(p, w.processed)
 		f.targets[i] = nil
 	}
 	f.targets = f.targets[:0]
@@ -342,8 +326,6 @@ func (t *Transport) Start(host actor.TransportHost) (actor.TransportInfo, error)
 		return actor.TransportInfo{}, errors.New("netty: transport already started")
 	}
 	t.host = host
-	t.replies, _ = host.(replyDeliverer)
-	t.processed, _ = host.(processedNotifier)
 	t.log = host.Logger()
 	if t.opts.logger != nil {
 		t.log = *t.opts.logger
@@ -1220,7 +1202,7 @@ func (c *conn) readLoop() {
 	c.establishReader()
 	// Once the connection is closed the reader only delivers what its
 	// buffer still holds, without waiting for credit.
-	flow := c.t.processed != nil
+	flow := true
 	for {
 		if flow && c.overBound() && !c.awaitCredit() {
 			flow = false
@@ -1245,10 +1227,10 @@ func (c *conn) handle(b []byte) error {
 	}
 	t := c.t
 	var msg proto.Message
-	if len(e.senderID) == 0 && t.replies != nil && bytes.HasPrefix(e.target, []byte(futurePrefix)) {
+	if len(e.senderID) == 0 && bytes.HasPrefix(e.target, []byte(futurePrefix)) {
 		// A reply: route it to its ask without building (or caching) a
 		// PID for a target that is used once.
-		if msg, err = c.decode(e.typ, e.payload); err == nil && t.replies.DeliverReplyBytes(e.target, msg) {
+		if msg, err = c.decode(e.typ, e.payload); err == nil && t.host.DeliverReply(e.target, msg) {
 			return nil
 		}
 	}
@@ -1275,9 +1257,7 @@ func (c *conn) handle(b []byte) error {
 		}
 	}
 	t.host.Deliver(target, sender, msg)
-	if t.processed != nil {
-		c.delivered(target, len(b))
-	}
+	c.delivered(target, len(b))
 	return nil
 }
 
