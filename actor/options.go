@@ -1,0 +1,36 @@
+// The options that configure an Env (WithTransport, WithLogger, ...).
+
+package actor
+
+import (
+	"github.com/rs/zerolog"
+	"google.golang.org/protobuf/proto"
+)
+
+// Option configures an Env.
+type Option func(*envOptions)
+
+type envOptions struct {
+	transport   Transport
+	logger      *zerolog.Logger
+	usableCores int
+	onDrop      func(name string, msg proto.Message)
+}
+
+// WithTransport connects the env to other envs through t. Without it the env
+// is purely local.
+func WithTransport(t Transport) Option { return func(o *envOptions) { o.transport = t } }
+
+// WithLogger sets the env's logger. The default, zerolog.Nop(), logs nothing.
+func WithLogger(l zerolog.Logger) Option { return func(o *envOptions) { o.logger = &l } }
+
+// WithNumUsableCores sets the core count that sizes the shared message loop
+// when spark.rpc.netty.dispatcher.numThreads is unset (default GOMAXPROCS).
+func WithNumUsableCores(n int) Option { return func(o *envOptions) { o.usableCores = n } }
+
+// WithDropHandler sets a function told of every message that was dropped
+// because its endpoint had stopped (Spark's Inbox.onDrop). It runs on the
+// goroutine that noticed the drop and must not block.
+func WithDropHandler(fn func(name string, msg proto.Message)) Option {
+	return func(o *envOptions) { o.onDrop = fn }
+}
