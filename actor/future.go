@@ -1,3 +1,5 @@
+// Future: a pending ask, its timeout and its completion.
+
 package actor
 
 import (

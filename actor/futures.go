@@ -1,3 +1,5 @@
+// The registry of pending asks, sharded by id, and the ids replies are routed by.
+
 package actor
 
 import (

@@ -1,3 +1,5 @@
+// The configuration keys of the transport and their defaults.
+
 package netty
 
 import (

@@ -1,3 +1,5 @@
+// Read deadlines: closing connections stalled mid-frame or silent with asks outstanding.
+
 package netty
 
 import (
