@@ -102,6 +102,13 @@ func (t *Transport) attach(c *conn, p *peer) error {
 		}
 	} else {
 		p.mu.Lock()
+		if p.removed {
+			// An inbound connection from the peer was attached while this
+			// side dialled, and has closed since: the peer is no longer
+			// in the map, and the next Send dials again.
+			p.mu.Unlock()
+			return fmt.Errorf("%w: %s connected and disconnected meanwhile", ErrDuplicateConnection, p.identity)
+		}
 	}
 	if testHookAttach != nil {
 		testHookAttach(p)
@@ -127,6 +134,7 @@ func (t *Transport) attach(c *conn, p *peer) error {
 	p.conn = c
 	t.conns.Add(1)
 	p.unsent = nil
+	p.connected()
 	if c.info.Address.IsZero() || p.client {
 		p.sockAddr = c.info.Address
 	}
@@ -180,12 +188,12 @@ func (c *conn) close(cause error) {
 		if p.conn == c {
 			p.conn = nil
 			lost = p.out.take(nil) // lost with the connection: reported below
-			if p.client {
-				// A client-mode peer is reachable only over its own
-				// connections: forget it until it connects again.
-				p.removed = true
-				t.peers.CompareAndDelete(p.identity, p)
-			}
+			// Forget the peer until it is used again: a client-mode peer
+			// is reachable only over its own connections, and a
+			// listening one is dialled again by the next Send. So the
+			// map holds only peers in use, however many come and go.
+			p.removed = true
+			t.peers.CompareAndDelete(p.identity, p)
 		}
 		p.mu.Unlock()
 		t.conns.Add(-1)

@@ -7,6 +7,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"strings"
 	"time"
@@ -101,11 +102,12 @@ func (t *Transport) dial(p *peer) {
 	unsent := p.unsent
 	p.unsent = nil
 	p.out.reset()
+	cause := t.connectFailed(p, err)
 	p.mu.Unlock()
 	if !t.closing.Load() {
-		t.log.Warn().Err(err).Str("peer", p.identity).Int("messages", len(unsent)).Msg("connect failed; dropping queued messages")
+		t.log.Warn().Err(err).Str("peer", p.identity).Int("messages", len(unsent)).Dur("backoff", cause.Retry).
+			Msg("connect failed; dropping queued messages")
 	}
-	cause := fmt.Errorf("netty: failed to connect to %s: %w", p.identity, err)
 	for _, q := range unsent {
 		t.host.Undeliverable(q.target, q.sender, q.msg, cause)
 	}
@@ -160,4 +162,45 @@ func (t *Transport) connect(p *peer) (*conn, error) {
 	addr, _ := actor.ParseHostPort(res.identity)
 	c.info = actor.Peer{Identity: p.identity, Address: addr}
 	return c, nil
+}
+
+// connectFailed starts p's backoff window after a failed connect and
+// returns the error that fails what was queued and, within the window, every
+// Send to p. Once the peer has been idle past the window for
+// spark.rpc.io.connectBackoffMax more, it leaves the map (its failures are
+// forgotten). p.mu is held.
+func (t *Transport) connectFailed(p *peer, err error) *ConnectError {
+	p.failures++
+	wait := backoffWindow(t.backoffInitial, t.backoffMax, p.failures, rand.Float64())
+	p.connErr = &ConnectError{Peer: p.identity, Err: err, Retry: wait}
+	p.retryAt = time.Now().Add(wait)
+	if t.closing.Load() {
+		return p.connErr
+	}
+	if p.forget == nil {
+		p.forget = time.AfterFunc(wait+t.backoffMax, func() { t.forgetIdle(p) })
+	} else {
+		p.forget.Reset(wait + t.backoffMax)
+	}
+	return p.connErr
+}
+
+// connected ends p's backoff: a connection to it was attached. p.mu is held.
+func (p *peer) connected() {
+	p.failures, p.connErr, p.retryAt = 0, nil, time.Time{}
+	if p.forget != nil {
+		p.forget.Stop()
+	}
+}
+
+// forgetIdle drops p from the map when nothing uses it: no connection, no
+// connect in progress, nothing queued, and its backoff window has passed.
+func (t *Transport) forgetIdle(p *peer) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.conn != nil || p.dialing || len(p.unsent) > 0 || !p.out.empty() || time.Now().Before(p.retryAt) || p.removed {
+		return
+	}
+	p.removed = true
+	t.peers.CompareAndDelete(p.identity, p)
 }

@@ -127,8 +127,15 @@ type peer struct {
 	writing  int           // bytes taken by a writer and not yet written
 	unsent   []queued      // what buf holds while there is no connection
 	sockAddr actor.RpcAddress
-	removed  bool          // dropped from Transport.peers (client peers only)
+	removed  bool          // dropped from Transport.peers: its connection closed
 	drained  chan struct{} // closed by the writer once out is empty (Shutdown's flush)
+
+	// Reconnect backoff (listening peers): after a failed connect, Send
+	// fails with connErr until retryAt.
+	failures int
+	connErr  *ConnectError
+	retryAt  time.Time
+	forget   *time.Timer // drops the peer from the map once it is idle past its window
 }
 
 type queued struct {
@@ -158,10 +165,24 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 		return t.sendFailed(target, sender, msg, h.size, err)
 	}
 	p.mu.Lock()
+	for p.removed {
+		// Its connection closed and the peer left the map meanwhile.
+		p.mu.Unlock()
+		if p, err = t.peerFor(target.Address); err != nil {
+			return err
+		}
+		p.mu.Lock()
+	}
 	c := p.conn
 	if c == nil && p.client {
 		p.mu.Unlock()
 		return fmt.Errorf("netty: no connection to client-mode peer %s: %w", p.identity, actor.ErrConnectionClosed)
+	}
+	if c == nil && !p.dialing && p.connErr != nil && time.Now().Before(p.retryAt) {
+		// The last connect failed moments ago: do not redial yet.
+		err := p.connErr
+		p.mu.Unlock()
+		return err
 	}
 	if q := int64(p.out.size + p.writing); q > 0 && q+int64(frameHeaderLen+h.size) > t.maxQueued {
 		// The peer does not keep up: refuse rather than grow without bound

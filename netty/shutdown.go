@@ -84,6 +84,9 @@ func (t *Transport) Shutdown(ctx context.Context) error {
 		p.mu.Lock()
 		unsent := p.unsent
 		p.unsent = nil
+		if p.forget != nil {
+			p.forget.Stop()
+		}
 		p.mu.Unlock()
 		for _, q := range unsent {
 			t.host.Undeliverable(q.target, q.sender, q.msg, actor.ErrEnvStopped)

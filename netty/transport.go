@@ -51,6 +51,8 @@ type Transport struct {
 	idleTimeout    time.Duration // a peer silent mid-frame or with asks outstanding is dropped
 	idleTimeoutKey string        // the key that set idleTimeout
 	maxHandshakes  int           // accepted connections in handshake at most
+	backoffInitial time.Duration // first reconnect backoff window
+	backoffMax     time.Duration // its cap
 	maxQueued      int64         // bound of a peer's outbound bytes
 	maxInFlight    int64         // bound of a connection's unprocessed messages
 	maxInFlightB   int64         // bound of their bytes
@@ -120,6 +122,17 @@ func (t *Transport) Start(host actor.TransportHost) (actor.TransportInfo, error)
 	t.idleTimeout, t.idleTimeoutKey = t.writeTimeout, actor.KeyNetworkTimeout
 	if _, ok := conf.Lookup(KeyConnectionTimeout); ok {
 		t.idleTimeoutKey = KeyConnectionTimeout
+	}
+	if t.backoffInitial, err = conf.GetDuration(KeyConnectBackoff, defaultConnectBackoff, time.Millisecond); err != nil {
+		return actor.TransportInfo{}, err
+	}
+	if t.backoffMax, err = conf.GetDuration(KeyConnectBackoffMax, defaultConnectBackoffMax, time.Millisecond); err != nil {
+		return actor.TransportInfo{}, err
+	}
+	if t.backoffInitial < 0 || t.backoffMax < t.backoffInitial {
+		v, _ := conf.Lookup(KeyConnectBackoffMax)
+		return actor.TransportInfo{}, &actor.ConfError{Key: KeyConnectBackoffMax, Value: v,
+			Err: fmt.Errorf("must be at least %s (%s)", KeyConnectBackoff, t.backoffInitial)}
 	}
 	if t.maxHandshakes, err = conf.GetInt(KeyMaxPendingHandshakes, defaultMaxPendingHandshakes); err != nil {
 		return actor.TransportInfo{}, err
