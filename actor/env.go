@@ -67,7 +67,7 @@ func NewEnv(name string, conf *Conf, opts ...Option) (*Env, error) {
 	}
 	var o envOptions
 	for _, opt := range opts {
-		opt(&o)
+		opt.apply(&o)
 	}
 	base := zerolog.Nop()
 	if o.logger != nil {
