@@ -17,9 +17,9 @@ import (
 // that many senders do not redial in step, and is forgotten when a
 // connection to the peer (either way) succeeds.
 type ConnectError struct {
-	Peer  string        // the identity ("host:port") dialled
-	Err   error         // why the connect failed
-	Retry time.Duration // the backoff window that began with this failure
+	Peer    string        // the identity ("host:port") dialled
+	Err     error         // why the connect failed
+	Backoff time.Duration // the backoff window that began with this failure
 }
 
 func (e *ConnectError) Error() string {

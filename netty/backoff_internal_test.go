@@ -137,8 +137,8 @@ func TestBackoffGrowsAndResets(t *testing.T) {
 		}, "a failed connect")
 		_, ce, _ := tr.peerState(id)
 		lo := 5 * time.Millisecond << (want - 1) / 2
-		if ce.Retry < lo || ce.Retry > 3*lo {
-			t.Fatalf("window after %d failures = %s, want within [%s, %s]", want, ce.Retry, lo, 3*lo)
+		if ce.Backoff < lo || ce.Backoff > 3*lo {
+			t.Fatalf("window after %d failures = %s, want within [%s, %s]", want, ce.Backoff, lo, 3*lo)
 		}
 		last = ce
 	}

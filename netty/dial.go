@@ -105,7 +105,7 @@ func (t *Transport) dial(p *peer) {
 	cause := t.connectFailed(p, err)
 	p.mu.Unlock()
 	if !t.closing.Load() {
-		t.log.Warn().Err(err).Str("peer", p.identity).Int("messages", len(unsent)).Dur("backoff", cause.Retry).
+		t.log.Warn().Err(err).Str("peer", p.identity).Int("messages", len(unsent)).Dur("backoff", cause.Backoff).
 			Msg("connect failed; dropping queued messages")
 	}
 	for _, q := range unsent {
@@ -172,7 +172,7 @@ func (t *Transport) connect(p *peer) (*conn, error) {
 func (t *Transport) connectFailed(p *peer, err error) *ConnectError {
 	p.failures++
 	wait := backoffWindow(t.backoffInitial, t.backoffMax, p.failures, rand.Float64())
-	p.connErr = &ConnectError{Peer: p.identity, Err: err, Retry: wait}
+	p.connErr = &ConnectError{Peer: p.identity, Err: err, Backoff: wait}
 	p.retryAt = time.Now().Add(wait)
 	if t.closing.Load() {
 		return p.connErr
