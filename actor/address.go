@@ -1,3 +1,5 @@
+// RpcAddress and EndpointAddress: the host:port and spark://name@host:port addresses.
+
 package actor
 
 import (

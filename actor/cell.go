@@ -1,3 +1,5 @@
+// The cell: a registered endpoint as a protoactor process, running its handlers.
+
 package actor
 
 import (

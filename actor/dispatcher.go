@@ -1,3 +1,5 @@
+// The shared message loop: a fixed pool of workers that run endpoints' mailboxes in turn.
+
 package actor
 
 import (

@@ -193,6 +193,19 @@
 // closes, every ask pending on it fails at once with a *ConnectionClosedError
 // ("Connection from ADDR closed"), without waiting for its timeout.
 //
+// # Writing a transport
+//
+// A Transport is given its env's TransportHost when the env starts it
+// (Transport.Start), and nowhere else: delivery of inbound messages and
+// replies (Deliver, DeliverReply), network events (Connected,
+// Disconnected, NetworkError), messages that could not be sent
+// (Undeliverable), the inbound flow-control hook (AfterProcessed) and the
+// query that tells a dead connection from an idle one (PendingAsks). None of
+// these are methods of Env: what an endpoint writer sees is only the API
+// above. A transport's contract (what Send, PeerAddress and Shutdown
+// promise) is documented on Transport; MemNetwork is a complete in-memory
+// example.
+//
 // # Logging
 //
 // The env logs through the zerolog logger given with WithLogger, with

@@ -1,3 +1,5 @@
+// Rate-limited logging of messages that could not be delivered.
+
 package actor
 
 import (

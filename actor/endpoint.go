@@ -1,3 +1,5 @@
+// The Endpoint interface and its optional lifecycle and network-event interfaces.
+
 package actor
 
 import (

@@ -1,3 +1,5 @@
+// The package's sentinel and typed errors, and their wire form (RpcFailure).
+
 package actor
 
 import (

@@ -1,3 +1,5 @@
+// FitFailure: making a failure valid UTF-8 and small enough to cross the wire.
+
 package actor
 
 import (

@@ -20,10 +20,10 @@ func TestAfterProcessed(t *testing.T) {
 		return nil
 	}})
 	target := &protoactor.PID{Address: e.Identity(), Id: "slow"}
-	e.Deliver(target, nil, str("a"))
-	e.Deliver(target, nil, str("b"))
+	actor.HostOf(e).Deliver(target, nil, str("a"))
+	actor.HostOf(e).Deliver(target, nil, str("b"))
 	marked := make(chan struct{})
-	e.AfterProcessed(target, func() { close(marked) })
+	actor.HostOf(e).AfterProcessed(target, func() { close(marked) })
 	select {
 	case <-marked:
 		t.Fatal("ran before the messages were handled")
@@ -35,6 +35,6 @@ func TestAfterProcessed(t *testing.T) {
 		t.Fatalf("mark ran after %d of 2 messages", len(handled))
 	}
 	now := make(chan struct{})
-	e.AfterProcessed(&protoactor.PID{Address: e.Identity(), Id: "nobody"}, func() { close(now) })
+	actor.HostOf(e).AfterProcessed(&protoactor.PID{Address: e.Identity(), Id: "nobody"}, func() { close(now) })
 	waitClosed(t, now, "the mark for a missing endpoint")
 }

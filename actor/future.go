@@ -1,3 +1,5 @@
+// Future: a pending ask, its timeout and its completion.
+
 package actor
 
 import (
@@ -21,7 +23,7 @@ import (
 //
 // A remote ask is registered in its env under an id of its own, which is
 // the sender PID of the request: the reply comes back to it over the
-// transport (Env.Deliver, Env.DeliverReply). A Future is also a protoactor
+// transport (TransportHost.Deliver, DeliverReply). A Future is also a protoactor
 // Process, so that protoactor code holding one can complete it.
 type Future struct {
 	done  chan struct{}

@@ -1,3 +1,5 @@
+// The registry of pending asks, sharded by id, and the ids replies are routed by.
+
 package actor
 
 import (
@@ -14,8 +16,8 @@ import (
 //
 //   - A remote ask gets a numeric id, and its reply-to PID the id
 //     futureIDPrefix+base36(id). Replies are routed back by parsing that id
-//     and looking the future up in a sharded map (Env.Deliver,
-//     Env.DeliverReply, Env.Undeliverable). The map also answers "every ask
+//     and looking the future up in a sharded map (TransportHost.Deliver,
+//     DeliverReply, Undeliverable). The map also answers "every ask
 //     pending on a peer" when its connection closes, and "every ask" at
 //     Shutdown.
 //   - Timeouts and context watches are armed lazily: an ask is queued as

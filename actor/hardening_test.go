@@ -84,14 +84,14 @@ func TestRegistrationRacesMessages(t *testing.T) {
 			for !done.Load() {
 				i := cur.Load()
 				_ = client.RemoteRef(server.Address(), names[i]).Send(str("remote"))
-				server.Deliver(protoactor.NewPID(server.Identity(), names[i]), nil, str("frame"))
+				actor.HostOf(server).Deliver(protoactor.NewPID(server.Identity(), names[i]), nil, str("frame"))
 			}
 		})
 	}
 	// Connection events to every endpoint.
 	wg.Go(func() {
 		for i := 0; !done.Load(); i++ {
-			server.Connected(actor.Peer{Identity: fmt.Sprintf("peer-%d:1", i), Address: actor.NewRpcAddress("peer", i)})
+			actor.HostOf(server).Connected(actor.Peer{Identity: fmt.Sprintf("peer-%d:1", i), Address: actor.NewRpcAddress("peer", i)})
 		}
 	})
 	for i := range n {

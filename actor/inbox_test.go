@@ -25,7 +25,7 @@ func TestOnConnected(t *testing.T) {
 	e := newEnv(t, nil)
 	ep := &testEndpoint{}
 	ref := register(t, e, "inbox", ep)
-	e.Connected(peer11111)
+	actor.HostOf(e).Connected(peer11111)
 	barrier(t, ref)
 	if got, want := ep.Events(), []string{"start", "connected:localhost:11111", "ask:barrier"}; !slices.Equal(got, want) {
 		t.Fatalf("calls = %q, want %q", got, want)
@@ -36,7 +36,7 @@ func TestOnDisconnected(t *testing.T) {
 	e := newEnv(t, nil)
 	ep := &testEndpoint{}
 	ref := register(t, e, "inbox", ep)
-	e.Disconnected(peer11111, nil)
+	actor.HostOf(e).Disconnected(peer11111, nil)
 	barrier(t, ref)
 	if got, want := ep.Events(), []string{"start", "disconnected:localhost:11111", "ask:barrier"}; !slices.Equal(got, want) {
 		t.Fatalf("calls = %q, want %q", got, want)
@@ -47,7 +47,7 @@ func TestOnNetworkError(t *testing.T) {
 	e := newEnv(t, nil)
 	ep := &testEndpoint{}
 	ref := register(t, e, "inbox", ep)
-	e.NetworkError(peer11111, errors.New("Oops"))
+	actor.HostOf(e).NetworkError(peer11111, errors.New("Oops"))
 	barrier(t, ref)
 	if got, want := ep.Events(), []string{"start", "networkError:Oops@localhost:11111", "ask:barrier"}; !slices.Equal(got, want) {
 		t.Fatalf("calls = %q, want %q", got, want)
@@ -69,8 +69,8 @@ func TestNetworkEventsReachEveryEndpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	stopped.waitFor(t, "stop")
-	e.Connected(peer11111)
-	e.Disconnected(peer11111, nil)
+	actor.HostOf(e).Connected(peer11111)
+	actor.HostOf(e).Disconnected(peer11111, nil)
 	for i, ep := range eps {
 		barrier(t, refs[i])
 		want := []string{"start", "connected:localhost:11111", "disconnected:localhost:11111", "ask:barrier"}
@@ -100,8 +100,8 @@ func TestNetworkHookErrorsGoToOnError(t *testing.T) {
 	e := newEnv(t, nil)
 	ep := &testEndpoint{}
 	ref := register(t, e, "hooks", failingHooks{ep})
-	e.Connected(peer11111)
-	e.Disconnected(peer11111, nil)
+	actor.HostOf(e).Connected(peer11111)
+	actor.HostOf(e).Disconnected(peer11111, nil)
 	barrier(t, ref)
 	errs := ep.Errors()
 	if len(errs) != 2 {
@@ -126,7 +126,7 @@ func TestDisconnectedFailsNothingLocal(t *testing.T) {
 	}})
 	f := ref.Ask(testContext(t), str("q"))
 	cc := recv(t, pending, "the ask")
-	e.Disconnected(peer11111, errors.New("gone"))
+	actor.HostOf(e).Disconnected(peer11111, errors.New("gone"))
 	select {
 	case <-f.Done():
 		_, err := f.Result()

@@ -1,3 +1,5 @@
+// An endpoint's mailbox: its queue and its turns on the shared loop.
+
 package actor
 
 import (

@@ -1,3 +1,5 @@
+// MemNetwork: an in-memory Transport for tests.
+
 package actor
 
 import (

@@ -1,3 +1,5 @@
+// Context.SendEvery: periodic messages to the endpoint itself.
+
 package actor
 
 import (

@@ -1,3 +1,5 @@
+// Ref: a reference to a local or remote endpoint, and Send and Ask on it.
+
 package actor
 
 import (

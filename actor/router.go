@@ -1,3 +1,5 @@
+// Router: typed handlers, one function per message type.
+
 package actor
 
 // This file holds the Router: typed handlers, one per message type, in place

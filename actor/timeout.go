@@ -1,3 +1,5 @@
+// RpcTimeout: a timeout that names the configuration key that set it.
+
 package actor
 
 import (

@@ -1,3 +1,5 @@
+// The Transport interface that carries messages between envs, and what it reports to its env.
+
 package actor
 
 import (
@@ -68,20 +70,27 @@ type Peer struct {
 	Address RpcAddress
 }
 
-// TransportHost is the env as its transport sees it. Its methods are safe for
+// TransportHost is the env as its transport sees it: everything a transport
+// needs from the env, and nothing an endpoint writer uses. The env hands it
+// to Transport.Start; it is not reachable otherwise. Its methods are safe for
 // concurrent use.
 type TransportHost interface {
-	// System is the env's protoactor actor system.
-	System() *protoactor.ActorSystem
 	// Conf is the env's configuration.
 	Conf() *Conf
-	// Logger is the env's logger.
+	// Logger is the env's logger (see Env.Logger).
 	Logger() zerolog.Logger
 	// Deliver hands an inbound message to the local endpoint or future whose
 	// id is target.Id. sender is nil for a one-way message. A target that is
 	// not registered fails the asker ("Could not find NAME.") or counts the
 	// message as dropped.
 	Deliver(target, sender *protoactor.PID, msg proto.Message)
+	// DeliverReply hands msg, a reply or an RpcFailure, to the pending ask
+	// of this env whose reply-to PID has the id id, and reports whether
+	// there was one. It is Deliver for a target that is an ask, without
+	// building the target's PID: a transport may call it first for a
+	// message without a sender whose target id starts with "future$", and
+	// call Deliver when it returns false. It allocates nothing.
+	DeliverReply(id []byte, msg proto.Message) bool
 	// Connected reports a new connection to or from peer.
 	Connected(peer Peer)
 	// Disconnected reports that the connection to peer closed; every ask
@@ -94,4 +103,23 @@ type TransportHost interface {
 	// sent (the connect failed, the message was too large, ...). An ask fails
 	// with err; a one-way message is counted as dropped and logged.
 	Undeliverable(target, sender *protoactor.PID, msg proto.Message, err error)
+	// AfterProcessed runs fn once the local endpoint whose name is
+	// target.Id has processed every message that Deliver handed it before
+	// this call (its handler returned, or the message was dropped), or at
+	// once when no running endpoint has that name. A transport uses it to
+	// bound what one connection has delivered but not yet processed: it
+	// reads on only when enough of that has been processed. fn runs on the
+	// endpoint's loop and must not block. On a concurrent endpoint
+	// (Isolated with ThreadCount > 1) fn runs when the earlier messages have
+	// been handed to its handler goroutines.
+	AfterProcessed(target *protoactor.PID, fn func())
+	// PendingAsks reports the asks of this env that wait for a reply from
+	// the peer whose identity is peer: how many, and the sequence number of
+	// the newest of them (0 when there is none). Sequence numbers grow with
+	// every remote ask the env makes, so a transport that sees the same
+	// newest number twice knows that no ask to the peer was made in
+	// between. A transport uses it to tell a dead connection (asks
+	// outstanding, nothing received) from an idle one, as Spark's
+	// TransportChannelHandler does.
+	PendingAsks(peer string) (n int, newest uint64)
 }

@@ -1,3 +1,5 @@
+// The endpoint-verifier, which answers other envs' lookups.
+
 package actor
 
 import (

@@ -1,3 +1,5 @@
+// The configuration keys of the transport and their defaults.
+
 package netty
 
 import (
@@ -48,6 +50,15 @@ const (
 	// KeyMaxInFlightBytes bounds the frame bytes of those messages in the
 	// same way. Spark size string, bytes by default; default 64m.
 	KeyMaxInFlightBytes = "spark.rpc.io.maxInFlightBytesPerConnection"
+	// KeyConnectBackoff is the first backoff window after a failed connect
+	// to a peer: within it, Send and Ask to that peer fail at once with the
+	// *ConnectError instead of dialling again. Each further failed connect
+	// doubles it, up to KeyConnectBackoffMax; it is randomised by ±50%, and
+	// a connection to the peer resets it. 0 turns backoff off (every Send
+	// after a failure dials). Default 100ms.
+	KeyConnectBackoff = "spark.rpc.io.connectBackoff"
+	// KeyConnectBackoffMax caps the backoff window (default 10s).
+	KeyConnectBackoffMax = "spark.rpc.io.connectBackoffMax"
 	// KeyAuthenticate turns on the shared-secret handshake (default false).
 	KeyAuthenticate = "spark.authenticate"
 	// KeyAuthenticateSecret is the shared secret; required when
@@ -77,6 +88,8 @@ const (
 	defaultMaxQueuedBytes      = "64m"
 	defaultMaxInFlightBytes    = "64m"
 	defaultMaxInFlightMessages = 10000
+	defaultConnectBackoff      = "100ms"
+	defaultConnectBackoffMax   = "10s"
 )
 
 // positiveSize reads a size key in bytes that must be at least 1.

@@ -75,7 +75,16 @@
 // goroutine sends whatever accumulated in one write. Messages to one peer go
 // out in the order of Send. When there is no connection, the first Send
 // starts one connect; if it fails, every queued message fails at once
-// (TransportHost.Undeliverable) and the next Send connects again. The
+// (TransportHost.Undeliverable) with a *ConnectError. For a backoff window
+// after that, Send and Ask to the peer fail at once with the same error
+// rather than dialling again, so a peer that is down is not redialled by
+// every message; the first Send after the window connects again. The window
+// starts at spark.rpc.io.connectBackoff (100ms), doubles with each failed
+// connect up to spark.rpc.io.connectBackoffMax (10s), is randomised by ±50%,
+// and is reset by any connection to the peer. A peer leaves the transport's
+// tables when its connection closes (or, after a failed connect, when it
+// has been idle past its window by the cap), so peers that come and go
+// leave nothing behind. The
 // outbox is bounded: when the bytes queued for a peer and not yet written
 // to its socket would exceed spark.rpc.io.maxQueuedBytesPerConnection
 // (default 64m), Send fails at once with a *QueueFullError (errors.Is
@@ -118,6 +127,12 @@
 //
 // # Events
 //
+// The transport talks to its env only through the actor.TransportHost it is
+// given by Start: inbound messages go to Deliver (replies to DeliverReply
+// first), events to Connected, Disconnected and NetworkError, messages that
+// could not be sent to Undeliverable; the inbound flow control uses
+// AfterProcessed and the idle check PendingAsks.
+//
 // Every established connection is reported with TransportHost.Connected,
 // and its end with Disconnected (after NetworkError when it ended with an
 // error); the host then fails every ask pending on that peer at once. The
@@ -155,6 +170,9 @@
 //	spark.port.maxRetries            default 16: binds retry port+1, port+2, ...
 //	spark.network.auth.rpcTimeout    handshake (TLS included) bound, default 30s
 //	spark.rpc.io.connectionCreationTimeout  connect bound, default spark.network.timeout (120s)
+//	spark.rpc.io.connectBackoff      first window after a failed connect in which Send to
+//	                                 that peer fails at once, default 100ms (0: off)
+//	spark.rpc.io.connectBackoffMax   its cap (it doubles per failure, ±50%), default 10s
 //	spark.rpc.io.connectionTimeout   a batch the peer does not accept within this long, a
 //	                                 frame stalled this long, or this long quiet with asks
 //	                                 outstanding closes the connection, default

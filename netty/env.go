@@ -1,3 +1,5 @@
+// NewEnv: an actor.Env with a TCP transport.
+
 package netty
 
 import "github.com/sparkrpc/sparkrpc/actor"

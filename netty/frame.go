@@ -1,3 +1,5 @@
+// Frames and envelopes: the wire format, its encoder and its reader.
+
 package netty
 
 import (

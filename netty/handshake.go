@@ -1,3 +1,5 @@
+// The connection handshake: identities, versions and the shared-secret proofs.
+
 package netty
 
 import (

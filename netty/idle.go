@@ -1,3 +1,5 @@
+// Read deadlines: closing connections stalled mid-frame or silent with asks outstanding.
+
 package netty
 
 import (
@@ -47,12 +49,6 @@ func (e *ConnectionTimeoutError) Error() string {
 
 // Timeout reports true: the error is a timeout (net.Error).
 func (e *ConnectionTimeoutError) Timeout() bool { return true }
-
-// askCounter is implemented by a host (*actor.Env) that can tell how many
-// of its asks wait for a reply from a peer.
-type askCounter interface {
-	PendingAsks(peer string) (n int, newest uint64)
-}
 
 // establishReader gives c's frame reader its full buffer and, unless the
 // connection timeout is off, the read deadlines that close a silent
@@ -123,11 +119,7 @@ func (r *idleReader) check() error {
 	// A deadline that passed long before this read started says nothing
 	// about the peer: the reader was busy delivering, not waiting.
 	late := now.Sub(r.deadline) > r.period/2
-	var outstanding int
-	var newest uint64
-	if h, ok := r.c.t.host.(askCounter); ok {
-		outstanding, newest = h.PendingAsks(r.c.info.Identity)
-	}
+	outstanding, newest := r.c.t.host.PendingAsks(r.c.info.Identity)
 	wrote := r.c.wrote.Swap(false)
 	switch {
 	case r.progress || late:

@@ -402,8 +402,9 @@ func waitAsked(t testing.TB, s silent) {
 	}
 }
 
-// A failed connect fails every queued ask at once; the next message
-// connects again.
+// A failed connect fails every queued ask at once; within the backoff
+// window the next ask fails at once with the same error, and once the
+// window has passed the next message connects again.
 func TestConnectFailureFailsQueuedAsks(t *testing.T) {
 	client := newClientEnv(t, "client", nil)
 	// A port that nobody listens on: bind one and close it.
@@ -425,11 +426,24 @@ func TestConnectFailureFailsQueuedAsks(t *testing.T) {
 			t.Fatalf("err = %v", err)
 		}
 	}
-	// Now start a server on that very port: the next ask reconnects.
+	// Now start a server on that very port: an ask reconnects once the
+	// backoff window (100ms at first) has passed.
 	server := newEnv(t, "server", actor.NewConf().Set(netty.KeyPortMaxRetries, "0"), netty.WithPort(addr.Port))
 	register(t, server, "nobody", newEcho())
-	if s := askString(t, client.RemoteRef(server.Address(), "nobody"), "again"); s != "again" {
-		t.Fatalf("got %q", s)
+	deadline := time.Now().Add(waitFor)
+	for {
+		res, err := client.RemoteRef(server.Address(), "nobody").AskSync(ctxT(t), str("again"))
+		if err == nil {
+			if got := res.(*wrapperspb.StringValue).GetValue(); got != "again" {
+				t.Fatalf("got %q", got)
+			}
+			break
+		}
+		var ce *netty.ConnectError
+		if !errors.As(err, &ce) || time.Now().After(deadline) {
+			t.Fatalf("ask after the server started: %v", err)
+		}
+		<-time.After(time.Millisecond) // the window has not passed yet
 	}
 }
 

@@ -1,3 +1,5 @@
+// The options of NewTransport and NewEnv.
+
 package netty
 
 import (

@@ -1,8 +1,22 @@
+// A peer's outbox: Send, the buffers frames wait in, and the connection's writer.
+
 package netty
 
 import (
 	"encoding/binary"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
 	"sync"
+	"time"
+
+	protoactor "github.com/asynkron/protoactor-go/actor"
+	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/messages"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 )
 
 // chunkSize is the size of the buffers an outbox encodes frames into.
@@ -97,4 +111,269 @@ func recycle(chunks [][]byte) {
 		}
 		chunks[i] = nil
 	}
+}
+
+// peer is the outbox of one peer identity: the frames waiting for its
+// connection, in the order they were sent.
+type peer struct {
+	identity string
+	client   bool // a client-mode peer: never dialled
+
+	mu       sync.Mutex
+	conn     *conn
+	dialing  bool
+	ready    chan struct{} // closed when a connection is attached
+	out      outbuf        // encoded frames not yet taken by the writer
+	writing  int           // bytes taken by a writer and not yet written
+	unsent   []queued      // what buf holds while there is no connection
+	sockAddr actor.RpcAddress
+	removed  bool          // dropped from Transport.peers: its connection closed
+	drained  chan struct{} // closed by the writer once out is empty (Shutdown's flush)
+
+	// Reconnect backoff (listening peers): after a failed connect, Send
+	// fails with connErr until retryAt.
+	failures int
+	connErr  *ConnectError
+	retryAt  time.Time
+	forget   *time.Timer // drops the peer from the map once it is idle past its window
+}
+
+type queued struct {
+	target, sender *protoactor.PID
+	msg            proto.Message
+}
+
+// Send implements actor.Transport: it marshals msg into the peer's outbox
+// and returns; a writer goroutine per connection sends what accumulated in
+// one write. A message over spark.rpc.message.maxSize or one that cannot be
+// marshalled fails here; a reply (to a future) that fails so is replaced by
+// an RpcFailure, so that the asker fails at once.
+func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) error {
+	if t.closing.Load() {
+		return ErrTransportClosed
+	}
+	p, err := t.peerFor(target.Address)
+	if err != nil {
+		return err
+	}
+	var sAddr, sID string
+	if sender != nil {
+		sAddr, sID = sender.Address, sender.Id
+	}
+	h, err := sizeEnvelope(target.Id, sAddr, sID, msg, t.maxSize)
+	if err != nil {
+		return t.sendFailed(target, sender, msg, h.size, err)
+	}
+	p.mu.Lock()
+	for p.removed {
+		// Its connection closed and the peer left the map meanwhile.
+		p.mu.Unlock()
+		if p, err = t.peerFor(target.Address); err != nil {
+			return err
+		}
+		p.mu.Lock()
+	}
+	c := p.conn
+	if c == nil && p.client {
+		p.mu.Unlock()
+		return fmt.Errorf("netty: no connection to client-mode peer %s: %w", p.identity, actor.ErrConnectionClosed)
+	}
+	if c == nil && !p.dialing && p.connErr != nil && time.Now().Before(p.retryAt) {
+		// The last connect failed moments ago: do not redial yet.
+		err := p.connErr
+		p.mu.Unlock()
+		return err
+	}
+	if q := int64(p.out.size + p.writing); q > 0 && q+int64(frameHeaderLen+h.size) > t.maxQueued {
+		// The peer does not keep up: refuse rather than grow without bound
+		// (a message is always taken when nothing is queued).
+		p.mu.Unlock()
+		return &QueueFullError{Peer: p.identity, Queued: q, Size: int64(frameHeaderLen + h.size), Limit: t.maxQueued}
+	}
+	wasEmpty := p.out.empty()
+	dst := p.out.tail(frameHeaderLen + h.size)
+	dst, err = writeEnvelope(dst, h, msg)
+	p.out.setTail(dst)
+	if err != nil {
+		p.out.dropEmptyTail()
+		p.mu.Unlock()
+		return t.sendFailed(target, sender, msg, h.size, err)
+	}
+	if c == nil {
+		p.unsent = append(p.unsent, queued{target, sender, msg})
+		if !p.dialing {
+			t.startDial(p)
+		}
+		p.mu.Unlock()
+		return nil
+	}
+	p.mu.Unlock()
+	if wasEmpty {
+		select {
+		case c.sig <- struct{}{}:
+		default:
+		}
+	}
+	return nil
+}
+
+// sendFailed turns a marshalling or size failure into the error Send
+// returns; for a reply, the asker is failed with an RpcFailure instead.
+func (t *Transport) sendFailed(target, sender *protoactor.PID, msg proto.Message, size int, err error) error {
+	typ := "<nil>"
+	if msg != nil {
+		typ = string(msg.ProtoReflect().Descriptor().FullName())
+	}
+	var ferr error
+	code := messages.ErrorCode_ERROR_CODE_ENCODE
+	if err == errTooLarge {
+		ferr = &actor.MessageTooLargeError{Size: size, Limit: t.maxSize}
+		code = messages.ErrorCode_ERROR_CODE_TOO_LARGE
+	} else {
+		var ee *encodeError
+		if errors.As(err, &ee) {
+			err = ee.err
+		}
+		ferr = &EncodeError{Type: typ, Err: err}
+	}
+	if sender == nil && strings.HasPrefix(target.Id, futurePrefix) {
+		f, isFailure := msg.(*messages.RpcFailure)
+		if !isFailure {
+			t.log.Warn().Err(ferr).Str("to", target.String()).Msg("reply cannot be sent; failing the asker")
+			return t.Send(target, nil, &messages.RpcFailure{Code: code, Message: ferr.Error(), Type: fmt.Sprintf("%T", ferr)})
+		}
+		// A failure that cannot be sent as it is (text not valid UTF-8, or
+		// too large): send it made valid and cut to fit, so that the asker
+		// still fails at once. FitFailure returns f itself when it cannot
+		// help, which ends the recursion.
+		budget := t.maxSize - envelopeSize(target.Id, "", "", typ, 0) - binaryVarintLen
+		if fitted := actor.FitFailure(f, budget); fitted != f {
+			t.log.Warn().Err(ferr).Str("to", target.String()).Msg("failure reply cannot be sent as it is; sending it sanitized")
+			return t.Send(target, nil, fitted)
+		}
+	}
+	return ferr
+}
+
+// binaryVarintLen is the longest varint, the most a length prefix can take.
+const binaryVarintLen = 10
+
+// writeLoop sends what accumulates in the peer's outbox, one write per batch.
+func (c *conn) writeLoop() {
+	defer c.t.wg.Done()
+	p := c.p
+	for {
+		select {
+		case <-c.sig:
+		case <-c.done:
+			return
+		}
+		// Let the goroutines that are about to send run first, so that one
+		// write carries more frames.
+		runtime.Gosched()
+		p.mu.Lock()
+		if p.conn != c {
+			p.mu.Unlock()
+			return
+		}
+		size := p.out.size
+		batch := p.out.take(c.spare)
+		p.writing += size
+		p.mu.Unlock()
+		c.spare = nil
+		if len(batch) == 0 {
+			c.spare = batch
+			c.notifyDrained(size)
+			continue
+		}
+		// WriteTo consumes (and clears) the slice it is given: give it a copy
+		// so that the chunks can be recycled.
+		c.iov = append(c.iov[:0], batch...)
+		var written int64
+		err := c.nc.SetWriteDeadline(time.Now().Add(c.t.writeTimeout))
+		if err == nil {
+			written, err = c.iov.WriteTo(c.nc)
+		}
+		if err != nil {
+			c.close(err)
+			// What the socket did not take is lost: report it as the
+			// frames still queued are.
+			c.dropFrames(batch, written, err)
+			recycle(batch)
+			c.notifyDrained(size)
+			return
+		}
+		recycle(batch)
+		if !c.wrote.Load() {
+			c.wrote.Store(true)
+		}
+		c.spare = batch[:0]
+		c.notifyDrained(size)
+	}
+}
+
+// notifyDrained accounts for the written bytes of a batch of n and tells a
+// waiting Shutdown that everything queued was written.
+func (c *conn) notifyDrained(n int) {
+	p := c.p
+	p.mu.Lock()
+	p.writing -= n
+	if p.drained != nil && p.out.empty() {
+		close(p.drained)
+		p.drained = nil
+	}
+	p.mu.Unlock()
+}
+
+// dropFrames reports every frame of chunks after the first skip bytes to the
+// host as undeliverable, as a failed connect reports what was queued: the
+// connection closed before they were written. An ask fails at once; a
+// one-way message is counted as dropped and logged (rate-limited by the
+// host). The frames are decoded for that; the chunks are not kept.
+func (c *conn) dropFrames(chunks [][]byte, skip int64, cause error) {
+	t := c.t
+	p := c.p
+	addr := c.info.Address.String()
+	if c.info.Address.IsZero() {
+		addr = p.identity
+	}
+	err := &actor.ConnectionClosedError{Addr: addr, Cause: cause}
+	if cause == nil {
+		err.Cause = errors.New("closed before the message was sent")
+	}
+	n := 0
+	forEachFrame(chunks, skip, func(body []byte) {
+		e, perr := parseEnvelope(body)
+		if perr != nil {
+			return // cannot happen: this side encoded it
+		}
+		target := &protoactor.PID{Address: p.identity, Id: string(e.target)}
+		var sender *protoactor.PID
+		if len(e.senderID) > 0 {
+			sender = &protoactor.PID{Address: string(e.senderAddr), Id: string(e.senderID)}
+		}
+		msg, derr := decodeMessage(e.typ, e.payload)
+		if derr != nil {
+			msg = &messages.WireEnvelope{Target: target.Id, Type: string(e.typ)}
+		}
+		n++
+		t.host.Undeliverable(target, sender, msg, err)
+	})
+	if n > 0 && !t.closing.Load() {
+		t.log.Warn().Err(cause).Str("peer", p.identity).Int("messages", n).Msg("connection closed; dropping queued messages")
+	}
+}
+
+// decodeMessage unmarshals a payload of the message type typ, without a
+// connection's type cache.
+func decodeMessage(typ, payload []byte) (proto.Message, error) {
+	mt, err := protoregistry.GlobalTypes.FindMessageByName(protoreflect.FullName(typ))
+	if err != nil {
+		return nil, &errUnknownType{string(typ)}
+	}
+	msg := mt.New().Interface()
+	if err := decodeOpts.Unmarshal(payload, msg); err != nil {
+		return nil, err
+	}
+	return msg, nil
 }

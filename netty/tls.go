@@ -1,3 +1,5 @@
+// TLS for connections, configured from spark.ssl.rpc.* keys.
+
 package netty
 
 import (

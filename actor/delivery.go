@@ -1,0 +1,165 @@
+// Delivery: inbound messages to endpoints and asks, replies to askers, and drop accounting.
+
+package actor
+
+import (
+	"strings"
+
+	protoactor "github.com/asynkron/protoactor-go/actor"
+	"github.com/sparkrpc/sparkrpc/messages"
+	"google.golang.org/protobuf/proto"
+)
+
+// reply sends a reply or failure to the sender PID of an ask.
+func (e *Env) reply(to *protoactor.PID, msg proto.Message) {
+	if to == nil {
+		return
+	}
+	if to.Address == e.identity {
+		if deliverReply(e, to.Id, msg) {
+			return
+		}
+	} else if e.transport != nil {
+		// A reply to another env: straight to the transport, as
+		// remoteProcess would do after protoactor resolved the PID.
+		if err := e.transport.Send(to, nil, msg); err != nil {
+			e.undeliverable(to, nil, msg, err)
+		}
+		return
+	}
+	if p, ok := e.localProcess(to.Id); ok {
+		p.SendUserMessage(to, msg) // a protoactor future or actor
+		return
+	}
+	e.log.Debug().Str("to", to.String()).Msg("Ignored a reply to an ask that has completed")
+}
+
+// replyNotFound fails the ask of to, made to the endpoint name that is not
+// registered. A sparkrpc ask gets an *EndpointNotFoundError ("Could not
+// find NAME."). Plain protoactor code (RequestFuture, Request) gets
+// protoactor's own DeadLetterResponse, as from a local PID that does not
+// exist, so that its Future fails with protoactor.ErrDeadLetter whether the
+// endpoint was to be local or remote.
+func (e *Env) replyNotFound(to *protoactor.PID, name string) {
+	if strings.HasPrefix(to.Id, futureIDPrefix) {
+		e.reply(to, FailureToProto(&EndpointNotFoundError{Name: name}))
+		return
+	}
+	e.reply(to, &protoactor.DeadLetterResponse{Target: protoactor.NewPID(e.identity, name)})
+}
+
+func (e *Env) dropped(name string, msg proto.Message) {
+	e.countDropped(name, msg)
+	e.log.Debug().Str("endpoint", name).Str("message", string(msg.ProtoReflect().Descriptor().FullName())).
+		Msg("Drop message because endpoint is stopped")
+}
+
+// countDropped counts a dropped message and tells the drop handler.
+func (e *Env) countDropped(name string, msg proto.Message) {
+	e.numDropped.Add(1)
+	if e.onDrop != nil {
+		e.onDrop(name, msg)
+	}
+}
+
+// deliver hands an inbound message to its endpoint, future or protoactor
+// process (see TransportHost.Deliver).
+func (e *Env) deliver(target, sender *protoactor.PID, msg proto.Message) {
+	if sender == nil && deliverReply(e, target.Id, msg) {
+		return
+	}
+	var m any = msg
+	if sender != nil {
+		m = &protoactor.MessageEnvelope{Message: msg, Sender: sender}
+	}
+	if v, ok := e.endpoints.Load(target.Id); ok {
+		if c := v.(*cell); !c.stopping.Load() {
+			c.post(m)
+			return
+		}
+	}
+	if p, ok := e.localProcess(target.Id); ok {
+		if _, isCell := p.(*cell); !isCell {
+			p.SendUserMessage(target, m) // a protoactor future or actor
+			return
+		}
+	}
+	if sender == nil && isFutureID(target.Id) {
+		// A reply to an ask that has completed (timed out, aborted): not a
+		// message dropped by a stopped endpoint.
+		e.log.Debug().Str("to", target.Id).Msg("Ignored a reply to an ask that has completed")
+		return
+	}
+	if e.stopped.Load() {
+		if sender != nil {
+			e.reply(sender, FailureToProto(ErrEnvStopped))
+		}
+		return
+	}
+	if sender != nil {
+		e.replyNotFound(sender, target.Id)
+		return
+	}
+	e.dropped(target.Id, msg)
+}
+
+// deliverReply hands msg, a reply or an RpcFailure, to the pending remote
+// ask whose reply-to PID has the id id, and reports whether there was one.
+// It takes the id as bytes too (as a transport decodes it), so that routing
+// a reply allocates nothing.
+func deliverReply[S string | []byte](e *Env, id S, msg proto.Message) bool {
+	f := lookupFuture(e, id)
+	if f == nil {
+		return false
+	}
+	f.receive(msg)
+	return true
+}
+
+// lookupFuture returns the pending remote ask whose reply-to id is id.
+func lookupFuture[S string | []byte](e *Env, id S) *Future {
+	n, ok := parseFutureID(id)
+	if !ok {
+		return nil
+	}
+	if f := e.futures.lookup(n); f != nil && f.peer != "" {
+		return f // a local ask is never answered through its id
+	}
+	return nil
+}
+
+// undeliverable fails the asker of a message that could not be sent, or
+// counts a one-way message as dropped (see TransportHost.Undeliverable).
+func (e *Env) undeliverable(target, sender *protoactor.PID, msg proto.Message, err error) {
+	if sender == nil {
+		// Counted like a drop, logged with its true cause (at most one
+		// line per interval: a connection may lose many at once).
+		e.countDropped(target.Id, msg)
+		e.dropLog.log(&e.log, target, err)
+		return
+	}
+	if sender.Address == e.identity {
+		if f := lookupFuture(e, sender.Id); f != nil {
+			f.complete(nil, err)
+			return
+		}
+		if p, ok := e.localProcess(sender.Id); ok {
+			if f, ok := p.(*Future); ok {
+				f.complete(nil, err)
+				return
+			}
+			p.SendUserMessage(sender, FailureToProto(err))
+		}
+		return
+	}
+	// A reply to a remote asker that could not be sent: tell the asker why.
+	if _, isFailure := msg.(*messages.RpcFailure); !isFailure {
+		_ = e.sendRemote(sender, nil, FailureToProto(err))
+	}
+}
+
+func (e *Env) failPending(peer string, err error) {
+	for _, f := range e.futures.pending(func(f *Future) bool { return f.peer == peer }) {
+		f.complete(nil, err)
+	}
+}

@@ -1,0 +1,226 @@
+// A connection: its type, the connection table (attach, replacement) and its close.
+
+package netty
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"syscall"
+
+	protoactor "github.com/asynkron/protoactor-go/actor"
+	"github.com/sparkrpc/sparkrpc/actor"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// conn is one established (or handshaking) connection.
+type conn struct {
+	t        *Transport
+	nc       net.Conn
+	fr       *frameReader
+	p        *peer
+	outbound bool
+	info     actor.Peer // as reported in events
+	sig      chan struct{}
+	done     chan struct{}
+	readDone chan struct{} // closed when readLoop has returned, or cannot start
+	reading  atomic.Bool   // readLoop started, or the connection closed first
+	prev     *conn         // the connection c replaced: its reader stops first
+	once     sync.Once
+	quiet    atomic.Bool // closing it reports nothing
+	attached atomic.Bool
+	wrote    atomic.Bool // the writer wrote since the reader's last idle check
+	spare    [][]byte
+	iov      net.Buffers
+	pids     map[string]*protoactor.PID
+	types    map[string]protoreflect.MessageType
+	flow     inflow
+}
+
+func (t *Transport) newConn(rw net.Conn, fr *frameReader, outbound bool) *conn {
+	fr.max = t.maxSize
+	return &conn{
+		t: t, nc: rw, fr: fr, outbound: outbound,
+		sig:      make(chan struct{}, 1),
+		done:     make(chan struct{}),
+		readDone: make(chan struct{}),
+		pids:     make(map[string]*protoactor.PID),
+		types:    make(map[string]protoreflect.MessageType),
+		flow:     inflow{credit: make(chan struct{}, 1)},
+	}
+}
+
+func (t *Transport) track(nc net.Conn) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closing.Load() {
+		nc.Close()
+		return false
+	}
+	t.raw[nc] = struct{}{}
+	return true
+}
+
+func (t *Transport) untrack(nc net.Conn) {
+	t.mu.Lock()
+	delete(t.raw, nc)
+	t.mu.Unlock()
+	nc.Close()
+}
+
+// testHookAttach, when set by a test, runs in attach once the peer is
+// chosen, before the connection is installed.
+var testHookAttach func(p *peer)
+
+// attach makes c the connection of peer p (the peer named in c.info when p is
+// nil). An inbound connection loses against one that this side dialled, or
+// that it is dialling when its identity is the smaller one, so that two envs
+// that dial each other at once end up with one connection; it replaces an
+// older inbound connection from the same peer (the peer restarted or
+// reconnected). It returns ErrDuplicateConnection when c lost.
+func (t *Transport) attach(c *conn, p *peer) error {
+	if t.closing.Load() {
+		return ErrTransportClosed
+	}
+	if p == nil {
+		// Keep the lock of a peer that is still in the map until the
+		// connection is installed: the close of its current connection
+		// could otherwise remove the peer in between, leaving c on a peer
+		// that no Send finds.
+		for {
+			v, _ := t.peers.LoadOrStore(c.info.Identity, &peer{identity: c.info.Identity, client: !isListenIdentity(c.info.Identity)})
+			p = v.(*peer)
+			p.mu.Lock()
+			if !p.removed {
+				break
+			}
+			p.mu.Unlock() // a client peer that was just dropped: make a new one
+		}
+	} else {
+		p.mu.Lock()
+		if p.removed {
+			// An inbound connection from the peer was attached while this
+			// side dialled, and has closed since: the peer is no longer
+			// in the map, and the next Send dials again.
+			p.mu.Unlock()
+			return fmt.Errorf("%w: %s connected and disconnected meanwhile", ErrDuplicateConnection, p.identity)
+		}
+	}
+	if testHookAttach != nil {
+		testHookAttach(p)
+	}
+	var replaced *conn
+	dup := false
+	switch {
+	case c.outbound:
+		dup = p.conn != nil
+	case p.conn != nil && p.conn.outbound:
+		dup = true
+	case p.conn != nil:
+		replaced = p.conn
+	case p.dialing && t.info.Identity < p.identity:
+		dup = true
+	}
+	if dup {
+		p.mu.Unlock()
+		return fmt.Errorf("%w: a connection between %s and %s exists", ErrDuplicateConnection, t.info.Identity, p.identity)
+	}
+	c.p = p
+	c.prev = replaced
+	p.conn = c
+	t.conns.Add(1)
+	p.unsent = nil
+	p.connected()
+	if c.info.Address.IsZero() || p.client {
+		p.sockAddr = c.info.Address
+	}
+	if p.ready != nil {
+		close(p.ready)
+		p.ready = nil
+	}
+	pending := !p.out.empty()
+	p.mu.Unlock()
+	c.attached.Store(true)
+	if pending {
+		select {
+		case c.sig <- struct{}{}:
+		default:
+		}
+	}
+	if replaced != nil {
+		replaced.close(nil) // reports its Disconnected before c's Connected
+	}
+	return nil
+}
+
+// run reports an attached connection, then starts its writer and its
+// reader: endpoints hear of the connection before its first message.
+func (t *Transport) run(c *conn) {
+	t.host.Connected(c.info)
+	t.wg.Add(2)
+	go c.writeLoop()
+	go func() {
+		defer t.wg.Done()
+		c.readLoop()
+	}()
+}
+
+// close closes the connection once; an attached connection is detached from
+// its peer and, unless quiet or the transport is shutting down, reported.
+func (c *conn) close(cause error) {
+	c.once.Do(func() {
+		close(c.done)
+		if c.reading.CompareAndSwap(false, true) {
+			close(c.readDone) // its reader will not start
+		}
+		t := c.t
+		t.untrack(rawConn(c.nc))
+		if !c.attached.Load() {
+			return
+		}
+		p := c.p
+		var lost [][]byte
+		p.mu.Lock()
+		if p.conn == c {
+			p.conn = nil
+			lost = p.out.take(nil) // lost with the connection: reported below
+			// Forget the peer until it is used again: a client-mode peer
+			// is reachable only over its own connections, and a
+			// listening one is dialled again by the next Send. So the
+			// map holds only peers in use, however many come and go.
+			p.removed = true
+			t.peers.CompareAndDelete(p.identity, p)
+		}
+		p.mu.Unlock()
+		t.conns.Add(-1)
+		if errors.Is(cause, ErrProtocol) {
+			t.protocolErrors.Add(1)
+		}
+		if len(lost) > 0 {
+			c.dropFrames(lost, 0, cause)
+			recycle(lost)
+		}
+		if c.quiet.Load() || t.closing.Load() {
+			return
+		}
+		if errors.Is(cause, io.EOF) || errors.Is(cause, net.ErrClosed) || errors.Is(cause, syscall.ECONNRESET) {
+			cause = nil
+		}
+		if cause != nil {
+			t.log.Warn().Err(cause).Str("peer", c.info.Identity).Msg("connection failed")
+			t.host.NetworkError(c.info, cause)
+		}
+		t.host.Disconnected(c.info, cause)
+	})
+}
+
+func rawConn(nc net.Conn) net.Conn {
+	if tc, ok := nc.(*tls.Conn); ok {
+		return tc.NetConn()
+	}
+	return nc
+}

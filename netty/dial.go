@@ -1,0 +1,206 @@
+// The dialling side: connecting to a listening peer for its outbox, and reconnecting.
+
+package netty
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/sparkrpc/sparkrpc/actor"
+)
+
+func (t *Transport) peerFor(identity string) (*peer, error) {
+	if v, ok := t.peers.Load(identity); ok {
+		return v.(*peer), nil
+	}
+	if !isListenIdentity(identity) {
+		return nil, fmt.Errorf("netty: no connection to client-mode peer %s: %w", identity, actor.ErrConnectionClosed)
+	}
+	v, _ := t.peers.LoadOrStore(identity, &peer{identity: identity})
+	return v.(*peer), nil
+}
+
+// startDial starts the connect of p's outbox; p.mu is held.
+func (t *Transport) startDial(p *peer) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closing.Load() {
+		return // Shutdown fails what is queued
+	}
+	p.dialing = true
+	p.ready = make(chan struct{})
+	t.wg.Add(1)
+	go t.dial(p)
+}
+
+// dial connects to a listening peer for its outbox and attaches the
+// connection, or fails everything queued for the peer.
+func (t *Transport) dial(p *peer) {
+	defer t.wg.Done()
+	var err error
+	for attempt := 0; attempt < dialAttempts; attempt++ {
+		var c *conn
+		c, err = t.connect(p)
+		if err == nil {
+			if aerr := t.attach(c, p); aerr != nil {
+				// A connection from the peer was attached meanwhile.
+				c.quiet.Store(true)
+				c.close(nil)
+			} else {
+				t.run(c)
+			}
+			break
+		}
+		if !errors.Is(err, ErrDuplicateConnection) {
+			break
+		}
+		// Both sides dialled at once and the peer's dial wins: wait for it.
+		p.mu.Lock()
+		ready := p.ready
+		if p.conn != nil || ready == nil {
+			p.mu.Unlock()
+			err = nil
+			break
+		}
+		p.mu.Unlock()
+		timer := time.NewTimer(t.hsTimeout)
+		select {
+		case <-ready:
+		case <-timer.C:
+		case <-t.done:
+		}
+		timer.Stop()
+		p.mu.Lock()
+		attached := p.conn != nil
+		p.mu.Unlock()
+		if attached {
+			err = nil
+			break
+		}
+	}
+	p.mu.Lock()
+	p.dialing = false
+	if p.conn != nil {
+		p.mu.Unlock()
+		return
+	}
+	if err == nil {
+		// The connection this dial found closed again: what was queued
+		// since needs a new one.
+		if len(p.unsent) > 0 {
+			t.startDial(p)
+		}
+		p.mu.Unlock()
+		return
+	}
+	unsent := p.unsent
+	p.unsent = nil
+	p.out.reset()
+	cause := t.connectFailed(p, err)
+	p.mu.Unlock()
+	if !t.closing.Load() {
+		t.log.Warn().Err(err).Str("peer", p.identity).Int("messages", len(unsent)).Dur("backoff", cause.Backoff).
+			Msg("connect failed; dropping queued messages")
+	}
+	for _, q := range unsent {
+		t.host.Undeliverable(q.target, q.sender, q.msg, cause)
+	}
+}
+
+// connect opens a connection to a listening peer and runs the dialer's
+// handshake.
+func (t *Transport) connect(p *peer) (*conn, error) {
+	d := net.Dialer{Timeout: t.connectTimeout}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { // Shutdown interrupts a connect in progress
+		select {
+		case <-t.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	nc, err := d.DialContext(ctx, "tcp", p.identity)
+	if err != nil {
+		return nil, err
+	}
+	if !t.track(nc) {
+		return nil, ErrTransportClosed
+	}
+	nc.SetDeadline(time.Now().Add(t.hsTimeout)) //nolint:errcheck // best effort
+	rw := nc
+	if t.tlsClient != nil {
+		cfg := t.tlsClient.Clone()
+		if cfg.ServerName == "" {
+			host, _, _ := net.SplitHostPort(p.identity)
+			cfg.ServerName = strings.Trim(host, "[]")
+		}
+		tc := tls.Client(nc, cfg)
+		if err := tc.Handshake(); err != nil {
+			t.untrack(nc)
+			return nil, fmt.Errorf("netty: TLS handshake with %s: %w", p.identity, err)
+		}
+		rw = tc
+	}
+	fr := newFrameReader(rw, readBufferSize)
+	res, err := dialHandshake(fr, rw, t.hs)
+	if err != nil {
+		t.untrack(nc)
+		if errors.Is(err, ErrAuthFailed) {
+			t.authFailures.Add(1)
+		}
+		return nil, err
+	}
+	nc.SetDeadline(time.Time{}) //nolint:errcheck // best effort
+	c := t.newConn(rw, fr, true)
+	addr, _ := actor.ParseHostPort(res.identity)
+	c.info = actor.Peer{Identity: p.identity, Address: addr}
+	return c, nil
+}
+
+// connectFailed starts p's backoff window after a failed connect and
+// returns the error that fails what was queued and, within the window, every
+// Send to p. Once the peer has been idle past the window for
+// spark.rpc.io.connectBackoffMax more, it leaves the map (its failures are
+// forgotten). p.mu is held.
+func (t *Transport) connectFailed(p *peer, err error) *ConnectError {
+	p.failures++
+	wait := backoffWindow(t.backoffInitial, t.backoffMax, p.failures, rand.Float64())
+	p.connErr = &ConnectError{Peer: p.identity, Err: err, Backoff: wait}
+	p.retryAt = time.Now().Add(wait)
+	if t.closing.Load() {
+		return p.connErr
+	}
+	if p.forget == nil {
+		p.forget = time.AfterFunc(wait+t.backoffMax, func() { t.forgetIdle(p) })
+	} else {
+		p.forget.Reset(wait + t.backoffMax)
+	}
+	return p.connErr
+}
+
+// connected ends p's backoff: a connection to it was attached. p.mu is held.
+func (p *peer) connected() {
+	p.failures, p.connErr, p.retryAt = 0, nil, time.Time{}
+	if p.forget != nil {
+		p.forget.Stop()
+	}
+}
+
+// forgetIdle drops p from the map when nothing uses it: no connection, no
+// connect in progress, nothing queued, and its backoff window has passed.
+func (t *Transport) forgetIdle(p *peer) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.conn != nil || p.dialing || len(p.unsent) > 0 || !p.out.empty() || time.Now().Before(p.retryAt) || p.removed {
+		return
+	}
+	p.removed = true
+	t.peers.CompareAndDelete(p.identity, p)
+}

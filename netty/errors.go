@@ -1,0 +1,47 @@
+// The errors a Transport returns from Send and reports to its env.
+
+package netty
+
+import (
+	"errors"
+	"fmt"
+)
+
+// EncodeError is a message that could not be marshalled. A reply that cannot
+// be marshalled fails its asker with an RpcFailure of code ENCODE instead.
+type EncodeError struct {
+	Type string
+	Err  error
+}
+
+func (e *EncodeError) Error() string {
+	return "netty: cannot encode message of type " + e.Type + ": " + e.Err.Error()
+}
+
+// Unwrap returns the marshalling error.
+func (e *EncodeError) Unwrap() error { return e.Err }
+
+// ErrTransportClosed is returned by Send after Shutdown.
+var ErrTransportClosed = errors.New("netty: transport is shut down")
+
+// ErrQueueFull matches a *QueueFullError.
+var ErrQueueFull = errors.New("netty: outbound queue full")
+
+// QueueFullError is returned by Send (and so fails an Ask at once) when the
+// bytes queued for a peer and not yet written to its socket, with the new
+// message, would exceed spark.rpc.io.maxQueuedBytesPerConnection: the peer
+// reads slower than this env sends, or not at all. Nothing was queued.
+type QueueFullError struct {
+	Peer   string // the peer's identity
+	Queued int64  // bytes queued for the peer
+	Size   int64  // bytes of the refused message's frame
+	Limit  int64  // the configured bound
+}
+
+func (e *QueueFullError) Error() string {
+	return fmt.Sprintf("netty: cannot queue a message of %d bytes for %s: %d bytes already queued, over %s (%d bytes)",
+		e.Size, e.Peer, e.Queued, KeyMaxQueuedBytes, e.Limit)
+}
+
+// Is reports whether target is ErrQueueFull.
+func (e *QueueFullError) Is(target error) bool { return target == ErrQueueFull }

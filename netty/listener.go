@@ -1,0 +1,135 @@
+// The listening side: the accept loop, the handshake limit and serving a new inbound connection.
+
+package netty
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"time"
+
+	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/messages"
+)
+
+func (t *Transport) acceptLoop() {
+	defer t.wg.Done()
+	for {
+		nc, err := t.ln.Accept()
+		if err != nil {
+			if t.closing.Load() {
+				return
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			t.log.Warn().Err(err).Msg("accept failed")
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		if t.handshaking.Add(1) > int64(t.maxHandshakes) {
+			t.handshaking.Add(-1)
+			t.refuseBusy(nc)
+			continue
+		}
+		t.wg.Add(1)
+		go t.serve(nc)
+	}
+}
+
+// refusedLogInterval is the least time between two log lines about
+// connections refused for spark.rpc.netty.maxPendingHandshakes.
+const refusedLogInterval = 10 * time.Second
+
+// refuseBusy closes an accepted connection at once because too many are in
+// handshake. A plain-text dialer is told why (best effort: the write goes
+// into an empty socket buffer and does not block).
+func (t *Transport) refuseBusy(nc net.Conn) {
+	n := t.refused.Add(1)
+	if t.tlsServer == nil {
+		nc.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))                                                     //nolint:errcheck // best effort
+		sendFrame(nc, &messages.HandshakeReply{Version: ProtocolVersion, Identity: t.info.Identity, Error: reasonBusy}) //nolint:errcheck // best effort
+	}
+	remote := nc.RemoteAddr().String()
+	nc.Close()
+	now := time.Now().UnixNano()
+	last := t.refusedLogAt.Load()
+	if (last == 0 || now-last >= int64(refusedLogInterval)) && t.refusedLogAt.CompareAndSwap(last, now) {
+		t.log.Warn().Str("remote", remote).Int64("refused", n).Int("limit", t.maxHandshakes).
+			Msgf("refused a connection: %d connections are in handshake already (%s); refused %d so far", t.maxHandshakes, KeyMaxPendingHandshakes, n)
+	}
+}
+
+// serve runs the acceptor's handshake on a new inbound connection.
+func (t *Transport) serve(nc net.Conn) {
+	defer t.wg.Done()
+	defer t.handshaking.Add(-1)
+	if !t.track(nc) {
+		return
+	}
+	nc.SetDeadline(time.Now().Add(t.hsTimeout)) //nolint:errcheck // best effort
+	rw := nc
+	if t.tlsServer != nil {
+		tc := tls.Server(nc, t.tlsServer)
+		if err := tc.Handshake(); err != nil {
+			t.untrack(nc)
+			t.badConn(nc, fmt.Errorf("%w: TLS handshake: %v", ErrProtocol, err))
+			return
+		}
+		rw = tc
+	}
+	fr := newFrameReader(rw, readBufferSize)
+	c := t.newConn(rw, fr, false)
+	_, err := acceptHandshake(fr, rw, t.hs, func(peer handshakeResult) error {
+		c.info.Identity = peer.identity
+		if peer.clientMode {
+			c.info.Address = sockAddress(nc.RemoteAddr())
+		} else {
+			c.info.Address, _ = actor.ParseHostPort(peer.identity)
+		}
+		return t.attach(c, nil)
+	})
+	if err != nil {
+		if c.attached.Load() {
+			// The last handshake frame could not be written.
+			c.quiet.Store(true)
+			c.close(err)
+			return
+		}
+		t.untrack(nc)
+		switch {
+		case errors.Is(err, ErrAuthFailed):
+			t.authFailures.Add(1)
+			t.log.Warn().Err(err).Str("remote", nc.RemoteAddr().String()).Msg("authentication failed")
+		case errors.Is(err, ErrDuplicateConnection), errors.Is(err, ErrTransportClosed):
+		case errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF):
+			// Connected and closed without a byte: not an error.
+		default:
+			t.badConn(nc, err)
+		}
+		return
+	}
+	nc.SetDeadline(time.Time{}) //nolint:errcheck // best effort
+	t.run(c)
+}
+
+func (t *Transport) badConn(nc net.Conn, err error) {
+	t.protocolErrors.Add(1)
+	t.log.Warn().Err(err).Str("remote", nc.RemoteAddr().String()).Msg("closed a connection that does not speak the protocol")
+}
+
+func sockAddress(a net.Addr) actor.RpcAddress {
+	if ta, ok := a.(*net.TCPAddr); ok {
+		return actor.NewRpcAddress(ta.IP.String(), ta.Port)
+	}
+	if r, err := actor.ParseHostPort(a.String()); err == nil {
+		return r
+	}
+	return actor.RpcAddress{}
+}

@@ -1,0 +1,143 @@
+// The read loop of a connection: decoding frames and handing them to the env.
+
+package netty
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	protoactor "github.com/asynkron/protoactor-go/actor"
+	"github.com/sparkrpc/sparkrpc/messages"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+)
+
+// readLoop delivers every frame until the connection fails. The reader of
+// a connection that replaced another starts once the old reader has
+// delivered what it had read and returned, so that a peer's messages keep
+// their order across a reconnect.
+func (c *conn) readLoop() {
+	if !c.reading.CompareAndSwap(false, true) {
+		return // closed before its reader started: close closed readDone
+	}
+	defer close(c.readDone)
+	if prev := c.prev; prev != nil {
+		c.prev = nil
+		select {
+		case <-prev.readDone:
+		case <-c.done:
+			return
+		}
+	}
+	c.establishReader()
+	// Once the connection is closed the reader only delivers what its
+	// buffer still holds, without waiting for credit.
+	flow := true
+	for {
+		if flow && c.overBound() && !c.awaitCredit() {
+			flow = false
+		}
+		b, err := c.fr.next()
+		if err != nil {
+			c.close(err)
+			return
+		}
+		if err := c.handle(b); err != nil {
+			c.close(err)
+			return
+		}
+	}
+}
+
+// handle decodes one envelope and hands it to the host.
+func (c *conn) handle(b []byte) error {
+	e, err := parseEnvelope(b)
+	if err != nil {
+		return err
+	}
+	t := c.t
+	var msg proto.Message
+	if len(e.senderID) == 0 && bytes.HasPrefix(e.target, []byte(futurePrefix)) {
+		// A reply: route it to its ask without building (or caching) a
+		// PID for a target that is used once.
+		if msg, err = c.decode(e.typ, e.payload); err == nil && t.host.DeliverReply(e.target, msg) {
+			return nil
+		}
+	}
+	target := c.pids[string(e.target)]
+	if target == nil {
+		if len(c.pids) >= cacheLimit {
+			clear(c.pids)
+		}
+		target = &protoactor.PID{Address: t.info.Identity, Id: string(e.target)}
+		c.pids[target.Id] = target
+	}
+	var sender *protoactor.PID
+	if len(e.senderID) > 0 {
+		addr := c.info.Identity
+		if len(e.senderAddr) > 0 && !bytes.Equal(e.senderAddr, []byte(addr)) {
+			addr = string(e.senderAddr)
+		}
+		sender = &protoactor.PID{Address: addr, Id: string(e.senderID)}
+	}
+	if msg == nil {
+		if msg, err = c.decode(e.typ, e.payload); err != nil {
+			c.undecodable(target, sender, string(e.typ), err)
+			return nil
+		}
+	}
+	t.host.Deliver(target, sender, msg)
+	c.delivered(target, len(b))
+	return nil
+}
+
+// decodeOpts unmarshals into a new message: there is nothing to reset.
+var decodeOpts = proto.UnmarshalOptions{Merge: true}
+
+// errUnknownType marks a message type that is not in the protobuf registry.
+type errUnknownType struct{ typ string }
+
+func (e *errUnknownType) Error() string { return "unknown message type " + e.typ }
+
+// decode unmarshals a payload of the message type typ.
+func (c *conn) decode(typ, payload []byte) (proto.Message, error) {
+	mt := c.types[string(typ)]
+	if mt == nil {
+		var err error
+		mt, err = protoregistry.GlobalTypes.FindMessageByName(protoreflect.FullName(typ))
+		if err != nil {
+			return nil, &errUnknownType{string(typ)}
+		}
+		if len(c.types) >= cacheLimit {
+			clear(c.types)
+		}
+		c.types[string(typ)] = mt
+	}
+	msg := mt.New().Interface()
+	if err := decodeOpts.Unmarshal(payload, msg); err != nil {
+		return nil, err
+	}
+	return msg, nil
+}
+
+// undecodable fails the asker of a message that cannot be decoded: the
+// remote asker of a request, or the local future a reply was for.
+func (c *conn) undecodable(target, sender *protoactor.PID, typ string, err error) {
+	t := c.t
+	f := &messages.RpcFailure{
+		Code:    messages.ErrorCode_ERROR_CODE_DECODE,
+		Message: fmt.Sprintf("Cannot decode message of type %s for %s on %s: %v", typ, target.Id, t.info.Identity, err),
+		Type:    "netty.DecodeError",
+	}
+	t.log.Warn().Str("type", typ).Str("to", target.Id).Err(err).Msg("cannot decode message")
+	switch {
+	case sender != nil:
+		if serr := t.Send(sender, nil, f); serr != nil {
+			t.log.Warn().Err(serr).Msg("cannot report a decode failure")
+		}
+	case strings.HasPrefix(target.Id, futurePrefix):
+		t.host.Deliver(target, nil, f)
+	}
+}

@@ -1,0 +1,34 @@
+// The counters of a Transport.
+
+package netty
+
+// Stats are counters of a Transport.
+type Stats struct {
+	// Connections is the number of established connections.
+	Connections int
+	// ProtocolErrors counts connections closed because the peer sent bytes
+	// that are not the protocol: garbage, a malformed or oversized frame, a
+	// bad or silent handshake, a failed TLS handshake.
+	ProtocolErrors int64
+	// AuthFailures counts handshakes refused because a side failed to prove
+	// the shared secret.
+	AuthFailures int64
+	// Handshaking is the number of accepted connections whose handshake
+	// has not finished yet.
+	Handshaking int
+	// Refused counts connections refused because
+	// spark.rpc.netty.maxPendingHandshakes were in handshake already.
+	Refused int64
+	// TimedOut counts connections closed because the peer went silent in
+	// the middle of a frame, or with asks outstanding (see
+	// ConnectionTimeoutError).
+	TimedOut int64
+}
+
+// Stats returns the transport's counters.
+func (t *Transport) Stats() Stats {
+	return Stats{
+		Connections: int(t.conns.Load()), ProtocolErrors: t.protocolErrors.Load(), AuthFailures: t.authFailures.Load(),
+		Handshaking: int(t.handshaking.Load()), Refused: t.refused.Load(), TimedOut: t.timeouts.Load(),
+	}
+}
