@@ -100,7 +100,7 @@ func (a *Allocator) Start(ctx context.Context) error {
 	a.started = true
 	a.mu.Unlock()
 	sel := ExecutorSelector(a.cfg.AppID)
-	a.factory = informers.NewSharedInformerFactoryWithOptions(a.client, 30*time.Second, informers.WithNamespace(a.cfg.Namespace),
+	a.factory = informers.NewSharedInformerFactoryWithOptions(a.client.Interface, 30*time.Second, informers.WithNamespace(a.cfg.Namespace),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = sel }))
 	inf := a.factory.Core().V1().Pods().Informer()
 	_ = inf.SetWatchErrorHandlerWithContext(func(_ context.Context, _ *cache.Reflector, err error) {
@@ -480,6 +480,16 @@ func deleteExecutorPods(ctx context.Context, c *Client, namespace, appID string,
 		cancel()
 		if err == nil && len(l.Items) == 0 {
 			return nil
+		}
+		if err == nil {
+			// Pods created after the collection was deleted.
+			for _, p := range l.Items {
+				if p.DeletionTimestamp == nil {
+					dctx, cancel := context.WithTimeout(ctx, c.Timeout)
+					_ = pods.Delete(dctx, p.Name, metav1.DeleteOptions{})
+					cancel()
+				}
+			}
 		}
 		select {
 		case <-ctx.Done():
