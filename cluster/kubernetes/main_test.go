@@ -19,6 +19,8 @@ import (
 var (
 	controlPlane *kubetest.ControlPlane
 	skipE2E      string
+	// sparkrpcBin is the sparkrpc binary the pods run.
+	sparkrpcBin string
 )
 
 func TestMain(m *testing.M) { os.Exit(testMain(m)) }
@@ -34,7 +36,8 @@ func testMain(m *testing.M) int {
 			return 1
 		}
 		defer os.RemoveAll(dir)
-		build := exec.Command("go", "build", "-o", filepath.Join(dir, "sparkrpc"), "github.com/sparkrpc/sparkrpc/cmd/sparkrpc")
+		sparkrpcBin = filepath.Join(dir, "sparkrpc")
+		build := exec.Command("go", "build", "-o", sparkrpcBin, "github.com/sparkrpc/sparkrpc/cmd/sparkrpc")
 		build.Stdout, build.Stderr = os.Stderr, os.Stderr
 		if err := build.Run(); err != nil {
 			fmt.Fprintln(os.Stderr, "building sparkrpc:", err)
