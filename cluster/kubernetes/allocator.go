@@ -482,11 +482,19 @@ func deleteExecutorPods(ctx context.Context, c *Client, namespace, appID string,
 			return nil
 		}
 		if err == nil {
-			// Pods created after the collection was deleted.
+			// Pods created after the collection was deleted are deleted
+			// now; pods whose container has ended have nothing left to
+			// stop, so they need no grace period.
 			for _, p := range l.Items {
-				if p.DeletionTimestamp == nil {
+				ended := p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+				if p.DeletionTimestamp == nil || ended {
+					opts := metav1.DeleteOptions{}
+					if ended {
+						zero := int64(0)
+						opts.GracePeriodSeconds = &zero
+					}
 					dctx, cancel := context.WithTimeout(ctx, c.Timeout)
-					_ = pods.Delete(dctx, p.Name, metav1.DeleteOptions{})
+					_ = pods.Delete(dctx, p.Name, opts)
 					cancel()
 				}
 			}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -63,7 +64,7 @@ func TestKubernetesClusterMode(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "phase: Running") || !strings.Contains(out, "succeeded") {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
-	logs, err := c.CoreV1().Pods("default").GetLogs(prefix+"-driver", nil).DoRaw(ctx)
+	logs, err := c.CoreV1().Pods("default").GetLogs(prefix+"-driver", &corev1.PodLogOptions{}).DoRaw(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -239,7 +239,7 @@ func TestKubernetesExecutorPodDeleted(t *testing.T) {
 		t.Fatal("no executor pod was deleted")
 	}
 	checkPi(t, stdout.String(), 20)
-	if !strings.Contains(stderr.String(), "deleted by a user or the framework") || !strings.Contains(stderr.String(), "-exec-3") {
+	if !strings.Contains(stderr.String(), "deleted by a user or the framework") || !strings.Contains(stderr.String(), "executor=3") {
 		t.Fatalf("no replacement of deleted pod %s in the log:\n%s", name, stderr)
 	}
 	if left := executorPods(t, c, appID); len(left) != 0 {

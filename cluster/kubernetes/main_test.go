@@ -51,13 +51,16 @@ func testMain(m *testing.M) int {
 			return 1
 		}
 		controlPlane = cp
-		defer func() {
-			if err := cp.Stop(); err != nil {
-				fmt.Fprintln(os.Stderr, "stopping the control plane:", err)
-			}
-		}()
 	}
 	code := m.Run()
+	if controlPlane != nil {
+		// Stop it before looking for leaks: the clients' connections to
+		// the API server end with it.
+		if err := controlPlane.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "stopping the control plane:", err)
+			code = 1
+		}
+	}
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
 			fmt.Fprintln(os.Stderr, "goleak:", err)
