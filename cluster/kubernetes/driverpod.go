@@ -14,7 +14,6 @@ import (
 
 	"github.com/sparkrpc/sparkrpc/cluster"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -316,5 +315,3 @@ func driverFailure(p *corev1.Pod) string {
 	}
 	return strings.Join(parts, "; ")
 }
-
-var _ = apierrors.IsNotFound

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -341,6 +339,3 @@ func TestKubernetesBadInputs(t *testing.T) {
 		<-done
 	})
 }
-
-var _ = filepath.Join
-var _ = os.Getenv

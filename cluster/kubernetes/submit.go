@@ -6,7 +6,6 @@ package kubernetes
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -286,5 +285,3 @@ func localHostFor(server string) string {
 	}
 	return "127.0.0.1"
 }
-
-var _ = errors.New
