@@ -71,7 +71,7 @@ func ExampleParseMaster() {
 	// local[4]: driver and an executor with 4 cores in this process
 	// local-cluster[2,1,1024]: embedded cluster of 2 nodes with 1 cores and 1024 MiB
 	// rm://127.0.0.1:8032: resource manager at 127.0.0.1:8032
-	// cluster: invalid master URL: "yarn": unknown master (expected local, local[N], local[*], local-cluster[W,C,M] or rm://host:port)
+	// cluster: invalid master URL: "yarn": unknown master (expected local, local[N], local[*], local-cluster[W,C,M], rm://host:port or k8s://https://host:port)
 }
 
 func ExampleAppID() {

@@ -5,9 +5,11 @@ package cluster
 
 import (
 	"fmt"
+	"net/url"
 	"regexp"
 	"runtime"
 	"strconv"
+	"strings"
 
 	"github.com/sparkrpc/sparkrpc/actor"
 )
@@ -24,6 +26,9 @@ const (
 	MasterLocalCluster
 	// MasterRM is a running resource manager at host:port.
 	MasterRM
+	// MasterKubernetes is a Kubernetes API server: k8s://https://HOST:PORT
+	// (package cluster/kubernetes runs applications there).
+	MasterKubernetes
 )
 
 // Master is a parsed --master string.
@@ -37,7 +42,10 @@ type Master struct {
 	WorkerMemoryMB int64
 	// Address is the resource manager's address for rm://host:port.
 	Address actor.RpcAddress
-	raw     string
+	// APIServer is the Kubernetes API server's URL for k8s://..., with its
+	// scheme: k8s://HOST:PORT means https://HOST:PORT, as in Spark.
+	APIServer string
+	raw       string
 }
 
 // String returns the master string as given.
@@ -49,11 +57,12 @@ var (
 )
 
 // ParseMaster parses a master string: "local", "local[N]", "local[*]",
-// "local-cluster[W,C,M]" (W node managers with C cores and M MiB each) or
-// "rm://host:port". Anything else is an error matching ErrInvalidMaster.
+// "local-cluster[W,C,M]" (W node managers with C cores and M MiB each),
+// "rm://host:port" or "k8s://[http[s]://]host[:port]". Anything else is an
+// error matching ErrInvalidMaster.
 func ParseMaster(s string) (Master, error) {
 	bad := func(why string) (Master, error) {
-		return Master{}, fmt.Errorf("%w: %q: %s (expected local, local[N], local[*], local-cluster[W,C,M] or rm://host:port)", ErrInvalidMaster, s, why)
+		return Master{}, fmt.Errorf("%w: %q: %s (expected local, local[N], local[*], local-cluster[W,C,M], rm://host:port or k8s://https://host:port)", ErrInvalidMaster, s, why)
 	}
 	switch {
 	case s == "local":
@@ -83,6 +92,43 @@ func ParseMaster(s string) (Master, error) {
 			return bad("bad host:port")
 		}
 		return Master{Kind: MasterRM, Address: addr, raw: s}, nil
+	case strings.HasPrefix(s, "k8s://"):
+		server, why := kubernetesServer(strings.TrimPrefix(s, "k8s://"))
+		if why != "" {
+			return bad(why)
+		}
+		return Master{Kind: MasterKubernetes, APIServer: server, raw: s}, nil
 	}
 	return bad("unknown master")
+}
+
+// kubernetesServer returns the API server URL of a k8s:// master's rest (as
+// Spark's KubernetesUtils.parseMasterUrl: no scheme means https), or why it
+// is malformed.
+func kubernetesServer(rest string) (string, string) {
+	if rest == "" {
+		return "", "no API server after k8s://"
+	}
+	if !strings.Contains(rest, "://") {
+		rest = "https://" + rest
+	}
+	u, err := url.Parse(rest)
+	if err != nil {
+		return "", "bad API server URL"
+	}
+	if u.Scheme != "https" && u.Scheme != "http" {
+		return "", "the API server's scheme must be https or http"
+	}
+	if u.Hostname() == "" {
+		return "", "no API server host"
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return "", "bad API server port"
+		}
+	}
+	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return "", "the API server URL takes no user, query or fragment"
+	}
+	return strings.TrimSuffix(u.String(), "/"), ""
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes"
 	_ "github.com/sparkrpc/sparkrpc/examples" // the example applications (SparkPi, WordCount, ...)
 	"github.com/spf13/cobra"
 )
@@ -45,6 +46,8 @@ func newSubmitCmd() *cobra.Command {
                           embedded in this process; the driver/AM and executors are
                           child processes
   rm://host:port          a running 'sparkrpc resourcemanager'
+  k8s://https://host:port a Kubernetes API server: executors (and, in cluster
+                          mode, the driver) run in pods
 
 It exits 0 only when the application succeeded. With --kill APP_ID or
 --status APP_ID it kills or reports an application of an rm:// master.
@@ -79,7 +82,7 @@ Applications: ` + strings.Join(cluster.Apps(), ", "),
 	fl.SetInterspersed(false)
 	fl.BoolP("help", "h", false, "help for submit")
 	fl.StringVar(&f.class, "class", "", "the application `APP` to run: one of the applications listed above")
-	fl.StringVar(&f.master, "master", "local[*]", "`MASTER`: local[N], local[*], local-cluster[W,C,M] or rm://host:port")
+	fl.StringVar(&f.master, "master", "local[*]", "`MASTER`: local[N], local[*], local-cluster[W,C,M], rm://host:port or k8s://https://host:port")
 	fl.StringVar(&f.deployMode, "deploy-mode", "", "`MODE`: client (the driver runs here) or cluster (the driver runs in the application master); default client")
 	fl.StringVar(&f.name, "name", "", "the application's `NAME` (default: the class)")
 	fl.StringVar(&f.queue, "queue", "", "the resource manager's `QUEUE` (default \"default\")")
@@ -91,8 +94,8 @@ Applications: ` + strings.Join(cluster.Apps(), ", "),
 	fl.StringArrayVar(&f.confs, "conf", nil, "a configuration property `KEY=VALUE` (repeatable)")
 	fl.StringVar(&f.propertiesFile, "properties-file", "", "a `FILE` of extra properties (key=value lines)")
 	fl.BoolVar(&f.verbose, "verbose", false, "print the parsed arguments and log at info level")
-	fl.StringVar(&f.kill, "kill", "", "kill the application `APP_ID` (needs an rm:// master)")
-	fl.StringVar(&f.status, "status", "", "print the status of the application `APP_ID` (needs an rm:// master)")
+	fl.StringVar(&f.kill, "kill", "", "kill the application `APP_ID` (rm:// master) or the driver pods `NAMESPACE:POD` (k8s:// master; glob patterns allowed)")
+	fl.StringVar(&f.status, "status", "", "print the status of the application `APP_ID` (rm:// master) or of the driver pods `NAMESPACE:POD` (k8s:// master)")
 	fl.BoolVar(&f.version, "version", false, "print the version and exit")
 	return cmd
 }
@@ -140,6 +143,9 @@ func runSubmit(cmd *cobra.Command, f *submitFlags, args []string) error {
 	if f.kill != "" || f.status != "" {
 		if f.class != "" || len(args) > 0 {
 			return usagef("--kill and --status take no --class and no application arguments")
+		}
+		if master.Kind == cluster.MasterKubernetes {
+			return runKubernetesAction(ctx, cmd, master, f)
 		}
 		return runAppAction(ctx, cmd, master, f)
 	}
@@ -225,7 +231,11 @@ func runSubmit(cmd *cobra.Command, f *submitFlags, args []string) error {
 		level = zerolog.InfoLevel
 		printParsed(errOut, f, master, conf, args)
 	}
-	err = cluster.Submit(ctx, cluster.SubmitConfig{Master: master, Class: f.class, Args: args, Conf: conf,
+	submit := cluster.Submit
+	if master.Kind == cluster.MasterKubernetes {
+		submit = kubernetes.Submit
+	}
+	err = submit(ctx, cluster.SubmitConfig{Master: master, Class: f.class, Args: args, Conf: conf,
 		Stdout: out, Stderr: errOut, Logger: newLogger(errOut, level, "submit")})
 	if err == nil {
 		return nil

@@ -1,0 +1,513 @@
+package kubernetes
+
+// allocator.go is the I/O side of executor allocation (Spark's
+// ExecutorPodsAllocator, ExecutorPodsLifecycleManager and
+// ExecutorPodsWatchSnapshotSource): a shared informer on the application's
+// executor pods feeds a snapshot; each round asks decide (plan.go) what to
+// do and does it through the API. It is the driver's endpoints.ClusterManager.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
+)
+
+// ErrTooManyFailures is matched by the allocator's error once more executor
+// pods failed than spark.executor.maxNumFailures allows.
+var ErrTooManyFailures = errors.New("kubernetes: too many executor failures")
+
+// AllocatorOptions are the allocator's collaborators.
+type AllocatorOptions struct {
+	// DriverURL is what executors connect to.
+	DriverURL string
+	// Owner, when set, is the executors' controller (the driver pod).
+	Owner *metav1.OwnerReference
+	// OnLost is called with an executor whose pod ended and why (the
+	// driver's RemoveExecutor).
+	OnLost func(id, reason string)
+	// Report, when set, receives lines for the user: a pod the scheduler
+	// cannot place, allocation that cannot progress.
+	Report func(line string)
+	Logger zerolog.Logger
+}
+
+// Allocator keeps an application's executor pods at the number the driver
+// wants. It implements endpoints.ClusterManager.
+type Allocator struct {
+	cfg    *Config
+	client *Client
+	opts   AllocatorOptions
+	log    zerolog.Logger
+
+	kick   chan struct{}
+	failed chan error
+
+	mu        sync.Mutex
+	target    int
+	pods      map[int64]ExecutorPodState
+	gone      map[int64]bool
+	created   map[int64]time.Time
+	handled   map[int64]bool
+	killed    map[int64]bool
+	deleting  map[int64]bool
+	reasons   map[int64]string
+	waiters   map[int64][]chan string
+	nextID    int64
+	lastBatch time.Time
+	failures  int
+	lastStall string
+	stallAt   time.Time
+	unsched   map[string]string // pod name -> last scheduler message reported
+	started   bool
+	stopped   bool
+	done      chan struct{}
+	cancel    context.CancelFunc
+	factory   informers.SharedInformerFactory
+}
+
+// NewAllocator returns an allocator for cfg's application; Start starts it.
+func NewAllocator(cfg *Config, client *Client, opts AllocatorOptions) *Allocator {
+	return &Allocator{cfg: cfg, client: client, opts: opts, log: opts.Logger.With().Str("component", "k8s-allocator").Logger(),
+		kick: make(chan struct{}, 1), failed: make(chan error, 1), target: cfg.NumExecutors,
+		pods: map[int64]ExecutorPodState{}, gone: map[int64]bool{}, created: map[int64]time.Time{}, handled: map[int64]bool{},
+		killed: map[int64]bool{}, deleting: map[int64]bool{}, reasons: map[int64]string{}, waiters: map[int64][]chan string{},
+		nextID: 1, unsched: map[string]string{}, done: make(chan struct{})}
+}
+
+// Failed delivers the error that ends the application: too many executor
+// failures, or an API error that allocation cannot get past (401, 403,
+// missing namespace).
+func (a *Allocator) Failed() <-chan error { return a.failed }
+
+// Start starts watching the executor pods and allocating them; it returns
+// once the informer has synced (bounded by ctx) or with its error.
+func (a *Allocator) Start(ctx context.Context) error {
+	a.mu.Lock()
+	if a.started {
+		a.mu.Unlock()
+		return errors.New("kubernetes: allocator already started")
+	}
+	a.started = true
+	a.mu.Unlock()
+	sel := ExecutorSelector(a.cfg.AppID)
+	a.factory = informers.NewSharedInformerFactoryWithOptions(a.client.Interface, 30*time.Second, informers.WithNamespace(a.cfg.Namespace),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = sel }))
+	inf := a.factory.Core().V1().Pods().Informer()
+	_ = inf.SetWatchErrorHandlerWithContext(func(_ context.Context, _ *cache.Reflector, err error) {
+		a.log.Warn().Err(err).Msg("executor pod watch failed; it resumes with a new list")
+	})
+	_, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { a.observe(obj, false) },
+		UpdateFunc: func(_, obj any) { a.observe(obj, false) },
+		DeleteFunc: func(obj any) { a.observe(obj, true) },
+	})
+	if err != nil {
+		return err
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	a.cancel = cancel
+	a.factory.Start(runCtx.Done())
+	sctx, scancel := context.WithTimeout(ctx, a.client.Timeout)
+	defer scancel()
+	if !cache.WaitForCacheSync(sctx.Done(), inf.HasSynced) {
+		cancel()
+		a.factory.Shutdown()
+		_, err := a.client.CoreV1().Pods(a.cfg.Namespace).List(sctx, metav1.ListOptions{LabelSelector: sel, Limit: 1})
+		if err == nil {
+			err = sctx.Err()
+		}
+		return a.client.apiError(err, "watch", "pods", a.cfg.Namespace)
+	}
+	go a.run(runCtx)
+	return nil
+}
+
+// observe puts a pod event into the snapshot.
+func (a *Allocator) observe(obj any, deleted bool) {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = t.Obj
+	}
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return
+	}
+	st, ok := podState(pod, deleted)
+	if !ok {
+		return
+	}
+	var report string
+	a.mu.Lock()
+	if prev, seen := a.pods[st.ID]; seen && prev.Phase.terminal() && !st.Phase.terminal() {
+		st = prev // never back from an end
+	} else if seen && prev.Phase.terminal() && st.Phase == PodDeleted {
+		st = prev // keep the reason of its end
+	}
+	a.pods[st.ID] = st
+	delete(a.created, st.ID)
+	if deleted {
+		a.gone[st.ID] = true
+	}
+	if st.Phase == PodPending {
+		if msg := unschedulable(pod); msg != "" && a.unsched[pod.Name] != msg {
+			a.unsched[pod.Name] = msg
+			report = fmt.Sprintf("Executor pod %s is pending: FailedScheduling: %s", pod.Name, msg)
+		}
+	} else {
+		delete(a.unsched, pod.Name)
+	}
+	a.mu.Unlock()
+	if report != "" {
+		a.log.Warn().Str("pod", pod.Name).Msg(report)
+		if a.opts.Report != nil {
+			a.opts.Report(report)
+		}
+	}
+	a.poke()
+}
+
+// unschedulable returns the scheduler's reason for not placing pod (the
+// message of its FailedScheduling event, as the PodScheduled condition
+// carries it), or "".
+func unschedulable(pod *corev1.Pod) string {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+			return c.Message
+		}
+	}
+	return ""
+}
+
+func (a *Allocator) poke() {
+	select {
+	case a.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (a *Allocator) run(ctx context.Context) {
+	defer close(a.done)
+	t := time.NewTicker(a.cfg.BatchDelay)
+	defer t.Stop()
+	for {
+		a.round(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-a.kick:
+		case <-t.C:
+		}
+	}
+}
+
+// round plans and carries out one allocation round.
+func (a *Allocator) round(ctx context.Context) {
+	now := time.Now()
+	a.mu.Lock()
+	if a.stopped {
+		a.mu.Unlock()
+		return
+	}
+	p := decide(a.cfg, planInput{Now: now, Target: a.target, Pods: a.pods, Created: a.created, Handled: a.handled,
+		Killed: a.killed, Deleting: a.deleting, NextID: a.nextID, SinceLastBatch: now.Sub(a.lastBatch)})
+	var wake []chan string
+	var reasons []string
+	for _, l := range p.Lost {
+		a.handled[l.ID] = true
+		a.reasons[l.ID] = l.Reason
+		for _, ch := range a.waiters[l.ID] {
+			wake = append(wake, ch)
+			reasons = append(reasons, l.Reason)
+		}
+		delete(a.waiters, l.ID)
+		if l.Failure {
+			a.failures++
+		}
+	}
+	failures := a.failures
+	for _, id := range p.Forget {
+		delete(a.created, id)
+	}
+	for _, d := range p.Delete {
+		a.deleting[d.ID] = true
+	}
+	for _, id := range p.Create {
+		a.created[id] = now
+	}
+	if len(p.Create) > 0 {
+		a.nextID = p.Create[len(p.Create)-1] + 1
+		a.lastBatch = now
+	}
+	// Forget ended pods that are gone from the API.
+	for id, st := range a.pods {
+		if a.gone[id] && (a.handled[id] || !st.Phase.terminal()) {
+			delete(a.pods, id)
+			delete(a.gone, id)
+			delete(a.deleting, id)
+			delete(a.unsched, st.Name)
+		}
+	}
+	stall := ""
+	if p.Stalled != "" && (p.Stalled != a.lastStall || now.Sub(a.stallAt) > 30*time.Second) {
+		a.lastStall, a.stallAt = p.Stalled, now
+		stall = p.Stalled
+	}
+	a.mu.Unlock()
+	for i, ch := range wake {
+		ch <- reasons[i]
+	}
+	for _, l := range p.Lost {
+		ev := a.log.Info()
+		if l.Failure {
+			ev = a.log.Warn()
+		}
+		ev.Int64("executor", l.ID).Str("pod", l.Name).Msg(l.Reason)
+		if a.opts.OnLost != nil {
+			a.opts.OnLost(strconv.FormatInt(l.ID, 10), l.Reason)
+		}
+		if l.Failure && failures >= a.cfg.MaxExecutorFailures {
+			a.fail(fmt.Errorf("%w: max number of executor failures (%d) reached (spark.executor.maxNumFailures); the last: %s",
+				ErrTooManyFailures, a.cfg.MaxExecutorFailures, l.Reason))
+		}
+	}
+	if stall != "" {
+		line := fmt.Sprintf("Executor allocation cannot progress: wanted %d, pending %d, running %d: %s", p.Wanted, p.Pending, p.Running, stall)
+		a.log.Warn().Int("wanted", p.Wanted).Int("pending", p.Pending).Int("running", p.Running).Msg(line)
+		if a.opts.Report != nil {
+			a.opts.Report(line)
+		}
+	}
+	for _, d := range p.Delete {
+		a.log.Info().Int64("executor", d.ID).Str("pod", d.Name).Msgf("Deleting executor pod %s: %s", d.Name, d.Reason)
+		a.deletePod(ctx, d.Name)
+	}
+	if len(p.Create) > 0 {
+		a.log.Info().Int("count", len(p.Create)).Int("wanted", p.Wanted).Int("running", p.Running).Int("pending", p.Pending-len(p.Create)).
+			Msgf("Going to request %d executors from Kubernetes", len(p.Create))
+	}
+	for _, id := range p.Create {
+		pod := a.cfg.ExecutorPod(id, a.opts.DriverURL, a.opts.Owner)
+		cctx, cancel := context.WithTimeout(ctx, a.client.Timeout)
+		_, err := a.client.CoreV1().Pods(a.cfg.Namespace).Create(cctx, pod, metav1.CreateOptions{})
+		cancel()
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			err = a.client.apiError(err, "create", "pods", a.cfg.Namespace)
+			if ctx.Err() != nil {
+				return
+			}
+			a.mu.Lock()
+			delete(a.created, id)
+			a.mu.Unlock()
+			if errors.Is(err, ErrUnauthorized) || errors.Is(err, ErrForbidden) || errors.Is(err, ErrNamespaceNotFound) ||
+				apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) {
+				a.fail(err)
+				return
+			}
+			a.log.Warn().Err(err).Str("pod", pod.Name).Msg("cannot create an executor pod; retrying in the next round")
+			return
+		}
+	}
+}
+
+func (a *Allocator) deletePod(ctx context.Context, name string) {
+	dctx, cancel := context.WithTimeout(ctx, a.client.Timeout)
+	defer cancel()
+	err := a.client.CoreV1().Pods(a.cfg.Namespace).Delete(dctx, name, metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) && ctx.Err() == nil {
+		a.log.Warn().Err(a.client.apiError(err, "delete", "pods/"+name, a.cfg.Namespace)).Msg("cannot delete an executor pod")
+	}
+}
+
+func (a *Allocator) fail(err error) {
+	select {
+	case a.failed <- err:
+	default:
+	}
+}
+
+// RequestTotalExecutors implements endpoints.ClusterManager.
+func (a *Allocator) RequestTotalExecutors(ctx context.Context, total int) error {
+	a.mu.Lock()
+	a.target = max(0, total)
+	a.mu.Unlock()
+	a.poke()
+	return nil
+}
+
+// KillExecutors implements endpoints.ClusterManager: it deletes the
+// executors' pods and wants as many executors fewer.
+func (a *Allocator) KillExecutors(ctx context.Context, ids []string) error {
+	return a.kill(ctx, ids, false)
+}
+
+// KillAndReplaceExecutors implements endpoints.ClusterManager: it deletes
+// the executors' pods; as many new pods replace them.
+func (a *Allocator) KillAndReplaceExecutors(ctx context.Context, ids []string) error {
+	return a.kill(ctx, ids, true)
+}
+
+func (a *Allocator) kill(ctx context.Context, ids []string, replace bool) error {
+	var names []string
+	a.mu.Lock()
+	for _, s := range ids {
+		id, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			continue
+		}
+		st, ok := a.pods[id]
+		if !ok || a.killed[id] {
+			continue
+		}
+		a.killed[id] = true
+		a.deleting[id] = true
+		if !replace {
+			a.target = max(0, a.target-1)
+		}
+		names = append(names, st.Name)
+	}
+	a.mu.Unlock()
+	var errs []error
+	for _, n := range names {
+		dctx, cancel := context.WithTimeout(ctx, a.client.Timeout)
+		err := a.client.CoreV1().Pods(a.cfg.Namespace).Delete(dctx, n, metav1.DeleteOptions{})
+		cancel()
+		if err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, a.client.apiError(err, "delete", "pods/"+n, a.cfg.Namespace))
+		}
+	}
+	a.poke()
+	return errors.Join(errs...)
+}
+
+// ExecutorLossReason implements endpoints.ClusterManager: the reason is
+// given once the executor's pod has ended (it waits for that, within ctx);
+// an executor without a pod has no reason.
+func (a *Allocator) ExecutorLossReason(ctx context.Context, id string) (string, error) {
+	n, err := strconv.ParseInt(id, 10, 64)
+	if err != nil {
+		return "", nil
+	}
+	a.mu.Lock()
+	if r, ok := a.reasons[n]; ok {
+		a.mu.Unlock()
+		return r, nil
+	}
+	if _, ok := a.pods[n]; !ok {
+		if _, ok := a.created[n]; !ok {
+			a.mu.Unlock()
+			return "", nil
+		}
+	}
+	ch := make(chan string, 1)
+	a.waiters[n] = append(a.waiters[n], ch)
+	a.mu.Unlock()
+	select {
+	case r := <-ch:
+		return r, nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// Counts returns the executor pods running and pending now, and the number wanted.
+func (a *Allocator) Counts() (running, pending, wanted int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for id, st := range a.pods {
+		if a.deleting[id] || st.Phase.terminal() {
+			continue
+		}
+		if st.Phase == PodRunning {
+			running++
+		} else {
+			pending++
+		}
+	}
+	for id := range a.created {
+		if _, ok := a.pods[id]; !ok {
+			pending++
+		}
+	}
+	return running, pending, a.target
+}
+
+// Stop stops allocating and, unless
+// spark.kubernetes.executor.deleteOnTermination is false, deletes the
+// executor pods and waits for them to be gone (bounded by ctx).
+func (a *Allocator) Stop(ctx context.Context) error {
+	a.mu.Lock()
+	if a.stopped || !a.started {
+		a.stopped = true
+		a.mu.Unlock()
+		return nil
+	}
+	a.stopped = true
+	a.mu.Unlock()
+	a.cancel()
+	<-a.done
+	a.factory.Shutdown()
+	if !a.cfg.DeleteOnTermination {
+		return nil
+	}
+	return deleteExecutorPods(ctx, a.client, a.cfg.Namespace, a.cfg.AppID, a.log)
+}
+
+// deleteExecutorPods deletes an application's executor pods and waits until
+// none is left.
+func deleteExecutorPods(ctx context.Context, c *Client, namespace, appID string, log zerolog.Logger) error {
+	sel := metav1.ListOptions{LabelSelector: ExecutorSelector(appID)}
+	pods := c.CoreV1().Pods(namespace)
+	dctx, cancel := context.WithTimeout(ctx, c.Timeout)
+	err := pods.DeleteCollection(dctx, metav1.DeleteOptions{}, sel)
+	cancel()
+	if err != nil {
+		return c.apiError(err, "deletecollection", "pods", namespace)
+	}
+	t := time.NewTicker(200 * time.Millisecond)
+	defer t.Stop()
+	for {
+		lctx, cancel := context.WithTimeout(ctx, c.Timeout)
+		l, err := pods.List(lctx, sel)
+		cancel()
+		if err == nil && len(l.Items) == 0 {
+			return nil
+		}
+		if err == nil {
+			// Pods created after the collection was deleted are deleted
+			// now; pods whose container has ended have nothing left to
+			// stop, so they need no grace period.
+			for _, p := range l.Items {
+				ended := p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+				if p.DeletionTimestamp == nil || ended {
+					opts := metav1.DeleteOptions{}
+					if ended {
+						zero := int64(0)
+						opts.GracePeriodSeconds = &zero
+					}
+					dctx, cancel := context.WithTimeout(ctx, c.Timeout)
+					_ = pods.Delete(dctx, p.Name, opts)
+					cancel()
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			n := -1
+			if l != nil {
+				n = len(l.Items)
+			}
+			log.Warn().Int("left", n).Msg("executor pods still terminating")
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}

@@ -1,0 +1,107 @@
+// Package kubernetes runs sparkrpc applications on Kubernetes, as Spark's
+// resource-managers/kubernetes module does: `sparkrpc submit --master
+// k8s://https://HOST:PORT` (k8s://HOST:PORT means https).
+//
+// # Client mode
+//
+// The driver runs in the submitting process and listens on the address of
+// this machine on the route to the API server (spark.driver.host overrides
+// it); pods must be able to reach it. Its executors run in pods named
+// <spark.kubernetes.executor.podNamePrefix>-exec-<id>, labelled
+// spark-app-selector=<app id>, spark-app-name, spark-role=executor and
+// spark-exec-id=<id>, with requests (and memory limits) of
+// spark.executor.cores and spark.executor.memory plus the overhead
+// (spark.executor.memoryOverhead, or spark.kubernetes.memoryOverheadFactor ×
+// memory, at least 384 MiB). The container runs
+//
+//	sparkrpc executor --driver-url URL --executor-id ID --hostname $(SPARK_EXECUTOR_POD_IP) --cores N --app-id APP
+//
+// with SPARK_EXECUTOR_POD_IP from the Downward API (status.podIP).
+//
+// # Allocation
+//
+// The Allocator is the driver's endpoints.ClusterManager (Spark's
+// ExecutorPodsAllocator and ExecutorPodsLifecycleManager). A shared informer
+// watches the application's executor pods (label selector
+// spark-app-selector=<app id>,spark-role=executor; an expired watch is
+// relisted by the informer) and every event, or every
+// spark.kubernetes.allocation.batch.delay, triggers a round: decide (plan.go,
+// free of I/O) says which pods to create (at most
+// spark.kubernetes.allocation.batch.size a round, at most
+// spark.kubernetes.allocation.maxPendingPods pending), which to delete (ended
+// pods, pods pending longer than spark.kubernetes.allocation.executor.timeout,
+// pending pods beyond the number wanted) and which executors are lost. A pod
+// that fails, is deleted or evicted is reported to the driver as an executor
+// loss with the pod's reason (exit code, OOMKilled, Evicted, the API's
+// message) and another pod replaces it; spark.executor.maxNumFailures
+// failures (default max(3, 2 × executors)) fail the application. A pending
+// pod the scheduler cannot place has its FailedScheduling reason (the
+// PodScheduled condition's message) logged and printed by submit, and a
+// round that cannot create pods says why, with the numbers wanted, pending
+// and running. At the end the executor pods are deleted unless
+// spark.kubernetes.executor.deleteOnTermination is false.
+//
+// # Cluster mode
+//
+// Submit creates a driver pod (<prefix>-driver, label spark-role=driver)
+// running the hidden command `sparkrpc driver --master ... --class ... --conf
+// ...`, and a headless service <prefix>-driver-svc owned by it; the driver's
+// executor pods carry a controller ownerReference to the driver pod, so
+// deleting it removes them. Submit prints the driver pod's state changes
+// (and its phase every spark.kubernetes.report.interval) and returns the
+// application's result, unless spark.kubernetes.submission.waitAppCompletion
+// is false. The submission's credentials
+// (spark.kubernetes.authenticate.submission.*) are not passed to the driver
+// pod; the driver uses the pod's in-cluster configuration, or
+// spark.kubernetes.authenticate.driver.*. Kill and Status are submit --kill
+// and --status NAMESPACE:DRIVER_POD (glob patterns allowed).
+//
+// # Credentials and errors
+//
+// NewClient follows kubeconfig's rules (KUBECONFIG, ~/.kube/config, context
+// spark.kubernetes.context), then Spark's keys
+// spark.kubernetes.authenticate.submission.{oauthToken, oauthTokenFile,
+// caCertFile, clientCertFile, clientKeyFile}; the master URL's server
+// overrides the kubeconfig's. Every request is bounded by
+// spark.kubernetes.submission.requestTimeout and connecting by
+// spark.kubernetes.submission.connectionTimeout (driver pod:
+// spark.kubernetes.driver.requestTimeout / connectionTimeout). API failures
+// are *APIError values matching ErrUnreachable, ErrUnauthorized (with the
+// credential used), ErrForbidden (verb, resource, namespace) or
+// ErrNamespaceNotFound.
+//
+// # Configuration keys
+//
+//	spark.kubernetes.namespace                               default
+//	spark.kubernetes.context                                 (current context)
+//	spark.kubernetes.container.image                         (required)
+//	spark.kubernetes.executor.container.image                (container.image)
+//	spark.kubernetes.driver.container.image                  (container.image)
+//	spark.kubernetes.container.image.pullPolicy              IfNotPresent
+//	spark.kubernetes.executor.podNamePrefix                  <app name>-<unique id>
+//	spark.kubernetes.driver.pod.name                         <prefix>-driver
+//	spark.kubernetes.authenticate.driver.serviceAccountName  (none)
+//	spark.kubernetes.authenticate.executor.serviceAccountName (driver's)
+//	spark.kubernetes.executor.label.* / annotation.*         (none)
+//	spark.kubernetes.driver.label.* / annotation.*           (none)
+//	spark.kubernetes.node.selector.*                         (none)
+//	spark.kubernetes.memoryOverheadFactor                    0.1
+//	spark.executor.memoryOverhead, spark.driver.memoryOverhead (from the factor, ≥ 384m)
+//	spark.kubernetes.executor.request.cores / limit.cores    spark.executor.cores / none
+//	spark.kubernetes.driver.request.cores / limit.cores      spark.driver.cores / none
+//	spark.kubernetes.allocation.batch.size                   10
+//	spark.kubernetes.allocation.batch.delay                  1s
+//	spark.kubernetes.allocation.executor.timeout             600s
+//	spark.kubernetes.allocation.maxPendingPods               unbounded
+//	spark.kubernetes.executor.deleteOnTermination            true
+//	spark.kubernetes.submission.requestTimeout               10000 (ms)
+//	spark.kubernetes.submission.connectionTimeout            10000 (ms)
+//	spark.kubernetes.driver.requestTimeout                   10000 (ms)
+//	spark.kubernetes.driver.connectionTimeout                10000 (ms)
+//	spark.kubernetes.submission.waitAppCompletion            true
+//	spark.kubernetes.report.interval                         1s
+//	spark.kubernetes.appKillPodDeletionGracePeriod           (the pod's)
+//	spark.kubernetes.authenticate.submission.{oauthToken,oauthTokenFile,caCertFile,clientCertFile,clientKeyFile}
+//	spark.kubernetes.authenticate.driver.{oauthToken,oauthTokenFile,caCertFile,clientCertFile,clientKeyFile}
+//	spark.sparkrpc.kubernetes.executable                     sparkrpc (the command the pods run)
+package kubernetes

@@ -1,0 +1,317 @@
+package kubernetes
+
+// driverpod.go is cluster mode (Spark's KubernetesClientApplication): a
+// driver pod and its headless service; submit follows the pod's phase.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sparkrpc/sparkrpc/cluster"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+	toolswatch "k8s.io/client-go/tools/watch"
+)
+
+// ErrDriverFailed is matched by the error of a cluster-mode application
+// whose driver pod failed.
+var ErrDriverFailed = errors.New("kubernetes: driver pod failed")
+
+// keys never passed to the driver pod: the submission's own credentials.
+func passToDriver(key string) bool {
+	return !strings.HasPrefix(key, KeyAuthSubmissionPrefix) && key != KeySubmissionRequestTimeout &&
+		key != KeySubmissionConnectionTimeout && key != cluster.KeySubmitWorkingDir
+}
+
+// driverPod returns the driver pod of cluster mode and its headless service.
+func driverPod(cfg cluster.SubmitConfig, kcfg *Config, podName string) (*corev1.Pod, *corev1.Service, error) {
+	conf := cfg.Conf
+	image := kcfg.DriverImage
+	if image == "" {
+		image = kcfg.ExecutorImage
+	}
+	memMiB, err := conf.GetSizeAsBytes(cluster.KeyDriverMemory, "1g", 1<<20)
+	if err != nil {
+		return nil, nil, wrapConf(err)
+	}
+	memMiB >>= 20
+	over, err := overheadMiB(conf, KeyDriverMemoryOverhead, memMiB)
+	if err != nil {
+		return nil, nil, err
+	}
+	cores := conf.Get(KeyDriverRequestCores, conf.Get(cluster.KeyDriverCores, "1"))
+	if err := checkQuantity(cores); err != nil {
+		return nil, nil, badConf(KeyDriverRequestCores, cores, err.Error())
+	}
+	labels, err := prefixed(conf, KeyDriverLabelPrefix, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	annotations, err := prefixed(conf, KeyDriverAnnotationPrefix, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	labels[LabelAppSelector] = kcfg.AppID
+	labels[LabelAppName] = AppNameLabel(kcfg.AppName)
+	labels[LabelRole] = RoleDriver
+	args := []string{"driver", "--master", cfg.Master.String(), "--class", cfg.Class}
+	all := conf.All()
+	keys := make([]string, 0, len(all))
+	for k := range all {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if passToDriver(k) {
+			args = append(args, "--conf", k+"="+all[k])
+		}
+	}
+	args = append(args, "--")
+	args = append(args, cfg.Args...)
+	mem := resource.MustParse(fmt.Sprintf("%dMi", memMiB+over))
+	res := corev1.ResourceRequirements{
+		Requests: corev1.ResourceList{corev1.ResourceMemory: mem, corev1.ResourceCPU: resource.MustParse(cores)},
+		Limits:   corev1.ResourceList{corev1.ResourceMemory: mem},
+	}
+	if l := conf.Get(KeyDriverLimitCores, ""); l != "" {
+		q, err := resource.ParseQuantity(l)
+		if err != nil {
+			return nil, nil, badConf(KeyDriverLimitCores, l, err.Error())
+		}
+		res.Limits[corev1.ResourceCPU] = q
+	}
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: podName, Namespace: kcfg.Namespace, Labels: labels, Annotations: annotations},
+		Spec: corev1.PodSpec{
+			RestartPolicy:      corev1.RestartPolicyNever,
+			ServiceAccountName: kcfg.ServiceAccount,
+			NodeSelector:       maps.Clone(kcfg.NodeSelector),
+			Containers: []corev1.Container{{
+				Name: DriverContainerName, Image: image, ImagePullPolicy: corev1.PullPolicy(kcfg.PullPolicy),
+				Command: []string{kcfg.Executable}, Args: args, Resources: res,
+				Ports: []corev1.ContainerPort{{Name: "driver-rpc-port", ContainerPort: DriverPort}},
+				Env: []corev1.EnvVar{
+					{Name: "SPARK_APPLICATION_ID", Value: kcfg.AppID},
+					{Name: "SPARK_DRIVER_POD_IP", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{APIVersion: "v1", FieldPath: "status.podIP"}}},
+				},
+			}},
+		},
+	}
+	svcName := podName + "-svc"
+	if len(svcName) > 63 {
+		svcName = svcName[len(svcName)-63:]
+		svcName = strings.TrimLeft(svcName, "-0123456789")
+	}
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: svcName, Namespace: kcfg.Namespace, Labels: map[string]string{LabelAppSelector: kcfg.AppID}},
+		Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone, Selector: map[string]string{LabelAppSelector: kcfg.AppID, LabelRole: RoleDriver},
+			Ports: []corev1.ServicePort{{Name: "driver-rpc-port", Port: DriverPort}}},
+	}
+	return pod, svc, nil
+}
+
+// submitCluster creates the driver pod and its service, then (unless
+// spark.kubernetes.submission.waitAppCompletion is false) follows the pod
+// until it ends, printing its state changes.
+func submitCluster(ctx context.Context, cfg cluster.SubmitConfig) error {
+	conf := cfg.Conf
+	appID := conf.Get(cluster.KeyAppID, "")
+	if appID == "" {
+		appID = NewAppID()
+	}
+	conf.Set(cluster.KeyAppID, appID)
+	kcfg, err := ParseConfig(conf, appID)
+	if err != nil {
+		return err
+	}
+	conf.SetIfMissing(KeyExecutorPodNamePrefix, kcfg.PodNamePrefix)
+	podName := conf.Get(KeyDriverPodName, kcfg.PodNamePrefix+"-driver")
+	conf.Set(KeyDriverPodName, podName)
+	conf.Set(cluster.KeyDeployMode, "client") // the driver pod runs the driver itself
+	wait, err := conf.GetBool(KeyWaitAppCompletion, true)
+	if err != nil {
+		return wrapConf(err)
+	}
+	interval, err := conf.GetDuration(KeyReportInterval, "1s", time.Millisecond)
+	if err != nil {
+		return wrapConf(err)
+	}
+	client, err := NewClient(conf, ClientOptions{Server: cfg.Master.APIServer})
+	if err != nil {
+		return err
+	}
+	if err := client.CheckAccess(ctx, kcfg.Namespace); err != nil {
+		return err
+	}
+	pod, svc, err := driverPod(cfg, kcfg, podName)
+	if err != nil {
+		return err
+	}
+	cctx, cancel := context.WithTimeout(ctx, client.Timeout)
+	created, err := client.CoreV1().Pods(kcfg.Namespace).Create(cctx, pod, metav1.CreateOptions{})
+	cancel()
+	if err != nil {
+		return client.apiError(err, "create", "pods", kcfg.Namespace)
+	}
+	svc.OwnerReferences = []metav1.OwnerReference{*ownerReferenceTo(created)}
+	cctx, cancel = context.WithTimeout(ctx, client.Timeout)
+	_, err = client.CoreV1().Services(kcfg.Namespace).Create(cctx, svc, metav1.CreateOptions{})
+	cancel()
+	if err != nil {
+		err = client.apiError(err, "create", "services", kcfg.Namespace)
+		dctx, cancel := context.WithTimeout(context.Background(), client.Timeout)
+		_ = client.CoreV1().Pods(kcfg.Namespace).Delete(dctx, podName, metav1.DeleteOptions{})
+		cancel()
+		return err
+	}
+	fmt.Fprintf(cfg.Stderr, "Deployed Spark application %s with application ID %s into Kubernetes: driver pod %s:%s\n",
+		kcfg.AppName, appID, kcfg.Namespace, podName)
+	if !wait {
+		fmt.Fprintf(cfg.Stderr, "Application %s launched; not waiting for it (%s=false)\n", appID, KeyWaitAppCompletion)
+		return nil
+	}
+	return followDriver(ctx, cfg, client, kcfg.Namespace, podName, interval)
+}
+
+// followDriver watches the driver pod, prints its state changes (and every
+// interval its state), and returns when it ends: nil when it succeeded.
+func followDriver(ctx context.Context, cfg cluster.SubmitConfig, client *Client, ns, name string, interval time.Duration) error {
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
+			return client.CoreV1().Pods(ns).List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
+			return client.CoreV1().Pods(ns).Watch(ctx, o)
+		},
+	}
+	var last *corev1.Pod
+	lastDesc := ""
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	events := make(chan *corev1.Pod, 16)
+	deleted := make(chan struct{}, 1)
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	watchDone := make(chan error, 1)
+	watching := true
+	defer func() {
+		cancel()
+		if watching {
+			<-watchDone
+		}
+	}()
+	go func() {
+		_, err := toolswatch.UntilWithSync(wctx, lw, &corev1.Pod{}, nil, func(ev watch.Event) (bool, error) {
+			if ev.Type == watch.Deleted {
+				deleted <- struct{}{}
+				return true, nil
+			}
+			if p, ok := ev.Object.(*corev1.Pod); ok {
+				select {
+				case events <- p:
+				case <-wctx.Done():
+				}
+			}
+			return false, nil
+		})
+		watchDone <- err
+	}()
+	for {
+		select {
+		case p := <-events:
+			last = p
+			if d := describeDriver(p); d != lastDesc {
+				lastDesc = d
+				fmt.Fprintf(cfg.Stderr, "Application status for driver pod %s:%s: %s\n", ns, name, d)
+			}
+			switch p.Status.Phase {
+			case corev1.PodSucceeded:
+				fmt.Fprintf(cfg.Stderr, "Application %s finished: driver pod %s succeeded\n", p.Labels[LabelAppSelector], name)
+				return nil
+			case corev1.PodFailed:
+				return fmt.Errorf("%w: driver pod %s:%s: %s", ErrDriverFailed, ns, name, driverFailure(p))
+			}
+		case <-deleted:
+			return fmt.Errorf("%w: driver pod %s:%s was deleted", ErrDriverFailed, ns, name)
+		case err := <-watchDone:
+			watching = false
+			if ctx.Err() != nil {
+				return fmt.Errorf("%w: the application keeps running (stop it with submit --master %s --kill %s:%s)",
+					context.Cause(ctx), cfg.Master, ns, name)
+			}
+			return client.apiError(err, "watch", "pods/"+name, ns)
+		case <-tick.C:
+			if last != nil {
+				fmt.Fprintf(cfg.Stderr, "Application status for driver pod %s:%s (phase: %s)\n", ns, name, last.Status.Phase)
+			}
+		case <-ctx.Done():
+			return fmt.Errorf("%w: the application keeps running (stop it with submit --master %s --kill %s:%s)",
+				context.Cause(ctx), cfg.Master, ns, name)
+		}
+	}
+}
+
+// describeDriver is a one-line state of the driver pod: phase, container
+// state, and the scheduler's reason when it is not placed.
+func describeDriver(p *corev1.Pod) string {
+	d := "phase: " + string(p.Status.Phase)
+	if msg := unschedulable(p); msg != "" {
+		d += ", FailedScheduling: " + msg
+	}
+	for _, cs := range p.Status.ContainerStatuses {
+		switch {
+		case cs.State.Running != nil:
+			d += ", container running"
+		case cs.State.Terminated != nil:
+			d += fmt.Sprintf(", container terminated (exit code %d%s)", cs.State.Terminated.ExitCode, suffix(cs.State.Terminated.Reason))
+		case cs.State.Waiting != nil:
+			d += ", container waiting" + suffix(cs.State.Waiting.Reason)
+		}
+	}
+	return d
+}
+
+func suffix(s string) string {
+	if s == "" {
+		return ""
+	}
+	return ", " + s
+}
+
+func driverFailure(p *corev1.Pod) string {
+	var parts []string
+	if p.Status.Reason != "" {
+		parts = append(parts, p.Status.Reason)
+	}
+	if p.Status.Message != "" {
+		parts = append(parts, p.Status.Message)
+	}
+	for _, cs := range p.Status.ContainerStatuses {
+		if t := cs.State.Terminated; t != nil {
+			s := fmt.Sprintf("exit code %d", t.ExitCode)
+			if t.Reason != "" {
+				s += " (" + t.Reason + ")"
+			}
+			if t.Message != "" {
+				s += ": " + strings.TrimSpace(t.Message)
+			}
+			parts = append(parts, s)
+		}
+	}
+	if len(parts) == 0 {
+		return "failed"
+	}
+	return strings.Join(parts, "; ")
+}

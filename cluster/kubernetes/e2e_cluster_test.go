@@ -1,0 +1,127 @@
+package kubernetes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// runSparkrpc runs the sparkrpc binary with the test cluster's kubeconfig
+// and returns its combined output and exit code.
+func runSparkrpc(ctx context.Context, t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, sparkrpcBin, args...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+controlPlane.Kubeconfig())
+	cmd.WaitDelay = 5 * time.Second
+	out, err := cmd.CombinedOutput()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("sparkrpc %v: %v", args, err)
+	}
+	return string(out), code
+}
+
+// clusterArgs are the submit arguments of a cluster-mode application; the
+// driver pod authenticates with a token file (the test nodes mount no
+// service account token).
+func clusterArgs(t *testing.T, prefix string) []string {
+	tok := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tok, []byte(controlPlane.AdminToken()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"submit", "--master", "k8s://" + controlPlane.Server(), "--deploy-mode", "cluster", "--num-executors", "2",
+		"--executor-memory", "512m",
+		"--conf", KeyContainerImage + "=sparkrpc:test",
+		"--conf", KeyExecutorPodNamePrefix + "=" + prefix,
+		"--conf", KeyBatchDelay + "=100ms",
+		"--conf", KeyReportInterval + "=5s",
+		"--conf", KeyAuthDriverPrefix + AuthOAuthTokenFile + "=" + tok,
+		"--conf", KeyAuthDriverPrefix + AuthCACertFile + "=" + controlPlane.CAFile()}
+}
+
+// TestKubernetesClusterMode: a driver pod and executor pods owned by it;
+// submit prints the driver pod's state changes and exits 0 with the
+// application's success, non-zero with the reason of a failed one.
+func TestKubernetesClusterMode(t *testing.T) {
+	c := needCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	prefix := fmt.Sprintf("cm%d", time.Now().UnixNano()%1e9)
+	args := append(clusterArgs(t, prefix), "--class", "SparkPi", "4")
+	out, code := runSparkrpc(ctx, t, args...)
+	if code != 0 || !strings.Contains(out, "phase: Running") || !strings.Contains(out, "succeeded") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	logs, err := c.CoreV1().Pods("default").GetLogs(prefix+"-driver", &corev1.PodLogOptions{}).DoRaw(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !piRe.Match(logs) {
+		t.Fatalf("no Pi in the driver's log:\n%s", logs)
+	}
+	checkPi(t, string(logs), 4)
+	_ = c.CoreV1().Pods("default").Delete(ctx, prefix+"-driver", metav1.DeleteOptions{})
+
+	fprefix := fmt.Sprintf("cf%d", time.Now().UnixNano()%1e9)
+	args = append(clusterArgs(t, fprefix), "--class", "ErrorApp")
+	out, code = runSparkrpc(ctx, t, args...)
+	if code == 0 || !strings.Contains(out, "exit code") {
+		t.Fatalf("a failed application: exit %d:\n%s", code, out)
+	}
+	_ = c.CoreV1().Pods("default").Delete(ctx, fprefix+"-driver", metav1.DeleteOptions{})
+}
+
+// TestKubernetesKillAndStatus: --status reports the driver pod's phase;
+// --kill ends the application and the executor pods are collected
+// through their ownerReference.
+func TestKubernetesKillAndStatus(t *testing.T) {
+	c := needCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	prefix := fmt.Sprintf("ks%d", time.Now().UnixNano()%1e9)
+	args := append(clusterArgs(t, prefix), "--conf", KeyWaitAppCompletion+"=false", "--conf", "spark.examples.sparkPi.taskDelay=2s",
+		"--class", "SparkPi", "200")
+	out, code := runSparkrpc(ctx, t, args...)
+	if code != 0 {
+		t.Fatalf("submit: exit %d:\n%s", code, out)
+	}
+	driver := prefix + "-driver"
+	var appID string
+	waitFor(t, time.Minute, "2 running executor pods owned by the driver", func() bool {
+		l, err := c.CoreV1().Pods("default").List(ctx, metav1.ListOptions{LabelSelector: LabelRole + "=" + RoleExecutor})
+		if err != nil {
+			return false
+		}
+		n := 0
+		for _, p := range l.Items {
+			if strings.HasPrefix(p.Name, prefix+"-exec-") && len(p.OwnerReferences) == 1 && p.OwnerReferences[0].Name == driver {
+				n++
+				appID = p.Labels[LabelAppSelector]
+			}
+		}
+		return n == 2
+	})
+	out, code = runSparkrpc(ctx, t, "submit", "--master", "k8s://"+controlPlane.Server(), "--status", "default:"+prefix+"-*")
+	if code != 0 || !strings.Contains(out, "pod name: "+driver) || !strings.Contains(out, "phase: Running") {
+		t.Fatalf("--status: exit %d:\n%s", code, out)
+	}
+	out, code = runSparkrpc(ctx, t, "submit", "--master", "k8s://"+controlPlane.Server(), "--kill", "default:"+driver)
+	if code != 0 || !strings.Contains(out, "Deleting driver pod default:"+driver) {
+		t.Fatalf("--kill: exit %d:\n%s", code, out)
+	}
+	waitFor(t, time.Minute, "the driver and executor pods gone", func() bool {
+		return len(executorPods(t, c, appID)) == 0
+	})
+}

@@ -1,0 +1,91 @@
+// Command sparkrpc-localkube starts a local Kubernetes control plane (etcd, kube-apiserver,
+// kube-scheduler, kube-controller-manager and process nodes; see package kubetest) so that
+// `sparkrpc submit --master k8s://...` can be tried on one machine:
+//
+//	cluster/kubernetes/kubetest/build-controlplane ~/.cache/sparkrpc-kube/bin
+//	go run ./cluster/kubernetes/kubetest/cmd/sparkrpc-localkube --bin ~/.cache/sparkrpc-kube/bin
+//
+// It writes an admin kubeconfig (to --kubeconfig, or into the control plane's working folder),
+// prints its path, the --master URL and an export line for KUBECONFIG, and runs until SIGINT or
+// SIGTERM, when it stops every process it started.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubetest"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "sparkrpc-localkube:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	bin := flag.String("bin", os.Getenv(kubetest.BinEnv), "folder of the control-plane binaries (default $"+kubetest.BinEnv+")")
+	nodes := flag.Int("nodes", 1, "number of nodes")
+	cpu := flag.String("node-cpu", "4", "cpu capacity of each node")
+	memory := flag.String("node-memory", "8Gi", "memory capacity of each node")
+	pods := flag.Int("node-pods", 110, "pod capacity of each node")
+	pathPrefix := flag.String("path-prefix", "", "folder put in front of PATH for pod processes (where the sparkrpc binary is)")
+	logDir := flag.String("log-dir", "", "folder for the components' logs (default: a temporary folder, removed at exit)")
+	kubeconfig := flag.String("kubeconfig", "", "also write the admin kubeconfig to this file")
+	timeout := flag.Duration("start-timeout", 2*time.Minute, "how long to wait for the control plane to be ready")
+	flag.Parse()
+	if *bin == "" {
+		return fmt.Errorf("--bin (or $%s) is required: build the binaries with cluster/kubernetes/kubetest/build-controlplane DIR", kubetest.BinEnv)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	opts := []kubetest.Option{
+		kubetest.WithNodes(*nodes),
+		kubetest.WithNodeCapacity(*cpu, *memory, *pods),
+		kubetest.WithStartTimeout(*timeout),
+	}
+	if *pathPrefix != "" {
+		abs, err := filepath.Abs(*pathPrefix)
+		if err != nil {
+			return err
+		}
+		opts = append(opts, kubetest.WithPathPrefix(abs))
+	}
+	if *logDir != "" {
+		opts = append(opts, kubetest.WithLogDir(*logDir))
+	}
+	started := time.Now()
+	cp, err := kubetest.Start(ctx, *bin, opts...)
+	if err != nil {
+		return err
+	}
+	kc := cp.Kubeconfig()
+	if *kubeconfig != "" {
+		b, err := os.ReadFile(kc)
+		if err == nil {
+			err = os.WriteFile(*kubeconfig, b, 0o600)
+		}
+		if err != nil {
+			_ = cp.Stop()
+			return err
+		}
+		kc = *kubeconfig
+	}
+	fmt.Printf("control plane ready in %s\n", time.Since(started).Round(time.Millisecond))
+	fmt.Printf("kubeconfig: %s\n", kc)
+	fmt.Printf("master:     k8s://%s\n", cp.Server())
+	fmt.Printf("logs:       %s\n", cp.LogDir())
+	fmt.Printf("\n  export KUBECONFIG=%s\n  sparkrpc submit --master k8s://%s ...\n\nCtrl-C stops it.\n", kc, cp.Server())
+
+	<-ctx.Done()
+	fmt.Println("stopping")
+	return cp.Stop()
+}

@@ -1,0 +1,47 @@
+// Package kubetest starts a real, local Kubernetes control plane for tests and for trying
+// `sparkrpc submit --master k8s://...` on one machine: etcd, kube-apiserver, kube-scheduler,
+// kube-controller-manager and one or more sparkrpc-kubelet nodes (a virtual-kubelet node that runs
+// each pod's first container command as a local process), each a child process on free loopback
+// ports.
+//
+// The binaries are built from the module proxy by the separate Go module in ./controlplane (so this
+// module does not depend on k8s.io/kubernetes):
+//
+//	cluster/kubernetes/kubetest/build-controlplane DIR   # many minutes the first time
+//	export SPARKRPC_KUBE_BIN=DIR                         # BinEnv, read by the tests
+//
+// and a control plane is started from them with
+//
+//	cp, err := kubetest.Start(ctx, os.Getenv(kubetest.BinEnv), kubetest.WithPathPrefix(binDir))
+//	defer cp.Stop()
+//
+// or, for users, with
+//
+//	go run ./cluster/kubernetes/kubetest/cmd/sparkrpc-localkube --bin DIR
+//
+// which prints the kubeconfig path and the --master URL and stops everything on Ctrl-C.
+//
+// What the control plane is:
+//   - kube-apiserver on https://127.0.0.1:PORT with a serving certificate from a fresh CA
+//     (CAFile), a static token file holding the admin token (AdminToken, group system:masters)
+//     and the components' tokens, a token webhook served by this process for AddToken, the
+//     service-account key pair from one generated RSA key, and --authorization-mode=Node,RBAC, so
+//     that users added with AddToken get only what RBAC grants them.
+//   - kube-controller-manager with Controllers: ownerReference garbage collection, namespace
+//     deletion, the default service account and the kube-root-ca.crt config map. Nothing else: no
+//     replica sets, jobs, node lifecycle (no eviction of pods on a lost node), endpoints or PodGC.
+//   - kube-scheduler with its defaults: a pod that does not fit any node stays Pending with a
+//     FailedScheduling event, as on a real cluster.
+//   - Nodes named sparkrpc-node-N with the capacity of WithNodeCapacity, InternalIP 127.0.0.1.
+//     A pod's first container runs as a process in its own process group with the container's
+//     command, args and environment (Downward API fieldRefs included, status.podIP is 127.0.0.1)
+//     and PATH prefixed by WithPathPrefix; the image is ignored, volumes are not mounted, restart
+//     policies are not applied, other containers are not run. Its phase goes Pending, Running,
+//     Succeeded or Failed with the exit code; deletion sends SIGTERM to the group and SIGKILL after
+//     the grace period; `kubectl logs` works. There is no cluster DNS and no service network: pods
+//     reach each other and the API server on 127.0.0.1 (KUBERNETES_SERVICE_HOST/PORT name the
+//     API server).
+//
+// Every child is killed if the starting process dies (Pdeathsig), and Stop ends them in order
+// (nodes, controllers, API server, etcd) leaving no process behind.
+package kubetest

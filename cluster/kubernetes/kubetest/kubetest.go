@@ -1,0 +1,593 @@
+package kubetest
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	authnv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+// BinEnv is the environment variable naming the folder of the control-plane binaries.
+const BinEnv = "SPARKRPC_KUBE_BIN"
+
+// Binaries are the programs Start needs in its binDir (built by build-controlplane).
+var Binaries = []string{"etcd", "kube-apiserver", "kube-scheduler", "kube-controller-manager", "sparkrpc-kubelet"}
+
+// ContextName is the name of the context (and cluster) in the admin kubeconfig.
+const ContextName = "sparkrpc-local"
+
+// Controllers are the kube-controller-manager controllers the control plane runs: ownerReference
+// garbage collection, namespace deletion, the default service account and its token, and the
+// kube-root-ca.crt config map that service-account volumes project.
+var Controllers = []string{
+	"garbage-collector-controller",
+	"namespace-controller",
+	"serviceaccount-controller",
+	"serviceaccount-token-controller",
+	"root-ca-certificate-publisher-controller",
+}
+
+// ErrMissingBinary is returned by Start when binDir lacks one of Binaries.
+var ErrMissingBinary = errors.New("kubetest: control-plane binary missing (build them with cluster/kubernetes/kubetest/build-controlplane DIR)")
+
+// ErrComponentExited is returned by Start when a component exits before the control plane is ready.
+var ErrComponentExited = errors.New("kubetest: control-plane component exited")
+
+type options struct {
+	nodes        int
+	cpu, memory  string
+	pods         int
+	pathPrefix   string
+	logDir       string
+	startTimeout time.Duration
+}
+
+// Option configures Start.
+type Option func(*options)
+
+// WithNodes sets how many nodes (sparkrpc-kubelet processes) the control plane has; default 1.
+func WithNodes(n int) Option { return func(o *options) { o.nodes = n } }
+
+// WithNodeCapacity sets each node's cpu, memory and pod capacity; default "4", "8Gi", 110.
+func WithNodeCapacity(cpu string, memory string, pods int) Option {
+	return func(o *options) { o.cpu, o.memory, o.pods = cpu, memory, pods }
+}
+
+// WithPathPrefix puts dir in front of PATH for pod processes (and for finding their command).
+func WithPathPrefix(dir string) Option { return func(o *options) { o.pathPrefix = dir } }
+
+// WithLogDir writes the components' logs (etcd.log, kube-apiserver.log, ...) to dir, which is
+// kept. By default they go to a temporary folder removed at Stop unless KeepLogs was called.
+func WithLogDir(dir string) Option { return func(o *options) { o.logDir = dir } }
+
+// WithStartTimeout bounds Start (besides its context); default 2 minutes.
+func WithStartTimeout(d time.Duration) Option { return func(o *options) { o.startTimeout = d } }
+
+// ControlPlane is a running local Kubernetes control plane: etcd, kube-apiserver, kube-scheduler,
+// kube-controller-manager and sparkrpc-kubelet nodes, each a child process in its own process
+// group, on free loopback ports.
+type ControlPlane struct {
+	work       string // certificates, tokens, kubeconfigs, etcd data, node directories
+	logDir     string
+	ownLogDir  bool
+	server     string
+	caFile     string
+	adminToken string
+	kubeconfig string
+	restCfg    *rest.Config
+	httpClient *http.Client
+	client     kubernetes.Interface
+	nodeNames  []string
+
+	webhook  *http.Server
+	tokensMu sync.Mutex
+	tokens   map[string]authnv1.UserInfo
+
+	etcd, apiserver *process
+	controllers     []*process // scheduler, controller manager
+	nodes           []*process
+
+	mu       sync.Mutex
+	keepLogs bool
+	stopped  bool
+	stopErr  error
+}
+
+// Start starts a control plane from the binaries in binDir and returns once /readyz is ok, the
+// default namespace's default ServiceAccount exists and every node is Ready and schedulable.
+// ctx bounds the start only. On error everything started is stopped again and the logs are kept
+// (their folder is named in the error).
+func Start(ctx context.Context, binDir string, opts ...Option) (*ControlPlane, error) {
+	o := options{nodes: 1, cpu: "4", memory: "8Gi", pods: 110, startTimeout: 2 * time.Minute}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.nodes < 0 {
+		return nil, fmt.Errorf("kubetest: WithNodes(%d): negative", o.nodes)
+	}
+	for _, b := range Binaries {
+		if fi, err := os.Stat(filepath.Join(binDir, b)); err != nil || fi.IsDir() {
+			return nil, fmt.Errorf("%w: %s in %q", ErrMissingBinary, b, binDir)
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.startTimeout)
+	defer cancel()
+
+	work, err := os.MkdirTemp("", "sparkrpc-kube-")
+	if err != nil {
+		return nil, err
+	}
+	c := &ControlPlane{work: work, logDir: o.logDir, tokens: map[string]authnv1.UserInfo{}}
+	if c.logDir == "" {
+		c.logDir = filepath.Join(work, "logs")
+		c.ownLogDir = true
+	}
+	if err := os.MkdirAll(c.logDir, 0o755); err != nil {
+		_ = os.RemoveAll(work)
+		return nil, err
+	}
+	if err := c.start(ctx, binDir, o); err != nil {
+		c.KeepLogs()
+		_ = c.Stop()
+		return nil, fmt.Errorf("%w (component logs in %s)", err, c.logDir)
+	}
+	return c, nil
+}
+
+func (c *ControlPlane) start(ctx context.Context, binDir string, o options) error {
+	bin := func(name string) string { return filepath.Join(binDir, name) }
+	path := func(name string) string { return filepath.Join(c.work, name) }
+
+	ca, err := newAuthority()
+	if err != nil {
+		return err
+	}
+	c.caFile = path("ca.crt")
+	if err := os.WriteFile(c.caFile, ca.pem, 0o644); err != nil {
+		return err
+	}
+	loopback := []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback, net.IPv4(10, 0, 0, 1)}
+	svcNames := []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"}
+	if err := ca.issue(path("apiserver.crt"), path("apiserver.key"), "kube-apiserver", nil, true, loopback, svcNames); err != nil {
+		return err
+	}
+	if err := ca.issue(path("apiserver-kubelet-client.crt"), path("apiserver-kubelet-client.key"), "kube-apiserver-kubelet-client", []string{"system:masters"}, false, nil, nil); err != nil {
+		return err
+	}
+	if err := writeRSAKey(path("sa.key")); err != nil {
+		return err
+	}
+
+	// Static tokens: the admin and every component. Tokens added later are answered by the webhook.
+	c.adminToken = newToken()
+	type tok struct{ token, user string }
+	schedTok := tok{newToken(), "system:kube-scheduler"}
+	kcmTok := tok{newToken(), "system:kube-controller-manager"}
+	var csv strings.Builder
+	fmt.Fprintf(&csv, "%s,admin,admin,\"system:masters\"\n", c.adminToken)
+	// The components run as system:masters: the kube-controller-manager then needs no
+	// per-controller service accounts, and the nodes' informers may list all secrets and config maps.
+	for _, t := range []tok{schedTok, kcmTok} {
+		fmt.Fprintf(&csv, "%s,%s,%s,\"system:masters\"\n", t.token, t.user, t.user)
+	}
+	var nodeToks []tok
+	for i := 1; i <= o.nodes; i++ {
+		name := fmt.Sprintf("sparkrpc-node-%d", i)
+		c.nodeNames = append(c.nodeNames, name)
+		t := tok{newToken(), "system:node:" + name}
+		nodeToks = append(nodeToks, t)
+		fmt.Fprintf(&csv, "%s,%s,%s,\"system:masters\"\n", t.token, t.user, t.user)
+	}
+	if err := os.WriteFile(path("tokens.csv"), []byte(csv.String()), 0o600); err != nil {
+		return err
+	}
+
+	if err := c.startWebhook(ca, path("webhook.kubeconfig")); err != nil {
+		return err
+	}
+
+	// etcd
+	etcdPort, err := freePort()
+	if err != nil {
+		return err
+	}
+	peerPort, err := freePort()
+	if err != nil {
+		return err
+	}
+	etcdURL := "http://127.0.0.1:" + strconv.Itoa(etcdPort)
+	c.etcd, err = startProcess("etcd", bin("etcd"), c.logDir,
+		"--data-dir="+path("etcd"),
+		"--listen-client-urls="+etcdURL,
+		"--listen-peer-urls=http://127.0.0.1:"+strconv.Itoa(peerPort),
+		"--unsafe-no-fsync",
+	)
+	if err != nil {
+		return err
+	}
+	hc := &http.Client{Timeout: 2 * time.Second}
+	defer hc.CloseIdleConnections()
+	if err := c.waitFor(ctx, "etcd health", []*process{c.etcd}, func() bool {
+		resp, err := hc.Get(etcdURL + "/health")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode == http.StatusOK && bytes.Contains(b, []byte(`"true"`))
+	}); err != nil {
+		return err
+	}
+
+	// kube-apiserver
+	apiPort, err := freePort()
+	if err != nil {
+		return err
+	}
+	c.server = "https://127.0.0.1:" + strconv.Itoa(apiPort)
+	c.apiserver, err = startProcess("kube-apiserver", bin("kube-apiserver"), c.logDir,
+		"--etcd-servers="+etcdURL,
+		"--bind-address=127.0.0.1",
+		"--advertise-address=127.0.0.1",
+		"--secure-port="+strconv.Itoa(apiPort),
+		"--cert-dir="+path("apiserver-certs"),
+		"--tls-cert-file="+path("apiserver.crt"),
+		"--tls-private-key-file="+path("apiserver.key"),
+		"--client-ca-file="+c.caFile,
+		"--token-auth-file="+path("tokens.csv"),
+		"--authentication-token-webhook-config-file="+path("webhook.kubeconfig"),
+		"--authentication-token-webhook-cache-ttl=0s",
+		"--service-account-key-file="+path("sa.key"),
+		"--service-account-signing-key-file="+path("sa.key"),
+		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+		"--authorization-mode=Node,RBAC",
+		"--service-cluster-ip-range=10.0.0.0/24",
+		"--endpoint-reconciler-type=none", // the loopback address is not a valid endpoint
+		"--kubelet-client-certificate="+path("apiserver-kubelet-client.crt"),
+		"--kubelet-client-key="+path("apiserver-kubelet-client.key"),
+		"--kubelet-certificate-authority="+c.caFile,
+		"--kubelet-preferred-address-types=InternalIP",
+		"--allow-privileged=true",
+		"--profiling=false",
+	)
+	if err != nil {
+		return err
+	}
+	c.restCfg = &rest.Config{
+		Host:            c.server,
+		BearerToken:     c.adminToken,
+		TLSClientConfig: rest.TLSClientConfig{CAFile: c.caFile},
+		QPS:             100,
+		Burst:           200,
+	}
+	c.httpClient, err = rest.HTTPClientFor(c.restCfg)
+	if err != nil {
+		return err
+	}
+	cs, err := kubernetes.NewForConfigAndClient(c.restCfg, c.httpClient)
+	if err != nil {
+		return err
+	}
+	c.client = cs
+	if err := c.waitFor(ctx, "kube-apiserver /readyz", []*process{c.etcd, c.apiserver}, func() bool {
+		rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		b, err := cs.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(rctx)
+		return err == nil && string(b) == "ok"
+	}); err != nil {
+		return err
+	}
+
+	// kubeconfigs
+	c.kubeconfig = path("kubeconfig")
+	if err := c.writeKubeconfig(c.kubeconfig, "admin", c.adminToken); err != nil {
+		return err
+	}
+	if err := c.writeKubeconfig(path("scheduler.kubeconfig"), schedTok.user, schedTok.token); err != nil {
+		return err
+	}
+	if err := c.writeKubeconfig(path("controller-manager.kubeconfig"), kcmTok.user, kcmTok.token); err != nil {
+		return err
+	}
+
+	sched, err := startProcess("kube-scheduler", bin("kube-scheduler"), c.logDir,
+		"--kubeconfig="+path("scheduler.kubeconfig"),
+		"--leader-elect=false",
+		"--secure-port=0",
+	)
+	if err != nil {
+		return err
+	}
+	c.controllers = append(c.controllers, sched)
+	kcm, err := startProcess("kube-controller-manager", bin("kube-controller-manager"), c.logDir,
+		"--kubeconfig="+path("controller-manager.kubeconfig"),
+		"--leader-elect=false",
+		"--secure-port=0",
+		"--controllers="+strings.Join(Controllers, ","),
+		"--service-account-private-key-file="+path("sa.key"),
+		"--root-ca-file="+c.caFile,
+		"--use-service-account-credentials=false",
+	)
+	if err != nil {
+		return err
+	}
+	c.controllers = append(c.controllers, kcm)
+
+	for i, name := range c.nodeNames {
+		kc := path(name + ".kubeconfig")
+		if err := c.writeKubeconfig(kc, nodeToks[i].user, nodeToks[i].token); err != nil {
+			return err
+		}
+		crt, key := path(name+".crt"), path(name+".key")
+		if err := ca.issue(crt, key, name, nil, true, []net.IP{net.IPv4(127, 0, 0, 1)}, []string{name, "localhost"}); err != nil {
+			return err
+		}
+		args := []string{
+			"--kubeconfig=" + kc,
+			"--node-name=" + name,
+			"--root-dir=" + path(name),
+			"--address=127.0.0.1",
+			"--port=0",
+			"--cpu=" + o.cpu,
+			"--memory=" + o.memory,
+			"--pods=" + strconv.Itoa(o.pods),
+			"--tls-cert-file=" + crt,
+			"--tls-private-key-file=" + key,
+			"--client-ca-file=" + c.caFile,
+		}
+		if o.pathPrefix != "" {
+			args = append(args, "--path-prefix="+o.pathPrefix)
+		}
+		p, err := startProcess(name, bin("sparkrpc-kubelet"), c.logDir, args...)
+		if err != nil {
+			return err
+		}
+		c.nodes = append(c.nodes, p)
+	}
+
+	all := append([]*process{c.etcd, c.apiserver}, c.controllers...)
+	all = append(all, c.nodes...)
+	if err := c.waitFor(ctx, "the default ServiceAccount", all, func() bool {
+		_, err := cs.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{})
+		return err == nil
+	}); err != nil {
+		return err
+	}
+	return c.waitFor(ctx, "nodes Ready and schedulable", all, func() bool {
+		for _, name := range c.nodeNames {
+			n, err := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+			if err != nil || !schedulable(n) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// schedulable reports whether n is Ready, not cordoned and has no NoSchedule or NoExecute taint.
+func schedulable(n *corev1.Node) bool {
+	if n.Spec.Unschedulable {
+		return false
+	}
+	for _, t := range n.Spec.Taints {
+		if t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute {
+			return false
+		}
+	}
+	for _, cond := range n.Status.Conditions {
+		if cond.Type == corev1.NodeReady {
+			return cond.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// waitFor polls ok until it holds, ctx ends (an error naming what) or one of procs exits.
+func (c *ControlPlane) waitFor(ctx context.Context, what string, procs []*process, ok func() bool) error {
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if ok() {
+			return nil
+		}
+		for _, p := range procs {
+			if p.exited() {
+				return fmt.Errorf("%w: %s while waiting for %s: %v\n%s", ErrComponentExited, p.name, what, p.err, p.logTail(20))
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("kubetest: waiting for %s: %w (bounded by the start context and WithStartTimeout)", what, ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+// writeKubeconfig writes a kubeconfig for user with token, context ContextName, namespace default.
+func (c *ControlPlane) writeKubeconfig(file, user, token string) error {
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters[ContextName] = &clientcmdapi.Cluster{Server: c.server, CertificateAuthority: c.caFile}
+	cfg.AuthInfos[user] = &clientcmdapi.AuthInfo{Token: token}
+	cfg.Contexts[ContextName] = &clientcmdapi.Context{Cluster: ContextName, AuthInfo: user, Namespace: metav1.NamespaceDefault}
+	cfg.CurrentContext = ContextName
+	return clientcmd.WriteToFile(*cfg, file)
+}
+
+// startWebhook serves the token webhook that AddToken feeds and writes the API server's
+// configuration for it.
+func (c *ControlPlane) startWebhook(ca *authority, kubeconfig string) error {
+	tlsCfg, err := ca.serverTLS(filepath.Join(c.work, "webhook.crt"), filepath.Join(c.work, "webhook.key"))
+	if err != nil {
+		return err
+	}
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", tlsCfg)
+	if err != nil {
+		return err
+	}
+	c.webhook = &http.Server{Handler: http.HandlerFunc(c.serveTokenReview), ReadHeaderTimeout: 10 * time.Second}
+	go c.webhook.Serve(ln) //nolint:errcheck // ends at Stop with ErrServerClosed
+
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["webhook"] = &clientcmdapi.Cluster{Server: "https://" + ln.Addr().String() + "/tokenreview", CertificateAuthority: c.caFile}
+	cfg.AuthInfos["kube-apiserver"] = &clientcmdapi.AuthInfo{}
+	cfg.Contexts["webhook"] = &clientcmdapi.Context{Cluster: "webhook", AuthInfo: "kube-apiserver"}
+	cfg.CurrentContext = "webhook"
+	return clientcmd.WriteToFile(*cfg, kubeconfig)
+}
+
+func (c *ControlPlane) serveTokenReview(w http.ResponseWriter, r *http.Request) {
+	var review authnv1.TokenReview
+	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&review); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	c.tokensMu.Lock()
+	u, ok := c.tokens[review.Spec.Token]
+	c.tokensMu.Unlock()
+	review.Spec = authnv1.TokenReviewSpec{}
+	review.Status = authnv1.TokenReviewStatus{Authenticated: ok}
+	if ok {
+		review.Status.User = u
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(&review)
+}
+
+// Server is the API server's URL, "https://127.0.0.1:PORT".
+func (c *ControlPlane) Server() string { return c.server }
+
+// CAFile is the file of the CA certificate that signed the API server's serving certificate.
+func (c *ControlPlane) CAFile() string { return c.caFile }
+
+// AdminToken is a bearer token of a cluster admin (group system:masters).
+func (c *ControlPlane) AdminToken() string { return c.adminToken }
+
+// Kubeconfig is the path of a kubeconfig for the admin token, context "sparkrpc-local",
+// namespace default.
+func (c *ControlPlane) Kubeconfig() string { return c.kubeconfig }
+
+// LogDir is the folder of the components' logs.
+func (c *ControlPlane) LogDir() string { return c.logDir }
+
+// NodeNames are the names of the nodes.
+func (c *ControlPlane) NodeNames() []string { return append([]string(nil), c.nodeNames...) }
+
+// KeepLogs makes Stop keep the component logs (for example when a test failed); their folder is
+// LogDir.
+func (c *ControlPlane) KeepLogs() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.keepLogs = true
+}
+
+// RESTConfig is a client configuration for the admin token; each call returns a new copy.
+func (c *ControlPlane) RESTConfig() *rest.Config { return rest.CopyConfig(c.restCfg) }
+
+// Client is a clientset for the admin token. Its idle connections are closed at Stop.
+func (c *ControlPlane) Client() kubernetes.Interface { return c.client }
+
+// AddToken makes token a valid bearer token of user in groups, at once and without restarting
+// anything: tokens other than the admin's and the components' are checked by a webhook that the
+// control plane's process serves. Authorization is RBAC's (and the Node authorizer's): bind roles
+// to user or groups to grant rights.
+func (c *ControlPlane) AddToken(token, user string, groups ...string) {
+	c.tokensMu.Lock()
+	defer c.tokensMu.Unlock()
+	c.tokens[token] = authnv1.UserInfo{Username: user, UID: user, Groups: append([]string{"system:authenticated"}, groups...)}
+}
+
+// Stop stops the nodes (which stop their pods), the controllers and the scheduler, the API server
+// and then etcd, each with SIGTERM to its process group and SIGKILL if it has not ended in time,
+// and removes the working files (and the logs, unless WithLogDir or KeepLogs). It returns an error
+// when a component had to be killed or had failed; calling it again returns the same result.
+func (c *ControlPlane) Stop() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopped {
+		return c.stopErr
+	}
+	c.stopped = true
+	var errs []error
+	stopAll := func(ps []*process, grace time.Duration) {
+		var wg sync.WaitGroup
+		errCh := make(chan error, len(ps))
+		for _, p := range ps {
+			if p == nil {
+				continue
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errCh <- p.stop(grace)
+			}()
+		}
+		wg.Wait()
+		close(errCh)
+		for err := range errCh {
+			if err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	stopAll(c.nodes, 20*time.Second)
+	stopAll(c.controllers, 10*time.Second)
+	stopAll([]*process{c.apiserver}, 20*time.Second)
+	stopAll([]*process{c.etcd}, 10*time.Second)
+	if c.webhook != nil {
+		_ = c.webhook.Close()
+	}
+	if c.httpClient != nil {
+		utilnet.CloseIdleConnectionsFor(c.httpClient.Transport)
+	}
+	if c.ownLogDir && c.keepLogs {
+		// The default log folder is inside the work folder: move it out before that goes.
+		if kept, err := os.MkdirTemp("", "sparkrpc-kube-logs-"); err == nil {
+			if err := os.Rename(c.logDir, filepath.Join(kept, "logs")); err == nil {
+				c.logDir = filepath.Join(kept, "logs")
+			}
+		}
+	}
+	if err := os.RemoveAll(c.work); err != nil {
+		errs = append(errs, err)
+	}
+	c.stopErr = errors.Join(errs...)
+	return c.stopErr
+}
+
+func newToken() string {
+	b := make([]byte, 24)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// freePort is a loopback TCP port that was free a moment ago.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}

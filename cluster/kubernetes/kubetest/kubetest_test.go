@@ -1,0 +1,307 @@
+package kubetest_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubetest"
+)
+
+var binDir string
+
+const skipMsg = "kubetest: " + kubetest.BinEnv + " is unset: the TestKubernetes* tests need the control-plane binaries; " +
+	"build them with cluster/kubernetes/kubetest/build-controlplane DIR and set " + kubetest.BinEnv + "=DIR"
+
+func TestMain(m *testing.M) {
+	binDir = os.Getenv(kubetest.BinEnv)
+	if binDir == "" {
+		fmt.Fprintln(os.Stderr, skipMsg)
+	}
+	goleak.VerifyTestMain(m,
+		// klog (imported by client-go) starts its flush daemon in its package init; it runs for
+		// the life of the process and is no leak of ours.
+		goleak.IgnoreTopFunction("k8s.io/klog/v2.(*flushDaemon).run.func1"),
+	)
+}
+
+func needBin(t *testing.T) {
+	t.Helper()
+	if binDir == "" {
+		t.Skip(skipMsg)
+	}
+}
+
+// eventually polls cond every 100 ms until it returns nil or the deadline passes.
+func eventually(t *testing.T, d time.Duration, what string, cond func() error) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		err := cond()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %s: %v", what, d, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func processPod(name string, script string) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: corev1.PodSpec{
+			RestartPolicy: corev1.RestartPolicyNever,
+			Containers: []corev1.Container{{
+				Name:    "main",
+				Image:   "unused",
+				Command: []string{"sh", "-c", script},
+				Env: []corev1.EnvVar{
+					{Name: "POD_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}},
+					{Name: "POD_NAMESPACE", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.namespace"}}},
+					{Name: "POD_IP", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "status.podIP"}}},
+					{Name: "NODE", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "spec.nodeName"}}},
+					{Name: "GREETING", Value: "hi from $(POD_NAME)"},
+				},
+			}},
+		},
+	}
+}
+
+func podLog(ctx context.Context, c kubernetes.Interface, name string) (string, error) {
+	b, err := c.CoreV1().Pods("default").GetLogs(name, &corev1.PodLogOptions{Container: "main"}).DoRaw(ctx)
+	return string(b), err
+}
+
+// descendants are the pids of the live processes below pid (from /proc).
+func descendants(t *testing.T, pid int) []int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := map[int]int{}
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so split after the last ')'.
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		if len(f) < 2 || f[0] == "Z" {
+			continue
+		}
+		pp, _ := strconv.Atoi(f[1])
+		parent[p] = pp
+	}
+	var out []int
+	for p := range parent {
+		for q := parent[p]; q > 1; q = parent[q] {
+			if q == pid {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(f) > 0 && f[0] != "Z"
+}
+
+func TestKubernetesControlPlane(t *testing.T) {
+	needBin(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+
+	started := time.Now()
+	cp, err := kubetest.Start(ctx, binDir, kubetest.WithNodeCapacity("2", "4Gi", 20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("control plane ready in %s at %s (logs in %s)", time.Since(started).Round(time.Millisecond), cp.Server(), cp.LogDir())
+	stopped := false
+	defer func() {
+		if !stopped {
+			if t.Failed() {
+				cp.KeepLogs()
+			}
+			_ = cp.Stop()
+		}
+	}()
+	c := cp.Client()
+	pods := c.CoreV1().Pods("default")
+
+	// A pod runs as a process: exit code, reason, environment and log come back.
+	if _, err := pods.Create(ctx, processPod("exit3", `echo hi; echo "$POD_NAME $POD_NAMESPACE $POD_IP $NODE"; echo "$GREETING"; exit 3`), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var failed *corev1.Pod
+	eventually(t, time.Minute, "pod exit3 Failed", func() error {
+		p, err := pods.Get(ctx, "exit3", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if p.Status.Phase != corev1.PodFailed {
+			return fmt.Errorf("phase %q", p.Status.Phase)
+		}
+		failed = p
+		return nil
+	})
+	if cs := failed.Status.ContainerStatuses; len(cs) != 1 || cs[0].State.Terminated == nil ||
+		cs[0].State.Terminated.ExitCode != 3 || cs[0].State.Terminated.Reason != "Error" {
+		t.Fatalf("container statuses = %+v, want terminated with exit code 3, reason Error", cs)
+	}
+	logs, err := podLog(ctx, c, "exit3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "hi\nexit3 default 127.0.0.1 sparkrpc-node-1\nhi from exit3\n"; logs != want {
+		t.Fatalf("log = %q, want %q", logs, want)
+	}
+
+	// An object owned by a deleted pod is garbage-collected.
+	owned := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "owned-by-exit3", OwnerReferences: []metav1.OwnerReference{{
+		APIVersion: "v1", Kind: "Pod", Name: failed.Name, UID: failed.UID,
+	}}}}
+	if _, err := c.CoreV1().ConfigMaps("default").Create(ctx, owned, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := pods.Delete(ctx, "exit3", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, time.Minute, "config map owned by the deleted pod collected", func() error {
+		_, err := c.CoreV1().ConfigMaps("default").Get(ctx, owned.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("still there (err %v)", err)
+	})
+
+	// A pod asking for more cpu than the node has stays Pending with the scheduler's reason.
+	big := processPod("too-big", "exit 0")
+	big.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100")}
+	if _, err := pods.Create(ctx, big, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, time.Minute, "FailedScheduling event for too-big", func() error {
+		evs, err := c.CoreV1().Events("default").List(ctx, metav1.ListOptions{FieldSelector: fields.Set{
+			"involvedObject.name": "too-big", "reason": "FailedScheduling",
+		}.String()})
+		if err != nil {
+			return err
+		}
+		for _, e := range evs.Items {
+			if strings.Contains(e.Message, "Insufficient cpu") {
+				return nil
+			}
+		}
+		return fmt.Errorf("no FailedScheduling event naming Insufficient cpu among %d", len(evs.Items))
+	})
+	if p, err := pods.Get(ctx, "too-big", metav1.GetOptions{}); err != nil || p.Status.Phase != corev1.PodPending || p.Spec.NodeName != "" {
+		t.Fatalf("too-big: err %v, phase %q, node %q; want Pending and unbound", err, p.Status.Phase, p.Spec.NodeName)
+	}
+
+	// Tokens added at run time authenticate at once; RBAC then decides.
+	cp.AddToken("alice-token", "alice", "testers")
+	asAlice := cp.RESTConfig()
+	asAlice.BearerToken = "alice-token"
+	alice := kubernetes.NewForConfigOrDie(asAlice)
+	_, err = alice.CoreV1().Pods("default").List(ctx, metav1.ListOptions{})
+	if !apierrors.IsForbidden(err) {
+		t.Fatalf("alice listing pods: %v, want Forbidden", err)
+	}
+	asNobody := cp.RESTConfig()
+	asNobody.BearerToken = "no-such-token"
+	nobody := kubernetes.NewForConfigOrDie(asNobody)
+	_, err = nobody.CoreV1().Pods("default").List(ctx, metav1.ListOptions{})
+	if !apierrors.IsUnauthorized(err) {
+		t.Fatalf("unknown token listing pods: %v, want Unauthorized", err)
+	}
+	closeIdle(asAlice, asNobody)
+
+	// A running pod is stopped with the control plane; nothing is left behind.
+	if _, err := pods.Create(ctx, processPod("sleeper", `echo pid $$; exec sleep 600`), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var sleeperPid int
+	eventually(t, time.Minute, "sleeper running and logging its pid", func() error {
+		l, err := podLog(ctx, c, "sleeper")
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Sscanf(l, "pid %d", &sleeperPid); err != nil {
+			return fmt.Errorf("log %q: %v", l, err)
+		}
+		return nil
+	})
+	if !alive(sleeperPid) {
+		t.Fatalf("sleeper pid %d is not alive", sleeperPid)
+	}
+	if d := descendants(t, os.Getpid()); len(d) < 6 {
+		t.Fatalf("descendants before Stop = %v, want at least the 5 components and the pod", d)
+	}
+
+	stopped = true
+	if err := cp.Stop(); err != nil {
+		cp.KeepLogs()
+		t.Fatalf("Stop: %v", err)
+	}
+	if alive(sleeperPid) {
+		t.Errorf("pod process %d survived Stop", sleeperPid)
+	}
+	if d := descendants(t, os.Getpid()); len(d) != 0 {
+		t.Errorf("processes left after Stop: %v", d)
+	}
+	if _, err := os.Stat(cp.LogDir()); !os.IsNotExist(err) {
+		t.Errorf("log dir %s not removed: %v", cp.LogDir(), err)
+	}
+}
+
+// closeIdle drops the idle connections of the transports client-go cached for cfgs, so that no
+// connection goroutine outlives the test.
+func closeIdle(cfgs ...*rest.Config) {
+	for _, cfg := range cfgs {
+		if hc, err := rest.HTTPClientFor(cfg); err == nil {
+			utilnet.CloseIdleConnectionsFor(hc.Transport)
+		}
+	}
+}
+
+func TestKubernetesStartNeedsBinaries(t *testing.T) {
+	_, err := kubetest.Start(context.Background(), t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), "etcd") {
+		t.Fatalf("Start with an empty bin dir: %v, want ErrMissingBinary naming etcd", err)
+	}
+	if !errors.Is(err, kubetest.ErrMissingBinary) {
+		t.Fatalf("error %v is not ErrMissingBinary", err)
+	}
+}

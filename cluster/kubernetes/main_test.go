@@ -1,0 +1,71 @@
+package kubernetes
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubetest"
+	"go.uber.org/goleak"
+)
+
+// The end-to-end tests (TestKubernetes*) run on a real control plane
+// started here from the binaries in $SPARKRPC_KUBE_BIN, with the sparkrpc
+// binary built here on the pods' PATH.
+var (
+	controlPlane *kubetest.ControlPlane
+	skipE2E      string
+	// sparkrpcBin is the sparkrpc binary the pods run.
+	sparkrpcBin string
+)
+
+func TestMain(m *testing.M) { os.Exit(testMain(m)) }
+
+func testMain(m *testing.M) int {
+	bin := os.Getenv(kubetest.BinEnv)
+	if bin == "" {
+		skipE2E = kubetest.BinEnv + " is not set: build the control plane with cluster/kubernetes/kubetest/build-controlplane DIR and set it to DIR"
+	} else {
+		dir, err := os.MkdirTemp("", "sparkrpc-k8s-test-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer os.RemoveAll(dir)
+		sparkrpcBin = filepath.Join(dir, "sparkrpc")
+		build := exec.Command("go", "build", "-o", sparkrpcBin, "github.com/sparkrpc/sparkrpc/cmd/sparkrpc")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "building sparkrpc:", err)
+			return 1
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		cp, err := kubetest.Start(ctx, bin, kubetest.WithPathPrefix(dir), kubetest.WithNodeCapacity("16", "64Gi", 200))
+		cancel()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "starting the control plane:", err)
+			return 1
+		}
+		controlPlane = cp
+	}
+	code := m.Run()
+	if controlPlane != nil {
+		// Stop it before looking for leaks: the clients' connections to
+		// the API server end with it.
+		if err := controlPlane.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "stopping the control plane:", err)
+			code = 1
+		}
+	}
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			return 1
+		}
+	}
+	return code
+}

@@ -1,0 +1,277 @@
+package kubernetes
+
+// plan.go is the allocator's decision core (Spark's ExecutorPodsAllocator and
+// ExecutorPodsLifecycleManager without their I/O): given a snapshot of the
+// executor pods and what the allocator knows, it says which pods to create,
+// which to delete and which executors are lost, and why. It does no I/O and
+// reads no clock, so table tests drive it.
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// PodPhase is an executor pod's state as the allocator sees it.
+type PodPhase int
+
+// Pod phases.
+const (
+	PodPending PodPhase = iota
+	PodRunning
+	PodSucceeded
+	PodFailed
+	// PodDeleted is a pod that was deleted (or is being deleted) before it ended.
+	PodDeleted
+)
+
+func (p PodPhase) String() string {
+	return [...]string{"Pending", "Running", "Succeeded", "Failed", "Deleted"}[p]
+}
+
+func (p PodPhase) terminal() bool { return p >= PodSucceeded }
+
+// ExecutorPodState is one executor pod in a snapshot.
+type ExecutorPodState struct {
+	ID      int64
+	Name    string
+	Phase   PodPhase
+	Created time.Time
+	// Scheduled is true once the pod is bound to a node.
+	Scheduled bool
+	// Reason explains a terminal phase (exit code, OOMKilled, Evicted, ...).
+	Reason string
+	// ExitCode is the container's exit code in a terminal phase (-1 unknown).
+	ExitCode int32
+}
+
+// planInput is what a planning round knows.
+type planInput struct {
+	Now time.Time
+	// Target is the number of executors wanted.
+	Target int
+	// Pods is the snapshot of the executor pods, by executor id.
+	Pods map[int64]ExecutorPodState
+	// Created are pods created but not yet in a snapshot, with their creation time.
+	Created map[int64]time.Time
+	// Handled are the executors whose end was already handled.
+	Handled map[int64]bool
+	// Killed are executors the driver killed (their end is no failure).
+	Killed map[int64]bool
+	// Deleting are pods whose deletion was already asked for.
+	Deleting map[int64]bool
+	// NextID is the id of the next executor to create.
+	NextID int64
+	// SinceLastBatch is the time since the last pods were created.
+	SinceLastBatch time.Duration
+}
+
+// Loss is an executor whose pod ended.
+type Loss struct {
+	ID     int64
+	Name   string
+	Reason string
+	// Failure is true when the end counts as an executor failure.
+	Failure bool
+}
+
+// plan is what a planning round decides.
+type plan struct {
+	// Create are the executor ids of the pods to create, in order.
+	Create []int64
+	// Delete are the pods to delete, with why.
+	Delete []podDeletion
+	// Lost are the executors whose pods ended since the last round.
+	Lost []Loss
+	// Forget are created pods never seen, past the timeout: forget them.
+	Forget []int64
+	// Running, Pending and Wanted are the counts after this round.
+	Running, Pending, Wanted int
+	// Stalled says the allocation cannot progress, and why.
+	Stalled string
+}
+
+type podDeletion struct {
+	ID     int64
+	Name   string
+	Reason string
+}
+
+// decide plans a round.
+func decide(cfg *Config, in planInput) plan {
+	var p plan
+	ids := make([]int64, 0, len(in.Pods))
+	for id := range in.Pods {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	running, pending := 0, 0
+	var pendingIDs []int64
+	for _, id := range ids {
+		st := in.Pods[id]
+		if st.Phase.terminal() {
+			if !in.Handled[id] {
+				p.Lost = append(p.Lost, Loss{ID: id, Name: st.Name, Reason: lossReason(st), Failure: !in.Killed[id] && isFailure(st)})
+			}
+			if st.Phase != PodDeleted && cfg.DeleteOnTermination && !in.Deleting[id] {
+				p.Delete = append(p.Delete, podDeletion{ID: id, Name: st.Name, Reason: "its executor ended"})
+			}
+			continue
+		}
+		if in.Deleting[id] {
+			continue // on its way out: neither running nor pending
+		}
+		if st.Phase == PodRunning {
+			running++
+			continue
+		}
+		if !st.Created.IsZero() && in.Now.Sub(st.Created) > cfg.ExecutorTimeout {
+			p.Delete = append(p.Delete, podDeletion{ID: id, Name: st.Name,
+				Reason: fmt.Sprintf("it was pending for more than %s (%s)", cfg.ExecutorTimeout, KeyExecutorTimeout)})
+			continue
+		}
+		pending++
+		pendingIDs = append(pendingIDs, id)
+	}
+	// Pods created but not yet seen: past the timeout, delete them (they
+	// may exist) and forget them.
+	unseen := 0
+	for id, at := range in.Created {
+		if _, seen := in.Pods[id]; seen {
+			continue
+		}
+		if in.Now.Sub(at) > cfg.ExecutorTimeout {
+			p.Forget = append(p.Forget, id)
+			p.Delete = append(p.Delete, podDeletion{ID: id, Name: ExecutorPodName(cfg.PodNamePrefix, id),
+				Reason: fmt.Sprintf("it was not seen within %s of its creation (%s)", cfg.ExecutorTimeout, KeyExecutorTimeout)})
+			continue
+		}
+		unseen++
+	}
+	slices.Sort(p.Forget)
+	// Too many: delete pending pods, the newest (least likely bound) first.
+	excess := running + pending + unseen - in.Target
+	for i := len(pendingIDs) - 1; i >= 0 && excess > 0; i-- {
+		id := pendingIDs[i]
+		p.Delete = append(p.Delete, podDeletion{ID: id, Name: in.Pods[id].Name, Reason: "fewer executors are wanted"})
+		pending--
+		excess--
+	}
+	p.Running, p.Pending, p.Wanted = running, pending+unseen, in.Target
+	missing := in.Target - running - pending - unseen
+	if missing <= 0 {
+		return p
+	}
+	switch {
+	case unseen > 0:
+		// As Spark: wait for the last batch to show up before the next.
+		return p
+	case in.SinceLastBatch < cfg.BatchDelay:
+		return p
+	}
+	n := min(missing, cfg.BatchSize, cfg.MaxPendingPods-pending)
+	if n <= 0 {
+		p.Stalled = fmt.Sprintf("%d executor pods are pending, the most allowed (%s=%d)", pending, KeyMaxPendingPods, cfg.MaxPendingPods)
+		return p
+	}
+	for i := range int64(n) {
+		p.Create = append(p.Create, in.NextID+i)
+	}
+	p.Pending += n
+	return p
+}
+
+// isFailure says whether a pod's end counts as an executor failure: a
+// non-zero exit of its own, not a deletion or an eviction.
+func isFailure(st ExecutorPodState) bool {
+	return st.Phase == PodFailed && !strings.Contains(st.Reason, "Evicted")
+}
+
+// lossReason is the loss reason of an ended executor pod (Spark's
+// ExecutorPodsLifecycleManager messages).
+func lossReason(st ExecutorPodState) string {
+	switch st.Phase {
+	case PodDeleted:
+		if st.Reason != "" {
+			return fmt.Sprintf("The executor with id %d was deleted by a user or the framework (%s).", st.ID, st.Reason)
+		}
+		return fmt.Sprintf("The executor with id %d was deleted by a user or the framework.", st.ID)
+	case PodSucceeded:
+		return fmt.Sprintf("The executor with id %d exited with exit code 0 (pod %s succeeded).", st.ID, st.Name)
+	}
+	msg := fmt.Sprintf("The executor with id %d exited with exit code %s.", st.ID, describeExitCode(st.ExitCode))
+	if st.Reason != "" {
+		msg += " " + st.Reason
+	}
+	return msg
+}
+
+// describeExitCode is Spark's describeExitCode.
+func describeExitCode(code int32) string {
+	switch {
+	case code == -1:
+		return "unknown"
+	case code == 137:
+		return "137(SIGKILL, possible container OOM)"
+	case code == 143:
+		return "143(SIGTERM, probably a deletion or a node shutdown)"
+	case code == 126:
+		return "126(the command cannot run)"
+	case code == 127:
+		return "127(the command was not found)"
+	case code > 128 && code < 160:
+		return fmt.Sprintf("%d(signal %d)", code, code-128)
+	}
+	return fmt.Sprintf("%d", code)
+}
+
+// podState reads an executor pod's state from the API object. deleted is
+// true for a pod gone from the API (or with a deletion timestamp).
+func podState(pod *corev1.Pod, deleted bool) (ExecutorPodState, bool) {
+	var id int64
+	if _, err := fmt.Sscan(pod.Labels[LabelExecutorID], &id); err != nil {
+		return ExecutorPodState{}, false
+	}
+	st := ExecutorPodState{ID: id, Name: pod.Name, Created: pod.CreationTimestamp.Time, Scheduled: pod.Spec.NodeName != "", ExitCode: -1}
+	var parts []string
+	if pod.Status.Reason != "" {
+		parts = append(parts, "The API gave the following brief reason: "+pod.Status.Reason+".")
+	}
+	if pod.Status.Message != "" {
+		parts = append(parts, "The API gave the following message: "+pod.Status.Message)
+	}
+	for _, cs := range pod.Status.ContainerStatuses {
+		if t := cs.State.Terminated; t != nil {
+			st.ExitCode = t.ExitCode
+			d := fmt.Sprintf("Container %s terminated with exit code %d", cs.Name, t.ExitCode)
+			if t.Reason != "" {
+				d += ", reason " + t.Reason
+			}
+			if t.Message != "" {
+				d += ": " + strings.TrimSpace(t.Message)
+			}
+			parts = append(parts, d+".")
+			break
+		}
+		if w := cs.State.Waiting; w != nil && w.Reason != "" && w.Reason != "ContainerCreating" {
+			parts = append(parts, fmt.Sprintf("Container %s waiting: %s %s", cs.Name, w.Reason, w.Message))
+		}
+	}
+	st.Reason = strings.Join(parts, " ")
+	switch {
+	case deleted || pod.DeletionTimestamp != nil:
+		st.Phase = PodDeleted
+	case pod.Status.Phase == corev1.PodFailed:
+		st.Phase = PodFailed
+	case pod.Status.Phase == corev1.PodSucceeded:
+		st.Phase = PodSucceeded
+	case pod.Status.Phase == corev1.PodRunning:
+		st.Phase = PodRunning
+	default:
+		st.Phase = PodPending
+	}
+	return st, true
+}
