@@ -249,7 +249,8 @@ func TestKubernetesControlPlane(t *testing.T) {
 	closeIdle(asAlice, asNobody)
 
 	// A running pod is stopped with the control plane; nothing is left behind.
-	if _, err := pods.Create(ctx, processPod("sleeper", `echo pid $$; exec sleep 600`), metav1.CreateOptions{}); err != nil {
+	// In a pod's command $$ is an escaped $, as on any kubelet: $$$$ reaches the shell as $$.
+	if _, err := pods.Create(ctx, processPod("sleeper", `echo pid $$$$; exec sleep 600`), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var sleeperPid int

@@ -1,0 +1,17 @@
+// Command kube-scheduler is Kubernetes' kube-scheduler, built from k8s.io/kubernetes for the
+// local test control plane.
+package main
+
+import (
+	"os"
+
+	"k8s.io/component-base/cli"
+	_ "k8s.io/component-base/logs/json/register"          // JSON log format, as upstream
+	_ "k8s.io/component-base/metrics/prometheus/clientgo" // client-go metrics, as upstream
+	_ "k8s.io/component-base/metrics/prometheus/version"  // version metric, as upstream
+	"k8s.io/kubernetes/cmd/kube-scheduler/app"
+)
+
+func main() {
+	os.Exit(cli.Run(app.NewSchedulerCommand()))
+}

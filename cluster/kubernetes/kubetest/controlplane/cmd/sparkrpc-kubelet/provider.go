@@ -1,0 +1,497 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/virtual-kubelet/virtual-kubelet/errdefs"
+	"github.com/virtual-kubelet/virtual-kubelet/node/api"
+	"github.com/virtual-kubelet/virtual-kubelet/node/nodeutil"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	statsv1alpha1 "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
+	"k8s.io/kubernetes/third_party/forked/golang/expansion"
+)
+
+// errNotSupported is returned for the container operations a process node does not offer.
+var errNotSupported = errors.New("not supported by sparkrpc-kubelet (pods are local processes)")
+
+type providerConfig struct {
+	nodeName   string
+	nodeIP     string
+	pathPrefix string
+	rootDir    string
+	apiServer  string // URL of the API server, for KUBERNETES_SERVICE_HOST/PORT
+	logger     *slog.Logger
+}
+
+// provider runs pods as local processes. It implements nodeutil.Provider and node.PodNotifier.
+type provider struct {
+	cfg     providerConfig
+	listers nodeutil.ProviderConfig // set once by NewNode, before any pod is synced
+	started time.Time
+
+	mu     sync.Mutex
+	pods   map[string]*podProc // by namespace/name
+	notify func(*corev1.Pod)
+	closed bool
+	wg     sync.WaitGroup // one per running process
+}
+
+// podProc is a pod and the process of its first container. Guarded by provider.mu.
+type podProc struct {
+	pod      *corev1.Pod // our copy, with the status we report
+	dir      string      // working directory and logs
+	logPath  string      // log of the first container
+	proc     *os.Process // nil when the process did not start
+	exited   chan struct{}
+	deleting bool
+	killer   *time.Timer
+}
+
+func newProvider(cfg providerConfig) *provider {
+	return &provider{cfg: cfg, pods: map[string]*podProc{}, started: time.Now()}
+}
+
+func podKey(namespace, name string) string { return namespace + "/" + name }
+
+// NotifyPods implements node.PodNotifier.
+func (p *provider) NotifyPods(_ context.Context, f func(*corev1.Pod)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.notify = f
+}
+
+// notifyLocked reports pp's current pod; the caller holds p.mu. The callback only enqueues.
+func (p *provider) notifyLocked(pp *podProc) {
+	if p.notify != nil && !p.closed {
+		p.notify(pp.pod.DeepCopy())
+	}
+}
+
+// CreatePod starts the pod's first container as a process.
+func (p *provider) CreatePod(_ context.Context, pod *corev1.Pod) error {
+	key := podKey(pod.Namespace, pod.Name)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return errors.New("node is shutting down")
+	}
+	if old, ok := p.pods[key]; ok {
+		if old.pod.UID == pod.UID {
+			return nil
+		}
+		return fmt.Errorf("pod %s: an earlier pod of that name (uid %s) is still terminating", key, old.pod.UID)
+	}
+	if len(pod.Spec.Containers) == 0 {
+		return errdefs.InvalidInputf("pod %s has no container", key)
+	}
+	pp := &podProc{pod: pod.DeepCopy(), exited: make(chan struct{})}
+	now := metav1.Now()
+	pp.pod.Status = p.baseStatus(pp.pod, now)
+	pp.pod.Status.Phase = corev1.PodPending
+	p.setContainerState(pp.pod, corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}}, false, "")
+	p.pods[key] = pp
+	p.notifyLocked(pp)
+
+	if err := p.start(pp); err != nil {
+		p.cfg.logger.Warn("pod failed to start", "pod", key, "err", err)
+		close(pp.exited)
+		pp.pod.Status.Phase = corev1.PodFailed
+		pp.pod.Status.Message = err.Error()
+		p.setContainerState(pp.pod, corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+			ExitCode: 128, Reason: "StartError", Message: err.Error(), StartedAt: now, FinishedAt: metav1.Now(),
+		}}, false, "")
+		p.setConditions(pp.pod, false, "PodFailed")
+		p.notifyLocked(pp)
+		return nil
+	}
+	p.cfg.logger.Info("pod started", "pod", key, "pid", pp.proc.Pid)
+	pp.pod.Status.Phase = corev1.PodRunning
+	p.setContainerState(pp.pod, corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}}, true, containerID(pp.proc.Pid))
+	p.setConditions(pp.pod, true, "")
+	p.notifyLocked(pp)
+	return nil
+}
+
+// start runs the first container of pp's pod; the caller holds p.mu.
+func (p *provider) start(pp *podProc) error {
+	pod := pp.pod
+	c := &pod.Spec.Containers[0]
+	pp.dir = filepath.Join(p.cfg.rootDir, "pods", fmt.Sprintf("%s_%s_%s", pod.Namespace, pod.Name, pod.UID))
+	if err := os.MkdirAll(pp.dir, 0o755); err != nil {
+		return err
+	}
+	pp.logPath = filepath.Join(pp.dir, c.Name+".log")
+	env, err := p.containerEnv(pod, c)
+	if err != nil {
+		return fmt.Errorf("container %s: environment: %w", c.Name, err)
+	}
+	vars := map[string]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
+	mapping := expansion.MappingFuncFor(vars)
+	var argv []string
+	for _, s := range c.Command {
+		argv = append(argv, expansion.Expand(s, mapping))
+	}
+	for _, s := range c.Args {
+		argv = append(argv, expansion.Expand(s, mapping))
+	}
+	if len(argv) == 0 {
+		return fmt.Errorf("container %s has neither command nor args (the image is not run by this node)", c.Name)
+	}
+	path, err := lookPath(argv[0], vars["PATH"])
+	if err != nil {
+		return fmt.Errorf("container %s: %w", c.Name, err)
+	}
+	logf, err := os.OpenFile(pp.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	cmd := &exec.Cmd{
+		Path:        path,
+		Args:        argv,
+		Env:         env,
+		Dir:         pp.dir,
+		Stdout:      logf,
+		Stderr:      logf,
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
+	}
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return fmt.Errorf("container %s: %w", c.Name, err)
+	}
+	pp.proc = cmd.Process
+	p.wg.Add(1)
+	go p.wait(pp, cmd, logf)
+	return nil
+}
+
+// wait reaps the process, kills what is left of its group (as a container runtime tears down the
+// container) and reports the terminal state.
+func (p *provider) wait(pp *podProc, cmd *exec.Cmd, logf *os.File) {
+	defer p.wg.Done()
+	_ = cmd.Wait()
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	logf.Close()
+
+	st := cmd.ProcessState
+	code := st.ExitCode()
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		code = 128 + int(ws.Signal())
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if pp.killer != nil {
+		pp.killer.Stop()
+	}
+	close(pp.exited)
+	term := &corev1.ContainerStateTerminated{ExitCode: int32(code), FinishedAt: metav1.Now(), ContainerID: containerID(cmd.Process.Pid)}
+	if cs := pp.pod.Status.ContainerStatuses; len(cs) > 0 && cs[0].State.Running != nil {
+		term.StartedAt = cs[0].State.Running.StartedAt
+	}
+	if code == 0 {
+		term.Reason = "Completed"
+		pp.pod.Status.Phase = corev1.PodSucceeded
+	} else {
+		term.Reason = "Error"
+		pp.pod.Status.Phase = corev1.PodFailed
+	}
+	p.setContainerState(pp.pod, corev1.ContainerState{Terminated: term}, false, term.ContainerID)
+	p.setConditions(pp.pod, false, "PodCompleted")
+	key := podKey(pp.pod.Namespace, pp.pod.Name)
+	p.cfg.logger.Info("pod process exited", "pod", key, "exitCode", code)
+	p.notifyLocked(pp)
+	if pp.deleting {
+		p.forgetLocked(key, pp)
+	}
+}
+
+// forgetLocked drops a deleted pod whose process has ended, with its directory.
+func (p *provider) forgetLocked(key string, pp *podProc) {
+	if p.pods[key] == pp {
+		delete(p.pods, key)
+	}
+	if pp.dir != "" {
+		_ = os.RemoveAll(pp.dir)
+	}
+}
+
+// UpdatePod takes the pod's new metadata and spec; a running process is not changed.
+func (p *provider) UpdatePod(_ context.Context, pod *corev1.Pod) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	pp, ok := p.pods[podKey(pod.Namespace, pod.Name)]
+	if !ok || pp.pod.UID != pod.UID {
+		return errdefs.NotFoundf("pod %s/%s not found", pod.Namespace, pod.Name)
+	}
+	status := pp.pod.Status
+	pp.pod = pod.DeepCopy()
+	pp.pod.Status = status
+	return nil
+}
+
+// DeletePod sends SIGTERM to the pod's process group and SIGKILL after the grace period. The
+// terminal status is reported when the process has ended.
+func (p *provider) DeletePod(_ context.Context, pod *corev1.Pod) error {
+	key := podKey(pod.Namespace, pod.Name)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	pp, ok := p.pods[key]
+	if !ok || pp.pod.UID != pod.UID {
+		return errdefs.NotFoundf("pod %s not found", key)
+	}
+	if pp.deleting {
+		return nil
+	}
+	pp.deleting = true
+	select {
+	case <-pp.exited:
+		p.notifyLocked(pp)
+		p.forgetLocked(key, pp)
+		return nil
+	default:
+	}
+	grace := 30 * time.Second
+	if pod.DeletionGracePeriodSeconds != nil {
+		grace = time.Duration(*pod.DeletionGracePeriodSeconds) * time.Second
+	} else if pod.Spec.TerminationGracePeriodSeconds != nil {
+		grace = time.Duration(*pod.Spec.TerminationGracePeriodSeconds) * time.Second
+	}
+	pgid := pp.proc.Pid
+	p.cfg.logger.Info("stopping pod", "pod", key, "grace", grace)
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	pp.killer = time.AfterFunc(grace, func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) })
+	return nil
+}
+
+// GetPod returns our copy of the pod.
+func (p *provider) GetPod(_ context.Context, namespace, name string) (*corev1.Pod, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	pp, ok := p.pods[podKey(namespace, name)]
+	if !ok {
+		return nil, errdefs.NotFoundf("pod %s/%s not found", namespace, name)
+	}
+	return pp.pod.DeepCopy(), nil
+}
+
+// GetPodStatus returns the status we report for the pod.
+func (p *provider) GetPodStatus(ctx context.Context, namespace, name string) (*corev1.PodStatus, error) {
+	pod, err := p.GetPod(ctx, namespace, name)
+	if err != nil {
+		return nil, err
+	}
+	return &pod.Status, nil
+}
+
+// GetPods returns every pod the node knows.
+func (p *provider) GetPods(context.Context) ([]*corev1.Pod, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]*corev1.Pod, 0, len(p.pods))
+	for _, pp := range p.pods {
+		out = append(out, pp.pod.DeepCopy())
+	}
+	return out, nil
+}
+
+// shutdown stops every pod's process group: SIGTERM, SIGKILL after grace, and waits for them.
+func (p *provider) shutdown(grace time.Duration) {
+	p.mu.Lock()
+	p.closed = true
+	var groups []int
+	for _, pp := range p.pods {
+		select {
+		case <-pp.exited:
+		default:
+			groups = append(groups, pp.proc.Pid)
+		}
+	}
+	p.mu.Unlock()
+	for _, g := range groups {
+		_ = syscall.Kill(-g, syscall.SIGTERM)
+	}
+	done := make(chan struct{})
+	go func() { p.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return
+	case <-time.After(grace):
+	}
+	for _, g := range groups {
+		_ = syscall.Kill(-g, syscall.SIGKILL)
+	}
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		p.cfg.logger.Error("pod processes did not end after SIGKILL")
+	}
+}
+
+// GetContainerLogs serves the log of the pod's first container.
+func (p *provider) GetContainerLogs(ctx context.Context, namespace, podName, containerName string, opts api.ContainerLogOpts) (io.ReadCloser, error) {
+	p.mu.Lock()
+	pp, ok := p.pods[podKey(namespace, podName)]
+	var logPath string
+	var exited chan struct{}
+	if ok {
+		if c := pp.pod.Spec.Containers[0].Name; c != containerName {
+			p.mu.Unlock()
+			return nil, errdefs.NotFoundf("container %s of pod %s/%s is not run by this node (only the first container, %s, is)", containerName, namespace, podName, c)
+		}
+		logPath, exited = pp.logPath, pp.exited
+	}
+	p.mu.Unlock()
+	if !ok {
+		return nil, errdefs.NotFoundf("pod %s/%s not found", namespace, podName)
+	}
+	if opts.Previous {
+		return nil, errdefs.NotFoundf("container %s of pod %s/%s has no previous instance", containerName, namespace, podName)
+	}
+	if logPath == "" {
+		return io.NopCloser(strings.NewReader("")), nil
+	}
+	return openLog(ctx, logPath, exited, opts)
+}
+
+// RunInContainer is not supported.
+func (p *provider) RunInContainer(context.Context, string, string, string, []string, api.AttachIO) error {
+	return errNotSupported
+}
+
+// AttachToContainer is not supported.
+func (p *provider) AttachToContainer(context.Context, string, string, string, api.AttachIO) error {
+	return errNotSupported
+}
+
+// PortForward is not supported (pods listen on the host's loopback directly).
+func (p *provider) PortForward(context.Context, string, string, int32, io.ReadWriteCloser) error {
+	return errNotSupported
+}
+
+// GetStatsSummary reports the node and its pods, without usage figures.
+func (p *provider) GetStatsSummary(context.Context) (*statsv1alpha1.Summary, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := &statsv1alpha1.Summary{Node: statsv1alpha1.NodeStats{NodeName: p.cfg.nodeName, StartTime: metav1.NewTime(p.started)}}
+	for _, pp := range p.pods {
+		ps := statsv1alpha1.PodStats{PodRef: statsv1alpha1.PodReference{Name: pp.pod.Name, Namespace: pp.pod.Namespace, UID: string(pp.pod.UID)}}
+		if pp.pod.Status.StartTime != nil {
+			ps.StartTime = *pp.pod.Status.StartTime
+		}
+		s.Pods = append(s.Pods, ps)
+	}
+	return s, nil
+}
+
+// GetMetricsResource reports no metrics.
+func (p *provider) GetMetricsResource(context.Context) ([]*dto.MetricFamily, error) {
+	return nil, nil
+}
+
+// baseStatus is the status of a pod just accepted by the node.
+func (p *provider) baseStatus(pod *corev1.Pod, now metav1.Time) corev1.PodStatus {
+	return corev1.PodStatus{
+		HostIP:    p.cfg.nodeIP,
+		HostIPs:   []corev1.HostIP{{IP: p.cfg.nodeIP}},
+		PodIP:     p.cfg.nodeIP,
+		PodIPs:    []corev1.PodIP{{IP: p.cfg.nodeIP}},
+		StartTime: &now,
+		QOSClass:  pod.Status.QOSClass,
+		Conditions: []corev1.PodCondition{
+			{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: now},
+			{Type: corev1.PodInitialized, Status: corev1.ConditionTrue, LastTransitionTime: now},
+			{Type: corev1.ContainersReady, Status: corev1.ConditionFalse, LastTransitionTime: now, Reason: "ContainersNotReady"},
+			{Type: corev1.PodReady, Status: corev1.ConditionFalse, LastTransitionTime: now, Reason: "ContainersNotReady"},
+		},
+	}
+}
+
+// setConditions sets the ContainersReady and Ready conditions.
+func (p *provider) setConditions(pod *corev1.Pod, ready bool, reason string) {
+	now := metav1.Now()
+	for i := range pod.Status.Conditions {
+		c := &pod.Status.Conditions[i]
+		if c.Type != corev1.ContainersReady && c.Type != corev1.PodReady {
+			continue
+		}
+		st := corev1.ConditionFalse
+		if ready {
+			st = corev1.ConditionTrue
+		}
+		if c.Status != st {
+			c.LastTransitionTime = now
+		}
+		c.Status, c.Reason = st, reason
+	}
+}
+
+// setContainerState sets the first container's state; the others are reported waiting, as they
+// are never run.
+func (p *provider) setContainerState(pod *corev1.Pod, state corev1.ContainerState, ready bool, id string) {
+	var out []corev1.ContainerStatus
+	for i, c := range pod.Spec.Containers {
+		cs := corev1.ContainerStatus{Name: c.Name, Image: c.Image, ImageID: c.Image}
+		if i == 0 {
+			cs.State, cs.Ready = state, ready
+			started := state.Running != nil
+			cs.Started = &started
+			cs.ContainerID = id
+		} else {
+			cs.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{
+				Reason: "NotSupported", Message: "sparkrpc-kubelet runs only a pod's first container",
+			}}
+		}
+		out = append(out, cs)
+	}
+	pod.Status.ContainerStatuses = out
+}
+
+// containerID names a container by the pid of its process.
+func containerID(pid int) string { return fmt.Sprintf("process://%d", pid) }
+
+// lookPath finds file in the directories of path, as a shell does; a name with a slash is used as is.
+func lookPath(file, path string) (string, error) {
+	if strings.Contains(file, "/") {
+		if err := executable(file); err != nil {
+			return "", fmt.Errorf("command %q: %w", file, err)
+		}
+		return file, nil
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		cand := filepath.Join(dir, file)
+		if executable(cand) == nil {
+			return cand, nil
+		}
+	}
+	return "", fmt.Errorf("command %q not found in PATH %q", file, path)
+}
+
+func executable(file string) error {
+	fi, err := os.Stat(file)
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() || fi.Mode()&0o111 == 0 {
+		return fmt.Errorf("%s is not an executable file", file)
+	}
+	return nil
+}
