@@ -800,11 +800,11 @@ func TestNodeManagerDeathLosesContainers(t *testing.T) {
 	if len(logs) != 1 {
 		t.Fatalf("AM log: %v", logs)
 	}
-	eventually(t, 30*time.Second, "the AM to hear that the executor's container was lost", func() bool {
+	eventually(t, 90*time.Second, "the AM to hear that the executor's container was lost", func() bool {
 		b, _ := os.ReadFile(logs[0])
 		return regexp.MustCompile(`exit status -100\)\..*lost\* node`).Match(b)
 	})
-	eventually(t, 30*time.Second, "the executor process to be gone", func() bool {
+	eventually(t, 90*time.Second, "the executor process to be gone", func() bool {
 		_, ok := findProcess(marker, " executor ", "--app-id "+app)
 		return !ok
 	})
