@@ -3,10 +3,6 @@ package kubetest
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"crypto/tls"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -20,7 +16,6 @@ import (
 	"time"
 
 	authnv1 "k8s.io/api/authentication/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/kubernetes"
@@ -54,36 +49,6 @@ var ErrMissingBinary = errors.New("kubetest: control-plane binary missing (build
 
 // ErrComponentExited is returned by Start when a component exits before the control plane is ready.
 var ErrComponentExited = errors.New("kubetest: control-plane component exited")
-
-type options struct {
-	nodes        int
-	cpu, memory  string
-	pods         int
-	pathPrefix   string
-	logDir       string
-	startTimeout time.Duration
-}
-
-// Option configures Start.
-type Option func(*options)
-
-// WithNodes sets how many nodes (sparkrpc-kubelet processes) the control plane has; default 1.
-func WithNodes(n int) Option { return func(o *options) { o.nodes = n } }
-
-// WithNodeCapacity sets each node's cpu, memory and pod capacity; default "4", "8Gi", 110.
-func WithNodeCapacity(cpu string, memory string, pods int) Option {
-	return func(o *options) { o.cpu, o.memory, o.pods = cpu, memory, pods }
-}
-
-// WithPathPrefix puts dir in front of PATH for pod processes (and for finding their command).
-func WithPathPrefix(dir string) Option { return func(o *options) { o.pathPrefix = dir } }
-
-// WithLogDir writes the components' logs (etcd.log, kube-apiserver.log, ...) to dir, which is
-// kept. By default they go to a temporary folder removed at Stop unless KeepLogs was called.
-func WithLogDir(dir string) Option { return func(o *options) { o.logDir = dir } }
-
-// WithStartTimeout bounds Start (besides its context); default 2 minutes.
-func WithStartTimeout(d time.Duration) Option { return func(o *options) { o.startTimeout = d } }
 
 // ControlPlane is a running local Kubernetes control plane: etcd, kube-apiserver, kube-scheduler,
 // kube-controller-manager and sparkrpc-kubelet nodes, each a child process in its own process
@@ -386,45 +351,6 @@ func (c *ControlPlane) start(ctx context.Context, binDir string, o options) erro
 	})
 }
 
-// schedulable reports whether n is Ready, not cordoned and has no NoSchedule or NoExecute taint.
-func schedulable(n *corev1.Node) bool {
-	if n.Spec.Unschedulable {
-		return false
-	}
-	for _, t := range n.Spec.Taints {
-		if t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute {
-			return false
-		}
-	}
-	for _, cond := range n.Status.Conditions {
-		if cond.Type == corev1.NodeReady {
-			return cond.Status == corev1.ConditionTrue
-		}
-	}
-	return false
-}
-
-// waitFor polls ok until it holds, ctx ends (an error naming what) or one of procs exits.
-func (c *ControlPlane) waitFor(ctx context.Context, what string, procs []*process, ok func() bool) error {
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		if ok() {
-			return nil
-		}
-		for _, p := range procs {
-			if p.exited() {
-				return fmt.Errorf("%w: %s while waiting for %s: %v\n%s", ErrComponentExited, p.name, what, p.err, p.logTail(20))
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("kubetest: waiting for %s: %w (bounded by the start context and WithStartTimeout)", what, ctx.Err())
-		case <-tick.C:
-		}
-	}
-}
-
 // writeKubeconfig writes a kubeconfig for user with token, context ContextName, namespace default.
 func (c *ControlPlane) writeKubeconfig(file, user, token string) error {
 	cfg := clientcmdapi.NewConfig()
@@ -433,46 +359,6 @@ func (c *ControlPlane) writeKubeconfig(file, user, token string) error {
 	cfg.Contexts[ContextName] = &clientcmdapi.Context{Cluster: ContextName, AuthInfo: user, Namespace: metav1.NamespaceDefault}
 	cfg.CurrentContext = ContextName
 	return clientcmd.WriteToFile(*cfg, file)
-}
-
-// startWebhook serves the token webhook that AddToken feeds and writes the API server's
-// configuration for it.
-func (c *ControlPlane) startWebhook(ca *authority, kubeconfig string) error {
-	tlsCfg, err := ca.serverTLS(filepath.Join(c.work, "webhook.crt"), filepath.Join(c.work, "webhook.key"))
-	if err != nil {
-		return err
-	}
-	ln, err := tls.Listen("tcp", "127.0.0.1:0", tlsCfg)
-	if err != nil {
-		return err
-	}
-	c.webhook = &http.Server{Handler: http.HandlerFunc(c.serveTokenReview), ReadHeaderTimeout: 10 * time.Second}
-	go c.webhook.Serve(ln) //nolint:errcheck // ends at Stop with ErrServerClosed
-
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["webhook"] = &clientcmdapi.Cluster{Server: "https://" + ln.Addr().String() + "/tokenreview", CertificateAuthority: c.caFile}
-	cfg.AuthInfos["kube-apiserver"] = &clientcmdapi.AuthInfo{}
-	cfg.Contexts["webhook"] = &clientcmdapi.Context{Cluster: "webhook", AuthInfo: "kube-apiserver"}
-	cfg.CurrentContext = "webhook"
-	return clientcmd.WriteToFile(*cfg, kubeconfig)
-}
-
-func (c *ControlPlane) serveTokenReview(w http.ResponseWriter, r *http.Request) {
-	var review authnv1.TokenReview
-	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&review); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	c.tokensMu.Lock()
-	u, ok := c.tokens[review.Spec.Token]
-	c.tokensMu.Unlock()
-	review.Spec = authnv1.TokenReviewSpec{}
-	review.Status = authnv1.TokenReviewStatus{Authenticated: ok}
-	if ok {
-		review.Status.User = u
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(&review)
 }
 
 // Server is the API server's URL, "https://127.0.0.1:PORT".
@@ -507,16 +393,6 @@ func (c *ControlPlane) RESTConfig() *rest.Config { return rest.CopyConfig(c.rest
 
 // Client is a clientset for the admin token. Its idle connections are closed at Stop.
 func (c *ControlPlane) Client() kubernetes.Interface { return c.client }
-
-// AddToken makes token a valid bearer token of user in groups, at once and without restarting
-// anything: tokens other than the admin's and the components' are checked by a webhook that the
-// control plane's process serves. Authorization is RBAC's (and the Node authorizer's): bind roles
-// to user or groups to grant rights.
-func (c *ControlPlane) AddToken(token, user string, groups ...string) {
-	c.tokensMu.Lock()
-	defer c.tokensMu.Unlock()
-	c.tokens[token] = authnv1.UserInfo{Username: user, UID: user, Groups: append([]string{"system:authenticated"}, groups...)}
-}
 
 // Stop stops the nodes (which stop their pods), the controllers and the scheduler, the API server
 // and then etcd, each with SIGTERM to its process group and SIGKILL if it has not ended in time,
@@ -574,20 +450,4 @@ func (c *ControlPlane) Stop() error {
 	}
 	c.stopErr = errors.Join(errs...)
 	return c.stopErr
-}
-
-func newToken() string {
-	b := make([]byte, 24)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
-// freePort is a loopback TCP port that was free a moment ago.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
