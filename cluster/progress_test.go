@@ -1,8 +1,8 @@
 package cluster
 
 import (
-	"bytes"
 	"fmt"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"regexp"
 	"strings"
 	"sync"
@@ -10,24 +10,7 @@ import (
 	"time"
 )
 
-// lockedBuffer is a bytes.Buffer safe for concurrent writers: a terminal
-// that stdout and stderr share.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+type lockedBuffer = testutil.SyncBuffer
 
 // On a terminal the application's output starts on a line of its own: the
 // progress bar is cleared before it, never glued to it.

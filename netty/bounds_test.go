@@ -1,10 +1,10 @@
 package netty_test
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"runtime"
 	"strings"
 	"sync"
@@ -27,23 +27,7 @@ func heapInUse() int64 {
 	return int64(ms.HeapAlloc)
 }
 
-// syncBuffer is a log sink safe for concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) count(sub string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return strings.Count(s.b.String(), sub)
-}
+type syncBuffer = testutil.SyncBuffer
 
 // clientRef is the server's reference to endpoint name of the client-mode
 // peer id.
@@ -137,11 +121,11 @@ func TestQueuedFramesLostWithAConnectionAreCounted(t *testing.T) {
 	// side; the rest must be counted.
 	eventually(t, "half the queued messages counted as dropped", func() bool { return server.Dropped() >= n/2 })
 	// One line for the outbox, one for the batch the writer was writing.
-	eventually(t, "a log line for the lost frames", func() bool { return logs.count("dropping queued messages") >= 1 })
-	if k := logs.count("dropping queued messages"); k > 2 {
+	eventually(t, "a log line for the lost frames", func() bool { return strings.Count(logs.String(), "dropping queued messages") >= 1 })
+	if k := strings.Count(logs.String(), "dropping queued messages"); k > 2 {
 		t.Errorf("%d lines about the lost frames", k)
 	}
-	if k := logs.count("message could not be delivered"); k < 1 || k > 2 {
+	if k := strings.Count(logs.String(), "message could not be delivered"); k < 1 || k > 2 {
 		t.Errorf("%d lines for %d drops, want them rate-limited", k, server.Dropped())
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"io"
 	"regexp"
 	"strings"
@@ -36,23 +37,7 @@ func needCluster(t *testing.T) *Client {
 	return c
 }
 
-// syncBuffer is a goroutine-safe buffer for submit's output.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer = testutil.SyncBuffer
 
 // e2eConf is a client-mode application's configuration on the test cluster.
 func e2eConf(t *testing.T, executors int) *actor.Conf {
