@@ -99,7 +99,12 @@ func TestKubernetesKillAndStatus(t *testing.T) {
 	}
 	driver := prefix + "-driver"
 	var appID string
-	waitFor(t, time.Minute, "2 running executor pods owned by the driver", func() bool {
+	waitFor(t, time.Minute, "the driver pod running and 2 executor pods owned by it", func() bool {
+		// The node agent starts a pod's process before its status
+		// reaches the API server: wait for the phase --status reads.
+		if d, err := c.CoreV1().Pods("default").Get(ctx, driver, metav1.GetOptions{}); err != nil || d.Status.Phase != corev1.PodRunning {
+			return false
+		}
 		l, err := c.CoreV1().Pods("default").List(ctx, metav1.ListOptions{LabelSelector: LabelRole + "=" + RoleExecutor})
 		if err != nil {
 			return false
