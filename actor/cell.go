@@ -65,7 +65,10 @@ type cell struct {
 
 // newCell builds the endpoint's runtime, its mailbox on disp, and queues
 // OnStart as its first message. Nothing can reach the cell before its
-// caller publishes it, and by then its mailbox is complete.
+// caller publishes it, and by then its mailbox is complete. The mailbox is
+// held: the caller starts it once the cell is published, so that OnStart
+// (which may make a peer answer at once, by name) never runs before the
+// name is found.
 func newCell(e *Env, name string, ep Endpoint) *cell {
 	c := &cell{
 		env:  e,
@@ -89,6 +92,7 @@ func newCell(e *Env, name string, ep Endpoint) *cell {
 		disp = c.loop
 	}
 	c.mb = &mailbox{invoker: c, dispatcher: disp}
+	c.mb.status.Store(mailboxHeld)
 	// A system message: handled before any user message.
 	c.mb.PostSystemMessage(startedMessage)
 	return c

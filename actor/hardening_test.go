@@ -118,6 +118,59 @@ func TestRegistrationRacesMessages(t *testing.T) {
 	t.Logf("%d of %d endpoints got messages during the race", reached, n)
 }
 
+// selfFinder looks its own name up in OnStart, as a peer that answers
+// OnStart's first message by name does.
+type selfFinder struct {
+	env   *actor.Env
+	name  string
+	found chan bool
+}
+
+func (s *selfFinder) OnStart(*actor.Context) error {
+	_, ok := s.env.Endpoint(s.name)
+	s.found <- ok
+	return nil
+}
+
+func (s *selfFinder) Receive(*actor.Context, proto.Message) error { return nil }
+
+type isolatedSelfFinder struct{ selfFinder }
+
+func (*isolatedSelfFinder) ThreadCount() int { return 1 }
+
+// OnStart runs only once the endpoint can be found by name. An executor
+// registers with its driver in OnStart and the driver answers with tasks
+// at once: before, the endpoint's loop could run OnStart while
+// RegisterEndpoint had yet to publish the name, and the driver's LaunchTask
+// was dropped as sent to an unknown endpoint (a job then hung).
+func TestOnStartRunsOnceTheNameIsFound(t *testing.T) {
+	for _, isolated := range []bool{false, true} {
+		t.Run(fmt.Sprintf("isolated=%v", isolated), func(t *testing.T) {
+			e := newEnv(t, actor.NewConf())
+			const n = 500
+			for i := range n {
+				name := fmt.Sprintf("finder-%d", i)
+				sf := selfFinder{env: e, name: name, found: make(chan bool, 1)}
+				var ep actor.Endpoint = &sf
+				if isolated {
+					iso := &isolatedSelfFinder{sf}
+					ep, sf.found = iso, iso.found
+				}
+				ref, err := e.RegisterEndpoint(name, ep)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !<-sf.found {
+					t.Fatalf("registration %d: OnStart ran before %q could be found", i, name)
+				}
+				if err := e.Stop(ref); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // flooder keeps its own mailbox full: every message it handles sends the
 // next one, so its mailbox is never empty while flooding is on.
 type flooder struct {

@@ -56,6 +56,10 @@ var segmentPool = sync.Pool{New: func() any { return new(segment) }}
 const (
 	mailboxIdle int32 = iota
 	mailboxRunning
+	// mailboxHeld is the state of a new endpoint's mailbox: messages are
+	// queued but not run until Start, so that no handler (OnStart first)
+	// runs before the endpoint can be found by name.
+	mailboxHeld
 )
 
 func newMailbox() protoactor.Mailbox { return &mailbox{} }
@@ -107,8 +111,13 @@ func (m *mailbox) RegisterHandlers(invoker protoactor.MessageInvoker, dispatcher
 	m.dispatcher = dispatcher
 }
 
-// Start implements protoactor.Mailbox.
-func (m *mailbox) Start() {}
+// Start implements protoactor.Mailbox: a held mailbox starts running what
+// was queued.
+func (m *mailbox) Start() {
+	if m.status.CompareAndSwap(mailboxHeld, mailboxIdle) {
+		m.schedule()
+	}
+}
 
 // UserMessageCount returns the number of user messages queued and not yet
 // taken by the consumer (a batch being processed is not counted).

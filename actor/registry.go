@@ -10,9 +10,10 @@ import (
 )
 
 // RegisterEndpoint registers ep under name and returns its reference
-// (Spark's setupEndpoint). OnStart is queued as the endpoint's first message;
-// registration does not wait for it. It fails with ErrInvalidName,
-// a *DuplicateEndpointError, or ErrEnvStopped.
+// (Spark's setupEndpoint). OnStart is queued as the endpoint's first message
+// and runs once the name can be found, so that a peer answering what OnStart
+// sends reaches the endpoint; registration does not wait for it. It fails
+// with ErrInvalidName, a *DuplicateEndpointError, or ErrEnvStopped.
 func (e *Env) RegisterEndpoint(name string, ep Endpoint) (*Ref, error) {
 	if err := ValidateName(name); err != nil {
 		return nil, err
@@ -43,6 +44,9 @@ func (e *Env) RegisterEndpoint(name string, ep Endpoint) (*Ref, error) {
 		sys.ProcessRegistry.Add(c, name)
 	}
 	e.endpoints.Store(name, c)
+	// Only now may OnStart run: what it sets off (a peer that answers by
+	// name at once) must find the endpoint.
+	c.mb.Start()
 	return c.ref, nil
 }
 
