@@ -63,3 +63,25 @@ func TestHeartbeatFailuresMakeTheExecutorExit(t *testing.T) {
 		})
 	})
 }
+
+// LastHeartbeats shows each executor's latest heartbeat, moving forward,
+// and forgets a removed executor.
+func TestLastHeartbeats(t *testing.T) {
+	forEachNetwork(t, func(t *testing.T, nw network) {
+		c := startCluster(t, nw, testConf(endpoints.KeyHeartbeatInterval, "20ms"), 2, 1)
+		first := c.Driver.LastHeartbeats()
+		if len(first) != 2 || first["1"].IsZero() || first["2"].IsZero() {
+			t.Fatalf("LastHeartbeats = %v, want executors 1 and 2", first)
+		}
+		eventually(t, "executor 1's heartbeat time to move", func() bool {
+			return c.Driver.LastHeartbeats()["1"].After(first["1"])
+		})
+		if err := c.Driver.RemoveExecutor("2", "test"); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "executor 2 gone from LastHeartbeats", func() bool {
+			_, ok := c.Driver.LastHeartbeats()["2"]
+			return !ok
+		})
+	})
+}
