@@ -29,6 +29,9 @@ const (
 	// spark.driver.appUIAddress); an application master registers it as the
 	// application's tracking URL.
 	KeyDriverUIAddress = "spark.driver.appUIAddress"
+	// KeyAppID is the application's id; the driver UI reads it when its
+	// AppInfo has none (the id is given after the driver starts).
+	KeyAppID = "spark.app.id"
 )
 
 // Default ports of the UIs.

@@ -75,7 +75,16 @@ func (u *DriverUI) nav(active string) []navLink {
 		navLink{Href: "/endpoints/", Label: "Endpoints"})
 }
 
-func (u *DriverUI) heading() string { return u.app.Name + " — " + u.app.ID }
+func (u *DriverUI) heading() string { return u.app.Name + " — " + u.appID() }
+
+// appID returns the application's id: AppInfo's, else spark.app.id of the
+// driver's conf (set once the resource manager gave one).
+func (u *DriverUI) appID() string {
+	if u.app.ID != "" {
+		return u.app.ID
+	}
+	return u.d.Env().Conf().Get(KeyAppID, "")
+}
 
 // jobsView is the jobs page's data.
 type jobsView struct {

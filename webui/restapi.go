@@ -85,7 +85,7 @@ func (u *DriverUI) applicationInfo() applicationInfo {
 		LastUpdated: sparkTime(now), Duration: now.Sub(u.app.Start).Milliseconds(), SparkUser: u.app.User,
 		AppSparkVersion: u.app.Version, StartTimeEpoch: u.app.Start.UnixMilli(), EndTimeEpoch: -1,
 		LastUpdatedEpoch: now.UnixMilli()}
-	return applicationInfo{ID: u.app.ID, Name: u.app.Name, Attempts: []applicationAttemptInfo{a}}
+	return applicationInfo{ID: u.appID(), Name: u.app.Name, Attempts: []applicationAttemptInfo{a}}
 }
 
 func summarize(ex executorStatus) executorSummary {
@@ -113,7 +113,7 @@ func toJobData(j jobStatus) jobData {
 // apiApp checks the {id} of an /api/v1/applications/{id}/... path: false
 // (after writing 404) when it is not this application.
 func (u *DriverUI) apiApp(w http.ResponseWriter, r *http.Request) bool {
-	if id := r.PathValue("id"); id != u.app.ID {
+	if id := r.PathValue("id"); id == "" || id != u.appID() {
 		writeJSONError(w, http.StatusNotFound, "unknown app: "+id)
 		return false
 	}
