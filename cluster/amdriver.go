@@ -96,7 +96,7 @@ func (am *appMaster) runDriver(ctx context.Context) error {
 		}
 	}
 	defer stopDriver() // a second Stop returns the first result
-	ui := <-uiReady // sent before the driver
+	ui := <-uiReady    // sent before the driver
 	defer ui.stop()
 
 	_, err = actor.ResultAs[*messages.AmRegisterResponse](rm.Ask(ctx, &messages.AmRegister{AppId: am.cfg.AppID,
