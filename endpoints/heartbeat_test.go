@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/endpoints"
@@ -69,10 +70,12 @@ func TestHeartbeatFailuresMakeTheExecutorExit(t *testing.T) {
 func TestLastHeartbeats(t *testing.T) {
 	forEachNetwork(t, func(t *testing.T, nw network) {
 		c := startCluster(t, nw, testConf(endpoints.KeyHeartbeatInterval, "20ms"), 2, 1)
-		first := c.Driver.LastHeartbeats()
-		if len(first) != 2 || first["1"].IsZero() || first["2"].IsZero() {
-			t.Fatalf("LastHeartbeats = %v, want executors 1 and 2", first)
-		}
+		// The HeartbeatReceiver learns of a registration by a one-way message.
+		var first map[string]time.Time
+		eventually(t, "executors 1 and 2 in LastHeartbeats", func() bool {
+			first = c.Driver.LastHeartbeats()
+			return len(first) == 2 && !first["1"].IsZero() && !first["2"].IsZero()
+		})
 		eventually(t, "executor 1's heartbeat time to move", func() bool {
 			return c.Driver.LastHeartbeats()["1"].After(first["1"])
 		})

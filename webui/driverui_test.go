@@ -71,7 +71,11 @@ func TestDriverUIFollowsAJob(t *testing.T) {
 		return len(jobs) == 1 && jobs[0].Status == "RUNNING" && jobs[0].NumActiveTasks == 4 && jobs[0].NumTasks == 6
 	})
 	var execs []executorJSON
-	getJSON(t, api+"/executors", &execs)
+	// (The HeartbeatReceiver learns of a registration by a one-way message.)
+	eventually(t, "both executors' heartbeats", func() bool {
+		getJSON(t, api+"/executors", &execs)
+		return len(execs) == 2 && execs[0].LastHeartbeat != "" && execs[1].LastHeartbeat != ""
+	})
 	if len(execs) != 2 || execs[0].ID != "1" || execs[1].ID != "2" {
 		t.Fatalf("executors = %+v", execs)
 	}
