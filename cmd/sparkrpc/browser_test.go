@@ -121,6 +121,8 @@ func TestBrowserSeesTheUIs(t *testing.T) {
 	if err := chromedp.Do(browser, chromedp.Navigate(rmUI+"/cluster/apps"), chromedp.WaitVisible(row+` a.tracking`)); err != nil {
 		t.Fatalf("resource manager UI: %v", err)
 	}
+	// Hold the page still (its own refresh replaces the rows) to read and click it.
+	inBrowser(t, browser, chromedp.Evaluate[bool](`document.getElementById('live').checked = false`))
 	rowText := inBrowser(t, browser, chromedp.Text(row))
 	href := inBrowser(t, browser, chromedp.AttributeValue(row+` a.tracking`, "href")).Value
 	rmShot := inBrowser(t, browser, chromedp.FullScreenshot(100))
@@ -138,7 +140,7 @@ func TestBrowserSeesTheUIs(t *testing.T) {
 	if err := chromedp.Do(browser, chromedp.Click(row+` a.tracking`, chromedp.NodeVisible), chromedp.WaitVisible(`tr.job`)); err != nil {
 		t.Fatalf("following the tracking link: %v", err)
 	}
-	jobsText := inBrowser(t, browser, chromedp.Text(`main`))
+	jobsText := inBrowser(t, browser, chromedp.Evaluate[string](`document.querySelector('main').innerText`))
 	if !strings.Contains(jobsText, "Active Jobs (1)") || !strings.Contains(jobsText, "sparkpi") && !strings.Contains(jobsText, "SparkPi") {
 		t.Fatalf("the driver's jobs page:\n%s", jobsText)
 	}
@@ -146,7 +148,9 @@ func TestBrowserSeesTheUIs(t *testing.T) {
 		t.Fatalf("driver UI: %v", err)
 	}
 	executors := inBrowser(t, browser, chromedp.Evaluate[int](`document.querySelectorAll('tr.executor').length`))
-	first := inBrowser(t, browser, chromedp.Text(`#executors-completed`))
+	// The page refreshes itself: read it in one step of its own script.
+	const completedJS = `document.getElementById('executors-completed').textContent`
+	first := inBrowser(t, browser, chromedp.Evaluate[string](completedJS))
 	if executors != 2 {
 		t.Fatalf("%d executors listed, want 2", executors)
 	}
@@ -157,11 +161,11 @@ func TestBrowserSeesTheUIs(t *testing.T) {
 	// No reload: the page refreshes itself every 2s.
 	var later string
 	eventually(t, 30*time.Second, "the completed task count to move on the open page", func() bool {
-		later = inBrowser(t, browser, chromedp.Text(`#executors-completed`))
+		later = inBrowser(t, browser, chromedp.Evaluate[string](completedJS))
 		n, err := strconv.Atoi(later)
 		return err == nil && n > n0
 	})
-	rowsText := inBrowser(t, browser, chromedp.Text(`table.executors`))
+	rowsText := inBrowser(t, browser, chromedp.Evaluate[string](`document.querySelector('table.executors').innerText`))
 	driverShot := inBrowser(t, browser, chromedp.FullScreenshot(100))
 	if got := regexp.MustCompile(`Active`).FindAllString(rowsText, -1); len(got) < 2 {
 		t.Fatalf("executors table without two active executors:\n%s", rowsText)
