@@ -25,7 +25,8 @@ type driverUI struct {
 // the driver's env binds (net's bind host), and prints "tracking URL: URL"
 // to w when w is not nil. A UI that cannot start is logged and the
 // application runs without it: the UI is never a reason to fail a job.
-func startDriverUI(d *endpoints.Driver, net Network, appID string, w io.Writer, log zerolog.Logger) *driverUI {
+// opts are passed to the UI (e.g. webui.WithMetrics).
+func startDriverUI(d *endpoints.Driver, net Network, appID string, w io.Writer, log zerolog.Logger, opts ...webui.Option) *driverUI {
 	env := d.Env()
 	conf := env.Conf()
 	host := env.Address().Host
@@ -36,7 +37,7 @@ func startDriverUI(d *endpoints.Driver, net Network, appID string, w io.Writer, 
 		}
 	}
 	app := webui.AppInfo{ID: appID, Name: conf.Get(KeyAppName, appID), User: currentUser(), Start: time.Now()}
-	srv, err := webui.StartDriverUI(d, app, host, env.Address().Host, log)
+	srv, err := webui.StartDriverUI(d, app, host, env.Address().Host, log, opts...)
 	if err != nil {
 		log.Warn().Err(err).Msg("the Spark UI could not start; the application runs without it")
 		return &driverUI{}

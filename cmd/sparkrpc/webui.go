@@ -16,8 +16,9 @@ import (
 // address) from port up, moving up as spark.port.maxRetries allows; a
 // negative port serves none (nil). It prints "NAME web UI at URL" to out.
 // When spark.authenticate is on, the pages require the shared secret.
+// extra options (e.g. webui.WithMetrics) are passed to newUI.
 func startDaemonUI(name string, newUI func(opts ...webui.Option) http.Handler, conf *actor.Conf, bind, advertise string, port int,
-	out io.Writer, log zerolog.Logger) (*webui.Server, error) {
+	out io.Writer, log zerolog.Logger, extra ...webui.Option) (*webui.Server, error) {
 	if port < 0 {
 		return nil, nil
 	}
@@ -29,7 +30,8 @@ func startDaemonUI(name string, newUI func(opts ...webui.Option) http.Handler, c
 	if err != nil {
 		return nil, usagef("%v", err)
 	}
-	srv, err := webui.Start(name+" web UI", newUI(webui.WithSecret(secret), webui.WithLogger(log)), bind, advertise, port, retries, log)
+	opts := append([]webui.Option{webui.WithSecret(secret), webui.WithLogger(log)}, extra...)
+	srv, err := webui.Start(name+" web UI", newUI(opts...), bind, advertise, port, retries, log)
 	if err != nil {
 		return nil, err
 	}
