@@ -2,6 +2,7 @@ package webui_test
 
 import (
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -60,6 +61,14 @@ func TestDriverUIFollowsAJob(t *testing.T) {
 	if len(apps) != 1 || apps[0].ID != testApp || apps[0].Name != "ui test" || len(apps[0].Attempts) != 1 ||
 		apps[0].Attempts[0].SparkUser != "tester" || apps[0].Attempts[0].Completed || !strings.HasSuffix(apps[0].Attempts[0].StartTime, "GMT") {
 		t.Fatalf("applications = %+v", apps)
+	}
+
+	var app struct {
+		ID string `json:"id"`
+	}
+	getJSON(t, api, &app)
+	if app.ID != testApp {
+		t.Fatalf("applications/%s = %+v", testApp, app)
 	}
 
 	payloads, release := newGate(t, 6)
@@ -147,6 +156,14 @@ func TestDriverUIEndpointsPage(t *testing.T) {
 			t.Fatalf("/endpoints/ = %d, no %q:\n%s", code, want, page)
 		}
 	}
+	// The first view has no rate yet; once a window passed, the heartbeat
+	// receiver (executors heartbeat every 100ms) shows messages handled
+	// and a rate.
+	hb := regexp.MustCompile(`data-endpoint="HeartbeatReceiver"><td>HeartbeatReceiver</td><td class="num">\d+</td><td class="num">([1-9]\d*)</td><td class="num">(\d+\.\d)</td>`)
+	eventually(t, "a message rate for the HeartbeatReceiver", func() bool {
+		_, page = get(t, base+"/endpoints/", "")
+		return hb.MatchString(page)
+	})
 }
 
 // Bad ids and unknown API routes get 404 with a JSON error body; the root

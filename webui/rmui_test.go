@@ -189,6 +189,7 @@ func TestNodeManagerUI(t *testing.T) {
 		t.Fatalf("containers = %+v", got)
 	}
 	wantJSONError(t, base+"/api/v1/nodes", http.StatusNotFound, "no such API route")
+	wantJSONError(t, base+"/metrics", http.StatusNotFound, "no metrics")
 	cs = nil
 	getJSON(t, base+"/api/v1/containers", &got)
 	if len(got) != 0 {
