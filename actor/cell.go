@@ -61,6 +61,7 @@ type cell struct {
 	stopping atomic.Bool // stop requested: new messages are refused
 	stopped  atomic.Bool // OnStop has run: queued messages are dropped
 	done     chan struct{}
+	received atomic.Uint64 // user messages taken from the mailbox (EndpointStats)
 }
 
 // newCell builds the endpoint's runtime, its mailbox on disp, and queues
@@ -128,6 +129,7 @@ func (c *cell) InvokeSystemMessage(msg any) {
 
 // InvokeUserMessage implements protoactor.MessageInvoker.
 func (c *cell) InvokeUserMessage(msg any) {
+	c.received.Add(1)
 	if env, ok := msg.(*protoactor.MessageEnvelope); ok {
 		c.receive(env.Message, env.Sender)
 		return

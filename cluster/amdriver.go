@@ -42,6 +42,7 @@ func (am *appMaster) runDriver(ctx context.Context) error {
 	defer cancelApp(nil)
 	prog := &Progress{}
 	ready := make(chan *endpoints.Driver, 1)
+	uiReady := make(chan *driverUI, 1)
 	registered := make(chan struct{})
 	var registerErr atomic.Pointer[error]
 	start := func(sctx context.Context) (*endpoints.Driver, error) {
@@ -50,6 +51,7 @@ func (am *appMaster) runDriver(ctx context.Context) error {
 		if err != nil {
 			return nil, err
 		}
+		uiReady <- startDriverUI(d, am.cfg.Network, am.cfg.AppID, nil, am.cfg.Logger)
 		ready <- d
 		select {
 		case <-registered:
@@ -94,9 +96,11 @@ func (am *appMaster) runDriver(ctx context.Context) error {
 		}
 	}
 	defer stopDriver() // a second Stop returns the first result
+	ui := <-uiReady    // sent before the driver
+	defer ui.stop()
 
 	_, err = actor.ResultAs[*messages.AmRegisterResponse](rm.Ask(ctx, &messages.AmRegister{AppId: am.cfg.AppID,
-		Host: env.Address().Host, DriverUrl: driver.URL(), Am: amRef.Proto()}))
+		Host: env.Address().Host, DriverUrl: driver.URL(), Am: amRef.Proto(), TrackingUrl: ui.URL()}))
 	if err != nil {
 		registerErr.Store(&err)
 		close(registered)

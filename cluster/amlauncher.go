@@ -11,6 +11,7 @@ import (
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/messages"
+	"github.com/sparkrpc/sparkrpc/webui"
 )
 
 // runExecutorLauncher is client mode: the driver runs in the submitting
@@ -44,7 +45,8 @@ func (am *appMaster) runExecutorLauncher(ctx context.Context) error {
 	}
 	rm := env.RemoteRef(am.cfg.ResourceManager, ResourceManagerEndpointName)
 	_, err = actor.ResultAs[*messages.AmRegisterResponse](rm.Ask(ctx, &messages.AmRegister{AppId: am.cfg.AppID,
-		Host: env.Address().Host, DriverUrl: am.cfg.DriverURL, Am: amRef.Proto()}))
+		Host: env.Address().Host, DriverUrl: am.cfg.DriverURL, Am: amRef.Proto(),
+		TrackingUrl: am.conf.Get(webui.KeyDriverUIAddress, "")}))
 	if err != nil {
 		return am.exit(ExitUncaughtException, "Cannot register with the resource manager: "+err.Error())
 	}

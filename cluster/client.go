@@ -35,7 +35,10 @@ type AppReport struct {
 	Diagnostics           string
 	// AMHost and DriverURL are set once the application master registered.
 	AMHost, DriverURL string
-	Start, Finish     time.Time
+	// TrackingURL is the driver's web UI (http://host:port) that the
+	// application master registered; empty when the driver serves none.
+	TrackingURL   string
+	Start, Finish time.Time
 	// Task progress, as last reported by the application master.
 	TasksTotal, TasksDone, TasksRunning int
 	// RunningContainers counts the executor containers.
@@ -49,7 +52,7 @@ type AppReport struct {
 func reportFromProto(r *messages.RmApplicationReport) *AppReport {
 	out := &AppReport{ID: r.GetAppId(), Name: r.GetName(), Queue: r.GetQueue(), User: r.GetUser(),
 		State: AppState(r.GetState()), FinalStatus: FinalStatus(r.GetFinalStatus()), Diagnostics: r.GetDiagnostics(),
-		AMHost: r.GetAmHost(), DriverURL: r.GetDriverUrl(), Start: time.UnixMilli(r.GetStartTimeMs()),
+		AMHost: r.GetAmHost(), DriverURL: r.GetDriverUrl(), TrackingURL: r.GetTrackingUrl(), Start: time.UnixMilli(r.GetStartTimeMs()),
 		TasksTotal: int(r.GetTasksTotal()), TasksDone: int(r.GetTasksDone()), TasksRunning: int(r.GetTasksRunning()),
 		RunningContainers: int(r.GetRunningContainers()), AMContainerID: r.GetAmContainerId(), AMLogDir: r.GetAmLogDir(), am: r.GetAm()}
 	if r.GetFinishTimeMs() != 0 {
@@ -68,8 +71,12 @@ func (r *AppReport) String() string {
 	if host == "" {
 		host = "N/A"
 	}
-	s := fmt.Sprintf("\t client token: N/A\n\t diagnostics: %s\n\t ApplicationMaster host: %s\n\t queue: %s\n\t start time: %d\n\t final status: %s\n\t user: %s\n\t state: %s",
-		diag, host, r.Queue, r.Start.UnixMilli(), r.FinalStatus, r.User, r.State)
+	tracking := r.TrackingURL
+	if tracking == "" {
+		tracking = "N/A"
+	}
+	s := fmt.Sprintf("\t client token: N/A\n\t diagnostics: %s\n\t ApplicationMaster host: %s\n\t queue: %s\n\t start time: %d\n\t final status: %s\n\t tracking URL: %s\n\t user: %s\n\t state: %s",
+		diag, host, r.Queue, r.Start.UnixMilli(), r.FinalStatus, tracking, r.User, r.State)
 	if r.DriverURL != "" {
 		s += "\n\t driver: " + r.DriverURL
 	}

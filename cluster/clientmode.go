@@ -52,6 +52,8 @@ func runClientMode(ctx context.Context, cfg SubmitConfig, fn AppFunc, client *Cl
 		progDone  = make(chan struct{})
 		progStart sync.Once
 	)
+	var ui *driverUI
+	defer func() { ui.stop() }()
 	start := func(sctx context.Context) (*endpoints.Driver, error) {
 		var err error
 		env, err = net.Listen("sparkDriver", conf, 0)
@@ -64,6 +66,9 @@ func runClientMode(ctx context.Context, cfg SubmitConfig, fn AppFunc, client *Cl
 		if err != nil {
 			return nil, err
 		}
+		// The UI's address goes to the AM in the conf below, and from it
+		// to the resource manager as the tracking URL.
+		ui = startDriverUI(d, net, "", nil, log)
 		sub.AMResource = Resource{MemoryMB: amMem, Cores: amCores}
 		sub.AMCommand = []string{"sparkrpc", "applicationmaster", "--client-mode", "--driver-url", d.URL(), "--rm", client.rm.Address().HostPort()}
 		sub.UnmanagedDriver = true

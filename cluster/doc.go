@@ -65,4 +65,15 @@
 // final status. Its failures use Spark's
 // exit codes (13: no SparkContext in time, 15: the application failed or is
 // unknown, 11: too many executor failures).
+//
+// # Web UI and tracking URL
+//
+// Every driver the runners start (local, local-cluster, client and cluster
+// mode) serves package webui's driver UI while the application runs, as
+// spark.ui.enabled (true), spark.ui.port (4040) and spark.port.maxRetries
+// (16) say, bound where the driver's env binds; a UI that cannot start is
+// logged and the application runs without it. Its URL is the application's
+// tracking URL: local[N] prints "tracking URL: URL"; on a resource manager
+// the application master registers it (client mode: from
+// spark.driver.appUIAddress), and AppReport.TrackingURL carries it.
 package cluster

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/messages"
@@ -48,6 +49,7 @@ func (nm *NodeManager) startContainer(req *messages.NmStartContainer) (*messages
 		<-p.done
 		return nil, errors.New("cluster: node manager is shutting down")
 	}
+	p.memoryMB, p.cores, p.started = spec.memoryMB, spec.cores, time.Now()
 	nm.containers[id] = p
 	nm.watchers.Add(1)
 	nm.mu.Unlock()

@@ -46,6 +46,10 @@ type containerProc struct {
 	stdout, stderr   *os.File
 	stopOnce         sync.Once
 	killGraceElapsed chan struct{}
+	// What the node manager shows of it (RunningContainers).
+	memoryMB int64
+	cores    int
+	started  time.Time
 }
 
 // launchContainer starts spec as a child process of this one. The process

@@ -115,6 +115,10 @@ func StartResourceManager(env *actor.Env, cfg ResourceManagerConfig) (*ResourceM
 // Address returns the address node managers and clients use.
 func (rm *ResourceManager) Address() actor.RpcAddress { return rm.env.Address() }
 
+// Ref returns the reference of the resource manager's endpoint (what its
+// web UI asks for reports).
+func (rm *ResourceManager) Ref() *actor.Ref { return rm.ref }
+
 // ClusterTimestamp returns the start time (Unix ms) used in application ids.
 func (rm *ResourceManager) ClusterTimestamp() int64 { return rm.ts }
 

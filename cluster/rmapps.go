@@ -68,6 +68,7 @@ func (c *rmCore) registerAM(req *messages.AmRegister) (*messages.AmRegisterRespo
 	}
 	a.state = StateRunning
 	a.amHost, a.driverURL, a.amRef = req.GetHost(), req.GetDriverUrl(), req.GetAm()
+	a.trackingURL = req.GetTrackingUrl()
 	return &messages.AmRegisterResponse{MaxResource: c.maxResource().proto(), Queue: a.queue}, nil
 }
 
@@ -153,7 +154,8 @@ func (c *rmCore) report(id string) (*messages.RmApplicationReport, error) {
 	r := &messages.RmApplicationReport{AppId: a.id, Name: a.name, Queue: a.queue, User: a.user,
 		State: messages.RmAppState(a.state), FinalStatus: messages.RmFinalStatus(a.final), Diagnostics: a.diagnostics,
 		AmHost: a.amHost, DriverUrl: a.driverURL, StartTimeMs: a.start.UnixMilli(),
-		TasksTotal: a.tasksTotal, TasksDone: a.tasksDone, TasksRunning: a.tasksRunning, AmLogDir: a.amLogDir, Am: a.amRef}
+		TasksTotal: a.tasksTotal, TasksDone: a.tasksDone, TasksRunning: a.tasksRunning, AmLogDir: a.amLogDir, Am: a.amRef,
+		TrackingUrl: a.trackingURL}
 	if !a.finish.IsZero() {
 		r.FinishTimeMs = a.finish.UnixMilli()
 	}

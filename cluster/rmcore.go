@@ -56,6 +56,7 @@ type rmApp struct {
 	amLaunch              *messages.RmLaunchContext
 	amContainer           *rmContainer
 	amHost, driverURL     string
+	trackingURL           string // the driver's web UI, from the AM's registration
 	amRef                 *messages.EndpointRef
 	amStopAt              time.Time
 	unmanagedDriver       bool

@@ -128,7 +128,8 @@ func (c *rmCore) nodeReports() []*messages.RmNodeReport {
 			state = "LOST"
 		}
 		out = append(out, &messages.RmNodeReport{NodeId: n.id, Address: n.address, Host: n.host,
-			Capability: n.capability.proto(), Used: n.used.proto(), State: state, NumContainers: int32(len(n.containers))})
+			Capability: n.capability.proto(), Used: n.used.proto(), State: state, NumContainers: int32(len(n.containers)),
+			LastHeartbeatMs: n.lastSeen.UnixMilli()})
 	}
 	return out
 }

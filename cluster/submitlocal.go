@@ -32,11 +32,14 @@ func runLocal(ctx context.Context, cfg SubmitConfig, fn AppFunc) error {
 	prog := &Progress{}
 	var execDone chan error
 	var stopExec context.CancelFunc
+	var ui *driverUI
+	defer func() { ui.stop() }()
 	start := func(sctx context.Context) (*endpoints.Driver, error) {
 		d, err := endpoints.NewDriver(env, endpoints.WithListener(prog), endpoints.WithLogger(log))
 		if err != nil {
 			return nil, err
 		}
+		ui = startDriverUI(d, net, appID, cfg.Stderr, log)
 		var ectx context.Context
 		ectx, stopExec = context.WithCancel(context.Background())
 		execDone = make(chan error, 1)

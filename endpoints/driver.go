@@ -27,6 +27,8 @@ type Driver struct {
 	bus   *listenerBus
 	ref   *actor.Ref
 	hbRef *actor.Ref
+	// hbTimes mirrors the heartbeat receiver's last-seen times.
+	hbTimes heartbeatTimes
 
 	reviveInterval time.Duration
 	excluded       map[string]bool

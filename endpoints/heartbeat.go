@@ -42,11 +42,14 @@ func newHeartbeatReceiver(conf *actor.Conf) (*heartbeatReceiver, error) {
 	// One-way messages: from the driver endpoint, from its own timer, and
 	// heartbeats sent rather than asked.
 	actor.Handle(r, func(_ *actor.Context, m *messages.ExecutorRegistered) error {
-		h.lastSeen[m.GetExecutorId()] = time.Now()
+		now := time.Now()
+		h.lastSeen[m.GetExecutorId()] = now
+		h.d.hbTimes.set(m.GetExecutorId(), now)
 		return nil
 	})
 	actor.Handle(r, func(_ *actor.Context, m *messages.ExecutorRemoved) error {
 		delete(h.lastSeen, m.GetExecutorId())
+		h.d.hbTimes.remove(m.GetExecutorId())
 		return nil
 	})
 	actor.Handle(r, func(*actor.Context, *messages.ExpireDeadHosts) error {
@@ -90,7 +93,9 @@ func (h *heartbeatReceiver) heartbeat(m *messages.Heartbeat) bool {
 		h.d.log.Debug().Str("executor", id).Msg("heartbeat from an unknown executor")
 		return false
 	}
-	h.lastSeen[id] = time.Now()
+	now := time.Now()
+	h.lastSeen[id] = now
+	h.d.hbTimes.set(id, now)
 	return true
 }
 
@@ -104,6 +109,7 @@ func (h *heartbeatReceiver) expireDeadHosts() {
 		reason := fmt.Sprintf("Executor heartbeat timed out after %d ms", silent.Milliseconds())
 		h.d.log.Warn().Str("executor", id).Str("reason", reason).Msg("Removing executor with no recent heartbeats")
 		delete(h.lastSeen, id)
+		h.d.hbTimes.remove(id)
 		// As Spark: the executor's process may hang (stopped, deadlocked,
 		// swapping) with its container still holding its resources, so ask
 		// for it to be killed and replaced, and remove it at once so that

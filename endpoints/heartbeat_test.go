@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/endpoints"
@@ -60,6 +61,30 @@ func TestHeartbeatFailuresMakeTheExecutorExit(t *testing.T) {
 		}
 		c.rec.waitFor(t, "the executor removed with the reason", func(evs []endpoints.Event) bool {
 			return countEvents(evs, func(e endpoints.ExecutorRemoved) bool { return e.Reason == ee.Reason }) == 1
+		})
+	})
+}
+
+// LastHeartbeats shows each executor's latest heartbeat, moving forward,
+// and forgets a removed executor.
+func TestLastHeartbeats(t *testing.T) {
+	forEachNetwork(t, func(t *testing.T, nw network) {
+		c := startCluster(t, nw, testConf(endpoints.KeyHeartbeatInterval, "20ms"), 2, 1)
+		// The HeartbeatReceiver learns of a registration by a one-way message.
+		var first map[string]time.Time
+		eventually(t, "executors 1 and 2 in LastHeartbeats", func() bool {
+			first = c.Driver.LastHeartbeats()
+			return len(first) == 2 && !first["1"].IsZero() && !first["2"].IsZero()
+		})
+		eventually(t, "executor 1's heartbeat time to move", func() bool {
+			return c.Driver.LastHeartbeats()["1"].After(first["1"])
+		})
+		if err := c.Driver.RemoveExecutor("2", "test"); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "executor 2 gone from LastHeartbeats", func() bool {
+			_, ok := c.Driver.LastHeartbeats()["2"]
+			return !ok
 		})
 	})
 }

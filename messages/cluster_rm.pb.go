@@ -766,7 +766,9 @@ type RmApplicationReport struct {
 	// Where the AM container's logs are, on its node.
 	AmLogDir string `protobuf:"bytes,17,opt,name=am_log_dir,json=amLogDir,proto3" json:"am_log_dir,omitempty"`
 	// The AM's own endpoint (YarnAM), once it has registered.
-	Am            *EndpointRef `protobuf:"bytes,18,opt,name=am,proto3" json:"am,omitempty"`
+	Am *EndpointRef `protobuf:"bytes,18,opt,name=am,proto3" json:"am,omitempty"`
+	// The driver's web UI that the AM registered (YARN's tracking URL).
+	TrackingUrl   string `protobuf:"bytes,19,opt,name=tracking_url,json=trackingUrl,proto3" json:"tracking_url,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -927,6 +929,13 @@ func (x *RmApplicationReport) GetAm() *EndpointRef {
 	return nil
 }
 
+func (x *RmApplicationReport) GetTrackingUrl() string {
+	if x != nil {
+		return x.TrackingUrl
+	}
+	return ""
+}
+
 // RmKillApplication kills an application and all its containers.
 type RmKillApplication struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1082,8 +1091,10 @@ type RmNodeReport struct {
 	// "RUNNING" or "LOST".
 	State         string `protobuf:"bytes,6,opt,name=state,proto3" json:"state,omitempty"`
 	NumContainers int32  `protobuf:"varint,7,opt,name=num_containers,json=numContainers,proto3" json:"num_containers,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// When the node last heartbeated (Unix milliseconds).
+	LastHeartbeatMs int64 `protobuf:"varint,8,opt,name=last_heartbeat_ms,json=lastHeartbeatMs,proto3" json:"last_heartbeat_ms,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *RmNodeReport) Reset() {
@@ -1165,6 +1176,13 @@ func (x *RmNodeReport) GetNumContainers() int32 {
 	return 0
 }
 
+func (x *RmNodeReport) GetLastHeartbeatMs() int64 {
+	if x != nil {
+		return x.LastHeartbeatMs
+	}
+	return 0
+}
+
 // RmClusterNodes answers RmGetClusterNodes.
 type RmClusterNodes struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1218,7 +1236,10 @@ type AmRegister struct {
 	// The driver's scheduler URL (spark://CoarseGrainedScheduler@host:port).
 	DriverUrl string `protobuf:"bytes,3,opt,name=driver_url,json=driverUrl,proto3" json:"driver_url,omitempty"`
 	// The AM's own endpoint.
-	Am            *EndpointRef `protobuf:"bytes,4,opt,name=am,proto3" json:"am,omitempty"`
+	Am *EndpointRef `protobuf:"bytes,4,opt,name=am,proto3" json:"am,omitempty"`
+	// The application's web UI (http://host:port of the driver's UI), shown
+	// as its tracking URL; empty when the driver serves no UI.
+	TrackingUrl   string `protobuf:"bytes,5,opt,name=tracking_url,json=trackingUrl,proto3" json:"tracking_url,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1279,6 +1300,13 @@ func (x *AmRegister) GetAm() *EndpointRef {
 		return x.Am
 	}
 	return nil
+}
+
+func (x *AmRegister) GetTrackingUrl() string {
+	if x != nil {
+		return x.TrackingUrl
+	}
+	return ""
 }
 
 // AmRegisterResponse answers AmRegister.
@@ -3067,7 +3095,7 @@ const file_cluster_rm_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x1d\n" +
 	"\x1bRmSubmitApplicationResponse\"/\n" +
 	"\x16RmGetApplicationReport\x12\x15\n" +
-	"\x06app_id\x18\x01 \x01(\tR\x05appId\"\x92\x05\n" +
+	"\x06app_id\x18\x01 \x01(\tR\x05appId\"\xb5\x05\n" +
 	"\x13RmApplicationReport\x12\x15\n" +
 	"\x06app_id\x18\x01 \x01(\tR\x05appId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
@@ -3091,14 +3119,15 @@ const file_cluster_rm_proto_rawDesc = "" +
 	"\x0fam_container_id\x18\x10 \x01(\tR\ramContainerId\x12\x1c\n" +
 	"\n" +
 	"am_log_dir\x18\x11 \x01(\tR\bamLogDir\x12.\n" +
-	"\x02am\x18\x12 \x01(\v2\x1e.sparkrpc.messages.EndpointRefR\x02am\"L\n" +
+	"\x02am\x18\x12 \x01(\v2\x1e.sparkrpc.messages.EndpointRefR\x02am\x12!\n" +
+	"\ftracking_url\x18\x13 \x01(\tR\vtrackingUrl\"L\n" +
 	"\x11RmKillApplication\x12\x15\n" +
 	"\x06app_id\x18\x01 \x01(\tR\x05appId\x12 \n" +
 	"\vdiagnostics\x18\x02 \x01(\tR\vdiagnostics\"h\n" +
 	"\x19RmKillApplicationResponse\x12\x16\n" +
 	"\x06killed\x18\x01 \x01(\bR\x06killed\x123\n" +
 	"\x05state\x18\x02 \x01(\x0e2\x1d.sparkrpc.messages.RmAppStateR\x05state\"\x13\n" +
-	"\x11RmGetClusterNodes\"\x84\x02\n" +
+	"\x11RmGetClusterNodes\"\xb0\x02\n" +
 	"\fRmNodeReport\x12\x17\n" +
 	"\anode_id\x18\x01 \x01(\tR\x06nodeId\x12\x18\n" +
 	"\aaddress\x18\x02 \x01(\tR\aaddress\x12\x12\n" +
@@ -3108,16 +3137,18 @@ const file_cluster_rm_proto_rawDesc = "" +
 	"capability\x121\n" +
 	"\x04used\x18\x05 \x01(\v2\x1d.sparkrpc.messages.RmResourceR\x04used\x12\x14\n" +
 	"\x05state\x18\x06 \x01(\tR\x05state\x12%\n" +
-	"\x0enum_containers\x18\a \x01(\x05R\rnumContainers\"G\n" +
+	"\x0enum_containers\x18\a \x01(\x05R\rnumContainers\x12*\n" +
+	"\x11last_heartbeat_ms\x18\b \x01(\x03R\x0flastHeartbeatMs\"G\n" +
 	"\x0eRmClusterNodes\x125\n" +
-	"\x05nodes\x18\x01 \x03(\v2\x1f.sparkrpc.messages.RmNodeReportR\x05nodes\"\x86\x01\n" +
+	"\x05nodes\x18\x01 \x03(\v2\x1f.sparkrpc.messages.RmNodeReportR\x05nodes\"\xa9\x01\n" +
 	"\n" +
 	"AmRegister\x12\x15\n" +
 	"\x06app_id\x18\x01 \x01(\tR\x05appId\x12\x12\n" +
 	"\x04host\x18\x02 \x01(\tR\x04host\x12\x1d\n" +
 	"\n" +
 	"driver_url\x18\x03 \x01(\tR\tdriverUrl\x12.\n" +
-	"\x02am\x18\x04 \x01(\v2\x1e.sparkrpc.messages.EndpointRefR\x02am\"l\n" +
+	"\x02am\x18\x04 \x01(\v2\x1e.sparkrpc.messages.EndpointRefR\x02am\x12!\n" +
+	"\ftracking_url\x18\x05 \x01(\tR\vtrackingUrl\"l\n" +
 	"\x12AmRegisterResponse\x12@\n" +
 	"\fmax_resource\x18\x01 \x01(\v2\x1d.sparkrpc.messages.RmResourceR\vmaxResource\x12\x14\n" +
 	"\x05queue\x18\x02 \x01(\tR\x05queue\"\xfe\x01\n" +

@@ -26,7 +26,9 @@ func newAppsCmd() *cobra.Command {
 		Short: "List the applications of a resource manager (yarn application -list)",
 		Long: `Apps lists the applications a resource manager knows, oldest first: id,
 name, user, queue, state, final status, progress (tasks done), start time and
-tracking URL (the driver's address, once its application master registered).
+tracking URL (the driver's web UI, http://HOST:PORT, once its application
+master registered it; with spark.ui.enabled=false, the driver's spark://
+address).
 
 --state takes comma-separated states: NEW, SUBMITTED, ACCEPTED, RUNNING,
 FINISHED, FAILED, KILLED, or ALL. The default, as YARN's, is the applications
@@ -122,7 +124,10 @@ func printApps(w io.Writer, states []cluster.AppState, apps []*cluster.AppReport
 		case a.TasksTotal > 0:
 			progress = a.TasksDone * 100 / a.TasksTotal
 		}
-		tracking := a.DriverURL
+		tracking := a.TrackingURL
+		if tracking == "" {
+			tracking = a.DriverURL
+		}
 		if tracking == "" {
 			tracking = "N/A"
 		}

@@ -49,7 +49,7 @@ func TestAppsAndLogs(t *testing.T) {
 		return code == 0 && strings.Contains(row(out, running), " RUNNING ")
 	})
 	if !strings.HasPrefix(out, "Total number of applications (states: [SUBMITTED, ACCEPTED, RUNNING]): 1\n") || row(out, done) != "" ||
-		!regexp.MustCompile(`\blong pi +\S+ +default +RUNNING +UNDEFINED +\d+% +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \S+ +spark://CoarseGrainedScheduler@`).MatchString(row(out, running)) {
+		!regexp.MustCompile(`\blong pi +\S+ +default +RUNNING +UNDEFINED +\d+% +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \S+ +http://127\.0\.0\.1:\d+$`).MatchString(row(out, running)) {
 		t.Fatalf("apps:\n%s", out)
 	}
 	out, _, code = runBin(t, marker, 30*time.Second, "apps", "--rm", "rm://"+c.addr, "--state", "finished,killed")

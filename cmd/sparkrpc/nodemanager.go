@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/webui"
 	"github.com/spf13/cobra"
 )
 
@@ -21,7 +23,7 @@ func init() { subcommands = append(subcommands, newNodeManagerCmd) }
 func newNodeManagerCmd() *cobra.Command {
 	var (
 		rm, host, bind, dir string
-		port, cores         int
+		port, cores, uiPort int
 		memory              string
 		grace, regTimeout   time.Duration
 		confs               []string
@@ -39,7 +41,8 @@ While the resource manager does not answer, it retries with exponential
 backoff, logging each attempt, for up to --register-timeout; then it exits 1.
 A signal stops it at once in every state. A --port in use is retried on the
 next ports, each move logged, up to spark.port.maxRetries (16) times; it
-prints the address it listens on.`,
+prints the address it listens on. Its web UI (running containers, /metrics)
+listens on --webui-port, moving up the same way.`,
 		Example:               `  sparkrpc nodemanager --rm rm.example.com:8032 --host node1.example.com --bind-address 0.0.0.0 --memory 8g --cores 4`,
 		Args:                  cobra.NoArgs,
 		DisableFlagsInUseLine: true,
@@ -57,6 +60,9 @@ prints the address it listens on.`,
 			}
 			if cores < 1 {
 				return usagef("--cores must be at least 1")
+			}
+			if uiPort > 65535 {
+				return usagef("--webui-port must be at most 65535")
 			}
 			if regTimeout <= 0 {
 				return usagef("--register-timeout must be positive")
@@ -99,6 +105,16 @@ prints the address it listens on.`,
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "NodeManager %s registered with rm://%s (%d MB, %d cores, folder %s)\n",
 				nm.NodeID(), rmAddr.HostPort(), mem>>20, cores, nm.Dir())
+			ui, err := startDaemonUI("NodeManager", func(opts ...webui.Option) http.Handler {
+				return webui.NewNodeManagerUI(nm.NodeID(), func() []webui.Container { return nmContainers(nm) }, opts...)
+			}, conf, bind, host, uiPort, cmd.OutOrStdout(), log)
+			if err != nil {
+				sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				_ = nm.Shutdown(sctx)
+				return err
+			}
+			defer stopDaemonUI(ui)
 			<-ctx.Done()
 			stop() // a second signal ends the process at once
 			log.Info().Msg("shutting down: stopping containers")
@@ -112,6 +128,7 @@ prints the address it listens on.`,
 	fl.StringVar(&host, "host", "127.0.0.1", "the host name or address the resource manager and application masters use to reach this node")
 	fl.StringVar(&bind, "bind-address", "", "the address to listen on (default: --host; 0.0.0.0 for every interface)")
 	fl.IntVar(&port, "port", 0, "the port to listen on (0: a random port)")
+	fl.IntVar(&uiPort, "webui-port", webui.DefaultNodeManagerUIPort, "the web UI's port, on --bind-address (0: a random port; -1: no web UI)")
 	fl.StringVar(&memory, "memory", "4g", "memory offered to containers, e.g. 8g or 2048m")
 	fl.IntVar(&cores, "cores", runtime.NumCPU(), "cores offered to containers")
 	fl.StringVar(&dir, "dir", "", "the node's folder for container working folders and logs (default: under the temporary folder)")
@@ -119,4 +136,14 @@ prints the address it listens on.`,
 	fl.DurationVar(&regTimeout, "register-timeout", 15*time.Minute, "how long to keep trying to register with the resource manager")
 	fl.DurationVar(&grace, "kill-grace", 250*time.Millisecond, "time between SIGTERM and SIGKILL when a container is stopped")
 	return cmd
+}
+
+// nmContainers converts the node manager's running containers for its UI.
+func nmContainers(nm *cluster.NodeManager) []webui.Container {
+	cs := nm.RunningContainers()
+	out := make([]webui.Container, len(cs))
+	for i, c := range cs {
+		out[i] = webui.Container{ID: c.ID, AppID: c.AppID, PID: c.PID, MemoryMB: c.MemoryMB, Cores: c.Cores, Started: c.Started, LogDir: c.LogDir}
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/webui"
 	"github.com/spf13/cobra"
 )
 
@@ -19,7 +21,7 @@ func init() { subcommands = append(subcommands, newResourceManagerCmd) }
 func newResourceManagerCmd() *cobra.Command {
 	var (
 		host, bind, queues, staging string
-		port                        int
+		port, uiPort                int
 		expiry                      time.Duration
 		verbose                     bool
 		confs                       []string
@@ -30,6 +32,9 @@ func newResourceManagerCmd() *cobra.Command {
 		Long: `Resourcemanager runs the cluster's resource manager until it gets SIGINT or SIGTERM.
 Node managers register with it ('sparkrpc nodemanager --rm HOST:PORT') and
 'sparkrpc submit --master rm://HOST:PORT' submits applications to it.
+
+Its web UI (applications, nodes, /api/v1/applications, /metrics) listens on
+--webui-port; it prints "ResourceManager web UI at http://HOST:PORT".
 
 It prints "ResourceManager listening on rm://HOST:PORT" once it is up. A
 --port in use is retried on the next ports, each move logged, up to
@@ -44,6 +49,9 @@ in use is an error.`,
 			}
 			if port < 0 || port > 65535 {
 				return usagef("--port must be between 0 and 65535")
+			}
+			if uiPort > 65535 {
+				return usagef("--webui-port must be at most 65535")
 			}
 			conf, err := parseConfs(confs)
 			if err != nil {
@@ -72,6 +80,17 @@ in use is an error.`,
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "ResourceManager listening on rm://%s\n", rm.Address().HostPort())
+			ui, err := startDaemonUI("ResourceManager", func(opts ...webui.Option) http.Handler {
+				return webui.NewResourceManagerUI(rm.Ref(), opts...)
+			}, conf, bind, host, uiPort, cmd.OutOrStdout(), log)
+			if err != nil {
+				sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				rm.Shutdown(sctx)
+				shutdownEnv(env)
+				return err
+			}
+			defer stopDaemonUI(ui)
 			<-ctx.Done()
 			stop() // a second signal ends the process at once
 			log.Info().Msg("shutting down")
@@ -85,6 +104,7 @@ in use is an error.`,
 	fl.StringVar(&host, "host", "127.0.0.1", "the host name or address node managers and clients use to reach it")
 	fl.StringVar(&bind, "bind-address", "", "the address to listen on (default: --host; 0.0.0.0 for every interface)")
 	fl.IntVar(&port, "port", 8032, "the port to listen on (0: a random port)")
+	fl.IntVar(&uiPort, "webui-port", webui.DefaultResourceManagerUIPort, "the web UI's port, on --bind-address (0: a random port; -1: no web UI)")
 	fl.StringVar(&queues, "queues", "default", "comma-separated queues applications may be submitted to")
 	fl.StringVar(&staging, "staging-dir", "", "the folder of the applications' staging folders (default: a temporary folder)")
 	fl.DurationVar(&expiry, "node-expiry", 60*time.Second, "how long a node may miss heartbeats before it is lost")

@@ -648,7 +648,7 @@ type rmCluster struct {
 
 func startRMCluster(t *testing.T, marker string, rmArgs []string, nodes ...[]string) *rmCluster {
 	t.Helper()
-	c := &rmCluster{rm: start(t, marker, append([]string{"resourcemanager", "--port", "0"}, rmArgs...)...)}
+	c := &rmCluster{rm: start(t, marker, append([]string{"resourcemanager", "--port", "0", "--webui-port", "0"}, rmArgs...)...)}
 	re := regexp.MustCompile(`ResourceManager listening on rm://(\S+)`)
 	eventually(t, 30*time.Second, "the resource manager", func() bool {
 		m := re.FindStringSubmatch(c.rm.stdout.String())
@@ -659,7 +659,7 @@ func startRMCluster(t *testing.T, marker string, rmArgs []string, nodes ...[]str
 	})
 	for _, n := range nodes {
 		dir := t.TempDir()
-		nm := start(t, marker, append([]string{"nodemanager", "--rm", c.addr, "--dir", dir, "--kill-grace", "200ms"}, n...)...)
+		nm := start(t, marker, append([]string{"nodemanager", "--rm", c.addr, "--dir", dir, "--kill-grace", "200ms", "--webui-port", "0"}, n...)...)
 		eventually(t, 30*time.Second, "a node manager to register", func() bool { return strings.Contains(nm.stdout.String(), "registered with") })
 		c.nms = append(c.nms, nm)
 		c.dirs = append(c.dirs, dir)
@@ -723,6 +723,14 @@ func testStatusAndKill(t *testing.T, mode string) {
 	})
 	if !strings.Contains(status, "Application report for "+app) || !strings.Contains(status, "final status: UNDEFINED") {
 		t.Fatalf("status:\n%s", status)
+	}
+	// The tracking URL is the driver's UI, which serves the application.
+	tm := trackingRe.FindStringSubmatch(status)
+	if tm == nil {
+		t.Fatalf("status without a tracking URL:\n%s", status)
+	}
+	if code, body := httpGet(t, tm[1]+"/api/v1/applications"); code != 200 || !strings.Contains(body, `"id": "`+app+`"`) {
+		t.Fatalf("GET %s/api/v1/applications = %d %s", tm[1], code, body)
 	}
 	if _, ok := findProcess(marker, " executor ", "--app-id "+app); !ok {
 		t.Fatalf("no executor process runs: %v", markedProcesses(marker))

@@ -1,0 +1,42 @@
+// Snapshots of the registered endpoints for monitoring: names, queued and
+// handled messages.
+
+package actor
+
+import "slices"
+
+// EndpointStats is a snapshot of one registered endpoint, for monitoring
+// pages and metrics.
+type EndpointStats struct {
+	// Name is the endpoint's name in its env.
+	Name string
+	// Queued is the number of messages waiting in its mailbox (its inbox
+	// depth; a batch already taken by its loop is not counted).
+	Queued int
+	// Received counts the messages its loop has taken from the mailbox
+	// since it was registered (sends, asks and network events).
+	Received uint64
+}
+
+// EndpointStats returns a snapshot of the endpoints registered and reachable
+// by name, sorted by name. It takes no lock that a handler holds and is
+// cheap enough to call on every page view; the counts of different
+// endpoints are not read at one instant.
+func (e *Env) EndpointStats() []EndpointStats {
+	var out []EndpointStats
+	e.endpoints.Range(func(_, v any) bool {
+		c := v.(*cell)
+		out = append(out, EndpointStats{Name: c.name, Queued: c.mb.UserMessageCount(), Received: c.received.Load()})
+		return true
+	})
+	slices.SortFunc(out, func(a, b EndpointStats) int {
+		switch {
+		case a.Name < b.Name:
+			return -1
+		case a.Name > b.Name:
+			return 1
+		}
+		return 0
+	})
+	return out
+}

@@ -1,0 +1,57 @@
+package actor_test
+
+import (
+	"testing"
+
+	"github.com/sparkrpc/sparkrpc/actor"
+	"google.golang.org/protobuf/proto"
+)
+
+// EndpointStats shows a blocked endpoint's queue and, once it is released,
+// the messages it handled.
+func TestEndpointStats(t *testing.T) {
+	e := newEnv(t, nil)
+	g := newGate()
+	entered := make(chan struct{}, 1)
+	ref := register(t, e, "stats-slow", actor.ReceiveFunc(func(_ *actor.Context, _ proto.Message) error {
+		select {
+		case entered <- struct{}{}:
+		default:
+		}
+		<-g.ch
+		return nil
+	}))
+	register(t, e, "stats-idle", actor.ReceiveFunc(func(*actor.Context, proto.Message) error { return nil }))
+	for range 4 {
+		if err := ref.Send(str("m")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recv(t, entered, "the first message")
+	find := func(name string) actor.EndpointStats {
+		for _, s := range e.EndpointStats() {
+			if s.Name == name {
+				return s
+			}
+		}
+		t.Fatalf("no stats for %s in %v", name, e.EndpointStats())
+		return actor.EndpointStats{}
+	}
+	stats := e.EndpointStats()
+	if len(stats) < 2 || stats[0].Name > stats[1].Name {
+		t.Fatalf("stats not sorted by name: %v", stats)
+	}
+	// The loop took the first message and may hold the others as its batch:
+	// what counts is that nothing is lost once released.
+	if s := find("stats-slow"); s.Received < 1 {
+		t.Fatalf("stats-slow: %+v, want at least one message received", s)
+	}
+	g.open()
+	eventually(t, func() bool {
+		s := find("stats-slow")
+		return s.Queued == 0 && s.Received == 4
+	}, "stats-slow to show its 4 messages handled")
+	if s := find("stats-idle"); s.Queued != 0 {
+		t.Fatalf("stats-idle: %+v, want nothing queued", s)
+	}
+}

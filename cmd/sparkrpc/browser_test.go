@@ -1,0 +1,181 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// envScreenshots names a folder where TestBrowserSeesTheUIs saves its
+// screenshots (the README's are made with SPARKRPC_SCREENSHOTS=docs).
+const envScreenshots = "SPARKRPC_SCREENSHOTS"
+
+// chromiumPath returns the headless browser to drive, or "" when none is
+// installed.
+func chromiumPath() string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// newBrowser starts headless Chromium with a fresh profile, cut off from
+// every network service it would call by itself; the test's cleanup
+// closes it.
+func newBrowser(t *testing.T, ctx context.Context) context.Context {
+	t.Helper()
+	path := chromiumPath()
+	if path == "" {
+		t.Skip("no chromium binary on PATH (Debian: apt-get install chromium): the browser test needs a real browser")
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1400, 820),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	t.Cleanup(func() {
+		cancelBrowser()
+		cancelAlloc()
+	})
+	if err := chromedp.Do(bctx); err != nil { // starts the browser
+		t.Fatalf("starting %s: %v", path, err)
+	}
+	return bctx
+}
+
+// inBrowser runs a in the browser, failing the test on an error.
+func inBrowser[T any](t *testing.T, browser context.Context, a chromedp.Action[T]) T {
+	t.Helper()
+	v, err := chromedp.Run(browser, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// saveScreenshot checks that png is a PNG image and writes it to the
+// folder named by SPARKRPC_SCREENSHOTS, if set.
+func saveScreenshot(t *testing.T, name string, png []byte) {
+	t.Helper()
+	if !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) || len(png) < 1000 {
+		t.Fatalf("screenshot %s is not a PNG image (%d bytes)", name, len(png))
+	}
+	if dir := os.Getenv(envScreenshots); dir != "" {
+		if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("saved %s", filepath.Join(dir, name))
+	}
+}
+
+// A person opens the resource manager's UI during a running job, sees the
+// application's row with its tracking link, follows it to the driver's UI,
+// and sees the executors listed and the completed task count moving as
+// the page refreshes itself.
+func TestBrowserSeesTheUIs(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	browser := newBrowser(t, ctx)
+
+	marker := newMarker(t)
+	c := startRMCluster(t, marker, nil, []string{"--memory", "2g", "--cores", "2"}, []string{"--memory", "2g", "--cores", "2"})
+	rmUI := uiURL(t, c.rm, "ResourceManager")
+	submit := start(t, marker, "submit", "--master", "rm://"+c.addr, "--deploy-mode", "cluster", "--name", "SparkPi in a browser",
+		"--num-executors", "2", "--executor-memory", "512m", "--driver-memory", "512m",
+		"--conf", "spark.ui.port=0", "--conf", "spark.examples.sparkPi.taskDelay=100ms", "--class", "SparkPi", "2000")
+	var app, tracking string
+	eventually(t, time.Minute, "the application to run, with its tracking URL", func() bool {
+		out := submit.stderr.String()
+		m, tm := appIDRe.FindStringSubmatch(out), trackingRe.FindStringSubmatch(out)
+		if m != nil && tm != nil {
+			app, tracking = m[1], tm[1]
+		}
+		return app != ""
+	})
+
+	// The resource manager's applications page.
+	row := `tr.app[data-app="` + app + `"]`
+	if err := chromedp.Do(browser, chromedp.Navigate(rmUI+"/cluster/apps"), chromedp.WaitVisible(row+` a.tracking`)); err != nil {
+		t.Fatalf("resource manager UI: %v", err)
+	}
+	// Hold the page still (its own refresh replaces the rows) to read and click it.
+	inBrowser(t, browser, chromedp.Evaluate[bool](`document.getElementById('live').checked = false`))
+	rowText := inBrowser(t, browser, chromedp.Text(row))
+	href := inBrowser(t, browser, chromedp.AttributeValue(row+` a.tracking`, "href")).Value
+	rmShot := inBrowser(t, browser, chromedp.FullScreenshot(100))
+	for _, want := range []string{app, "SparkPi in a browser", "RUNNING", "UNDEFINED", "ApplicationMaster"} {
+		if !strings.Contains(rowText, want) {
+			t.Fatalf("the application's row %q lacks %q", rowText, want)
+		}
+	}
+	if href != tracking {
+		t.Fatalf("tracking link %q, want the URL submit printed, %q", href, tracking)
+	}
+	saveScreenshot(t, "resourcemanager-ui.png", rmShot)
+
+	// Follow the tracking link to the driver's UI, then its executors page.
+	if err := chromedp.Do(browser, chromedp.Click(row+` a.tracking`, chromedp.NodeVisible), chromedp.WaitVisible(`tr.job`)); err != nil {
+		t.Fatalf("following the tracking link: %v", err)
+	}
+	jobsText := inBrowser(t, browser, chromedp.Evaluate[string](`document.querySelector('main').innerText`))
+	if !strings.Contains(jobsText, "Active Jobs (1)") || !strings.Contains(jobsText, "sparkpi") && !strings.Contains(jobsText, "SparkPi") {
+		t.Fatalf("the driver's jobs page:\n%s", jobsText)
+	}
+	if err := chromedp.Do(browser, chromedp.Navigate(tracking+"/executors/"), chromedp.WaitVisible(`tr.executor`)); err != nil {
+		t.Fatalf("driver UI: %v", err)
+	}
+	executors := inBrowser(t, browser, chromedp.Evaluate[int](`document.querySelectorAll('tr.executor').length`))
+	// The page refreshes itself: read it in one step of its own script.
+	const completedJS = `document.getElementById('executors-completed').textContent`
+	first := inBrowser(t, browser, chromedp.Evaluate[string](completedJS))
+	if executors != 2 {
+		t.Fatalf("%d executors listed, want 2", executors)
+	}
+	n0, err := strconv.Atoi(first)
+	if err != nil {
+		t.Fatalf("completed tasks %q: %v", first, err)
+	}
+	// No reload: the page refreshes itself every 2s.
+	var later string
+	eventually(t, 30*time.Second, "the completed task count to move on the open page", func() bool {
+		later = inBrowser(t, browser, chromedp.Evaluate[string](completedJS))
+		n, err := strconv.Atoi(later)
+		return err == nil && n > n0
+	})
+	rowsText := inBrowser(t, browser, chromedp.Evaluate[string](`document.querySelector('table.executors').innerText`))
+	driverShot := inBrowser(t, browser, chromedp.FullScreenshot(100))
+	if got := regexp.MustCompile(`Active`).FindAllString(rowsText, -1); len(got) < 2 {
+		t.Fatalf("executors table without two active executors:\n%s", rowsText)
+	}
+	saveScreenshot(t, "driver-ui-executors.png", driverShot)
+	t.Logf("completed tasks moved from %d to %s while the page was open", n0, later)
+
+	if err := submit.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	submit.wait(t, time.Minute)
+	c.stop(t)
+}

@@ -1,0 +1,56 @@
+package webui
+
+// This file holds the UI's authentication: with spark.authenticate on,
+// every page and API call needs the shared secret as a bearer token.
+
+import (
+	"crypto/subtle"
+	"net/http"
+	"strings"
+
+	"github.com/sparkrpc/sparkrpc/actor"
+)
+
+// SecretFromConf returns the secret the UI must require: "" when
+// spark.authenticate is off, spark.authenticate.secret when it is on (an
+// error wrapping ErrNoSecret when that is not set).
+func SecretFromConf(conf *actor.Conf) (string, error) {
+	on, err := conf.GetBool(KeyAuthenticate, false)
+	if err != nil || !on {
+		return "", err
+	}
+	secret, ok := conf.Lookup(KeyAuthenticateSecret)
+	if !ok || secret == "" {
+		return "", ErrNoSecret
+	}
+	return secret, nil
+}
+
+// unauthorizedText is the body of a 401: what is missing and how to send it.
+const unauthorizedText = "401 Unauthorized: spark.authenticate is on, so this UI requires the shared secret " +
+	"(spark.authenticate.secret) as a bearer token: send the header 'Authorization: Bearer SECRET'."
+
+// requireSecret wraps h so that a request without "Authorization: Bearer
+// secret" gets 401 (a JSON body on /api/, text elsewhere). An empty secret
+// returns h unchanged.
+func requireSecret(secret string, h http.Handler) http.Handler {
+	if secret == "" {
+		return h
+	}
+	want := []byte("Bearer " + secret)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := []byte(r.Header.Get("Authorization"))
+		if subtle.ConstantTimeCompare(got, want) == 1 {
+			h.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer realm="sparkrpc"`)
+		if strings.HasPrefix(r.URL.Path, "/api/") {
+			writeJSONError(w, http.StatusUnauthorized, unauthorizedText)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = w.Write([]byte(unauthorizedText + "\n"))
+	})
+}

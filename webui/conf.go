@@ -1,0 +1,89 @@
+package webui
+
+// This file holds the UI's configuration keys and StartDriverUI, which
+// starts the driver's UI as they say.
+
+import (
+	"fmt"
+
+	"github.com/rs/zerolog"
+	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/endpoints"
+	"github.com/sparkrpc/sparkrpc/netty"
+)
+
+const (
+	// KeyUIEnabled turns the driver's web UI on or off (default true).
+	KeyUIEnabled = "spark.ui.enabled"
+	// KeyUIPort is the driver UI's first port (default 4040; 0: a free port).
+	KeyUIPort = "spark.ui.port"
+	// KeyPortMaxRetries is how many successive ports a UI tries after a
+	// port in use (default 16), as for every sparkrpc server.
+	KeyPortMaxRetries = netty.KeyPortMaxRetries
+	// KeyAuthenticate, when true, makes every UI require
+	// KeyAuthenticateSecret as a bearer token.
+	KeyAuthenticate = netty.KeyAuthenticate
+	// KeyAuthenticateSecret is the shared secret.
+	KeyAuthenticateSecret = netty.KeyAuthenticateSecret
+	// KeyDriverUIAddress is set by StartDriverUI to the UI's URL (Spark's
+	// spark.driver.appUIAddress); an application master registers it as the
+	// application's tracking URL.
+	KeyDriverUIAddress = "spark.driver.appUIAddress"
+	// KeyAppID is the application's id; the driver UI reads it when its
+	// AppInfo has none (the id is given after the driver starts).
+	KeyAppID = "spark.app.id"
+)
+
+// Default ports of the UIs.
+const (
+	DefaultDriverUIPort          = 4040
+	DefaultResourceManagerUIPort = 8088
+	DefaultNodeManagerUIPort     = 8042
+	defaultPortMaxRetries        = 16
+)
+
+// MaxRetries returns spark.port.maxRetries of conf (default 16).
+func MaxRetries(conf *actor.Conf) (int, error) {
+	n, err := conf.GetInt(KeyPortMaxRetries, defaultPortMaxRetries)
+	if err != nil {
+		return 0, err
+	}
+	if n < 0 {
+		return 0, fmt.Errorf("%w: %s must be at least 0, not %d", ErrInvalidConfig, KeyPortMaxRetries, n)
+	}
+	return n, nil
+}
+
+// StartDriverUI starts driver d's UI as the driver's configuration (d's
+// env's conf) says: nothing (nil, nil) with spark.ui.enabled=false; else a
+// DriverUI on host, first port spark.ui.port, moving up as
+// spark.port.maxRetries allows, requiring the shared secret when
+// spark.authenticate is on. advertise is the host of its URL. It sets
+// spark.driver.appUIAddress in d's conf to the UI's URL. Stop it with
+// Shutdown.
+func StartDriverUI(d *endpoints.Driver, app AppInfo, host, advertise string, log zerolog.Logger, opts ...Option) (*Server, error) {
+	conf := d.Env().Conf()
+	on, err := conf.GetBool(KeyUIEnabled, true)
+	if err != nil || !on {
+		return nil, err
+	}
+	port, err := conf.GetInt(KeyUIPort, DefaultDriverUIPort)
+	if err != nil {
+		return nil, err
+	}
+	retries, err := MaxRetries(conf)
+	if err != nil {
+		return nil, err
+	}
+	secret, err := SecretFromConf(conf)
+	if err != nil {
+		return nil, err
+	}
+	opts = append([]Option{WithSecret(secret), WithLogger(log)}, opts...)
+	s, err := Start("SparkUI", NewDriverUI(d, app, opts...), host, advertise, port, retries, log)
+	if err != nil {
+		return nil, err
+	}
+	conf.Set(KeyDriverUIAddress, s.URL())
+	return s, nil
+}

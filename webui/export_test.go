@@ -1,0 +1,8 @@
+package webui
+
+// WithBeforeSend runs hook in every page handler after the page is
+// rendered from its snapshot and before it is written: a test holds a
+// render there to show that nothing else waits for it.
+func WithBeforeSend(hook func()) Option {
+	return optionFunc(func(o *options) { o.beforeSend = hook })
+}

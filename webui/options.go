@@ -1,0 +1,63 @@
+package webui
+
+// This file holds the options every UI takes.
+
+import (
+	"net/http"
+
+	"github.com/rs/zerolog"
+)
+
+// Option configures a UI handler (NewDriverUI, NewResourceManagerUI,
+// NewNodeManagerUI).
+type Option interface{ apply(*options) }
+
+type options struct {
+	metrics    http.Handler
+	secret     string
+	log        zerolog.Logger
+	beforeSend func() // test hook: runs after a page's snapshot, before it is written
+}
+
+type optionFunc func(*options)
+
+func (f optionFunc) apply(o *options) { f(o) }
+
+// WithMetrics serves h on /metrics (a Prometheus handler for the daemon's
+// or env's registry). Without it, /metrics answers 404.
+func WithMetrics(h http.Handler) Option { return optionFunc(func(o *options) { o.metrics = h }) }
+
+// WithSecret makes every page, API call and /metrics require the header
+// "Authorization: Bearer secret" (see SecretFromConf); "" requires nothing.
+func WithSecret(secret string) Option { return optionFunc(func(o *options) { o.secret = secret }) }
+
+// WithLogger sets the UI's logger (default: none).
+func WithLogger(l zerolog.Logger) Option { return optionFunc(func(o *options) { o.log = l }) }
+
+func buildOptions(opts []Option) options {
+	o := options{log: zerolog.Nop()}
+	for _, opt := range opts {
+		opt.apply(&o)
+	}
+	return o
+}
+
+// metricsHandler serves o.metrics, or 404 with a JSON error.
+func (o *options) metricsHandler() http.Handler {
+	if o.metrics != nil {
+		return o.metrics
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		writeJSONError(w, http.StatusNotFound, "no metrics are served here: this process was started without a metrics registry")
+	})
+}
+
+// finish wraps a UI's mux with the secret check and the common headers.
+func (o *options) finish(mux *http.ServeMux) http.Handler {
+	mux.Handle("GET /metrics", o.metricsHandler())
+	return requireSecret(o.secret, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Frame-Options", "SAMEORIGIN")
+		w.Header().Set("Cache-Control", "no-store")
+		mux.ServeHTTP(w, r)
+	}))
+}

@@ -1,0 +1,102 @@
+package webui
+
+// This file holds the page templates (embedded) and how a page is rendered:
+// into a buffer from a snapshot, then written, so that a slow client holds
+// no lock.
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"html/template"
+	"net/http"
+	"time"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+var funcs = template.FuncMap{
+	"ago": func(t time.Time) string {
+		if t.IsZero() {
+			return "—"
+		}
+		d := time.Since(t)
+		if d < time.Second {
+			return "now"
+		}
+		return d.Round(time.Second).String() + " ago"
+	},
+	"when": func(t time.Time) string {
+		if t.IsZero() {
+			return "—"
+		}
+		return t.Format("2006-01-02 15:04:05")
+	},
+	"ms": func(d time.Duration) string { return d.Round(time.Millisecond).String() },
+	"pct": func(done, total int) int {
+		if total <= 0 {
+			return 0
+		}
+		return done * 100 / total
+	},
+	"mb": func(mb int64) string {
+		if mb >= 1024 && mb%1024 == 0 {
+			return fmt.Sprintf("%d GB", mb/1024)
+		}
+		return fmt.Sprintf("%d MB", mb)
+	},
+	"rate": func(r float64) string {
+		if r < 0 {
+			return "—"
+		}
+		return fmt.Sprintf("%.1f", r)
+	},
+}
+
+// pages are the templates, each executed as "layout" with its own "content".
+var pages = parsePages("jobs", "executors", "endpoints", "rmapps", "rmnodes", "nmcontainers")
+
+func parsePages(names ...string) map[string]*template.Template {
+	m := make(map[string]*template.Template, len(names))
+	for _, name := range names {
+		m[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html"))
+	}
+	return m
+}
+
+// navLink is an entry of a page's navigation bar.
+type navLink struct {
+	Href, Label string
+	Active      bool
+}
+
+// page is what every template gets.
+type page struct {
+	Title   string // the product: "Spark Jobs", "ResourceManager"
+	Heading string
+	Nav     []navLink
+	Data    any
+}
+
+// render executes the page template into a buffer and writes it; hook
+// (tests only) runs between the two.
+func render(w http.ResponseWriter, name string, p page, hook func()) {
+	var buf bytes.Buffer
+	if err := pages[name].ExecuteTemplate(&buf, "layout", p); err != nil {
+		http.Error(w, "rendering "+name+": "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	if hook != nil {
+		hook()
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = w.Write(buf.Bytes())
+}
+
+func nav(active string, links ...navLink) []navLink {
+	for i := range links {
+		links[i].Active = links[i].Href == active
+	}
+	return links
+}
