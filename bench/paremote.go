@@ -39,28 +39,38 @@ type remotePair struct {
 var startRemoteMu sync.Mutex
 
 func newRemotePair(h *harness, payload int) (*remotePair, error) {
+	a, ra, err := newRemoteSystem(h, payload)
+	if err != nil {
+		return nil, err
+	}
+	b, rb, err := newRemoteSystem(h, payload)
+	if err != nil {
+		shutdownRemote(ra)
+		a.Shutdown()
+		return nil, err
+	}
+	return &remotePair{a: a, b: b, ra: ra, rb: rb}, nil
+}
+
+// newRemoteSystem starts an actor system with its remote, configured for
+// messages of payload bytes.
+func newRemoteSystem(h *harness, payload int) (*protoactor.ActorSystem, *remote.Remote, error) {
 	batch := max(1, min(1000, (4<<20)/(payload+64)))
-	conf := func() *remote.Config {
-		return remote.Configure("127.0.0.1", 0,
-			remote.WithEndpointWriterBatchSize(batch),
-			remote.WithDialOptions(
-				grpc.WithTransportCredentials(insecure.NewCredentials()),
-				grpc.WithDefaultCallOptions(grpc.MaxCallSendMsgSize(remoteGRPCMax), grpc.MaxCallRecvMsgSize(remoteGRPCMax)),
-			),
-			remote.WithServerOptions(grpc.MaxRecvMsgSize(remoteGRPCMax), grpc.MaxSendMsgSize(remoteGRPCMax)),
-		)
+	conf := remote.Configure("127.0.0.1", 0,
+		remote.WithEndpointWriterBatchSize(batch),
+		remote.WithDialOptions(
+			grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithDefaultCallOptions(grpc.MaxCallSendMsgSize(remoteGRPCMax), grpc.MaxCallRecvMsgSize(remoteGRPCMax)),
+		),
+		remote.WithServerOptions(grpc.MaxRecvMsgSize(remoteGRPCMax), grpc.MaxSendMsgSize(remoteGRPCMax)),
+	)
+	sys := newActorSystem(h.log)
+	r := remote.NewRemote(sys, conf)
+	if err := startRemote(r); err != nil {
+		sys.Shutdown()
+		return nil, nil, err
 	}
-	p := &remotePair{a: newActorSystem(h.log), b: newActorSystem(h.log)}
-	p.ra = remote.NewRemote(p.a, conf())
-	p.rb = remote.NewRemote(p.b, conf())
-	if err := startRemote(p.ra); err != nil {
-		return nil, err
-	}
-	if err := startRemote(p.rb); err != nil {
-		p.ra.Shutdown(false)
-		return nil, err
-	}
-	return p, nil
+	return sys, r, nil
 }
 
 // startRemote starts r; remote.Start panics when it cannot listen.

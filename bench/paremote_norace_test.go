@@ -52,7 +52,9 @@ func TestProtoactorRemoteBaselineMeasures(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cfg := QuickConfig()
-	cfg.Count, cfg.WarmupCount = 500, 50
+	cfg.Count, cfg.WarmupCount = 300, 30
+	cfg.Payloads = []int{16, 1 << 10}
+	cfg.Window = 256 // the flood under the asks of remote-ask-under-flood
 	for _, name := range scenarioNamesWithBaseline(ImplProtoactorRemote) {
 		for _, p := range Variants(cfg, name) {
 			f, err := MeasureOne(ctx, cfg, name, ImplProtoactorRemote, p)
