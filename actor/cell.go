@@ -93,6 +93,7 @@ func newCell(e *Env, name string, ep Endpoint) *cell {
 		disp = c.loop
 	}
 	c.mb = &mailbox{invoker: c, dispatcher: disp}
+	c.mb.processFn = c.mb.process
 	c.mb.status.Store(mailboxHeld)
 	// A system message: handled before any user message.
 	c.mb.PostSystemMessage(startedMessage)

@@ -35,6 +35,9 @@ type mailbox struct {
 
 	invoker    protoactor.MessageInvoker
 	dispatcher protoactor.Dispatcher
+	// processFn is process as a func value, made once: a method value
+	// made at each Schedule would be a heap allocation per turn.
+	processFn func()
 
 	// Owned by the goroutine that runs the mailbox.
 	cur       *segment // the batch being processed
@@ -62,7 +65,11 @@ const (
 	mailboxHeld
 )
 
-func newMailbox() protoactor.Mailbox { return &mailbox{} }
+func newMailbox() protoactor.Mailbox {
+	m := &mailbox{}
+	m.processFn = m.process
+	return m
+}
 
 // PostUserMessage queues a user message. Like protoactor's mailbox, it
 // also queues each message of a MessageBatch before the batch itself.
@@ -133,7 +140,7 @@ func (m *mailbox) UserMessageCount() int {
 
 func (m *mailbox) schedule() {
 	if m.status.Load() == mailboxIdle && m.status.CompareAndSwap(mailboxIdle, mailboxRunning) {
-		m.dispatcher.Schedule(m.process)
+		m.dispatcher.Schedule(m.processFn)
 	}
 }
 
@@ -145,7 +152,7 @@ func (m *mailbox) process() {
 			}
 			// Quota used: to the back of the queue, still marked
 			// running so that no sender schedules it a second time.
-			m.dispatcher.Schedule(m.process)
+			m.dispatcher.Schedule(m.processFn)
 			return
 		}
 		// run leaves a batch behind when it was suspended or a handler

@@ -247,3 +247,32 @@ func TestScenariosListed(t *testing.T) {
 		}
 	}
 }
+
+// The driver scenarios verify every message of sparkrpc and of the raw TCP
+// baseline: 32 senders' orders at one endpoint, and the asks and the flood
+// beside them on one connection (a flood message lost fails the run).
+func TestDriverScenariosVerify(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cfg := smallConfig(bench.ScenarioRemoteFanIn, bench.ScenarioRemoteAskUnderFlood)
+	cfg.Payloads = []int{16}
+	cfg.Window = 256
+	for _, name := range cfg.Scenarios {
+		for _, p := range bench.Variants(cfg, name) {
+			for _, impl := range []string{bench.ImplSparkrpc, bench.ImplTCP} {
+				f, err := bench.MeasureOne(ctx, cfg, name, impl, p)
+				if err != nil {
+					t.Fatalf("%s %v %s: %v", name, p, impl, err)
+				}
+				if v := f.Verified; !v.OK || v.Sent != cfg.Count || v.Received != cfg.Count || !v.Ordered {
+					t.Fatalf("%s %v %s: verification %+v, want %d in order", name, p, impl, v, cfg.Count)
+				}
+				if name == bench.ScenarioRemoteAskUnderFlood {
+					if f.Latency == nil || f.Extra["flood_messages"] <= 0 {
+						t.Fatalf("%s %s: latency %v, extra %v", name, impl, f.Latency, f.Extra)
+					}
+				}
+			}
+		}
+	}
+}

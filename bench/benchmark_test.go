@@ -103,6 +103,14 @@ func BenchmarkRemoteAsk(b *testing.B) {
 	benchmarkScenario(b, bench.ScenarioRemoteAsk, bench.DefaultConfig())
 }
 
+func BenchmarkRemoteFanIn(b *testing.B) {
+	benchmarkScenario(b, bench.ScenarioRemoteFanIn, bench.DefaultConfig())
+}
+
+func BenchmarkRemoteAskUnderFlood(b *testing.B) {
+	benchmarkScenario(b, bench.ScenarioRemoteAskUnderFlood, bench.DefaultConfig())
+}
+
 func BenchmarkEmptyTasks(b *testing.B) {
 	benchmarkScenario(b, bench.ScenarioEmptyTasks, bench.DefaultConfig())
 }

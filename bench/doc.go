@@ -21,6 +21,12 @@
 //     (package netty), per payload size, asks with 1 and K in flight.
 //     Baselines: protoactor-go's gRPC remote between two actor systems, and
 //     a raw length-prefixed TCP stream of the same messages (the ceiling).
+//   - remote-fan-in: 32 envs (one sender and one connection each) to one
+//     endpoint of another, as executors' status updates reach a driver.
+//     Baselines: 32 protoactor-go remotes to one, and 32 raw TCP streams.
+//   - remote-ask-under-flood: asks of 16 bytes, 1 in flight, while one-way
+//     messages of each payload size flood another endpoint over the same
+//     connection (head-of-line blocking); same baselines as remote-ask.
 //   - executor-registration and empty-tasks: the scheduler backend (package
 //     endpoints); reported as skipped while this build does not provide them.
 //

@@ -135,6 +135,9 @@ type onewaySpec struct {
 	// flush is called by a sender before it waits for the window and at its
 	// end (for buffered transports); may be nil.
 	flush func(sender int) error
+	// stop ends a run without a count when it is set, before its duration
+	// (the flood under the asks of the head-of-line scenario); may be nil.
+	stop *atomic.Bool
 }
 
 // onewayRunner builds the run function of the one-way workload of p:
@@ -209,7 +212,7 @@ func (h *harness) runOneway(ctx context.Context, spec onewaySpec, b budget) (sam
 			}
 			var seq uint64
 			for ; limit < 0 || int64(seq) < limit; seq++ {
-				if limit < 0 && seq%64 == 0 && time.Now().After(deadline) {
+				if limit < 0 && seq%64 == 0 && (time.Now().After(deadline) || spec.stop != nil && spec.stop.Load()) {
 					break
 				}
 				if n := st.tally.sent.Add(1); n-st.tally.received.Load() > st.tally.window {

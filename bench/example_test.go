@@ -42,6 +42,8 @@ func ExampleScenarioNames() {
 	// many-endpoints
 	// remote-send
 	// remote-ask
+	// remote-fan-in
+	// remote-ask-under-flood
 	// executor-registration
 	// empty-tasks
 }

@@ -10,6 +10,8 @@ const (
 	ScenarioManyEndpoints        = "many-endpoints"
 	ScenarioRemoteSend           = "remote-send"
 	ScenarioRemoteAsk            = "remote-ask"
+	ScenarioRemoteFanIn          = "remote-fan-in"
+	ScenarioRemoteAskUnderFlood  = "remote-ask-under-flood"
 	ScenarioExecutorRegistration = "executor-registration"
 	ScenarioEmptyTasks           = "empty-tasks"
 )
@@ -143,6 +145,34 @@ func buildRegistry() []*scenario {
 					return []targetSpec{{name: "≥ 3× protoactor-remote msgs/s", baseline: ImplProtoactorRemote, metric: "msgs_per_sec", atLeast: true, threshold: 3}}
 				}
 				return nil
+			},
+		},
+		{
+			name:        ScenarioRemoteFanIn,
+			description: "one-way sends from 32 envs (one connection each) to one endpoint of another, as executors' status updates reach the driver",
+			variants: func(*Config) []Params {
+				return []Params{{Payload: localPayload, Senders: FanInExecutors, Endpoints: 1}}
+			},
+			sparkrpc: impl{name: ImplSparkrpc, run: sparkrpcRemoteFanIn},
+			baselines: []impl{
+				{name: ImplProtoactorRemote, run: protoactorRemoteFanIn, unavailable: raceUnavailable},
+				{name: ImplTCP, run: tcpFanIn},
+			},
+		},
+		{
+			name:        ScenarioRemoteAskUnderFlood,
+			description: "asks of 16 B (1 in flight) while one-way messages of each payload size flood another endpoint over the same connection (head-of-line blocking)",
+			variants: func(c *Config) []Params {
+				var ps []Params
+				for _, size := range c.Payloads {
+					ps = append(ps, Params{Payload: size, InFlight: 1})
+				}
+				return ps
+			},
+			sparkrpc: impl{name: ImplSparkrpc, run: sparkrpcRemoteHOL},
+			baselines: []impl{
+				{name: ImplProtoactorRemote, run: protoactorRemoteHOL, unavailable: raceUnavailable},
+				{name: ImplTCP, run: tcpHOL},
 			},
 		},
 		{

@@ -81,10 +81,11 @@ func (d *Driver) makeOffers(only *executorData, out *offerResult) {
 // reviveOffers offers every active executor's free cores to the pending
 // tasks (ReviveOffers).
 func (d *Driver) reviveOffers() {
-	var out offerResult
+	out := getOfferResult()
+	defer putOfferResult(out)
 	d.mu.Lock()
-	d.makeOffers(nil, &out)
-	d.publish(&out)
+	d.makeOffers(nil, out)
+	d.publish(out)
 	d.mu.Unlock()
 	d.sendLaunches(out.launches)
 	d.sendKills(out.kills)
@@ -95,22 +96,26 @@ func (d *Driver) statusUpdate(m *messages.StatusUpdate) {
 	case messages.TaskState_TASK_STATE_LAUNCHING, messages.TaskState_TASK_STATE_RUNNING:
 		return
 	}
-	var out offerResult
+	out := getOfferResult()
+	defer putOfferResult(out)
 	d.mu.Lock()
-	a := d.sched.statusUpdate(m, &out)
+	a := d.sched.statusUpdate(m, out)
 	if a != nil {
 		if ex := a.exec; d.executors[ex.id] == ex {
 			ex.freeCores += d.sched.cpus
 			if len(out.ended) > 0 {
-				d.makeOffers(nil, &out)
+				d.makeOffers(nil, out)
 			} else {
-				d.makeOffers(ex, &out)
+				d.makeOffers(ex, out)
 			}
 		} else if m.GetState() != messages.TaskState_TASK_STATE_FINISHED {
-			d.makeOffers(nil, &out)
+			d.makeOffers(nil, out)
 		}
 	}
-	d.publish(&out)
+	d.publish(out)
+	if a != nil {
+		d.sched.release(a)
+	}
 	d.mu.Unlock()
 	if a == nil {
 		d.log.Debug().Int64("tid", m.GetTaskId()).Str("executor", m.GetExecutorId()).Msg("ignored an update of an unknown task")

@@ -5,6 +5,7 @@ package endpoints
 
 import (
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/sparkrpc/sparkrpc/actor"
@@ -82,6 +83,7 @@ type taskScheduler struct {
 	nextTaskID int64
 	jobs       []*job // active jobs, FIFO
 	running    map[int64]*attempt
+	free       []*attempt // ended attempts, reused by the next launches
 }
 
 func newTaskScheduler(maxFailures, cpus, maxSize int) *taskScheduler {
@@ -205,7 +207,8 @@ func (s *taskScheduler) resourceOffers(offers []*executorData, out *offerResult)
 					continue
 				}
 				s.nextTaskID++
-				a := &attempt{id: msg.TaskId, job: j, partition: p, attempt: j.attempts[p], exec: ex, launched: time.Now()}
+				a := s.newAttempt()
+				*a = attempt{id: msg.TaskId, job: j, partition: p, attempt: j.attempts[p], exec: ex, launched: time.Now()}
 				j.attempts[p]++
 				j.running++
 				s.running[a.id] = a
@@ -222,6 +225,27 @@ func (s *taskScheduler) resourceOffers(offers []*executorData, out *offerResult)
 	}
 }
 
+// newAttempt returns an ended attempt to reuse, or a new one: a running job
+// allocates none in its steady state.
+func (s *taskScheduler) newAttempt() *attempt {
+	if k := len(s.free); k > 0 {
+		a := s.free[k-1]
+		s.free[k-1] = nil
+		s.free = s.free[:k-1]
+		return a
+	}
+	return new(attempt)
+}
+
+// release takes back an attempt that statusUpdate returned, once the caller
+// is done with it; nothing else refers to it by then (the running map
+// forgot it, and events copied what they report). The free list is bounded
+// by the number of attempts that ran at once.
+func (s *taskScheduler) release(a *attempt) {
+	*a = attempt{}
+	s.free = append(s.free, a)
+}
+
 // offerResult collects what a scheduling step wants sent and published.
 type offerResult struct {
 	launches []launch
@@ -229,6 +253,25 @@ type offerResult struct {
 	started  []*attempt
 	endedAt  []TaskEnd
 	ended    []*job
+}
+
+// offerResults recycles the offerResults of status updates and offers, so
+// that the steady state of a running job allocates none for them.
+var offerResults = sync.Pool{New: func() any { return new(offerResult) }}
+
+// getOfferResult returns an empty offerResult; putOfferResult takes it back
+// once what it holds was sent and published.
+func getOfferResult() *offerResult { return offerResults.Get().(*offerResult) }
+
+func putOfferResult(out *offerResult) {
+	clear(out.launches)
+	clear(out.kills)
+	clear(out.started)
+	clear(out.endedAt)
+	clear(out.ended)
+	out.launches, out.kills, out.started = out.launches[:0], out.kills[:0], out.started[:0]
+	out.endedAt, out.ended = out.endedAt[:0], out.ended[:0]
+	offerResults.Put(out)
 }
 
 // statusUpdate applies a task's final state. It returns the attempt (nil

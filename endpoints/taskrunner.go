@@ -34,7 +34,8 @@ type taskRunner struct {
 
 	mu       sync.Mutex
 	cond     sync.Cond
-	queue    []*messages.LaunchTask
+	queue    []*messages.LaunchTask // from head on: waiting for a slot
+	head     int
 	running  map[int64]context.CancelCauseFunc
 	busy     int // queued + running
 	closed   bool
@@ -91,8 +92,9 @@ func (r *taskRunner) launch(t *messages.LaunchTask) {
 // context cancelled with reason.
 func (r *taskRunner) kill(id int64, reason string) {
 	r.mu.Lock()
-	for i, t := range r.queue {
+	for i, t := range r.queue[r.head:] {
 		if t.TaskId == id {
+			i += r.head
 			r.queue = append(r.queue[:i], r.queue[i+1:]...)
 			r.doneLocked()
 			r.mu.Unlock()
@@ -145,7 +147,7 @@ func (r *taskRunner) stop(timeout time.Duration) {
 	r.mu.Lock()
 	if !r.closed {
 		r.closed = true
-		r.queue = nil
+		r.queue, r.head = nil, 0
 		r.cond.Broadcast()
 	}
 	r.mu.Unlock()
@@ -165,16 +167,21 @@ func (r *taskRunner) work() {
 	defer r.wg.Done()
 	for {
 		r.mu.Lock()
-		for len(r.queue) == 0 && !r.closed {
+		for r.head == len(r.queue) && !r.closed {
 			r.cond.Wait()
 		}
 		if r.closed {
 			r.mu.Unlock()
 			return
 		}
-		t := r.queue[0]
-		r.queue[0] = nil
-		r.queue = r.queue[1:]
+		// Taken from the head, the queue keeps its array: a launch
+		// appends without allocating.
+		t := r.queue[r.head]
+		r.queue[r.head] = nil
+		r.head++
+		if r.head == len(r.queue) {
+			r.queue, r.head = r.queue[:0], 0
+		}
 		ctx, cancel := context.WithCancelCause(r.base)
 		r.running[t.TaskId] = cancel
 		r.mu.Unlock()

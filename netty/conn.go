@@ -35,7 +35,8 @@ type conn struct {
 	attached atomic.Bool
 	wrote    atomic.Bool // the writer wrote since the reader's last idle check
 	spare    [][]byte
-	iov      net.Buffers
+	iov      net.Buffers // the batch being written; WriteTo consumes it
+	iovBuf   net.Buffers // iov's backing array, kept across batches
 	pids     map[string]*protoactor.PID
 	types    map[string]protoreflect.MessageType
 	flow     inflow

@@ -26,6 +26,12 @@ const handshakeMaxFrame = 4 << 10
 // connects and sends nothing must cost little.
 const handshakeBufferSize = 512
 
+// initialBufferSize is the read buffer of an established connection until
+// its traffic fills it (or a frame does not fit): most connections (an
+// executor's config fetch, its registration, heartbeats) never need the
+// full buffer, and a connection under load grows it once.
+const initialBufferSize = 4 << 10
+
 // largeFrame is the size above which a frame body is read in chunks, so that
 // a peer that claims a large frame and sends nothing gets no big allocation.
 const largeFrame = 1 << 20
@@ -54,15 +60,17 @@ type frameReader struct {
 	buf     []byte
 	discard int  // bytes of the previous frame still in r's buffer
 	inFrame bool // a frame's header has been read and its body not yet
+	grown   bool // r has its full size, or is not established yet
 }
 
 // newFrameReader returns a reader of the frames of r whose buffer is small
-// until establish grows it to size bytes.
+// until establish grows it, and then grows to size bytes under traffic.
 func newFrameReader(r io.Reader, size int) *frameReader {
-	return &frameReader{r: bufio.NewReaderSize(r, min(size, handshakeBufferSize)), src: r, size: size, max: handshakeMaxFrame}
+	return &frameReader{r: bufio.NewReaderSize(r, min(size, handshakeBufferSize)), src: r, size: size, max: handshakeMaxFrame, grown: true}
 }
 
-// establish gives the reader its full buffer once the handshake has
+// establish gives the reader its buffer for messages (initialBufferSize,
+// grown to its full size once traffic fills it) once the handshake has
 // succeeded, and makes it read from src (r given to newFrameReader, or a
 // reader over it) from now on. Bytes already buffered are kept.
 func (fr *frameReader) establish(src io.Reader) {
@@ -75,7 +83,20 @@ func (fr *frameReader) establish(src io.Reader) {
 		src = io.MultiReader(bytes.NewReader(bytes.Clone(rest)), src)
 	}
 	fr.src = src
+	fr.r = bufio.NewReaderSize(src, min(fr.size, initialBufferSize))
+	fr.grown = fr.r.Size() >= fr.size
+}
+
+// grow gives the reader its full buffer, keeping the bytes buffered; the
+// previous frame must have been discarded.
+func (fr *frameReader) grow() {
+	src := fr.src
+	if n := fr.r.Buffered(); n > 0 {
+		rest, _ := fr.r.Peek(n)
+		src = io.MultiReader(bytes.NewReader(bytes.Clone(rest)), src)
+	}
 	fr.r = bufio.NewReaderSize(src, fr.size)
+	fr.grown = true
 }
 
 // midFrame reports whether the reader waits for the rest of a frame, as
@@ -89,6 +110,10 @@ func (fr *frameReader) next() ([]byte, error) {
 		fr.discard = 0
 	}
 	hdr, err := fr.r.Peek(frameHeaderLen)
+	if err == nil && !fr.grown && fr.r.Buffered() == fr.r.Size() {
+		fr.grow() // the traffic fills the small buffer
+		hdr, err = fr.r.Peek(frameHeaderLen)
+	}
 	if err != nil {
 		if err == io.EOF && len(hdr) > 0 {
 			return nil, unexpected(err)
@@ -103,6 +128,9 @@ func (fr *frameReader) next() ([]byte, error) {
 	size := int(n)
 	fr.inFrame = true
 	defer func() { fr.inFrame = false }()
+	if !fr.grown && size > fr.r.Size() {
+		fr.grow() // frames of this connection do not fit the small buffer
+	}
 	if size <= fr.r.Size() {
 		b, err := fr.r.Peek(size)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"testing"
 
@@ -129,7 +130,7 @@ func TestFrameReaderEstablishKeepsBufferedBytes(t *testing.T) {
 		t.Fatal("test needs frames buffered behind the handshake")
 	}
 	fr.establish(src)
-	if got := fr.r.Size(); got != readBufferSize {
+	if got := fr.r.Size(); got != initialBufferSize {
 		t.Fatalf("buffer after the handshake: %d bytes", got)
 	}
 	fr.max = 1 << 20
@@ -141,5 +142,41 @@ func TestFrameReaderEstablishKeepsBufferedBytes(t *testing.T) {
 	}
 	if _, err := fr.next(); err != io.EOF {
 		t.Fatalf("after the frames: %v", err)
+	}
+}
+
+// An established reader grows its buffer to its full size, keeping what
+// it buffered, once a frame does not fit or the traffic fills it; frames
+// read across the growth keep their bytes and order.
+func TestFrameReaderGrowsUnderTraffic(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		body int // payload of each frame
+	}{
+		{"small frames fill the buffer", 100},
+		{"a frame larger than the buffer", 3 * initialBufferSize},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stream []byte
+			const frames = 200
+			for i := range frames {
+				stream, _ = appendFrame(stream, &messages.WireEnvelope{Target: fmt.Sprint(i), Payload: make([]byte, tc.body)})
+			}
+			fr := newFrameReader(bytes.NewReader(stream), readBufferSize)
+			fr.establish(fr.src)
+			fr.max = 1 << 20
+			for i := range frames {
+				var e messages.WireEnvelope
+				if err := fr.readMessage(&e); err != nil || e.Target != fmt.Sprint(i) || len(e.Payload) != tc.body {
+					t.Fatalf("frame %d: got target %q with %d bytes, %v", i, e.Target, len(e.Payload), err)
+				}
+			}
+			if got := fr.r.Size(); got != readBufferSize {
+				t.Fatalf("buffer after the traffic: %d bytes, want %d", got, readBufferSize)
+			}
+			if _, err := fr.next(); err != io.EOF {
+				t.Fatalf("after the frames: %v", err)
+			}
+		})
 	}
 }

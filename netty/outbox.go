@@ -287,8 +287,10 @@ func (c *conn) writeLoop() {
 			continue
 		}
 		// WriteTo consumes (and clears) the slice it is given: give it a copy
-		// so that the chunks can be recycled.
-		c.iov = append(c.iov[:0], batch...)
+		// so that the chunks can be recycled, in an array kept for the
+		// next batch (iov itself ends empty, at the array's end).
+		c.iov = append(c.iovBuf[:0], batch...)
+		c.iovBuf = c.iov[:0]
 		var written int64
 		err := c.nc.SetWriteDeadline(time.Now().Add(c.t.writeTimeout))
 		if err == nil {

@@ -1,0 +1,51 @@
+package endpoints_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/sparkrpc/sparkrpc/endpoints"
+)
+
+// An empty task costs at most 10 allocations in all (driver, executors and
+// both ends of their connections) with no listener: the LaunchTask, its
+// decoded copy and task name on the executor, the RUNNING and final
+// StatusUpdates and their decoded copies on the driver, and the task's
+// cancellable context (2). Offers, attempts and the executor's queue are
+// reused. The race detector allocates differently, so the bound is checked
+// without it.
+func TestEmptyTaskAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates differently")
+	}
+	nw := tcpNetwork()
+	env := nw.driverEnv(t, testConf())
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	lc, err := endpoints.StartLocalCluster(ctx, env, endpoints.LocalClusterConfig{Executors: 4, Cores: 1, NewEnv: nw.factory})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := lc.Stop(ctx); err != nil {
+			t.Error(err)
+		}
+		if err := env.Shutdown(ctx); err != nil {
+			t.Error(err)
+		}
+	}()
+	const tasks = 1000
+	payloads := make([][]byte, tasks)
+	run := func() {
+		if _, err := lc.Driver.RunJob(ctx, endpoints.NoopTaskName, payloads); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run() // warm up: connections, pools, free lists
+	perTask := testing.AllocsPerRun(5, run) / tasks
+	t.Logf("%.2f allocations per empty task", perTask)
+	if perTask > 10 {
+		t.Fatalf("%.2f allocations per empty task, want at most 10", perTask)
+	}
+}

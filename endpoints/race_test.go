@@ -1,0 +1,5 @@
+//go:build race
+
+package endpoints_test
+
+const raceEnabled = true

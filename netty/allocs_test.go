@@ -1,0 +1,97 @@
+package netty_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/sparkrpc/sparkrpc/actor"
+)
+
+// The allocation contracts of the remote path, per message in the steady
+// state, counted over the whole process (sender, writer, reader and
+// receiving endpoint). The race detector allocates differently, so the
+// bounds are checked without it.
+
+// batchCounter signals on arrived once every batch messages.
+type batchCounter struct {
+	n, batch int
+	arrived  chan struct{}
+}
+
+func (c *batchCounter) Receive(*actor.Context, proto.Message) error {
+	if c.n++; c.n%c.batch == 0 {
+		c.arrived <- struct{}{}
+	}
+	return nil
+}
+
+// A 16-byte remote send costs at most 3 allocations per message: the
+// receiving side's decoded message and its bytes (the user's message), and
+// at most 1 more (a mailbox's turn, when the endpoint went idle). The
+// sender and the writer allocate nothing (pooled chunks, a kept iov).
+func TestRemoteSendAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates differently")
+	}
+	server, client := newEnv(t, "server", nil), newEnv(t, "client", nil)
+	const batch = 200
+	c := &batchCounter{batch: batch, arrived: make(chan struct{}, 1)}
+	register(t, server, "sink", c)
+	ref := lookup(t, client, server.Address(), "sink")
+	msg := wrapperspb.Bytes(make([]byte, 16))
+	sendBatch := func() {
+		for range batch {
+			if err := ref.Send(msg); err != nil {
+				t.Fatal(err)
+			}
+		}
+		select {
+		case <-c.arrived:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the batch did not arrive within 10 s")
+		}
+	}
+	sendBatch() // warm up: connection, caches, pools
+	perMsg := testing.AllocsPerRun(20, sendBatch) / batch
+	t.Logf("%.2f allocations per 16-byte remote send", perMsg)
+	if perMsg > 3 {
+		t.Fatalf("%.2f allocations per 16-byte remote send, want at most 3", perMsg)
+	}
+}
+
+// A remote ask with 1 in flight costs at most 12 allocations: the request
+// (decoded on the server) and the reply (decoded on the asker) are 4 of
+// them; the future, its channel and id; the asker's PID on the server and
+// its id; the envelope that carries the sender and the call's context; at
+// most 1 more for a mailbox's turn.
+func TestRemoteAskAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates differently")
+	}
+	server, client := newEnv(t, "server", nil), newEnv(t, "client", nil)
+	register(t, server, "echo", newEcho())
+	ref := lookup(t, client, server.Address(), "echo")
+	msg := wrapperspb.Bytes(make([]byte, 16))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ask := func() {
+		if _, err := actor.AskAs[*wrapperspb.BytesValue](ctx, ref, msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ask()
+	const asks = 200
+	n := testing.AllocsPerRun(5, func() {
+		for range asks {
+			ask()
+		}
+	}) / asks
+	t.Logf("%.2f allocations per remote ask", n)
+	if n > 12 {
+		t.Fatalf("%.2f allocations per remote ask, want at most 12", n)
+	}
+}

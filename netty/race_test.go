@@ -1,0 +1,5 @@
+//go:build race
+
+package netty_test
+
+const raceEnabled = true
