@@ -41,6 +41,13 @@
 // and running. At the end the executor pods are deleted unless
 // spark.kubernetes.executor.deleteOnTermination is false.
 //
+// When the application has a driver pod (cluster mode, or client mode with
+// spark.kubernetes.driver.pod.name naming the pod the driver runs in), the
+// executor pods are owned by it, and at start the allocator waits for its
+// Ready condition before creating any, at most
+// spark.kubernetes.allocation.driver.readinessTimeout; after that it logs a
+// warning naming the key and creates them anyway, as Spark does.
+//
 // # Cluster mode
 //
 // Submit creates a driver pod (<prefix>-driver, label spark-role=driver)
@@ -93,6 +100,7 @@
 //	spark.kubernetes.allocation.batch.delay                  1s
 //	spark.kubernetes.allocation.executor.timeout             600s
 //	spark.kubernetes.allocation.maxPendingPods               unbounded
+//	spark.kubernetes.allocation.driver.readinessTimeout      1s
 //	spark.kubernetes.executor.deleteOnTermination            true
 //	spark.kubernetes.submission.requestTimeout               10000 (ms)
 //	spark.kubernetes.submission.connectionTimeout            10000 (ms)

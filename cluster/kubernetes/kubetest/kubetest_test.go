@@ -127,6 +127,16 @@ func descendants(t *testing.T, pid int) []int {
 	return out
 }
 
+// podCondition returns the status of pod's condition ct, or "" when it has none.
+func podCondition(pod *corev1.Pod, ct corev1.PodConditionType) corev1.ConditionStatus {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == ct {
+			return c.Status
+		}
+	}
+	return ""
+}
+
 func alive(pid int) bool {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
@@ -179,6 +189,12 @@ func TestKubernetesControlPlane(t *testing.T) {
 	if cs := failed.Status.ContainerStatuses; len(cs) != 1 || cs[0].State.Terminated == nil ||
 		cs[0].State.Terminated.ExitCode != 3 || cs[0].State.Terminated.Reason != "Error" {
 		t.Fatalf("container statuses = %+v, want terminated with exit code 3, reason Error", cs)
+	}
+	// An ended container is not ready, and neither is its pod.
+	for _, ct := range []corev1.PodConditionType{corev1.PodReady, corev1.ContainersReady} {
+		if st := podCondition(failed, ct); st != corev1.ConditionFalse {
+			t.Fatalf("pod exit3 condition %s = %q after its process ended, want False", ct, st)
+		}
 	}
 	logs, err := podLog(ctx, c, "exit3")
 	if err != nil {
@@ -267,6 +283,22 @@ func TestKubernetesControlPlane(t *testing.T) {
 	if !alive(sleeperPid) {
 		t.Fatalf("sleeper pid %d is not alive", sleeperPid)
 	}
+	// Its process runs: the node reports the pod and its container Ready.
+	eventually(t, time.Minute, "sleeper Ready", func() error {
+		p, err := pods.Get(ctx, "sleeper", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		for _, ct := range []corev1.PodConditionType{corev1.PodReady, corev1.ContainersReady} {
+			if st := podCondition(p, ct); st != corev1.ConditionTrue {
+				return fmt.Errorf("condition %s = %q", ct, st)
+			}
+		}
+		if cs := p.Status.ContainerStatuses; len(cs) != 1 || !cs[0].Ready {
+			return fmt.Errorf("container statuses %+v", cs)
+		}
+		return nil
+	})
 	if d := descendants(t, os.Getpid()); len(d) < 6 {
 		t.Fatalf("descendants before Stop = %v, want at least the 5 components and the pod", d)
 	}
