@@ -59,8 +59,11 @@
 // application's result, unless spark.kubernetes.submission.waitAppCompletion
 // is false. The submission's credentials
 // (spark.kubernetes.authenticate.submission.*) are not passed to the driver
-// pod; the driver uses the pod's in-cluster configuration, or
-// spark.kubernetes.authenticate.driver.*. Kill and Status are submit --kill
+// pod; the driver uses its pod's service account: the in-cluster
+// configuration, or, where the node cannot put the token at the in-cluster
+// path (the local process node of package kubetest), the kubeconfig rules
+// (KUBECONFIG) that node sets up; spark.kubernetes.authenticate.driver.*
+// files override it. Kill and Status are submit --kill
 // and --status NAMESPACE:DRIVER_POD (glob patterns allowed).
 //
 // # Credentials and errors

@@ -97,6 +97,7 @@ func runDriver(ctx context.Context, cfg cluster.SubmitConfig, inPod bool) error 
 	if err != nil {
 		return err
 	}
+	log.Info().Str("server", client.Server).Str("credential", client.Credential).Msg("Kubernetes API client")
 	if err := client.CheckAccess(ctx, kcfg.Namespace); err != nil {
 		return err
 	}

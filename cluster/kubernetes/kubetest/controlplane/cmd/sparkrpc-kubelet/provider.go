@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,6 +21,7 @@ import (
 	"github.com/virtual-kubelet/virtual-kubelet/node/nodeutil"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	statsv1alpha1 "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
 	"k8s.io/kubernetes/third_party/forked/golang/expansion"
 )
@@ -32,7 +34,8 @@ type providerConfig struct {
 	nodeIP     string
 	pathPrefix string
 	rootDir    string
-	apiServer  string // URL of the API server, for KUBERNETES_SERVICE_HOST/PORT
+	apiServer  string               // URL of the API server, for KUBERNETES_SERVICE_HOST/PORT
+	client     kubernetes.Interface // for service-account tokens
 	logger     *slog.Logger
 }
 
@@ -58,6 +61,7 @@ type podProc struct {
 	exited   chan struct{}
 	deleting bool
 	killer   *time.Timer
+	refresh  *time.Timer // of the service-account tokens
 }
 
 func newProvider(cfg providerConfig) *provider {
@@ -81,7 +85,7 @@ func (p *provider) notifyLocked(pp *podProc) {
 }
 
 // CreatePod starts the pod's first container as a process.
-func (p *provider) CreatePod(_ context.Context, pod *corev1.Pod) error {
+func (p *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	key := podKey(pod.Namespace, pod.Name)
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -105,7 +109,8 @@ func (p *provider) CreatePod(_ context.Context, pod *corev1.Pod) error {
 	p.pods[key] = pp
 	p.notifyLocked(pp)
 
-	if err := p.start(pp); err != nil {
+	vols, err := p.start(ctx, pp)
+	if err != nil {
 		p.cfg.logger.Warn("pod failed to start", "pod", key, "err", err)
 		close(pp.exited)
 		pp.pod.Status.Phase = corev1.PodFailed
@@ -122,21 +127,32 @@ func (p *provider) CreatePod(_ context.Context, pod *corev1.Pod) error {
 	p.setContainerState(pp.pod, corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}}, true, containerID(pp.proc.Pid))
 	p.setConditions(pp.pod, true, "")
 	p.notifyLocked(pp)
+	if len(vols.tokens) > 0 {
+		go p.refreshTokens(pp, vols.tokens, vols.expiry) // takes p.mu
+	}
 	return nil
 }
 
-// start runs the first container of pp's pod; the caller holds p.mu.
-func (p *provider) start(pp *podProc) error {
+// start provides the volumes of pp's pod and runs its first container; the
+// caller holds p.mu.
+func (p *provider) start(ctx context.Context, pp *podProc) (*podVolumes, error) {
 	pod := pp.pod
 	c := &pod.Spec.Containers[0]
 	pp.dir = filepath.Join(p.cfg.rootDir, "pods", fmt.Sprintf("%s_%s_%s", pod.Namespace, pod.Name, pod.UID))
 	if err := os.MkdirAll(pp.dir, 0o755); err != nil {
-		return err
+		return nil, err
 	}
 	pp.logPath = filepath.Join(pp.dir, c.Name+".log")
+	vols, err := p.mountVolumes(ctx, pod, pp.dir)
+	if err != nil {
+		return nil, err
+	}
 	env, err := p.containerEnv(pod, c)
 	if err != nil {
-		return fmt.Errorf("container %s: environment: %w", c.Name, err)
+		return nil, fmt.Errorf("container %s: environment: %w", c.Name, err)
+	}
+	if vols.kubeconfig != "" && !slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "KUBECONFIG=") }) {
+		env = append(env, "KUBECONFIG="+vols.kubeconfig)
 	}
 	vars := map[string]string{}
 	for _, kv := range env {
@@ -152,15 +168,15 @@ func (p *provider) start(pp *podProc) error {
 		argv = append(argv, expansion.Expand(s, mapping))
 	}
 	if len(argv) == 0 {
-		return fmt.Errorf("container %s has neither command nor args (the image is not run by this node)", c.Name)
+		return nil, fmt.Errorf("container %s has neither command nor args (the image is not run by this node)", c.Name)
 	}
 	path, err := lookPath(argv[0], vars["PATH"])
 	if err != nil {
-		return fmt.Errorf("container %s: %w", c.Name, err)
+		return nil, fmt.Errorf("container %s: %w", c.Name, err)
 	}
 	logf, err := os.OpenFile(pp.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cmd := &exec.Cmd{
 		Path:        path,
@@ -173,12 +189,12 @@ func (p *provider) start(pp *podProc) error {
 	}
 	if err := cmd.Start(); err != nil {
 		logf.Close()
-		return fmt.Errorf("container %s: %w", c.Name, err)
+		return nil, fmt.Errorf("container %s: %w", c.Name, err)
 	}
 	pp.proc = cmd.Process
 	p.wg.Add(1)
 	go p.wait(pp, cmd, logf)
-	return nil
+	return vols, nil
 }
 
 // wait reaps the process, kills what is left of its group (as a container runtime tears down the
@@ -198,6 +214,9 @@ func (p *provider) wait(pp *podProc, cmd *exec.Cmd, logf *os.File) {
 	defer p.mu.Unlock()
 	if pp.killer != nil {
 		pp.killer.Stop()
+	}
+	if pp.refresh != nil {
+		pp.refresh.Stop()
 	}
 	close(pp.exited)
 	term := &corev1.ContainerStateTerminated{ExitCode: int32(code), FinishedAt: metav1.Now(), ContainerID: containerID(cmd.Process.Pid)}
