@@ -222,6 +222,64 @@ func TestKubernetesControlPlane(t *testing.T) {
 		return fmt.Errorf("still there (err %v)", err)
 	})
 
+	// A running pod deleted with a long grace period is gone from the API as soon as its process has
+	// ended on SIGTERM, as with a kubelet, not once the grace period has passed.
+	stopper := processPod("stopper", "exec sleep 600")
+	long := int64(600)
+	stopper.Spec.TerminationGracePeriodSeconds = &long
+	if _, err := pods.Create(ctx, stopper, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, time.Minute, "stopper running", func() error {
+		p, err := pods.Get(ctx, "stopper", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if p.Status.Phase != corev1.PodRunning {
+			return fmt.Errorf("phase %q", p.Status.Phase)
+		}
+		return nil
+	})
+	if err := pods.Delete(ctx, "stopper", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, time.Minute, "stopper gone from the API", func() error {
+		_, err := pods.Get(ctx, "stopper", metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("still there (err %v)", err)
+	})
+
+	// Volumes: the service-account volume the API server adds and a config map, each at its mount
+	// path relative to the working directory, and KUBECONFIG naming the pod's credentials.
+	if _, err := c.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "greeting"},
+		Data: map[string]string{"text": "hello"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	vols := processPod("volumes", `cat etc/greeting/text; echo; cat var/run/secrets/kubernetes.io/serviceaccount/namespace; echo; `+
+		`test -s var/run/secrets/kubernetes.io/serviceaccount/token && test -s var/run/secrets/kubernetes.io/serviceaccount/ca.crt && `+
+		`grep -q "tokenFile: .*/token" "$KUBECONFIG" && echo credentials`)
+	vols.Spec.Volumes = []corev1.Volume{{Name: "greeting", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+		LocalObjectReference: corev1.LocalObjectReference{Name: "greeting"}}}}}
+	vols.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "greeting", MountPath: "/etc/greeting"}}
+	if _, err := pods.Create(ctx, vols, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, time.Minute, "pod volumes Succeeded", func() error {
+		p, err := pods.Get(ctx, "volumes", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if p.Status.Phase != corev1.PodSucceeded {
+			return fmt.Errorf("phase %q", p.Status.Phase)
+		}
+		return nil
+	})
+	if logs, err := podLog(ctx, c, "volumes"); err != nil || logs != "hello\ndefault\ncredentials\n" {
+		t.Fatalf("log of pod volumes = %q, %v", logs, err)
+	}
+
 	// A pod asking for more cpu than the node has stays Pending with the scheduler's reason.
 	big := processPod("too-big", "exit 0")
 	big.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100")}

@@ -210,6 +210,12 @@ func (p *provider) wait(pp *podProc, cmd *exec.Cmd, logf *os.File) {
 	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		code = 128 + int(ws.Signal())
 	}
+	var final *corev1.Pod // a deleted pod whose process has ended, to remove from the API
+	defer func() {
+		if final != nil {
+			p.finishDeletion(final)
+		}
+	}()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if pp.killer != nil {
@@ -237,6 +243,9 @@ func (p *provider) wait(pp *podProc, cmd *exec.Cmd, logf *os.File) {
 	p.notifyLocked(pp)
 	if pp.deleting {
 		p.forgetLocked(key, pp)
+		if !p.closed {
+			final = pp.pod.DeepCopy()
+		}
 	}
 }
 
