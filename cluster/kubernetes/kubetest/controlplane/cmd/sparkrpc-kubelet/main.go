@@ -125,6 +125,9 @@ func run(c config) error {
 	if err != nil {
 		return fmt.Errorf("--kubeconfig: %w", err)
 	}
+	// A kubelet's defaults (kubeAPIQPS 50, kubeAPIBurst 100), not client-go's 5 and 10: every pod
+	// start takes a token request and status updates.
+	restCfg.QPS, restCfg.Burst = 50, 100
 	client, err := kubernetes.NewForConfig(restCfg)
 	if err != nil {
 		return err

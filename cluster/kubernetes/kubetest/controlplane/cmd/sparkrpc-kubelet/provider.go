@@ -88,17 +88,19 @@ func (p *provider) notifyLocked(pp *podProc) {
 func (p *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	key := podKey(pod.Namespace, pod.Name)
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	if p.closed {
+		p.mu.Unlock()
 		return errors.New("node is shutting down")
 	}
 	if old, ok := p.pods[key]; ok {
+		p.mu.Unlock()
 		if old.pod.UID == pod.UID {
 			return nil
 		}
 		return fmt.Errorf("pod %s: an earlier pod of that name (uid %s) is still terminating", key, old.pod.UID)
 	}
 	if len(pod.Spec.Containers) == 0 {
+		p.mu.Unlock()
 		return errdefs.InvalidInputf("pod %s has no container", key)
 	}
 	pp := &podProc{pod: pod.DeepCopy(), exited: make(chan struct{})}
@@ -106,10 +108,30 @@ func (p *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	pp.pod.Status = p.baseStatus(pp.pod, now)
 	pp.pod.Status.Phase = corev1.PodPending
 	p.setContainerState(pp.pod, corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}}, false, "")
+	pp.dir = filepath.Join(p.cfg.rootDir, "pods", fmt.Sprintf("%s_%s_%s", pod.Namespace, pod.Name, pod.UID))
+	pp.logPath = filepath.Join(pp.dir, pod.Spec.Containers[0].Name+".log")
 	p.pods[key] = pp
 	p.notifyLocked(pp)
+	spec := pp.pod.DeepCopy()
+	p.mu.Unlock()
 
-	vols, err := p.start(ctx, pp)
+	// The volumes take API requests (service-account tokens): not under the node's lock.
+	vols, err := p.mountVolumes(ctx, spec, pp.dir)
+
+	var final *corev1.Pod // deleted while its volumes were made: remove it from the API
+	defer func() {
+		if final != nil {
+			p.finishDeletion(final)
+		}
+	}()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err == nil && (pp.deleting || p.closed) {
+		err = errors.New("deleted before it started")
+	}
+	if err == nil {
+		err = p.start(pp, vols)
+	}
 	if err != nil {
 		p.cfg.logger.Warn("pod failed to start", "pod", key, "err", err)
 		close(pp.exited)
@@ -120,6 +142,12 @@ func (p *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 		}}, false, "")
 		p.setConditions(pp.pod, false, "PodFailed")
 		p.notifyLocked(pp)
+		if pp.deleting {
+			p.forgetLocked(key, pp)
+			if !p.closed {
+				final = pp.pod.DeepCopy()
+			}
+		}
 		return nil
 	}
 	p.cfg.logger.Info("pod started", "pod", key, "pid", pp.proc.Pid)
@@ -133,23 +161,14 @@ func (p *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	return nil
 }
 
-// start provides the volumes of pp's pod and runs its first container; the
+// start runs the first container of pp's pod, whose volumes are vols; the
 // caller holds p.mu.
-func (p *provider) start(ctx context.Context, pp *podProc) (*podVolumes, error) {
+func (p *provider) start(pp *podProc, vols *podVolumes) error {
 	pod := pp.pod
 	c := &pod.Spec.Containers[0]
-	pp.dir = filepath.Join(p.cfg.rootDir, "pods", fmt.Sprintf("%s_%s_%s", pod.Namespace, pod.Name, pod.UID))
-	if err := os.MkdirAll(pp.dir, 0o755); err != nil {
-		return nil, err
-	}
-	pp.logPath = filepath.Join(pp.dir, c.Name+".log")
-	vols, err := p.mountVolumes(ctx, pod, pp.dir)
-	if err != nil {
-		return nil, err
-	}
 	env, err := p.containerEnv(pod, c)
 	if err != nil {
-		return nil, fmt.Errorf("container %s: environment: %w", c.Name, err)
+		return fmt.Errorf("container %s: environment: %w", c.Name, err)
 	}
 	if vols.kubeconfig != "" && !slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "KUBECONFIG=") }) {
 		env = append(env, "KUBECONFIG="+vols.kubeconfig)
@@ -168,15 +187,15 @@ func (p *provider) start(ctx context.Context, pp *podProc) (*podVolumes, error) 
 		argv = append(argv, expansion.Expand(s, mapping))
 	}
 	if len(argv) == 0 {
-		return nil, fmt.Errorf("container %s has neither command nor args (the image is not run by this node)", c.Name)
+		return fmt.Errorf("container %s has neither command nor args (the image is not run by this node)", c.Name)
 	}
 	path, err := lookPath(argv[0], vars["PATH"])
 	if err != nil {
-		return nil, fmt.Errorf("container %s: %w", c.Name, err)
+		return fmt.Errorf("container %s: %w", c.Name, err)
 	}
 	logf, err := os.OpenFile(pp.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	cmd := &exec.Cmd{
 		Path:        path,
@@ -189,12 +208,12 @@ func (p *provider) start(ctx context.Context, pp *podProc) (*podVolumes, error) 
 	}
 	if err := cmd.Start(); err != nil {
 		logf.Close()
-		return nil, fmt.Errorf("container %s: %w", c.Name, err)
+		return fmt.Errorf("container %s: %w", c.Name, err)
 	}
 	pp.proc = cmd.Process
 	p.wg.Add(1)
 	go p.wait(pp, cmd, logf)
-	return vols, nil
+	return nil
 }
 
 // wait reaps the process, kills what is left of its group (as a container runtime tears down the
@@ -294,6 +313,9 @@ func (p *provider) DeletePod(_ context.Context, pod *corev1.Pod) error {
 		return nil
 	default:
 	}
+	if pp.proc == nil {
+		return nil // still starting: CreatePod will not run it
+	}
 	grace := 30 * time.Second
 	if pod.DeletionGracePeriodSeconds != nil {
 		grace = time.Duration(*pod.DeletionGracePeriodSeconds) * time.Second
@@ -347,7 +369,9 @@ func (p *provider) shutdown(grace time.Duration) {
 		select {
 		case <-pp.exited:
 		default:
-			groups = append(groups, pp.proc.Pid)
+			if pp.proc != nil {
+				groups = append(groups, pp.proc.Pid)
+			}
 		}
 	}
 	p.mu.Unlock()
@@ -383,6 +407,9 @@ func (p *provider) GetContainerLogs(ctx context.Context, namespace, podName, con
 			return nil, errdefs.NotFoundf("container %s of pod %s/%s is not run by this node (only the first container, %s, is)", containerName, namespace, podName, c)
 		}
 		logPath, exited = pp.logPath, pp.exited
+		if pp.proc == nil {
+			logPath = "" // not started (yet)
+		}
 	}
 	p.mu.Unlock()
 	if !ok {

@@ -61,6 +61,9 @@ type podVolumes struct {
 // and the kubeconfig of the pod's credentials.
 func (p *provider) mountVolumes(ctx context.Context, pod *corev1.Pod, dir string) (*podVolumes, error) {
 	pv := &podVolumes{}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
 	made := map[string]string{} // volume name -> directory
 	for i := range pod.Spec.Volumes {
 		v := &pod.Spec.Volumes[i]
