@@ -44,4 +44,5 @@ func ExampleScenarioNames() {
 	// remote-ask
 	// executor-registration
 	// empty-tasks
+	// executor-startup
 }
