@@ -29,6 +29,11 @@
 //     connection (head-of-line blocking); same baselines as remote-ask.
 //   - executor-registration and empty-tasks: the scheduler backend (package
 //     endpoints); reported as skipped while this build does not provide them.
+//   - executor-startup: the time from submit until 10, 50 and 100 executors
+//     registered, on Kubernetes next to local-cluster. The harness starts no
+//     cluster: the caller gives both with WithStartup (`sparkrpc bench` does,
+//     with the local control plane of --kube-bin); a side not given is
+//     reported as skipped, and quick runs skip the scenario unless named.
 //
 // "K in flight" means K asking goroutines, each with one ask outstanding;
 // one-way senders are held to a window of messages in flight (Config.Window)

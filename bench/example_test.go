@@ -46,4 +46,5 @@ func ExampleScenarioNames() {
 	// remote-ask-under-flood
 	// executor-registration
 	// empty-tasks
+	// executor-startup
 }

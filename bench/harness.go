@@ -75,6 +75,7 @@ type harness struct {
 	command  string
 	step     int
 	steps    int
+	startup  map[string]Startup // cluster managers of executor-startup
 }
 
 // impl is one implementation of a scenario: sparkrpc's or a baseline's.
@@ -103,6 +104,9 @@ type scenario struct {
 	sparkrpc    impl
 	baselines   []impl
 	targets     func(c *Config, p Params) []targetSpec
+	// needs, when set, says what the scenario needs beyond this process;
+	// its measurements may then be reported as skipped.
+	needs string
 }
 
 // ScenarioInfo describes a scenario for listings.
@@ -113,13 +117,16 @@ type ScenarioInfo struct {
 	Baselines []string
 	// Unavailable says why sparkrpc's side cannot run in this build, if so.
 	Unavailable string
+	// Needs, when set, says what the scenario needs beyond this process
+	// (e.g. clusters); a run without it reports the scenario as skipped.
+	Needs string
 }
 
 // Scenarios lists the scenarios in run order.
 func Scenarios() []ScenarioInfo {
 	var out []ScenarioInfo
 	for _, s := range registry() {
-		info := ScenarioInfo{Name: s.name, Description: s.description}
+		info := ScenarioInfo{Name: s.name, Description: s.description, Needs: s.needs}
 		for _, b := range s.baselines {
 			info.Baselines = append(info.Baselines, b.name)
 		}
@@ -210,6 +217,9 @@ func Run(ctx context.Context, cfg Config, opts ...Option) (*Report, error) {
 
 func (h *harness) runVariant(ctx context.Context, s *scenario, p Params) Result {
 	res := Result{Scenario: s.name, Params: p}
+	if s.sparkrpc.name != ImplSparkrpc {
+		res.Impl = s.sparkrpc.name
+	}
 	impls := append([]impl{s.sparkrpc}, s.baselines...)
 	type outcome struct {
 		runs    []*Figures
@@ -233,10 +243,14 @@ func (h *harness) runVariant(ctx context.Context, s *scenario, p Params) Result 
 			}
 			if o.skipped == "" {
 				f, err := im.run(ctx, h, p)
-				if f != nil {
-					o.runs = append(o.runs, f)
+				if why, ok := skippedBecause(err); ok {
+					o.skipped = why
+				} else {
+					if f != nil {
+						o.runs = append(o.runs, f)
+					}
+					o.err = err
 				}
-				o.err = err
 			}
 			h.step++
 			h.report(Progress{Scenario: s.name, Params: p, Impl: im.name, Round: round + 1, Done: true, Err: o.err, Skipped: o.skipped})

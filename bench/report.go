@@ -77,6 +77,9 @@ type Result struct {
 	Scenario string `json:"scenario"`
 	// Params are the variant's parameters.
 	Params Params `json:"params"`
+	// Impl names the measured side when it is not ImplSparkrpc (the
+	// executor-startup scenario measures ImplKubernetes).
+	Impl string `json:"impl,omitempty"`
 	// Figures are sparkrpc's figures; nil when sparkrpc's side was skipped
 	// or failed.
 	Figures *Figures `json:"figures,omitempty"`

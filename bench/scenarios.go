@@ -197,6 +197,7 @@ func buildRegistry() []*scenario {
 				return []targetSpec{{name: "≥ 20,000 empty tasks/s with 4 executors", metric: "msgs_per_sec", atLeast: true, threshold: 20000}}
 			},
 		},
+		startupScenario(),
 	}
 }
 

@@ -60,7 +60,11 @@ func (rep *Report) WriteTable(w io.Writer) error {
 		if r.Skipped != "" {
 			note = "skipped: " + r.Skipped
 		}
-		row(true, ImplSparkrpc, r.Figures, note)
+		name := ImplSparkrpc
+		if r.Impl != "" {
+			name = r.Impl
+		}
+		row(true, name, r.Figures, note)
 		for _, b := range r.Baselines {
 			note := b.Error
 			if b.Skipped != "" {
@@ -73,6 +77,9 @@ func (rep *Report) WriteTable(w io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(w, "CHECKED: messages (or replies) that arrived, each exactly once and in its sender's order.")
+	if err := rep.writeStartup(w); err != nil {
+		return err
+	}
 	return rep.writeTargets(w)
 }
 

@@ -30,7 +30,10 @@ var ErrTooManyFailures = errors.New("kubernetes: too many executor failures")
 type AllocatorOptions struct {
 	// DriverURL is what executors connect to.
 	DriverURL string
-	// Owner, when set, is the executors' controller (the driver pod).
+	// Owner, when set, is the executors' controller (the driver pod). The
+	// allocator then waits, once at start, for that pod to be Ready
+	// (spark.kubernetes.allocation.driver.readinessTimeout) before it
+	// creates executor pods.
 	Owner *metav1.OwnerReference
 	// OnLost is called with an executor whose pod ended and why (the
 	// driver's RemoveExecutor).
@@ -196,6 +199,12 @@ func (a *Allocator) poke() {
 
 func (a *Allocator) run(ctx context.Context) {
 	defer close(a.done)
+	if a.opts.Owner != nil {
+		a.awaitDriverReady(ctx, a.opts.Owner.Name)
+		if ctx.Err() != nil {
+			return
+		}
+	}
 	t := time.NewTicker(a.cfg.BatchDelay)
 	defer t.Stop()
 	for {

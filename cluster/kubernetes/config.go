@@ -78,8 +78,11 @@ const (
 	KeyExecutorTimeout = "spark.kubernetes.allocation.executor.timeout"
 	// KeyMaxPendingPods bounds the executor pods pending at once (default unbounded).
 	KeyMaxPendingPods = "spark.kubernetes.allocation.maxPendingPods"
-	// KeyDriverReadinessTimeout is how long a driver pod waits to be Ready
-	// before creating executors (default 1s).
+	// KeyDriverReadinessTimeout is how long the allocator waits, at
+	// application start, for the driver pod (cluster mode, or client mode
+	// with KeyDriverPodName) to be Ready before it creates executor pods; on
+	// timeout it logs a warning and creates them anyway (default 1s; a bare
+	// number is seconds).
 	KeyDriverReadinessTimeout = "spark.kubernetes.allocation.driver.readinessTimeout"
 	// KeyDeleteOnTermination false keeps the executor pods after the
 	// application (default true).
@@ -167,6 +170,9 @@ type Config struct {
 	MaxPendingPods                           int
 	DeleteOnTermination                      bool
 	Executable                               string
+	// DriverReadinessTimeout bounds the wait for the driver pod's Ready
+	// condition before the first executor pods are created.
+	DriverReadinessTimeout time.Duration
 }
 
 // ErrInvalidConfig is matched by configuration errors of this package (with
@@ -351,6 +357,12 @@ func ParseConfig(conf *actor.Conf, appID string) (*Config, error) {
 	}
 	if c.MaxPendingPods < 1 {
 		return nil, badConf(KeyMaxPendingPods, strconv.Itoa(c.MaxPendingPods), "must be at least 1")
+	}
+	if c.DriverReadinessTimeout, err = conf.GetDuration(KeyDriverReadinessTimeout, "1s", time.Second); err != nil {
+		return nil, wrapConf(err)
+	}
+	if c.DriverReadinessTimeout <= 0 {
+		return nil, badConf(KeyDriverReadinessTimeout, conf.Get(KeyDriverReadinessTimeout, ""), "must be positive")
 	}
 	if c.DeleteOnTermination, err = conf.GetBool(KeyDeleteOnTermination, true); err != nil {
 		return nil, wrapConf(err)

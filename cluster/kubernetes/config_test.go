@@ -108,6 +108,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{"reserved label", KeyExecutorLabelPrefix + LabelRole, "x"},
 		{"bad label value", KeyExecutorLabelPrefix + "a", "not valid!"},
 		{"bad batch size", KeyBatchSize, "0"},
+		{"bad readiness timeout", KeyDriverReadinessTimeout, "0s"},
 		{"bad factor", KeyMemoryOverheadFactor, "2"},
 		{"bad cores", cluster.KeyExecutorCores, "0"},
 		{"bad pull policy", KeyImagePullPolicy, "Sometimes"},

@@ -41,6 +41,13 @@
 // and running. At the end the executor pods are deleted unless
 // spark.kubernetes.executor.deleteOnTermination is false.
 //
+// When the application has a driver pod (cluster mode, or client mode with
+// spark.kubernetes.driver.pod.name naming the pod the driver runs in), the
+// executor pods are owned by it, and at start the allocator waits for its
+// Ready condition before creating any, at most
+// spark.kubernetes.allocation.driver.readinessTimeout; after that it logs a
+// warning naming the key and creates them anyway, as Spark does.
+//
 // # Cluster mode
 //
 // Submit creates a driver pod (<prefix>-driver, label spark-role=driver)
@@ -52,8 +59,11 @@
 // application's result, unless spark.kubernetes.submission.waitAppCompletion
 // is false. The submission's credentials
 // (spark.kubernetes.authenticate.submission.*) are not passed to the driver
-// pod; the driver uses the pod's in-cluster configuration, or
-// spark.kubernetes.authenticate.driver.*. Kill and Status are submit --kill
+// pod; the driver uses its pod's service account: the in-cluster
+// configuration, or, where the node cannot put the token at the in-cluster
+// path (the local process node of package kubetest), the kubeconfig rules
+// (KUBECONFIG) that node sets up; spark.kubernetes.authenticate.driver.*
+// files override it. Kill and Status are submit --kill
 // and --status NAMESPACE:DRIVER_POD (glob patterns allowed).
 //
 // # Credentials and errors
@@ -93,6 +103,7 @@
 //	spark.kubernetes.allocation.batch.delay                  1s
 //	spark.kubernetes.allocation.executor.timeout             600s
 //	spark.kubernetes.allocation.maxPendingPods               unbounded
+//	spark.kubernetes.allocation.driver.readinessTimeout      1s
 //	spark.kubernetes.executor.deleteOnTermination            true
 //	spark.kubernetes.submission.requestTimeout               10000 (ms)
 //	spark.kubernetes.submission.connectionTimeout            10000 (ms)

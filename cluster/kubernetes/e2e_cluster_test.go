@@ -34,8 +34,10 @@ func runSparkrpc(ctx context.Context, t *testing.T, args ...string) (string, int
 }
 
 // clusterArgs are the submit arguments of a cluster-mode application; the
-// driver pod authenticates with a token file (the test nodes mount no
-// service account token).
+// driver pod authenticates with the admin token in a file given by
+// spark.kubernetes.authenticate.driver.*, which overrides its service
+// account's (the default account may do nothing; see
+// TestKubernetesClusterModeServiceAccount for a driver with no such key).
 func clusterArgs(t *testing.T, prefix string) []string {
 	tok := filepath.Join(t.TempDir(), "token")
 	if err := os.WriteFile(tok, []byte(controlPlane.AdminToken()), 0o600); err != nil {

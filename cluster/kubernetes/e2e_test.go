@@ -57,9 +57,14 @@ func submit(ctx context.Context, t *testing.T, conf *actor.Conf, class string, a
 		t.Fatal(err)
 	}
 	stdout, stderr = &syncBuffer{}, &syncBuffer{}
+	return stdout, stderr, submitTo(ctx, m, conf, stdout, stderr, class, args...)
+}
+
+// submitTo submits to master m with the output and the driver's log
+// (Info and above) going to stdout and stderr.
+func submitTo(ctx context.Context, m cluster.Master, conf *actor.Conf, stdout, stderr io.Writer, class string, args ...string) error {
 	log := zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: true}).Level(zerolog.InfoLevel)
-	err = Submit(ctx, cluster.SubmitConfig{Master: m, Class: class, Args: args, Conf: conf, Stdout: stdout, Stderr: stderr, Logger: log})
-	return stdout, stderr, err
+	return Submit(ctx, cluster.SubmitConfig{Master: m, Class: class, Args: args, Conf: conf, Stdout: stdout, Stderr: stderr, Logger: log})
 }
 
 var piRe = regexp.MustCompile(`Pi is roughly ([0-9.]+)`)

@@ -97,20 +97,24 @@ func runDriver(ctx context.Context, cfg cluster.SubmitConfig, inPod bool) error 
 	if err != nil {
 		return err
 	}
+	log.Info().Str("server", client.Server).Str("credential", client.Credential).Msg("Kubernetes API client")
 	if err := client.CheckAccess(ctx, kcfg.Namespace); err != nil {
 		return err
 	}
+	// The driver pod (cluster mode, or client mode with
+	// spark.kubernetes.driver.pod.name, as Spark) owns the executor pods.
 	var owner *metav1.OwnerReference
-	if inPod {
-		name := conf.Get(KeyDriverPodName, "")
-		if name == "" {
-			return badConf(KeyDriverPodName, "", "a driver pod needs its own name")
-		}
+	name := conf.Get(KeyDriverPodName, "")
+	if inPod && name == "" {
+		return badConf(KeyDriverPodName, "", "a driver pod needs its own name")
+	}
+	if name != "" {
 		gctx, cancel := context.WithTimeout(ctx, client.Timeout)
 		pod, err := client.CoreV1().Pods(kcfg.Namespace).Get(gctx, name, metav1.GetOptions{})
 		cancel()
 		if err != nil {
-			return client.apiError(err, "get", "pods/"+name, kcfg.Namespace)
+			return fmt.Errorf("driver pod %s:%s (%s): %w", kcfg.Namespace, name, KeyDriverPodName,
+				client.apiError(err, "get", "pods/"+name, kcfg.Namespace))
 		}
 		owner = ownerReferenceTo(pod)
 	}

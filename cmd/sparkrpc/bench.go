@@ -39,6 +39,7 @@ type benchFlags struct {
 	quick         bool
 	list          bool
 	progress      string
+	kubeBin       string
 }
 
 func newBenchCmd() *cobra.Command {
@@ -82,6 +83,7 @@ ratios between runs: absolute figures drift on a shared machine.`,
 	fl.BoolVar(&f.quick, "quick", false, "run every scenario briefly (under 30 s in all), for smoke tests")
 	fl.BoolVar(&f.list, "list", false, "list the scenarios and exit")
 	fl.StringVar(&f.progress, "progress", "auto", "progress line on stderr: auto (when stderr is a terminal), always, never")
+	fl.StringVar(&f.kubeBin, "kube-bin", kubeBinDefault(), "`DIR` of the Kubernetes control plane (cluster/kubernetes/kubetest/build-controlplane) for the executor-startup scenario; empty skips its Kubernetes side")
 	return cmd
 }
 
@@ -237,6 +239,9 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	if showProgress {
 		opts = append(opts, bench.WithProgress(progressPrinter(cmd.ErrOrStderr(), isTerminal(cmd.ErrOrStderr()))))
 	}
+	startupOpts, stopClusters := startupClusters(f.kubeBin)
+	defer stopClusters()
+	opts = append(opts, startupOpts...)
 	rep, runErr := bench.Run(ctx, cfg, opts...)
 	if rep == nil {
 		return runErr
@@ -264,6 +269,9 @@ func listScenarios(w io.Writer) error {
 		desc := s.Description
 		if s.Unavailable != "" {
 			desc += " [sparkrpc side " + s.Unavailable + "]"
+		}
+		if s.Needs != "" {
+			desc += " [needs " + s.Needs + "]"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, strings.Join(s.Baselines, ","), desc)
 	}

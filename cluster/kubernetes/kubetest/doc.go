@@ -35,10 +35,15 @@
 //   - Nodes named sparkrpc-node-N with the capacity of WithNodeCapacity, InternalIP 127.0.0.1.
 //     A pod's first container runs as a process in its own process group with the container's
 //     command, args and environment (Downward API fieldRefs included, status.podIP is 127.0.0.1)
-//     and PATH prefixed by WithPathPrefix; the image is ignored, volumes are not mounted, restart
-//     policies are not applied, other containers are not run. Its phase goes Pending, Running,
-//     Succeeded or Failed with the exit code; deletion sends SIGTERM to the group and SIGKILL after
-//     the grace period; `kubectl logs` works. There is no cluster DNS and no service network: pods
+//     and PATH prefixed by WithPathPrefix, in a working directory of its own; the image is
+//     ignored, restart policies are not applied, other containers are not run. Its phase goes
+//     Pending, Running (Ready while the process runs), Succeeded or Failed with the exit code;
+//     deletion sends SIGTERM to the group and SIGKILL after the grace period, and the pod leaves
+//     the API as soon as its process has ended; `kubectl logs` works. Volumes (projected
+//     service-account tokens, config maps, secrets, Downward API, emptyDir) are written to the
+//     working directory, each mount a link at its mount path relative to it
+//     (./var/run/secrets/kubernetes.io/serviceaccount/token), and a pod with a service account
+//     gets KUBECONFIG naming its token and the CA. There is no cluster DNS and no service network: pods
 //     reach each other and the API server on 127.0.0.1 (KUBERNETES_SERVICE_HOST/PORT name the
 //     API server).
 //

@@ -127,6 +127,16 @@ func descendants(t *testing.T, pid int) []int {
 	return out
 }
 
+// podCondition returns the status of pod's condition ct, or "" when it has none.
+func podCondition(pod *corev1.Pod, ct corev1.PodConditionType) corev1.ConditionStatus {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == ct {
+			return c.Status
+		}
+	}
+	return ""
+}
+
 func alive(pid int) bool {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
@@ -180,6 +190,12 @@ func TestKubernetesControlPlane(t *testing.T) {
 		cs[0].State.Terminated.ExitCode != 3 || cs[0].State.Terminated.Reason != "Error" {
 		t.Fatalf("container statuses = %+v, want terminated with exit code 3, reason Error", cs)
 	}
+	// An ended container is not ready, and neither is its pod.
+	for _, ct := range []corev1.PodConditionType{corev1.PodReady, corev1.ContainersReady} {
+		if st := podCondition(failed, ct); st != corev1.ConditionFalse {
+			t.Fatalf("pod exit3 condition %s = %q after its process ended, want False", ct, st)
+		}
+	}
 	logs, err := podLog(ctx, c, "exit3")
 	if err != nil {
 		t.Fatal(err)
@@ -205,6 +221,64 @@ func TestKubernetesControlPlane(t *testing.T) {
 		}
 		return fmt.Errorf("still there (err %v)", err)
 	})
+
+	// A running pod deleted with a long grace period is gone from the API as soon as its process has
+	// ended on SIGTERM, as with a kubelet, not once the grace period has passed.
+	stopper := processPod("stopper", "exec sleep 600")
+	long := int64(600)
+	stopper.Spec.TerminationGracePeriodSeconds = &long
+	if _, err := pods.Create(ctx, stopper, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, time.Minute, "stopper running", func() error {
+		p, err := pods.Get(ctx, "stopper", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if p.Status.Phase != corev1.PodRunning {
+			return fmt.Errorf("phase %q", p.Status.Phase)
+		}
+		return nil
+	})
+	if err := pods.Delete(ctx, "stopper", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, time.Minute, "stopper gone from the API", func() error {
+		_, err := pods.Get(ctx, "stopper", metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("still there (err %v)", err)
+	})
+
+	// Volumes: the service-account volume the API server adds and a config map, each at its mount
+	// path relative to the working directory, and KUBECONFIG naming the pod's credentials.
+	if _, err := c.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "greeting"},
+		Data: map[string]string{"text": "hello"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	vols := processPod("volumes", `cat etc/greeting/text; echo; cat var/run/secrets/kubernetes.io/serviceaccount/namespace; echo; `+
+		`test -s var/run/secrets/kubernetes.io/serviceaccount/token && test -s var/run/secrets/kubernetes.io/serviceaccount/ca.crt && `+
+		`grep -q "tokenFile: .*/token" "$KUBECONFIG" && echo credentials`)
+	vols.Spec.Volumes = []corev1.Volume{{Name: "greeting", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+		LocalObjectReference: corev1.LocalObjectReference{Name: "greeting"}}}}}
+	vols.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "greeting", MountPath: "/etc/greeting"}}
+	if _, err := pods.Create(ctx, vols, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, time.Minute, "pod volumes Succeeded", func() error {
+		p, err := pods.Get(ctx, "volumes", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if p.Status.Phase != corev1.PodSucceeded {
+			return fmt.Errorf("phase %q", p.Status.Phase)
+		}
+		return nil
+	})
+	if logs, err := podLog(ctx, c, "volumes"); err != nil || logs != "hello\ndefault\ncredentials\n" {
+		t.Fatalf("log of pod volumes = %q, %v", logs, err)
+	}
 
 	// A pod asking for more cpu than the node has stays Pending with the scheduler's reason.
 	big := processPod("too-big", "exit 0")
@@ -267,6 +341,22 @@ func TestKubernetesControlPlane(t *testing.T) {
 	if !alive(sleeperPid) {
 		t.Fatalf("sleeper pid %d is not alive", sleeperPid)
 	}
+	// Its process runs: the node reports the pod and its container Ready.
+	eventually(t, time.Minute, "sleeper Ready", func() error {
+		p, err := pods.Get(ctx, "sleeper", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		for _, ct := range []corev1.PodConditionType{corev1.PodReady, corev1.ContainersReady} {
+			if st := podCondition(p, ct); st != corev1.ConditionTrue {
+				return fmt.Errorf("condition %s = %q", ct, st)
+			}
+		}
+		if cs := p.Status.ContainerStatuses; len(cs) != 1 || !cs[0].Ready {
+			return fmt.Errorf("container statuses %+v", cs)
+		}
+		return nil
+	})
 	if d := descendants(t, os.Getpid()); len(d) < 6 {
 		t.Fatalf("descendants before Stop = %v, want at least the 5 components and the pod", d)
 	}

@@ -11,8 +11,10 @@
 // the node serves, so `kubectl logs` works. The pod goes Pending -> Running -> Succeeded or Failed
 // with the exit code (reason Completed, Error or StartError). Deleting a pod sends SIGTERM to its
 // process group and SIGKILL after the pod's grace period. Restart policies are not applied (a
-// finished container is not restarted), volumes are not mounted, init and further containers are
-// not run (reported as waiting), and the pod IP is 127.0.0.1.
+// finished container is not restarted), init and further containers are not run (reported as
+// waiting), and the pod IP is 127.0.0.1. Volumes are written to the pod's directory, the process's
+// working directory, with each mount linked at its mount path relative to it; a pod's
+// service-account volume gets a token bound to the pod and KUBECONFIG naming it (see volumes.go).
 //
 // The node registers Ready and schedulable with the capacity given by --cpu, --memory and --pods,
 // publishes InternalIP 127.0.0.1 and the port of its TLS endpoint (logs, stats), and on SIGTERM or
@@ -123,6 +125,9 @@ func run(c config) error {
 	if err != nil {
 		return fmt.Errorf("--kubeconfig: %w", err)
 	}
+	// A kubelet's defaults (kubeAPIQPS 50, kubeAPIBurst 100), not client-go's 5 and 10: every pod
+	// start takes a token request and status updates.
+	restCfg.QPS, restCfg.Burst = 50, 100
 	client, err := kubernetes.NewForConfig(restCfg)
 	if err != nil {
 		return err
@@ -149,6 +154,7 @@ func run(c config) error {
 		pathPrefix: c.pathPrefix,
 		rootDir:    c.rootDir,
 		apiServer:  restCfg.Host,
+		client:     client,
 		logger:     logger,
 	})
 	defer prov.shutdown(c.stopGrace)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,6 +21,7 @@ import (
 	"github.com/virtual-kubelet/virtual-kubelet/node/nodeutil"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	statsv1alpha1 "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
 	"k8s.io/kubernetes/third_party/forked/golang/expansion"
 )
@@ -32,7 +34,8 @@ type providerConfig struct {
 	nodeIP     string
 	pathPrefix string
 	rootDir    string
-	apiServer  string // URL of the API server, for KUBERNETES_SERVICE_HOST/PORT
+	apiServer  string               // URL of the API server, for KUBERNETES_SERVICE_HOST/PORT
+	client     kubernetes.Interface // for service-account tokens
 	logger     *slog.Logger
 }
 
@@ -58,6 +61,7 @@ type podProc struct {
 	exited   chan struct{}
 	deleting bool
 	killer   *time.Timer
+	refresh  *time.Timer // of the service-account tokens
 }
 
 func newProvider(cfg providerConfig) *provider {
@@ -81,20 +85,22 @@ func (p *provider) notifyLocked(pp *podProc) {
 }
 
 // CreatePod starts the pod's first container as a process.
-func (p *provider) CreatePod(_ context.Context, pod *corev1.Pod) error {
+func (p *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	key := podKey(pod.Namespace, pod.Name)
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	if p.closed {
+		p.mu.Unlock()
 		return errors.New("node is shutting down")
 	}
 	if old, ok := p.pods[key]; ok {
+		p.mu.Unlock()
 		if old.pod.UID == pod.UID {
 			return nil
 		}
 		return fmt.Errorf("pod %s: an earlier pod of that name (uid %s) is still terminating", key, old.pod.UID)
 	}
 	if len(pod.Spec.Containers) == 0 {
+		p.mu.Unlock()
 		return errdefs.InvalidInputf("pod %s has no container", key)
 	}
 	pp := &podProc{pod: pod.DeepCopy(), exited: make(chan struct{})}
@@ -102,10 +108,31 @@ func (p *provider) CreatePod(_ context.Context, pod *corev1.Pod) error {
 	pp.pod.Status = p.baseStatus(pp.pod, now)
 	pp.pod.Status.Phase = corev1.PodPending
 	p.setContainerState(pp.pod, corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}}, false, "")
+	pp.dir = filepath.Join(p.cfg.rootDir, "pods", fmt.Sprintf("%s_%s_%s", pod.Namespace, pod.Name, pod.UID))
+	pp.logPath = filepath.Join(pp.dir, pod.Spec.Containers[0].Name+".log")
 	p.pods[key] = pp
 	p.notifyLocked(pp)
+	spec := pp.pod.DeepCopy()
+	p.mu.Unlock()
 
-	if err := p.start(pp); err != nil {
+	// The volumes take API requests (service-account tokens): not under the node's lock.
+	vols, err := p.mountVolumes(ctx, spec, pp.dir)
+
+	var final *corev1.Pod // deleted while its volumes were made: remove it from the API
+	defer func() {
+		if final != nil {
+			p.finishDeletion(final)
+		}
+	}()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err == nil && (pp.deleting || p.closed) {
+		err = errors.New("deleted before it started")
+	}
+	if err == nil {
+		err = p.start(pp, vols)
+	}
+	if err != nil {
 		p.cfg.logger.Warn("pod failed to start", "pod", key, "err", err)
 		close(pp.exited)
 		pp.pod.Status.Phase = corev1.PodFailed
@@ -115,6 +142,12 @@ func (p *provider) CreatePod(_ context.Context, pod *corev1.Pod) error {
 		}}, false, "")
 		p.setConditions(pp.pod, false, "PodFailed")
 		p.notifyLocked(pp)
+		if pp.deleting {
+			p.forgetLocked(key, pp)
+			if !p.closed {
+				final = pp.pod.DeepCopy()
+			}
+		}
 		return nil
 	}
 	p.cfg.logger.Info("pod started", "pod", key, "pid", pp.proc.Pid)
@@ -122,21 +155,23 @@ func (p *provider) CreatePod(_ context.Context, pod *corev1.Pod) error {
 	p.setContainerState(pp.pod, corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}}, true, containerID(pp.proc.Pid))
 	p.setConditions(pp.pod, true, "")
 	p.notifyLocked(pp)
+	if len(vols.tokens) > 0 {
+		go p.refreshTokens(pp, vols.tokens, vols.expiry) // takes p.mu
+	}
 	return nil
 }
 
-// start runs the first container of pp's pod; the caller holds p.mu.
-func (p *provider) start(pp *podProc) error {
+// start runs the first container of pp's pod, whose volumes are vols; the
+// caller holds p.mu.
+func (p *provider) start(pp *podProc, vols *podVolumes) error {
 	pod := pp.pod
 	c := &pod.Spec.Containers[0]
-	pp.dir = filepath.Join(p.cfg.rootDir, "pods", fmt.Sprintf("%s_%s_%s", pod.Namespace, pod.Name, pod.UID))
-	if err := os.MkdirAll(pp.dir, 0o755); err != nil {
-		return err
-	}
-	pp.logPath = filepath.Join(pp.dir, c.Name+".log")
 	env, err := p.containerEnv(pod, c)
 	if err != nil {
 		return fmt.Errorf("container %s: environment: %w", c.Name, err)
+	}
+	if vols.kubeconfig != "" && !slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "KUBECONFIG=") }) {
+		env = append(env, "KUBECONFIG="+vols.kubeconfig)
 	}
 	vars := map[string]string{}
 	for _, kv := range env {
@@ -194,10 +229,19 @@ func (p *provider) wait(pp *podProc, cmd *exec.Cmd, logf *os.File) {
 	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		code = 128 + int(ws.Signal())
 	}
+	var final *corev1.Pod // a deleted pod whose process has ended, to remove from the API
+	defer func() {
+		if final != nil {
+			p.finishDeletion(final)
+		}
+	}()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if pp.killer != nil {
 		pp.killer.Stop()
+	}
+	if pp.refresh != nil {
+		pp.refresh.Stop()
 	}
 	close(pp.exited)
 	term := &corev1.ContainerStateTerminated{ExitCode: int32(code), FinishedAt: metav1.Now(), ContainerID: containerID(cmd.Process.Pid)}
@@ -218,6 +262,9 @@ func (p *provider) wait(pp *podProc, cmd *exec.Cmd, logf *os.File) {
 	p.notifyLocked(pp)
 	if pp.deleting {
 		p.forgetLocked(key, pp)
+		if !p.closed {
+			final = pp.pod.DeepCopy()
+		}
 	}
 }
 
@@ -265,6 +312,9 @@ func (p *provider) DeletePod(_ context.Context, pod *corev1.Pod) error {
 		p.forgetLocked(key, pp)
 		return nil
 	default:
+	}
+	if pp.proc == nil {
+		return nil // still starting: CreatePod will not run it
 	}
 	grace := 30 * time.Second
 	if pod.DeletionGracePeriodSeconds != nil {
@@ -319,7 +369,9 @@ func (p *provider) shutdown(grace time.Duration) {
 		select {
 		case <-pp.exited:
 		default:
-			groups = append(groups, pp.proc.Pid)
+			if pp.proc != nil {
+				groups = append(groups, pp.proc.Pid)
+			}
 		}
 	}
 	p.mu.Unlock()
@@ -355,6 +407,9 @@ func (p *provider) GetContainerLogs(ctx context.Context, namespace, podName, con
 			return nil, errdefs.NotFoundf("container %s of pod %s/%s is not run by this node (only the first container, %s, is)", containerName, namespace, podName, c)
 		}
 		logPath, exited = pp.logPath, pp.exited
+		if pp.proc == nil {
+			logPath = "" // not started (yet)
+		}
 	}
 	p.mu.Unlock()
 	if !ok {
