@@ -97,9 +97,11 @@ func TestBusyPort(t *testing.T) {
 				t.Errorf("bound port %d, busy port %d", port, busy)
 			}
 			want := fmt.Sprintf("Service '%s' could not bind on port %d (in use). Attempting port %d (spark.port.maxRetries=16).", tc.service, busy, busy+1)
-			if !strings.Contains(p.stderr.String(), want) {
-				t.Errorf("stderr lacks %q:\n%s", want, p.stderr)
-			}
+			// stdout and stderr are read by separate goroutines: the warning
+			// written before the bind may be read after the address.
+			eventually(t, 30*time.Second, "the bind warning on stderr", func() bool {
+				return strings.Contains(p.stderr.String(), want)
+			})
 			p.cmd.Process.Signal(syscall.SIGTERM)
 			if code := p.wait(t, 10*time.Second); code != 0 {
 				t.Errorf("exit %d after SIGTERM\n%s", code, p.stderr)
