@@ -4,6 +4,7 @@ package actor
 
 import (
 	"context"
+	"sync/atomic"
 
 	protoactor "github.com/asynkron/protoactor-go/actor"
 	"github.com/sparkrpc/sparkrpc/messages"
@@ -20,6 +21,8 @@ type Ref struct {
 	addr   RpcAddress
 	client bool
 	cell   *cell // set for an endpoint of this env
+
+	sentTo atomic.Pointer[msgCounter] // the counter of the type sent last (see countSent)
 }
 
 // Name returns the endpoint name.
@@ -91,9 +94,14 @@ func (r *Ref) Send(msg proto.Message) error {
 			return &EndpointNotFoundError{Name: r.name}
 		}
 		c.post(msg)
+		r.countSent(msg)
 		return nil
 	}
-	return e.sendRemote(r.pid, nil, msg)
+	if err := e.sendRemote(r.pid, nil, msg); err != nil {
+		return err
+	}
+	r.countSent(msg)
+	return nil
 }
 
 // Ask sends msg and returns a future for the reply, with the env's default
@@ -132,6 +140,7 @@ func (r *Ref) AskWithTimeout(ctx context.Context, msg proto.Message, t RpcTimeou
 			return f
 		}
 		c.post(f)
+		r.countSent(msg)
 		return f
 	}
 	if e.transport == nil {
@@ -151,6 +160,8 @@ func (r *Ref) AskWithTimeout(ctx context.Context, msg proto.Message, t RpcTimeou
 	replyTo.Address, replyTo.Id = e.identity, futureID(id)
 	if err := e.transport.Send(r.pid, replyTo, msg); err != nil {
 		f.complete(nil, err)
+	} else {
+		r.countSent(msg)
 	}
 	return f
 }
