@@ -76,11 +76,26 @@ type askStats struct {
 // now returns the time since the env started (monotonic).
 func (s *askStats) now() time.Duration { return time.Since(s.clock) }
 
-// observe records an ask that completed after d, with err (nil on success).
-func (s *askStats) observe(d time.Duration, err error, fromEndpoint bool) {
-	if d < 0 {
-		d = 0
+// localAskSampling: one local ask in localAskSampling is timed for the
+// latency histogram. A local ask takes a microsecond or two, and reading the
+// clock twice would add several percent to it (more on a virtual machine's
+// clock); a remote ask takes tens of microseconds and is always timed.
+const localAskSampling = 16
+
+// completed records an ask that completed with err (nil on success); start
+// is when it was made (askStats.now), or 0 when it was not timed.
+func (s *askStats) completed(start time.Duration, err error, fromEndpoint bool) {
+	if start != 0 {
+		s.observe(s.now() - start)
 	}
+	if err != nil {
+		s.failures[failureCause(err, fromEndpoint)].Add(1)
+	}
+}
+
+// observe records an ask latency.
+func (s *askStats) observe(d time.Duration) {
+	d = max(d, 0)
 	us := (uint64(d) + 999) / 1000
 	i := 0
 	if us > 1 {
@@ -88,9 +103,6 @@ func (s *askStats) observe(d time.Duration, err error, fromEndpoint bool) {
 	}
 	s.buckets[i].Add(1)
 	s.sumNanos.Add(uint64(d))
-	if err != nil {
-		s.failures[failureCause(err, fromEndpoint)].Add(1)
-	}
 }
 
 // histogram returns the count, the sum in seconds and the cumulative

@@ -40,7 +40,7 @@ type Future struct {
 	peer    string          // identity of the peer of a remote ask
 	queued  bool            // queued for the sweeper (set and read by the asker)
 	replyTo protoactor.PID  // the sender PID of a remote ask
-	start   time.Duration   // when the ask was made (askStats.now)
+	start   time.Duration   // when a timed ask was made (askStats.now), else 0
 
 	mu     sync.Mutex
 	timer  *time.Timer
@@ -49,7 +49,7 @@ type Future struct {
 }
 
 func newFuture(e *Env, target *Ref, req proto.Message, t RpcTimeout) *Future {
-	return &Future{done: make(chan struct{}), env: e, target: target, req: req, timeout: t, start: e.asks.now()}
+	return &Future{done: make(chan struct{}), env: e, target: target, req: req, timeout: t}
 }
 
 func failedFuture(err error) *Future {
@@ -114,7 +114,7 @@ func (f *Future) completeFrom(res proto.Message, err error, fromEndpoint bool) b
 		return false
 	}
 	if f.env != nil {
-		f.env.asks.observe(f.env.asks.now()-f.start, err, fromEndpoint)
+		f.env.asks.completed(f.start, err, fromEndpoint)
 	}
 	f.res, f.err = res, err
 	close(f.done)

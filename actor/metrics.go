@@ -91,8 +91,9 @@ var (
 		"Messages queued in an endpoint's mailbox and not yet taken by its loop.", "endpoint")
 	descEndpoints   = metricDesc("endpoints", "Endpoints registered in the env.")
 	descAsksFlight  = metricDesc("asks_in_flight", "Asks made by this env that have not completed.")
+	descAsks        = metricDesc("asks_total", "Asks made by this env (local and remote).")
 	descAskDuration = metricDesc("ask_duration_seconds",
-		"Time from an ask to its completion (reply, failure or timeout).")
+		"Time from an ask to its completion (reply, failure or timeout): every remote ask, and one local ask in 16.")
 	descAskFailures = metricDesc("ask_failures_total", "Asks that failed, by cause.", "cause")
 )
 
@@ -103,7 +104,7 @@ type envCollector struct{ e *Env }
 // Describe implements prometheus.Collector.
 func (c *envCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descSent, descReceived, descDropped, descMailbox, descEndpoints,
-		descAsksFlight, descAskDuration, descAskFailures} {
+		descAsksFlight, descAsks, descAskDuration, descAskFailures} {
 		ch <- d
 	}
 }
@@ -129,6 +130,7 @@ func (c *envCollector) Collect(ch chan<- prometheus.Metric) {
 	})
 	ch <- prometheus.MustNewConstMetric(descEndpoints, prometheus.GaugeValue, float64(n))
 	ch <- prometheus.MustNewConstMetric(descAsksFlight, prometheus.GaugeValue, float64(e.futures.count()))
+	ch <- prometheus.MustNewConstMetric(descAsks, prometheus.CounterValue, float64(e.futures.seq.Load()))
 	count, sum, buckets := e.asks.histogram()
 	ch <- prometheus.MustNewConstHistogram(descAskDuration, count, sum, buckets)
 	for i, cause := range failureCauses {

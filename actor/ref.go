@@ -135,9 +135,13 @@ func (r *Ref) AskWithTimeout(ctx context.Context, msg proto.Message, t RpcTimeou
 			return f
 		}
 		f.watch(ctx)
-		if _, ok := e.futures.add(f); !ok {
+		id, ok := e.futures.add(f)
+		if !ok {
 			f.complete(nil, ErrEnvStopped)
 			return f
+		}
+		if id%localAskSampling == 0 {
+			f.start = e.asks.now()
 		}
 		c.post(f)
 		r.countSent(msg)
@@ -156,6 +160,7 @@ func (r *Ref) AskWithTimeout(ctx context.Context, msg proto.Message, t RpcTimeou
 		f.complete(nil, ErrEnvStopped)
 		return f
 	}
+	f.start = e.asks.now()
 	replyTo := &f.replyTo // one allocation with the future
 	replyTo.Address, replyTo.Id = e.identity, futureID(id)
 	if err := e.transport.Send(r.pid, replyTo, msg); err != nil {
