@@ -39,6 +39,7 @@ type benchFlags struct {
 	quick         bool
 	list          bool
 	progress      string
+	metricsAddr   string
 }
 
 func newBenchCmd() *cobra.Command {
@@ -82,6 +83,7 @@ ratios between runs: absolute figures drift on a shared machine.`,
 	fl.BoolVar(&f.quick, "quick", false, "run every scenario briefly (under 30 s in all), for smoke tests")
 	fl.BoolVar(&f.list, "list", false, "list the scenarios and exit")
 	fl.StringVar(&f.progress, "progress", "auto", "progress line on stderr: auto (when stderr is a terminal), always, never")
+	fl.StringVar(&f.metricsAddr, "metrics-addr", "", "serve the run's Prometheus metrics on http://`ADDR`/metrics (e.g. 127.0.0.1:9090)")
 	return cmd
 }
 
@@ -236,6 +238,15 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	opts := []bench.Option{bench.WithCommand(strings.Join(append([]string{"sparkrpc"}, os.Args[1:]...), " "))}
 	if showProgress {
 		opts = append(opts, bench.WithProgress(progressPrinter(cmd.ErrOrStderr(), isTerminal(cmd.ErrOrStderr()))))
+	}
+	if f.metricsAddr != "" {
+		m := bench.NewMetrics()
+		stopMetrics, err := serveBenchMetrics(f.metricsAddr, m, cmd.ErrOrStderr())
+		if err != nil {
+			return usagef("%v", err)
+		}
+		defer stopMetrics()
+		opts = append(opts, bench.WithMetrics(m))
 	}
 	rep, runErr := bench.Run(ctx, cfg, opts...)
 	if rep == nil {
