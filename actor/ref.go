@@ -135,13 +135,12 @@ func (r *Ref) AskWithTimeout(ctx context.Context, msg proto.Message, t RpcTimeou
 			return f
 		}
 		f.watch(ctx)
-		id, ok := e.futures.add(f)
-		if !ok {
+		if e.futures.seq.Load()%localAskSampling == 0 {
+			f.start = e.asks.now() // before add: the timer may fire at once
+		}
+		if _, ok := e.futures.add(f); !ok {
 			f.complete(nil, ErrEnvStopped)
 			return f
-		}
-		if id%localAskSampling == 0 {
-			f.start = e.asks.now()
 		}
 		c.post(f)
 		r.countSent(msg)
@@ -155,12 +154,12 @@ func (r *Ref) AskWithTimeout(ctx context.Context, msg proto.Message, t RpcTimeou
 	// is sent, so that a fast reply always finds it.
 	f.peer = r.pid.Address
 	f.watch(ctx)
+	f.start = e.asks.now() // before add: the timer may fire at once
 	id, ok := e.futures.add(f)
 	if !ok {
 		f.complete(nil, ErrEnvStopped)
 		return f
 	}
-	f.start = e.asks.now()
 	replyTo := &f.replyTo // one allocation with the future
 	replyTo.Address, replyTo.Id = e.identity, futureID(id)
 	if err := e.transport.Send(r.pid, replyTo, msg); err != nil {
