@@ -3,6 +3,7 @@
 package endpoints
 
 import (
+	"net/http"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -134,3 +135,8 @@ func (d *Driver) activeExecutors() float64 {
 	}
 	return float64(n)
 }
+
+// MetricsHandler returns the handler of the driver's /metrics: its env's
+// registry (see actor.Env.Metrics), with the sparkrpc_scheduler_* metrics
+// beside the env's own and the Go runtime's.
+func (d *Driver) MetricsHandler() http.Handler { return d.env.MetricsHandler() }

@@ -28,7 +28,7 @@ func TestSchedulerMetricsAfterJobs(t *testing.T) {
 	if err := c.Driver.WaitForExecutorsGone(ctx, ids[0].ID); err != nil {
 		t.Fatal(err)
 	}
-	m := testutil.Scrape(t, c.env.MetricsHandler())
+	m := testutil.Scrape(t, c.Driver.MetricsHandler())
 	checks := []struct {
 		name   string
 		labels []string
