@@ -80,7 +80,7 @@ func metricDesc(name, help string, labels ...string) *prometheus.Desc {
 
 var (
 	descSent = metricDesc("messages_sent_total",
-		"Messages (one-way and asks) sent through a Ref of this env, by target endpoint name and message type.",
+		"Messages (one-way and asks) this env sent to endpoints of other envs, by target endpoint name and message type (messages to its own endpoints are counted as received).",
 		"endpoint", "type")
 	descReceived = metricDesc("messages_received_total",
 		"Messages (one-way and asks) taken from the mailbox of an endpoint of this env, by endpoint and message type.",

@@ -61,5 +61,4 @@ func ExampleEnv_MetricsHandler() {
 	// sparkrpc_asks_total 3
 	// sparkrpc_messages_dropped_total 0
 	// sparkrpc_messages_received_total{endpoint="echo",type="google.protobuf.StringValue"} 3
-	// sparkrpc_messages_sent_total{endpoint="echo",type="google.protobuf.StringValue"} 3
 }

@@ -94,7 +94,6 @@ func (r *Ref) Send(msg proto.Message) error {
 			return &EndpointNotFoundError{Name: r.name}
 		}
 		c.post(msg)
-		r.countSent(msg)
 		return nil
 	}
 	if err := e.sendRemote(r.pid, nil, msg); err != nil {
@@ -143,7 +142,6 @@ func (r *Ref) AskWithTimeout(ctx context.Context, msg proto.Message, t RpcTimeou
 			return f
 		}
 		c.post(f)
-		r.countSent(msg)
 		return f
 	}
 	if e.transport == nil {
