@@ -89,9 +89,10 @@ var (
 		"Messages dropped: their endpoint had stopped or was not registered, or the transport could not deliver them.")
 	descMailbox = metricDesc("mailbox_messages",
 		"Messages queued in an endpoint's mailbox and not yet taken by its loop.", "endpoint")
-	descEndpoints   = metricDesc("endpoints", "Endpoints registered in the env.")
-	descAsksFlight  = metricDesc("asks_in_flight", "Asks made by this env that have not completed.")
-	descAsks        = metricDesc("asks_total", "Asks made by this env (local and remote).")
+	descEndpoints  = metricDesc("endpoints", "Endpoints registered in the env.")
+	descAsksFlight = metricDesc("asks_in_flight", "Asks made by this env that have not completed.")
+	descAsks       = metricDesc("asks_total",
+		"Asks made by this env (local and remote), except those refused at once (an unknown local endpoint, an invalid timeout).")
 	descAskDuration = metricDesc("ask_duration_seconds",
 		"Time from an ask to its completion (reply, failure or timeout): every remote ask, and one local ask in 16.")
 	descAskFailures = metricDesc("ask_failures_total", "Asks that failed, by cause.", "cause")
