@@ -56,6 +56,7 @@ type cell struct {
 	workers  chan func()     // concurrent handlers (threads > 1)
 	workerWG sync.WaitGroup
 
+	recvBy   *msgCounter // the counter of the type received last (see countReceived)
 	self     atomic.Pointer[Ref]
 	started  bool
 	stopping atomic.Bool // stop requested: new messages are refused
@@ -151,6 +152,7 @@ func (c *cell) EscalateFailure(reason any, msg any) {
 func (c *cell) receive(msg any, sender *protoactor.PID) {
 	switch m := msg.(type) {
 	case *Future:
+		c.countReceived(m.req)
 		if c.inline() {
 			c.handleAsk(m.req, nil, m) // no closure on the serial path
 		} else {
@@ -159,6 +161,7 @@ func (c *cell) receive(msg any, sender *protoactor.PID) {
 	case *protoactor.PoisonPill:
 		_ = c.env.stopCell(c)
 	case proto.Message:
+		c.countReceived(m)
 		if sender != nil {
 			if c.inline() {
 				c.handleAsk(m, sender, nil)

@@ -237,4 +237,14 @@
 // RegisterEndpoint, or in OnStart). An endpoint that answers an ask later,
 // from another goroutine, or that needs a message of any type, implements
 // Endpoint and Replier itself.
+//
+// # Metrics
+//
+// Every env owns a Prometheus registry (Metrics), served by MetricsHandler:
+// messages sent and received by endpoint and type, drops, mailbox depths,
+// asks in flight, ask latency and ask failures by cause, and the metrics of
+// its transport and of what is built on the env. An env made without
+// WithMetricsRegistry also has the Go runtime and process collectors in its
+// registry. No metric goes to Prometheus' default registry. The message
+// paths only bump atomic counters; collectors read them when scraped.
 package actor

@@ -149,7 +149,7 @@ func (c *CallContext) SendFailure(err error) {
 		return
 	}
 	if c.fut != nil {
-		c.fut.complete(nil, err)
+		c.fut.completeFrom(nil, err, true)
 		return
 	}
 	c.cell.env.reply(c.sender, FailureToProto(err))

@@ -7,8 +7,10 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	protoactor "github.com/asynkron/protoactor-go/actor"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 	"google.golang.org/protobuf/proto"
 )
@@ -52,6 +54,10 @@ type Env struct {
 	stopping   atomic.Bool // a Shutdown or Close has begun
 
 	futures *futureRegistry // pending asks
+
+	metrics *prometheus.Registry // see Metrics
+	msgs    msgTable             // messages sent and received
+	asks    askStats             // ask latency and failures
 
 	shutdownOnce sync.Once
 	terminated   chan struct{}
@@ -101,10 +107,15 @@ func NewEnv(name string, conf *Conf, opts ...Option) (*Env, error) {
 		}
 		threads = max(2, cores)
 	}
+	e.asks.clock = time.Now()
+	if err := e.setupMetrics(o.metrics); err != nil {
+		return nil, err
+	}
 	e.identity = localIdentity
 	if e.transport != nil {
 		info, err := e.transport.Start(transportSink{e})
 		if err != nil {
+			e.unregisterMetrics()
 			return nil, err
 		}
 		e.info = info

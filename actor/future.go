@@ -40,6 +40,7 @@ type Future struct {
 	peer    string          // identity of the peer of a remote ask
 	queued  bool            // queued for the sweeper (set and read by the asker)
 	replyTo protoactor.PID  // the sender PID of a remote ask
+	start   time.Duration   // when a timed ask was made (askStats.now), else 0
 
 	mu     sync.Mutex
 	timer  *time.Timer
@@ -103,8 +104,17 @@ func (f *Future) expire() {
 
 // complete sets the result once and releases what the ask held.
 func (f *Future) complete(res proto.Message, err error) bool {
+	return f.completeFrom(res, err, false)
+}
+
+// completeFrom is complete; fromEndpoint tells that the endpoint itself
+// failed the ask (for the ask failure metrics).
+func (f *Future) completeFrom(res proto.Message, err error, fromEndpoint bool) bool {
 	if !f.state.CompareAndSwap(0, 1) {
 		return false
+	}
+	if f.env != nil {
+		f.env.asks.completed(f.start, err, fromEndpoint)
 	}
 	f.res, f.err = res, err
 	close(f.done)
@@ -182,7 +192,7 @@ func (f *Future) SendUserMessage(_ *protoactor.PID, message any) {
 func (f *Future) receive(msg any) {
 	switch m := msg.(type) {
 	case *messages.RpcFailure:
-		f.complete(nil, FailureFromProto(m))
+		f.completeFrom(nil, FailureFromProto(m), true)
 	case *protoactor.DeadLetterResponse:
 		name := ""
 		if f.target != nil {

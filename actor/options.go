@@ -3,6 +3,7 @@
 package actor
 
 import (
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 	"google.golang.org/protobuf/proto"
 )
@@ -20,6 +21,7 @@ type envOptions struct {
 	logger      *zerolog.Logger
 	usableCores int
 	onDrop      func(name string, msg proto.Message)
+	metrics     *prometheus.Registry
 }
 
 // WithTransport connects the env to other envs through t. Without it the env

@@ -4,6 +4,7 @@ package actor
 
 import (
 	"context"
+	"sync/atomic"
 
 	protoactor "github.com/asynkron/protoactor-go/actor"
 	"github.com/sparkrpc/sparkrpc/messages"
@@ -20,6 +21,8 @@ type Ref struct {
 	addr   RpcAddress
 	client bool
 	cell   *cell // set for an endpoint of this env
+
+	sentTo atomic.Pointer[msgCounter] // the counter of the type sent last (see countSent)
 }
 
 // Name returns the endpoint name.
@@ -93,7 +96,11 @@ func (r *Ref) Send(msg proto.Message) error {
 		c.post(msg)
 		return nil
 	}
-	return e.sendRemote(r.pid, nil, msg)
+	if err := e.sendRemote(r.pid, nil, msg); err != nil {
+		return err
+	}
+	r.countSent(msg)
+	return nil
 }
 
 // Ask sends msg and returns a future for the reply, with the env's default
@@ -127,6 +134,9 @@ func (r *Ref) AskWithTimeout(ctx context.Context, msg proto.Message, t RpcTimeou
 			return f
 		}
 		f.watch(ctx)
+		if e.futures.seq.Load()%localAskSampling == 0 {
+			f.start = e.asks.now() // before add: the timer may fire at once
+		}
 		if _, ok := e.futures.add(f); !ok {
 			f.complete(nil, ErrEnvStopped)
 			return f
@@ -142,6 +152,7 @@ func (r *Ref) AskWithTimeout(ctx context.Context, msg proto.Message, t RpcTimeou
 	// is sent, so that a fast reply always finds it.
 	f.peer = r.pid.Address
 	f.watch(ctx)
+	f.start = e.asks.now() // before add: the timer may fire at once
 	id, ok := e.futures.add(f)
 	if !ok {
 		f.complete(nil, ErrEnvStopped)
@@ -151,6 +162,8 @@ func (r *Ref) AskWithTimeout(ctx context.Context, msg proto.Message, t RpcTimeou
 	replyTo.Address, replyTo.Id = e.identity, futureID(id)
 	if err := e.transport.Send(r.pid, replyTo, msg); err != nil {
 		f.complete(nil, err)
+	} else {
+		r.countSent(msg)
 	}
 	return f
 }

@@ -73,6 +73,7 @@ type harness struct {
 	log      zerolog.Logger
 	progress func(Progress)
 	command  string
+	metrics  *Metrics // nil unless WithMetrics
 	step     int
 	steps    int
 	startup  map[string]Startup // cluster managers of executor-startup

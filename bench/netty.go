@@ -9,5 +9,8 @@ import (
 // port 0 and logging to the harness's logger: the envs of the remote and
 // scheduler scenarios.
 func newNetworkedEnv(h *harness, name string) (*actor.Env, error) {
-	return netty.NewEnv(name, nil, netty.WithBindHost("127.0.0.1"), netty.WithPort(0), netty.WithLogger(h.log))
+	env, err := netty.NewEnv(name, nil, netty.WithBindHost("127.0.0.1"), netty.WithPort(0), netty.WithLogger(h.log),
+		netty.WithEnvOptions(h.metrics.envOptions()...))
+	h.metrics.track(env)
+	return env, err
 }

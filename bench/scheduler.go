@@ -51,7 +51,9 @@ func clusterEnvs(h *harness) (*actor.Env, endpoints.EnvFactory, error) {
 		return nil, nil, err
 	}
 	factory := func(name string, conf *actor.Conf) (*actor.Env, error) {
-		return netty.NewEnv(name, conf, netty.WithClientMode(), netty.WithLogger(h.log))
+		env, err := netty.NewEnv(name, conf, netty.WithClientMode(), netty.WithLogger(h.log), netty.WithEnvOptions(h.metrics.envOptions()...))
+		h.metrics.track(env)
+		return env, err
 	}
 	return driverEnv, factory, nil
 }

@@ -75,10 +75,11 @@ func (e *pingPongEndpoint) Receive(_ *actor.Context, msg proto.Message) error {
 }
 
 func newLocalEnv(h *harness) (*actor.Env, func(), error) {
-	env, err := actor.NewEnv("bench", nil, actor.WithLogger(h.log))
+	env, err := actor.NewEnv("bench", nil, append(h.metrics.envOptions(), actor.WithLogger(h.log))...)
 	if err != nil {
 		return nil, nil, err
 	}
+	h.metrics.track(env)
 	return env, func() { shutdownEnv(env) }, nil
 }
 

@@ -142,6 +142,9 @@ func StartNodeManager(ctx context.Context, env *actor.Env, cfg NodeManagerConfig
 	if _, err := env.RegisterEndpoint(NodeManagerEndpointName, newNMEndpoint(nm)); err != nil {
 		return nil, err
 	}
+	if err := env.Metrics().Register(nmCollector{nm}); err != nil {
+		nm.log.Warn().Err(err).Msg("node manager metrics not registered")
+	}
 	if err := nm.register(ctx); err != nil {
 		close(nm.loopDone) // the loop never started: Shutdown must not wait for it
 		nm.Shutdown(context.Background())
@@ -310,5 +313,6 @@ func (nm *NodeManager) Shutdown(ctx context.Context) error {
 	if ep, ok := nm.env.Endpoint(NodeManagerEndpointName); ok {
 		_ = nm.env.Stop(ep)
 	}
+	nm.env.Metrics().Unregister(nmCollector{nm})
 	return err
 }

@@ -107,6 +107,9 @@ func StartResourceManager(env *actor.Env, cfg ResourceManagerConfig) (*ResourceM
 		return nil, err
 	}
 	rm.ref = ref
+	if err := env.Metrics().Register(rmCollector{rm}); err != nil {
+		rm.log.Warn().Err(err).Msg("resource manager metrics not registered")
+	}
 	go rm.ticker()
 	rm.log.Info().Str("address", env.Address().String()).Str("staging", rm.cfg.StagingDir).Msg("resource manager started")
 	return rm, nil
@@ -145,6 +148,7 @@ func (rm *ResourceManager) Shutdown(ctx context.Context) error {
 	rm.stopOnce.Do(func() {
 		close(rm.stop)
 		<-rm.done
+		rm.env.Metrics().Unregister(rmCollector{rm})
 		_ = rm.env.Stop(rm.ref)
 		if rm.ownStaging {
 			_ = os.RemoveAll(rm.cfg.StagingDir)

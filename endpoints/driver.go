@@ -50,6 +50,9 @@ type Driver struct {
 
 	stopOnce sync.Once
 	stopErr  error
+
+	metrics *schedulerMetrics // in env's registry while registered is true
+	metered bool
 }
 
 // NewDriver registers the driver's endpoints (CoarseGrainedScheduler and
@@ -116,15 +119,25 @@ func NewDriver(env *actor.Env, opts ...DriverOption) (*Driver, error) {
 	for _, a := range o.allocators() {
 		d.bus.add(lossListener{a})
 	}
+	d.metrics = newSchedulerMetrics(d)
+	if err := env.Metrics().Register(d.metrics); err != nil {
+		// Another driver on the same env holds the names: this one runs
+		// unmetered rather than fail.
+		d.log.Warn().Err(err).Msg("scheduler metrics not registered")
+	} else {
+		d.metered = true
+	}
 	d.bgCtx, d.bgCancel = context.WithCancel(context.Background())
 	hb.d = d
 	if d.hbRef, err = env.RegisterEndpoint(HeartbeatEndpointName, hb); err != nil {
+		d.unregisterMetrics()
 		d.bgCancel()
 		_ = d.bus.stop(context.Background())
 		return nil, err
 	}
 	if d.ref, err = env.RegisterEndpoint(DriverEndpointName, newDriverEndpoint(d)); err != nil {
 		_ = env.Stop(d.hbRef)
+		d.unregisterMetrics()
 		d.bgCancel()
 		_ = d.bus.stop(context.Background())
 		return nil, err
@@ -184,9 +197,18 @@ func (d *Driver) Stop(ctx context.Context) error {
 		if err := d.bus.stop(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("listener bus: %w", err))
 		}
+		d.unregisterMetrics()
 		d.stopErr = errors.Join(errs...)
 	})
 	return d.stopErr
+}
+
+// unregisterMetrics takes the driver's metrics out of its env's registry,
+// so that a later driver on the env can register its own.
+func (d *Driver) unregisterMetrics() {
+	if d.metered {
+		d.env.Metrics().Unregister(d.metrics)
+	}
 }
 
 // waitBackground waits for the loss-reason asks to end (their context is

@@ -46,7 +46,11 @@ func (d *Driver) removeExecutor(id, reason string) {
 	d.totalCores -= ex.totalCores
 	d.notifyChanged()
 	d.sched.executorLost(ex, reason, &out)
+	d.metrics.lost.WithLabelValues(lossClass(reason)).Inc()
 	if d.bus.wanted() {
+		for _, e := range out.endedAt {
+			d.metrics.taskEnded(e) // publish does not see these
+		}
 		for _, e := range out.endedAt {
 			d.bus.post(e)
 		}

@@ -33,6 +33,7 @@ func (d *Driver) sendKills(ks []kill) {
 // publish posts the events of a scheduling step; it runs under d.mu so
 // that events keep the order of the state changes.
 func (d *Driver) publish(out *offerResult) {
+	d.metrics.record(out)
 	for _, j := range out.ended {
 		if j.err != nil {
 			d.log.Error().Err(j.err).Int64("job", j.id).Msg("job failed")
@@ -74,6 +75,7 @@ func (d *Driver) makeOffers(only *executorData, out *offerResult) {
 		}
 	}
 	if len(offers) > 0 {
+		d.metrics.offers.Add(float64(len(offers)))
 		d.sched.resourceOffers(offers, out)
 	}
 }

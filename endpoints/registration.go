@@ -167,6 +167,7 @@ func (d *Driver) register(cc *actor.CallContext, m *messages.RegisterExecutor) (
 	ex := &executorData{id: id, ref: ref, addr: addr, host: host, totalCores: int(m.GetCores()),
 		registered: time.Now(), logURLs: m.GetLogUrls(), attributes: m.GetAttributes()}
 	d.executors[id] = ex
+	d.metrics.registered.Inc()
 	d.byAddr[addr] = id
 	d.totalCores += ex.totalCores
 	d.notifyChanged()

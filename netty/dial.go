@@ -144,6 +144,7 @@ func (t *Transport) connect(p *peer) (*conn, error) {
 		tc := tls.Client(nc, cfg)
 		if err := tc.Handshake(); err != nil {
 			t.untrack(nc)
+			t.hsFailures.Add(1)
 			return nil, fmt.Errorf("netty: TLS handshake with %s: %w", p.identity, err)
 		}
 		rw = tc
@@ -154,6 +155,8 @@ func (t *Transport) connect(p *peer) (*conn, error) {
 		t.untrack(nc)
 		if errors.Is(err, ErrAuthFailed) {
 			t.authFailures.Add(1)
+		} else {
+			t.hsFailures.Add(1)
 		}
 		return nil, err
 	}

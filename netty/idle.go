@@ -58,6 +58,9 @@ func (c *conn) establishReader() {
 	if r := c.t.newIdleReader(c); r != nil {
 		src = r
 	}
+	if c.p != nil {
+		src = &countingReader{r: src, n: &c.p.recvBytes}
+	}
 	c.fr.establish(src)
 }
 

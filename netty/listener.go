@@ -111,6 +111,7 @@ func (t *Transport) serve(nc net.Conn) {
 		case errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF):
 			// Connected and closed without a byte: not an error.
 		default:
+			t.hsFailures.Add(1)
 			t.badConn(nc, err)
 		}
 		return

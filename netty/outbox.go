@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	protoactor "github.com/asynkron/protoactor-go/actor"
@@ -136,6 +137,9 @@ type peer struct {
 	connErr  *ConnectError
 	retryAt  time.Time
 	forget   *time.Timer // drops the peer from the map once it is idle past its window
+
+	sentBytes atomic.Uint64 // written to its connections
+	recvBytes atomic.Uint64 // read from its established connections
 }
 
 type queued struct {
@@ -296,6 +300,7 @@ func (c *conn) writeLoop() {
 		if err == nil {
 			written, err = c.iov.WriteTo(c.nc)
 		}
+		p.sentBytes.Add(uint64(written))
 		if err != nil {
 			c.close(err)
 			// What the socket did not take is lost: report it as the

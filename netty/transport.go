@@ -76,6 +76,7 @@ type Transport struct {
 	refused        atomic.Int64
 	refusedLogAt   atomic.Int64 // when the last refusal was logged (UnixNano)
 	timeouts       atomic.Int64
+	hsFailures     atomic.Int64 // handshakes failed for another reason than authentication
 }
 
 // NewTransport returns a transport configured by opts. It reads the rest of

@@ -40,6 +40,7 @@ type benchFlags struct {
 	list          bool
 	progress      string
 	kubeBin       string
+	metricsAddr   string
 }
 
 func newBenchCmd() *cobra.Command {
@@ -84,6 +85,7 @@ ratios between runs: absolute figures drift on a shared machine.`,
 	fl.BoolVar(&f.list, "list", false, "list the scenarios and exit")
 	fl.StringVar(&f.progress, "progress", "auto", "progress line on stderr: auto (when stderr is a terminal), always, never")
 	fl.StringVar(&f.kubeBin, "kube-bin", kubeBinDefault(), "`DIR` of the Kubernetes control plane (cluster/kubernetes/kubetest/build-controlplane) for the executor-startup scenario; empty skips its Kubernetes side")
+	fl.StringVar(&f.metricsAddr, "metrics-addr", "", "serve the run's Prometheus metrics on http://`ADDR`/metrics (e.g. 127.0.0.1:9090)")
 	return cmd
 }
 
@@ -242,6 +244,15 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	startupOpts, stopClusters := startupClusters(f.kubeBin)
 	defer stopClusters()
 	opts = append(opts, startupOpts...)
+	if f.metricsAddr != "" {
+		m := bench.NewMetrics()
+		stopMetrics, err := serveBenchMetrics(f.metricsAddr, m, cmd.ErrOrStderr())
+		if err != nil {
+			return usagef("%v", err)
+		}
+		defer stopMetrics()
+		opts = append(opts, bench.WithMetrics(m))
+	}
 	rep, runErr := bench.Run(ctx, cfg, opts...)
 	if rep == nil {
 		return runErr

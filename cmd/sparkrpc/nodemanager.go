@@ -106,7 +106,8 @@ listens on --webui-port, moving up the same way.`,
 			fmt.Fprintf(cmd.OutOrStdout(), "NodeManager %s registered with rm://%s (%d MB, %d cores, folder %s)\n",
 				nm.NodeID(), rmAddr.HostPort(), mem>>20, cores, nm.Dir())
 			ui, err := startDaemonUI("NodeManager", func(opts ...webui.Option) http.Handler {
-				return webui.NewNodeManagerUI(nm.NodeID(), func() []webui.Container { return nmContainers(nm) }, opts...)
+				return webui.NewNodeManagerUI(nm.NodeID(), func() []webui.Container { return nmContainers(nm) },
+					append([]webui.Option{webui.WithMetrics(nm.MetricsHandler())}, opts...)...)
 			}, conf, bind, host, uiPort, cmd.OutOrStdout(), log)
 			if err != nil {
 				sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

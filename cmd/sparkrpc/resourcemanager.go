@@ -81,7 +81,7 @@ in use is an error.`,
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "ResourceManager listening on rm://%s\n", rm.Address().HostPort())
 			ui, err := startDaemonUI("ResourceManager", func(opts ...webui.Option) http.Handler {
-				return webui.NewResourceManagerUI(rm.Ref(), opts...)
+				return webui.NewResourceManagerUI(rm.Ref(), append([]webui.Option{webui.WithMetrics(rm.MetricsHandler())}, opts...)...)
 			}, conf, bind, host, uiPort, cmd.OutOrStdout(), log)
 			if err != nil {
 				sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

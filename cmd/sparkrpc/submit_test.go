@@ -732,6 +732,10 @@ func testStatusAndKill(t *testing.T, mode string) {
 	if code, body := httpGet(t, tm[1]+"/api/v1/applications"); code != 200 || !strings.Contains(body, `"id": "`+app+`"`) {
 		t.Fatalf("GET %s/api/v1/applications = %d %s", tm[1], code, body)
 	}
+	if code, body := httpGet(t, tm[1]+"/metrics"); code != 200 || !strings.Contains(body, "sparkrpc_scheduler_executors_active ") ||
+		!strings.Contains(body, "go_goroutines ") {
+		t.Fatalf("GET %s/metrics = %d, want the scheduler's and the Go runtime's metrics:\n%s", tm[1], code, body)
+	}
 	if _, ok := findProcess(marker, " executor ", "--app-id "+app); !ok {
 		t.Fatalf("no executor process runs: %v", markedProcesses(marker))
 	}

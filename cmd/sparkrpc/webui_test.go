@@ -62,8 +62,13 @@ func TestDaemonWebUIs(t *testing.T) {
 	if code, body := httpGet(t, rm+"/cluster/nodes"); code != 200 || !strings.Contains(body, "1 GB") || !strings.Contains(body, `class="node"`) {
 		t.Fatalf("RM nodes = %d\n%s", code, body)
 	}
-	if code, body := httpGet(t, rm+"/metrics"); code != 404 || !strings.Contains(body, `"error"`) {
-		t.Fatalf("RM metrics without a registry = %d %q", code, body)
+	// /metrics: the daemon's sparkrpc_ metrics beside the Go runtime's.
+	for _, m := range []struct{ url, want string }{{rm, "sparkrpc_rm_nodes{"}, {nm, "sparkrpc_nm_containers_running "}} {
+		code, body := httpGet(t, m.url+"/metrics")
+		if code != 200 || !strings.Contains(body, m.want) || !strings.Contains(body, "go_goroutines ") ||
+			!strings.Contains(body, "sparkrpc_connections_open ") {
+			t.Fatalf("GET %s/metrics = %d, want %q, go_goroutines and the transport's metrics:\n%s", m.url, code, m.want, body)
+		}
 	}
 	if code, body := httpGet(t, nm+"/"); code != 200 || !strings.Contains(body, "No containers running.") {
 		t.Fatalf("NM page = %d\n%s", code, body)

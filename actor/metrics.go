@@ -1,0 +1,152 @@
+// Metrics: the env's Prometheus registry, its collector and the /metrics handler.
+
+package actor
+
+import (
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// MetricsNamespace prefixes every metric name of sparkrpc.
+const MetricsNamespace = "sparkrpc"
+
+// WithMetricsRegistry makes the env register its collectors (and its
+// transport's, when the transport is a prometheus.Collector) in reg instead
+// of a registry of its own. The caller then owns reg's other collectors,
+// such as the Go runtime and process ones. Two envs cannot share a registry
+// as they are (their metrics have the same names): wrap one with
+// prometheus.WrapRegistererWith to tell them apart, or give each its own.
+func WithMetricsRegistry(reg *prometheus.Registry) Option {
+	return optionFunc(func(o *envOptions) { o.metrics = reg })
+}
+
+// Metrics returns the env's Prometheus registry: the one given with
+// WithMetricsRegistry, or one made for the env, which also holds the Go
+// runtime and process collectors. Components built on the env (a scheduler
+// backend, a daemon) register their own collectors in it. Nothing of
+// sparkrpc registers in prometheus.DefaultRegisterer.
+func (e *Env) Metrics() *prometheus.Registry { return e.metrics }
+
+// MetricsHandler returns the handler of the env's /metrics: every metric of
+// its registry in Prometheus' text (or negotiated) format.
+func (e *Env) MetricsHandler() http.Handler { return MetricsHandler(e.metrics) }
+
+// MetricsHandler returns a /metrics handler for g, such as an env's
+// registry (see Env.Metrics).
+func MetricsHandler(g prometheus.Gatherer) http.Handler {
+	return promhttp.HandlerFor(g, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
+}
+
+// setupMetrics makes or takes the env's registry and registers the env's
+// collector and its transport's in it.
+func (e *Env) setupMetrics(reg *prometheus.Registry) error {
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+		if err := reg.Register(collectors.NewGoCollector()); err != nil {
+			return err
+		}
+		if err := reg.Register(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})); err != nil {
+			return err
+		}
+	}
+	e.metrics = reg
+	if err := reg.Register(&envCollector{e}); err != nil {
+		return err
+	}
+	if c, ok := e.transport.(prometheus.Collector); ok {
+		if err := reg.Register(c); err != nil {
+			reg.Unregister(&envCollector{e})
+			return err
+		}
+	}
+	return nil
+}
+
+// unregisterMetrics takes back what setupMetrics registered, for an env
+// that failed to start.
+func (e *Env) unregisterMetrics() {
+	e.metrics.Unregister(&envCollector{e})
+	if c, ok := e.transport.(prometheus.Collector); ok {
+		e.metrics.Unregister(c)
+	}
+}
+
+func metricDesc(name, help string, labels ...string) *prometheus.Desc {
+	return prometheus.NewDesc(MetricsNamespace+"_"+name, help, labels, nil)
+}
+
+var (
+	descSent = metricDesc("messages_sent_total",
+		"Messages (one-way and asks) this env sent to endpoints of other envs, by target endpoint name and message type (messages to its own endpoints are counted as received).",
+		"endpoint", "type")
+	descReceived = metricDesc("messages_received_total",
+		"Messages (one-way and asks) taken from the mailbox of an endpoint of this env, by endpoint and message type.",
+		"endpoint", "type")
+	descDropped = metricDesc("messages_dropped_total",
+		"Messages dropped: their endpoint had stopped or was not registered, or the transport could not deliver them.")
+	descMailbox = metricDesc("mailbox_messages",
+		"Messages queued in an endpoint's mailbox and not yet taken by its loop.", "endpoint")
+	descEndpoints  = metricDesc("endpoints", "Endpoints registered in the env.")
+	descAsksFlight = metricDesc("asks_in_flight", "Asks made by this env that have not completed.")
+	descAsks       = metricDesc("asks_total",
+		"Asks made by this env (local and remote), except those refused at once (an unknown local endpoint, an invalid timeout).")
+	descAskDuration = metricDesc("ask_duration_seconds",
+		"Time from an ask to its completion (reply, failure or timeout): every remote ask, and one local ask in 16.")
+	descAskFailures = metricDesc("ask_failures_total", "Asks that failed, by cause.", "cause")
+)
+
+// envCollector reads the env's counters when the registry is scraped; the
+// message paths only bump atomic counters.
+type envCollector struct{ e *Env }
+
+// Describe implements prometheus.Collector.
+func (c *envCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descSent, descReceived, descDropped, descMailbox, descEndpoints,
+		descAsksFlight, descAsks, descAskDuration, descAskFailures} {
+		ch <- d
+	}
+}
+
+// Collect implements prometheus.Collector.
+func (c *envCollector) Collect(ch chan<- prometheus.Metric) {
+	e := c.e
+	e.msgs.each(func(m *msgCounter) {
+		if n := m.sent.Load(); n > 0 {
+			ch <- prometheus.MustNewConstMetric(descSent, prometheus.CounterValue, float64(n), m.endpoint, m.typeName)
+		}
+		if n := m.received.Load(); n > 0 {
+			ch <- prometheus.MustNewConstMetric(descReceived, prometheus.CounterValue, float64(n), m.endpoint, m.typeName)
+		}
+	})
+	ch <- prometheus.MustNewConstMetric(descDropped, prometheus.CounterValue, float64(e.numDropped.Load()))
+	n := 0
+	e.endpoints.Range(func(k, v any) bool {
+		n++
+		ch <- prometheus.MustNewConstMetric(descMailbox, prometheus.GaugeValue,
+			float64(v.(*cell).mb.UserMessageCount()), k.(string))
+		return true
+	})
+	ch <- prometheus.MustNewConstMetric(descEndpoints, prometheus.GaugeValue, float64(n))
+	ch <- prometheus.MustNewConstMetric(descAsksFlight, prometheus.GaugeValue, float64(e.futures.count()))
+	ch <- prometheus.MustNewConstMetric(descAsks, prometheus.CounterValue, float64(e.futures.seq.Load()))
+	count, sum, buckets := e.asks.histogram()
+	ch <- prometheus.MustNewConstHistogram(descAskDuration, count, sum, buckets)
+	for i, cause := range failureCauses {
+		ch <- prometheus.MustNewConstMetric(descAskFailures, prometheus.CounterValue, float64(e.asks.failures[i].Load()), cause)
+	}
+}
+
+// count returns the number of pending asks.
+func (r *futureRegistry) count() int {
+	n := 0
+	for i := range r.shards {
+		s := &r.shards[i]
+		s.mu.Lock()
+		n += len(s.m)
+		s.mu.Unlock()
+	}
+	return n
+}
