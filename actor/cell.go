@@ -62,7 +62,15 @@ type cell struct {
 	stopping atomic.Bool // stop requested: new messages are refused
 	stopped  atomic.Bool // OnStop has run: queued messages are dropped
 	done     chan struct{}
-	received atomic.Uint64 // user messages taken from the mailbox (EndpointStats)
+
+	// received counts the user messages taken from the mailbox
+	// (EndpointStats). Only the mailbox's turn writes it (a plain store, no
+	// locked add), and it has a cache line of its own: senders read the
+	// fields above on every message, and a counter beside them would move
+	// their line to the receiving core and back each time.
+	_        [64]byte
+	received atomic.Uint64
+	_        [56]byte
 }
 
 // newCell builds the endpoint's runtime, its mailbox on disp, and queues
@@ -131,7 +139,7 @@ func (c *cell) InvokeSystemMessage(msg any) {
 
 // InvokeUserMessage implements protoactor.MessageInvoker.
 func (c *cell) InvokeUserMessage(msg any) {
-	c.received.Add(1)
+	c.received.Store(c.received.Load() + 1) // one writer: the mailbox's turn
 	if env, ok := msg.(*protoactor.MessageEnvelope); ok {
 		c.receive(env.Message, env.Sender)
 		return

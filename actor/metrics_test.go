@@ -153,6 +153,28 @@ func TestMetricsPerEnv(t *testing.T) {
 	}
 }
 
+// An endpoint registered again under a name adds to the messages the
+// first one received: one series per name and type, whichever endpoint of
+// that name took them.
+func TestReceivedCountsSpanReRegistration(t *testing.T) {
+	e := newEnv(t, nil)
+	first := register(t, e, "echo", &testEndpoint{})
+	for range 3 {
+		askString(t, first, "x")
+	}
+	if err := e.Stop(first); err != nil {
+		t.Fatal(err)
+	}
+	second := register(t, e, "echo", &testEndpoint{})
+	for range 2 {
+		askString(t, second, "y")
+	}
+	m := testutil.Scrape(t, e.MetricsHandler())
+	if got := m.Get(t, "sparkrpc_messages_received_total", "endpoint", "echo"); got != 5 {
+		t.Errorf("received by echo = %v, want 5 (3 by the first endpoint, 2 by the second)", got)
+	}
+}
+
 // WithMetricsRegistry puts the env's metrics in the given registry, with
 // nothing else; an env that cannot register there fails to start.
 func TestWithMetricsRegistry(t *testing.T) {

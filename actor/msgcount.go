@@ -27,10 +27,14 @@ type msgCounter struct {
 	_        [56]byte
 }
 
-// msgKey identifies a msgCounter.
+// msgKey identifies a msgCounter. Received messages are counted per
+// registered endpoint (owner), so that each counter has one writer, the
+// endpoint's mailbox turn, and needs no locked add; the collector sums the
+// counters of one name. Sent messages are counted per name (owner nil).
 type msgKey struct {
 	endpoint string
 	typ      reflect.Type
+	owner    *cell
 }
 
 // msgTable holds the env's message counters. An entry is made the first
@@ -40,8 +44,8 @@ type msgKey struct {
 type msgTable struct{ m sync.Map } // msgKey -> *msgCounter
 
 // counter returns the counter of endpoint and msg's type, making it if needed.
-func (t *msgTable) counter(endpoint string, typ reflect.Type, msg proto.Message) *msgCounter {
-	k := msgKey{endpoint, typ}
+func (t *msgTable) counter(endpoint string, typ reflect.Type, msg proto.Message, owner *cell) *msgCounter {
+	k := msgKey{endpoint, typ, owner}
 	if v, ok := t.m.Load(k); ok {
 		return v.(*msgCounter)
 	}
@@ -68,22 +72,21 @@ func (r *Ref) countSent(msg proto.Message) {
 	typ := reflect.TypeOf(msg)
 	c := r.sentTo.Load()
 	if c == nil || c.typ != typ {
-		c = r.env.msgs.counter(r.name, typ, msg)
+		c = r.env.msgs.counter(r.name, typ, msg, nil)
 		r.sentTo.Store(c)
 	}
 	c.sent.Add(1)
 }
 
 // countReceived counts msg as received by the endpoint. It runs on the
-// endpoint's mailbox only (one turn at a time), which owns c.recvBy. (An
-// endpoint re-registered under the same name shares the counter with the
-// old one, whose mailbox may still be dropping: hence Add.)
+// endpoint's mailbox only (one turn at a time), which owns c.recvBy and is
+// the only writer of its counters: a plain store, no locked add.
 func (c *cell) countReceived(msg proto.Message) {
 	typ := reflect.TypeOf(msg)
 	m := c.recvBy
 	if m == nil || m.typ != typ {
-		m = c.env.msgs.counter(c.name, typ, msg)
+		m = c.env.msgs.counter(c.name, typ, msg, c)
 		c.recvBy = m
 	}
-	m.received.Add(1)
+	m.received.Store(m.received.Load() + 1)
 }
