@@ -159,6 +159,9 @@ func TestKubernetesClientModeSparkPi(t *testing.T) {
 		t.Fatalf("submit: %v\n%s", err, stderr)
 	}
 	checkPi(t, stdout.String(), 4)
+	if !regexp.MustCompile(`(?m)^tracking URL: http://\S+:\d+$`).MatchString(stderr.String()) {
+		t.Errorf("submit printed no tracking URL (the driver's UI):\n%s", stderr)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if len(seen) != 2 {

@@ -21,6 +21,7 @@ import (
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/endpoints"
+	"github.com/sparkrpc/sparkrpc/webui"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -146,6 +147,7 @@ func runDriver(ctx context.Context, cfg cluster.SubmitConfig, inPod bool) error 
 		env   *actor.Env
 		alloc *Allocator
 		drv   *endpoints.Driver
+		ui    *webui.Server
 	)
 	allocDone := make(chan struct{})
 	start := func(sctx context.Context) (*endpoints.Driver, error) {
@@ -168,6 +170,14 @@ func runDriver(ctx context.Context, cfg cluster.SubmitConfig, inPod bool) error 
 			return nil, err
 		}
 		drv = d
+		// The driver's UI is the application's tracking URL, as on the
+		// other masters; a UI that cannot start never fails the job.
+		app := webui.AppInfo{ID: appID, Name: conf.Get(cluster.KeyAppName, appID), User: os.Getenv("USER"), Start: time.Now()}
+		if ui, err = webui.StartDriverUI(d, app, nw.BindHost, host, log); err != nil {
+			log.Warn().Err(err).Msg("the Spark UI could not start; the application runs without it")
+		} else if ui != nil {
+			report("tracking URL: " + ui.URL())
+		}
 		alloc.opts.DriverURL = d.URL()
 		if err := alloc.Start(sctx); err != nil {
 			return nil, err
@@ -197,6 +207,11 @@ func runDriver(ctx context.Context, cfg cluster.SubmitConfig, inPod bool) error 
 		if appErr == nil || !strings.Contains(appErr.Error(), cause.Error()) {
 			appErr = fmt.Errorf("%w (application: %v)", cause, appErr)
 		}
+	}
+	if ui != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = ui.Shutdown(sctx)
+		cancel()
 	}
 	if drv != nil {
 		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
