@@ -5,8 +5,10 @@ import (
 	"context"
 	"io"
 	"os"
+	"strings"
 	"time"
 
+	"github.com/virtual-kubelet/virtual-kubelet/errdefs"
 	"github.com/virtual-kubelet/virtual-kubelet/node/api"
 )
 
@@ -96,4 +98,33 @@ func (r *follower) Read(p []byte) (int, error) {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// GetContainerLogs serves the log of the pod's first container.
+func (p *provider) GetContainerLogs(ctx context.Context, namespace, podName, containerName string, opts api.ContainerLogOpts) (io.ReadCloser, error) {
+	p.mu.Lock()
+	pp, ok := p.pods[podKey(namespace, podName)]
+	var logPath string
+	var exited chan struct{}
+	if ok {
+		if c := pp.pod.Spec.Containers[0].Name; c != containerName {
+			p.mu.Unlock()
+			return nil, errdefs.NotFoundf("container %s of pod %s/%s is not run by this node (only the first container, %s, is)", containerName, namespace, podName, c)
+		}
+		logPath, exited = pp.logPath, pp.exited
+		if pp.proc == nil {
+			logPath = "" // not started (yet)
+		}
+	}
+	p.mu.Unlock()
+	if !ok {
+		return nil, errdefs.NotFoundf("pod %s/%s not found", namespace, podName)
+	}
+	if opts.Previous {
+		return nil, errdefs.NotFoundf("container %s of pod %s/%s has no previous instance", containerName, namespace, podName)
+	}
+	if logPath == "" {
+		return io.NopCloser(strings.NewReader("")), nil
+	}
+	return openLog(ctx, logPath, exited, opts)
 }
