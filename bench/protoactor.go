@@ -28,6 +28,10 @@ func newActorSystem(log zerolog.Logger) *protoactor.ActorSystem {
 			return slog.New(zerolog.NewSlogHandler(plog))
 		}),
 		protoactor.WithDeadLetterRequestLogging(false),
+		// A dead letter starts a goroutine that lives for this interval
+		// (1 s by default); keep it short so that a system stopped at the
+		// end of a run leaves nothing running for long.
+		protoactor.WithDeadLetterThrottleInterval(50*time.Millisecond),
 	)
 }
 
