@@ -117,6 +117,11 @@ func (f *Future) completeFrom(res proto.Message, err error, fromEndpoint bool) b
 		f.env.asks.completed(f.start, err, fromEndpoint)
 	}
 	f.res, f.err = res, err
+	if f.id != 0 {
+		// Forget the ask before its waiter wakes: once Result returns, the
+		// ask is no longer counted as in flight.
+		f.env.futures.remove(f.id)
+	}
 	close(f.done)
 	f.mu.Lock()
 	timer, stopFn := f.timer, f.stopFn
@@ -127,9 +132,6 @@ func (f *Future) completeFrom(res proto.Message, err error, fromEndpoint bool) b
 	}
 	if stopFn != nil {
 		stopFn()
-	}
-	if f.id != 0 {
-		f.env.futures.remove(f.id)
 	}
 	return true
 }

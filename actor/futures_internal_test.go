@@ -24,3 +24,22 @@ func TestFutureIDRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// An ask whose Result has returned is no longer pending: the registry (and
+// so the asks_in_flight gauge) forgets it before its waiter wakes.
+func TestCompletedAskIsNotPending(t *testing.T) {
+	e := &Env{futures: newFutureRegistry()}
+	for i := range 2000 {
+		f := newFuture(e, nil, nil, InfiniteTimeout())
+		if _, ok := e.futures.add(f); !ok {
+			t.Fatal("the registry refused an ask")
+		}
+		go f.complete(nil, nil)
+		if _, err := f.Result(); err != nil {
+			t.Fatal(err)
+		}
+		if n := e.futures.count(); n != 0 {
+			t.Fatalf("ask %d: %d asks pending after Result returned, want 0", i, n)
+		}
+	}
+}
