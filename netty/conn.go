@@ -14,7 +14,6 @@ import (
 
 	protoactor "github.com/asynkron/protoactor-go/actor"
 	"github.com/sparkrpc/sparkrpc/actor"
-	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // conn is one established (or handshaking) connection.
@@ -38,7 +37,7 @@ type conn struct {
 	iov      net.Buffers // the batch being written; WriteTo consumes it
 	iovBuf   net.Buffers // iov's backing array, kept across batches
 	pids     map[string]*protoactor.PID
-	types    map[string]protoreflect.MessageType
+	types    map[string]*messageType
 	flow     inflow
 }
 
@@ -50,7 +49,7 @@ func (t *Transport) newConn(rw net.Conn, fr *frameReader, outbound bool) *conn {
 		done:     make(chan struct{}),
 		readDone: make(chan struct{}),
 		pids:     make(map[string]*protoactor.PID),
-		types:    make(map[string]protoreflect.MessageType),
+		types:    make(map[string]*messageType),
 		flow:     inflow{credit: make(chan struct{}, 1)},
 	}
 }

@@ -216,8 +216,9 @@ func (e *encodeError) Unwrap() error { return e.err }
 // envelopeHeader is a WireEnvelope sized but not yet written.
 type envelopeHeader struct {
 	target, senderAddr, senderID, typ string
-	psize                             int // size of the marshalled message
-	size                              int // size of the whole envelope
+	psize                             int  // size of the marshalled message
+	vt                                bool // msg has vtprotobuf's methods (see messageSize)
+	size                              int  // size of the whole envelope
 }
 
 // sizeEnvelope computes the exact size of the envelope of msg (and caches
@@ -228,7 +229,10 @@ func sizeEnvelope(target, senderAddr, senderID string, msg proto.Message, limit 
 	}
 	h := envelopeHeader{target: target, senderAddr: senderAddr, senderID: senderID,
 		typ: string(msg.ProtoReflect().Descriptor().FullName())}
-	h.psize = sizeOpts.Size(msg)
+	var err error
+	if h.psize, h.vt, err = messageSize(msg); err != nil {
+		return h, &encodeError{err}
+	}
 	h.size = envelopeSize(target, senderAddr, senderID, h.typ, h.psize)
 	if h.size > limit {
 		return h, errTooLarge
@@ -248,7 +252,7 @@ func writeEnvelope(dst []byte, h envelopeHeader, msg proto.Message) ([]byte, err
 	dst = protowire.AppendTag(dst, fieldPayload, protowire.BytesType)
 	dst = protowire.AppendVarint(dst, uint64(h.psize))
 	pstart := len(dst)
-	dst, err := marshalOpts.MarshalAppend(dst, msg)
+	dst, err := appendMessage(dst, msg, h.psize, h.vt)
 	if err != nil {
 		return dst[:start], &encodeError{err}
 	}

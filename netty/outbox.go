@@ -16,8 +16,6 @@ import (
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/reflect/protoregistry"
 )
 
 // chunkSize is the size of the buffers an outbox encodes frames into.
@@ -374,13 +372,9 @@ func (c *conn) dropFrames(chunks [][]byte, skip int64, cause error) {
 // decodeMessage unmarshals a payload of the message type typ, without a
 // connection's type cache.
 func decodeMessage(typ, payload []byte) (proto.Message, error) {
-	mt, err := protoregistry.GlobalTypes.FindMessageByName(protoreflect.FullName(typ))
+	mt, err := findMessageType(typ)
 	if err != nil {
-		return nil, &errUnknownType{string(typ)}
-	}
-	msg := mt.New().Interface()
-	if err := decodeOpts.Unmarshal(payload, msg); err != nil {
 		return nil, err
 	}
-	return msg, nil
+	return mt.decode(payload)
 }

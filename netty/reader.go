@@ -10,8 +10,6 @@ import (
 	protoactor "github.com/asynkron/protoactor-go/actor"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/reflect/protoregistry"
 )
 
 // readLoop delivers every frame until the connection fails. The reader of
@@ -106,20 +104,15 @@ func (c *conn) decode(typ, payload []byte) (proto.Message, error) {
 	mt := c.types[string(typ)]
 	if mt == nil {
 		var err error
-		mt, err = protoregistry.GlobalTypes.FindMessageByName(protoreflect.FullName(typ))
-		if err != nil {
-			return nil, &errUnknownType{string(typ)}
+		if mt, err = findMessageType(typ); err != nil {
+			return nil, err
 		}
 		if len(c.types) >= cacheLimit {
 			clear(c.types)
 		}
 		c.types[string(typ)] = mt
 	}
-	msg := mt.New().Interface()
-	if err := decodeOpts.Unmarshal(payload, msg); err != nil {
-		return nil, err
-	}
-	return msg, nil
+	return mt.decode(payload)
 }
 
 // undecodable fails the asker of a message that cannot be decoded: the

@@ -1,0 +1,105 @@
+// The message codec: the methods vtprotobuf generates when a type has them,
+// protobuf-go's reflection-based codec otherwise.
+
+package netty
+
+import (
+	"slices"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+)
+
+// Messages generated with protoc-gen-go-vtproto (github.com/planetscale/
+// vtprotobuf, features marshal, unmarshal, size and clone) carry
+// reflection-free methods that encode and decode several times faster than
+// protobuf-go's generic codec; the transport uses them when a message has
+// them. Both produce the same wire format, so peers need not agree on which
+// one they use. What vtprotobuf's decoder accepts and protobuf-go's refuses
+// (strings that are not valid UTF-8, malformed unknown fields) is checked
+// after it (vtcheck.go), so that both accept the same frames.
+
+// vtSizer is the encoding half of a vtprotobuf message.
+type vtSizer interface {
+	SizeVT() int
+	MarshalToSizedBufferVT(dAtA []byte) (int, error)
+}
+
+// vtDecoder is the decoding half of a vtprotobuf message: CloneMessageVT
+// of the type's zero value makes a new message without reflection.
+type vtDecoder interface {
+	CloneMessageVT() proto.Message
+	UnmarshalVT(dAtA []byte) error
+}
+
+// messageSize returns the encoded size of msg, and whether it is a
+// vtprotobuf message. A vtprotobuf message is first checked for invalid
+// UTF-8, which protobuf-go would refuse to marshal.
+func messageSize(msg proto.Message) (int, bool, error) {
+	if m, ok := msg.(vtSizer); ok {
+		pm := msg.ProtoReflect()
+		if p := planChecks(pm.Descriptor()); !p.empty() {
+			if err := p.check(pm); err != nil {
+				return 0, false, err
+			}
+		}
+		return m.SizeVT(), true, nil
+	}
+	return sizeOpts.Size(msg), false, nil
+}
+
+// appendMessage appends msg, of the encoded size size (messageSize), to dst.
+func appendMessage(dst []byte, msg proto.Message, size int, vt bool) ([]byte, error) {
+	if !vt {
+		return marshalOpts.MarshalAppend(dst, msg)
+	}
+	start := len(dst)
+	dst = slices.Grow(dst, size)[:start+size]
+	n, err := msg.(vtSizer).MarshalToSizedBufferVT(dst[start:])
+	if err != nil {
+		return dst[:start], err
+	}
+	return dst[:start+n], nil
+}
+
+// messageType decodes the payloads of one message type.
+type messageType struct {
+	mt   protoreflect.MessageType
+	zero vtDecoder // the type's zero value, when it is a vtprotobuf message
+	plan *checkPlan // what to check after a vtprotobuf decode (see vtcheck.go)
+}
+
+// findMessageType looks up the message type of the full name typ in the
+// protobuf registry.
+func findMessageType(typ []byte) (*messageType, error) {
+	mt, err := protoregistry.GlobalTypes.FindMessageByName(protoreflect.FullName(typ))
+	if err != nil {
+		return nil, &errUnknownType{string(typ)}
+	}
+	t := &messageType{mt: mt}
+	if zero, ok := mt.New().Interface().(vtDecoder); ok {
+		t.zero = zero // a new message, not Zero's nil pointer, which clones to nil
+		t.plan = planChecks(mt.Descriptor())
+	}
+	return t, nil
+}
+
+// decode unmarshals payload into a new message of the type.
+func (t *messageType) decode(payload []byte) (proto.Message, error) {
+	if t.zero != nil {
+		msg := t.zero.CloneMessageVT()
+		if err := msg.(vtDecoder).UnmarshalVT(payload); err != nil {
+			return nil, err
+		}
+		if err := t.plan.check(msg.ProtoReflect()); err != nil {
+			return nil, err
+		}
+		return msg, nil
+	}
+	msg := t.mt.New().Interface()
+	if err := decodeOpts.Unmarshal(payload, msg); err != nil {
+		return nil, err
+	}
+	return msg, nil
+}
