@@ -40,6 +40,10 @@ type Driver struct {
 	bgCtx    context.Context
 	bgCancel context.CancelFunc
 
+	// sendMu orders the LaunchTask and KillTask messages of scheduling
+	// steps: it is taken before mu is released (see unlockAndSend).
+	sendMu sync.Mutex
+
 	mu         sync.Mutex
 	sched      *taskScheduler
 	executors  map[string]*executorData
@@ -178,8 +182,7 @@ func (d *Driver) Stop(ctx context.Context) error {
 			kills = append(kills, d.sched.killRunning(j, "Driver stopped")...)
 			d.postJobEnd(j)
 		}
-		d.mu.Unlock()
-		d.sendKills(kills)
+		d.unlockAndSend(nil, kills)
 		var errs []error
 		if _, err := d.ref.AskSync(ctx, &messages.StopExecutors{}); err != nil && !errors.Is(err, actor.ErrEnvStopped) {
 			errs = append(errs, fmt.Errorf("stopping executors: %w", err))

@@ -59,12 +59,10 @@ func (d *Driver) removeExecutor(id, reason string) {
 	}
 	d.makeOffers(nil, &out)
 	d.publish(&out)
-	d.mu.Unlock()
+	d.unlockAndSend(out.launches, out.kills)
 	d.log.Warn().Str("executor", id).Str("reason", reason).Msg("Lost executor")
 	_ = ex.ref.Send(&messages.StopExecutor{})
 	_ = d.hbRef.Send(&messages.ExecutorRemoved{ExecutorId: id})
-	d.sendLaunches(out.launches)
-	d.sendKills(out.kills)
 }
 
 func (d *Driver) stopExecutors() {
@@ -147,10 +145,8 @@ func (d *Driver) disableExecutor(id string) {
 	d.makeOffers(nil, &out)
 	d.publish(&out)
 	d.bg.Add(1) // under d.mu: Stop sets d.stopped under it before it waits
-	d.mu.Unlock()
+	d.unlockAndSend(out.launches, out.kills)
 	d.log.Warn().Str("executor", id).Msg("Executor disconnected; asking the cluster manager why")
-	d.sendLaunches(out.launches)
-	d.sendKills(out.kills)
 	go func() {
 		defer d.bg.Done()
 		ctx, cancel := context.WithTimeout(d.bgCtx, d.env.AskTimeout().Duration)

@@ -65,8 +65,7 @@ func (d *Driver) cancelJob(j *job, err error) {
 		kills = d.sched.killRunning(j, "Job cancelled: "+err.Error())
 		d.postJobEnd(j)
 	}
-	d.mu.Unlock()
-	d.sendKills(kills)
+	d.unlockAndSend(nil, kills)
 }
 
 func (d *Driver) postJobEnd(j *job) {

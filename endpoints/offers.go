@@ -6,27 +6,40 @@ package endpoints
 
 import "github.com/sparkrpc/sparkrpc/messages"
 
-func (d *Driver) sendLaunches(ls []launch) {
+// unlockAndSend releases d.mu, which the caller holds, and sends the
+// LaunchTasks and KillTasks of the scheduling step it made under it. The
+// messages of two steps leave in the order of the steps, whichever
+// goroutines made them: d.sendMu is taken before d.mu is released. So a
+// KillTask decided after a launch (a job cancelled from its caller's
+// goroutine, say) never overtakes that LaunchTask on its way to the
+// executor, which would otherwise find nothing to kill and then run the
+// task.
+func (d *Driver) unlockAndSend(ls []launch, ks []kill) {
+	d.sendMu.Lock()
+	d.mu.Unlock()
+	var failed []launch
+	var errs []error
 	for _, l := range ls {
 		if err := l.ref.Send(l.msg); err != nil {
-			// The executor cannot be reached: remove it (with a cluster
-			// manager, disable it and ask why), so that its tasks run
-			// elsewhere.
-			d.log.Warn().Err(err).Int64("tid", l.msg.TaskId).Str("executor", l.exec).Msg("could not launch task")
-			if d.cm != nil {
-				d.disableExecutor(l.exec)
-				continue
-			}
-			_ = d.ref.Send(&messages.RemoveExecutor{ExecutorId: l.exec, Reason: "Could not launch a task: " + err.Error()})
+			failed, errs = append(failed, l), append(errs, err)
 		}
 	}
-}
-
-func (d *Driver) sendKills(ks []kill) {
 	for _, k := range ks {
 		if err := k.ref.Send(k.msg); err != nil {
 			d.log.Debug().Err(err).Int64("tid", k.msg.TaskId).Msg("could not send KillTask")
 		}
+	}
+	d.sendMu.Unlock()
+	for i, l := range failed {
+		// The executor cannot be reached: remove it (with a cluster
+		// manager, disable it and ask why), so that its tasks run
+		// elsewhere. This takes d.mu, so it runs once d.sendMu is free.
+		d.log.Warn().Err(errs[i]).Int64("tid", l.msg.TaskId).Str("executor", l.exec).Msg("could not launch task")
+		if d.cm != nil {
+			d.disableExecutor(l.exec)
+			continue
+		}
+		_ = d.ref.Send(&messages.RemoveExecutor{ExecutorId: l.exec, Reason: "Could not launch a task: " + errs[i].Error()})
 	}
 }
 
@@ -88,9 +101,7 @@ func (d *Driver) reviveOffers() {
 	d.mu.Lock()
 	d.makeOffers(nil, out)
 	d.publish(out)
-	d.mu.Unlock()
-	d.sendLaunches(out.launches)
-	d.sendKills(out.kills)
+	d.unlockAndSend(out.launches, out.kills)
 }
 
 func (d *Driver) statusUpdate(m *messages.StatusUpdate) {
@@ -118,10 +129,8 @@ func (d *Driver) statusUpdate(m *messages.StatusUpdate) {
 	if a != nil {
 		d.sched.release(a)
 	}
-	d.mu.Unlock()
+	d.unlockAndSend(out.launches, out.kills)
 	if a == nil {
 		d.log.Debug().Int64("tid", m.GetTaskId()).Str("executor", m.GetExecutorId()).Msg("ignored an update of an unknown task")
 	}
-	d.sendLaunches(out.launches)
-	d.sendKills(out.kills)
 }

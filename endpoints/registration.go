@@ -193,11 +193,8 @@ func (d *Driver) launched(id string) {
 		d.makeOffers(ex, &out)
 		d.publish(&out)
 	}
-	d.mu.Unlock()
+	d.unlockAndSend(out.launches, out.kills)
 	if ex == nil {
 		d.log.Warn().Str("executor", id).Msg("LaunchedExecutor from an unknown executor")
-		return
 	}
-	d.sendLaunches(out.launches)
-	d.sendKills(out.kills)
 }
