@@ -56,7 +56,8 @@ type cell struct {
 	workers  chan func()     // concurrent handlers (threads > 1)
 	workerWG sync.WaitGroup
 
-	recvBy   *msgCounter // the counter of the type received last (see countReceived)
+	recvBy   *msgCounter   // the counter of the type received last (see countReceived)
+	counters []*msgCounter // the received counters of this endpoint (see msgTable.retire)
 	self     atomic.Pointer[Ref]
 	started  bool
 	stopping atomic.Bool // stop requested: new messages are refused

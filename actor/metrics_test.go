@@ -3,6 +3,7 @@ package actor_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -194,5 +195,31 @@ func TestWithMetricsRegistry(t *testing.T) {
 	var are prometheus.AlreadyRegisteredError
 	if !errors.As(err, &are) {
 		t.Errorf("second env on the same registry = %v, want AlreadyRegisteredError", err)
+	}
+}
+
+// An endpoint registered and stopped again and again under one name keeps
+// every count and leaves one counter per message type behind, not one per
+// registration.
+func TestReRegistrationDoesNotGrowCounters(t *testing.T) {
+	e := newEnv(t, nil)
+	const rounds = 50
+	for i := range rounds {
+		ref := register(t, e, "echo", &testEndpoint{})
+		askString(t, ref, "x")
+		if err := e.Stop(ref); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, func() bool { return !slices.Contains(actor.Running(e), "echo") }, "echo did not stop")
+		if i == 0 {
+			continue
+		}
+		if n := actor.MsgCounters(e); n > 2 {
+			t.Fatalf("after %d registrations: %d message counters, want at most 2", i+1, n)
+		}
+	}
+	m := testutil.Scrape(t, e.MetricsHandler())
+	if got := m.Get(t, "sparkrpc_messages_received_total", "endpoint", "echo"); got != rounds {
+		t.Errorf("received by echo = %v, want %d", got, rounds)
 	}
 }

@@ -97,6 +97,7 @@ func (e *Env) stopCell(c *cell) error {
 }
 
 func (e *Env) cellStopped(c *cell) {
+	e.msgs.retire(c)
 	e.liveCells.Delete(c)
 	e.live.Done()
 }
