@@ -56,22 +56,13 @@ type cell struct {
 	workers  chan func()     // concurrent handlers (threads > 1)
 	workerWG sync.WaitGroup
 
-	recvBy   *msgCounter   // the counter of the type received last (see countReceived)
-	counters []*msgCounter // the received counters of this endpoint (see msgTable.retire)
 	self     atomic.Pointer[Ref]
 	started  bool
 	stopping atomic.Bool // stop requested: new messages are refused
 	stopped  atomic.Bool // OnStop has run: queued messages are dropped
 	done     chan struct{}
 
-	// received counts the user messages taken from the mailbox
-	// (EndpointStats). Only the mailbox's turn writes it (a plain store, no
-	// locked add), and it has a cache line of its own: senders read the
-	// fields above on every message, and a counter beside them would move
-	// their line to the receiving core and back each time.
-	_        [64]byte
-	received atomic.Uint64
-	_        [56]byte
+	retired bool // its received counts went to its name's counters (under mb.mu)
 }
 
 // newCell builds the endpoint's runtime, its mailbox on disp, and queues
@@ -140,7 +131,6 @@ func (c *cell) InvokeSystemMessage(msg any) {
 
 // InvokeUserMessage implements protoactor.MessageInvoker.
 func (c *cell) InvokeUserMessage(msg any) {
-	c.received.Store(c.received.Load() + 1) // one writer: the mailbox's turn
 	if env, ok := msg.(*protoactor.MessageEnvelope); ok {
 		c.receive(env.Message, env.Sender)
 		return
@@ -161,7 +151,6 @@ func (c *cell) EscalateFailure(reason any, msg any) {
 func (c *cell) receive(msg any, sender *protoactor.PID) {
 	switch m := msg.(type) {
 	case *Future:
-		c.countReceived(m.req)
 		if c.inline() {
 			c.handleAsk(m.req, nil, m) // no closure on the serial path
 		} else {
@@ -170,7 +159,6 @@ func (c *cell) receive(msg any, sender *protoactor.PID) {
 	case *protoactor.PoisonPill:
 		_ = c.env.stopCell(c)
 	case proto.Message:
-		c.countReceived(m)
 		if sender != nil {
 			if c.inline() {
 				c.handleAsk(m, sender, nil)

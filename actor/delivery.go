@@ -3,6 +3,7 @@
 package actor
 
 import (
+	"reflect"
 	"strings"
 
 	protoactor "github.com/asynkron/protoactor-go/actor"
@@ -74,7 +75,7 @@ func (e *Env) deliver(target, sender *protoactor.PID, msg proto.Message) {
 	}
 	if v, ok := e.endpoints.Load(target.Id); ok {
 		if c := v.(*cell); !c.stopping.Load() {
-			c.post(m)
+			c.postMessage(m, reflect.TypeOf(msg))
 			return
 		}
 	}

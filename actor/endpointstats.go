@@ -13,8 +13,8 @@ type EndpointStats struct {
 	// Queued is the number of messages waiting in its mailbox (its inbox
 	// depth; a batch already taken by its loop is not counted).
 	Queued int
-	// Received counts the messages its loop has taken from the mailbox
-	// since it was registered (sends, asks and network events).
+	// Received counts the messages (sends and asks) delivered to its
+	// mailbox since it was registered, Queued of them not yet taken.
 	Received uint64
 }
 
@@ -26,7 +26,9 @@ func (e *Env) EndpointStats() []EndpointStats {
 	var out []EndpointStats
 	e.endpoints.Range(func(_, v any) bool {
 		c := v.(*cell)
-		out = append(out, EndpointStats{Name: c.name, Queued: c.mb.UserMessageCount(), Received: c.received.Load()})
+		c.mb.mu.Lock()
+		out = append(out, EndpointStats{Name: c.name, Queued: c.mb.queuedLocked(), Received: c.receivedCount()})
+		c.mb.mu.Unlock()
 		return true
 	})
 	slices.SortFunc(out, func(a, b EndpointStats) int {

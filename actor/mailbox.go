@@ -4,6 +4,7 @@ package actor
 
 import (
 	"math"
+	"reflect"
 	"sync"
 	"sync/atomic"
 
@@ -28,8 +29,15 @@ import (
 type mailbox struct {
 	mu         sync.Mutex
 	head, tail *segment // posted user messages not yet taken
-	sys        []any    // posted system messages
-	nsys       atomic.Int32
+	// The user messages posted through postCounted, by type, under mu: the
+	// poster holds mu and its cache line anyway, so counting costs it an
+	// increment and the consumer nothing. countN messages of countTyp,
+	// the type posted last, are not yet in counts.
+	countTyp reflect.Type
+	countN   uint64
+	counts   []typeCount
+	sys      []any // posted system messages
+	nsys     atomic.Int32
 
 	status atomic.Int32 // mailboxIdle or mailboxRunning
 
@@ -86,6 +94,57 @@ func (m *mailbox) PostUserMessage(msg any) {
 		}
 	}
 	m.mu.Lock()
+	m.postLocked(msg)
+	m.mu.Unlock()
+	m.schedule()
+}
+
+// postCounted is PostUserMessage for a message counted under typ (see
+// counts).
+func (m *mailbox) postCounted(msg any, typ reflect.Type) {
+	m.mu.Lock()
+	if typ == m.countTyp {
+		m.countN++
+	} else {
+		m.foldCountLocked()
+		m.countTyp, m.countN = typ, 1
+	}
+	m.postLocked(msg)
+	m.mu.Unlock()
+	m.schedule()
+}
+
+// foldCountLocked adds countN to counts.
+func (m *mailbox) foldCountLocked() {
+	if m.countN == 0 {
+		return
+	}
+	for i := range m.counts {
+		if m.counts[i].typ == m.countTyp {
+			m.counts[i].n += m.countN
+			m.countN = 0
+			return
+		}
+	}
+	m.counts = append(m.counts, typeCount{m.countTyp, m.countN})
+	m.countN = 0
+}
+
+// typeCount is the number of messages of one type posted to a mailbox.
+type typeCount struct {
+	typ reflect.Type
+	n   uint64
+}
+
+// postedLocked returns the counts of the messages posted through
+// postCounted, by type; the caller holds mu.
+func (m *mailbox) postedLocked() []typeCount {
+	m.foldCountLocked()
+	return m.counts
+}
+
+// postLocked queues msg; the caller holds mu.
+func (m *mailbox) postLocked(msg any) {
 	t := m.tail
 	if t == nil || t.n == segmentSize {
 		s := segmentPool.Get().(*segment)
@@ -98,8 +157,6 @@ func (m *mailbox) PostUserMessage(msg any) {
 	}
 	t.msgs[t.n] = msg
 	t.n++
-	m.mu.Unlock()
-	m.schedule()
 }
 
 // PostSystemMessage queues a system message; it is handled before any
@@ -131,6 +188,11 @@ func (m *mailbox) Start() {
 func (m *mailbox) UserMessageCount() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	return m.queuedLocked()
+}
+
+// queuedLocked is UserMessageCount with m.mu held.
+func (m *mailbox) queuedLocked() int {
 	n := 0
 	for s := m.head; s != nil; s = s.next {
 		n += s.n
@@ -158,10 +220,10 @@ func (m *mailbox) process() {
 		// run leaves a batch behind when it was suspended or a handler
 		// panicked.
 		suspended, batch := m.suspended, m.cur != nil
+		m.mu.Lock()
 		m.status.Store(mailboxIdle)
 		// A message posted after run saw none found the mailbox running
 		// and did not schedule it: look again.
-		m.mu.Lock()
 		more := len(m.sys) > 0 || (!suspended && (batch || m.head != nil))
 		m.mu.Unlock()
 		if !more || !m.status.CompareAndSwap(mailboxIdle, mailboxRunning) {

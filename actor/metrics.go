@@ -113,21 +113,14 @@ func (c *envCollector) Describe(ch chan<- *prometheus.Desc) {
 // Collect implements prometheus.Collector.
 func (c *envCollector) Collect(ch chan<- prometheus.Metric) {
 	e := c.e
-	// Received counters are per registered endpoint: an endpoint
-	// registered again under a name adds to the old one's count.
-	type nameType struct{ endpoint, typ string }
-	received := make(map[nameType]uint64)
 	e.msgs.each(func(m *msgCounter) {
 		if n := m.sent.Load(); n > 0 {
 			ch <- prometheus.MustNewConstMetric(descSent, prometheus.CounterValue, float64(n), m.endpoint, m.typeName)
 		}
-		if n := m.received.Load(); n > 0 {
-			received[nameType{m.endpoint, m.typeName}] += n
-		}
 	})
-	for k, n := range received {
-		ch <- prometheus.MustNewConstMetric(descReceived, prometheus.CounterValue, float64(n), k.endpoint, k.typ)
-	}
+	e.received(func(endpoint, typeName string, n uint64) {
+		ch <- prometheus.MustNewConstMetric(descReceived, prometheus.CounterValue, float64(n), endpoint, typeName)
+	})
 	ch <- prometheus.MustNewConstMetric(descDropped, prometheus.CounterValue, float64(e.numDropped.Load()))
 	n := 0
 	e.endpoints.Range(func(k, v any) bool {

@@ -91,7 +91,7 @@ func TestMetricsAfterTraffic(t *testing.T) {
 	}{
 		{cm, "sparkrpc_messages_sent_total", []string{"endpoint", "echo", "type", stringType}, 8},
 		{sm, "sparkrpc_messages_received_total", []string{"endpoint", "echo", "type", stringType}, 8},
-		{sm, "sparkrpc_messages_received_total", []string{"endpoint", "blocker", "type", stringType}, 1},
+		{sm, "sparkrpc_messages_received_total", []string{"endpoint", "blocker", "type", stringType}, 4},
 		{sm, "sparkrpc_mailbox_messages", []string{"endpoint", "blocker"}, 3},
 		{sm, "sparkrpc_messages_dropped_total", nil, 1},
 		{cm, "sparkrpc_messages_dropped_total", nil, 0},

@@ -10,86 +10,124 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// msgCounter counts the messages of one type for one endpoint name. Senders
-// add to sent from any goroutine, the endpoint's mailbox to received; both
-// read typ. The three are on separate cache lines, so that neither counter
-// moves the line the other side reads: a sender and the endpoint run on
-// different cores and would otherwise pass the line back and forth on every
-// message.
+// Received messages are counted by the mailbox of the endpoint they are
+// posted to, under the lock the poster takes anyway (mailbox.postCounted):
+// an increment on a cache line the poster holds already, nothing for the
+// endpoint's loop. The collector reads them under that lock. When an
+// endpoint stops, its counts are added to its name's counters (retire), so
+// that a name registered again and again keeps its total and the table does
+// not grow.
+
+// msgCounter counts the messages of one type for one endpoint name: sent
+// to it from this env (senders add from any goroutine), and received by
+// the name's stopped endpoints (under msgTable.mu). sent is on a cache line
+// of its own.
 type msgCounter struct {
 	typ      reflect.Type
 	endpoint string
 	typeName string
-	_        [64 - 40]byte
+	_        [64 - 48]byte
 	sent     atomic.Uint64
 	_        [56]byte
-	received atomic.Uint64
-	_        [56]byte
+	received uint64 // of the name's stopped endpoints, under msgTable.mu
 }
 
-// msgKey identifies a msgCounter. Received messages are counted per
-// registered endpoint (owner), so that each counter has one writer, the
-// endpoint's mailbox turn, and needs no locked add; the collector sums the
-// counters of one name. Sent messages are counted per name (owner nil), and
-// so are the messages received by the name's stopped endpoints (see
-// msgTable.retire).
+// msgKey identifies a msgCounter.
 type msgKey struct {
 	endpoint string
 	typ      reflect.Type
-	owner    *cell
 }
 
-// msgTable holds the env's message counters. A name's entry is made the
-// first time it sees a message type and lives as long as the env: the names
-// are those of endpoints this env registered or sent to, and the types those
-// of the protobuf registry, so the table stays small. A registered
-// endpoint's own received counters go when it stops: their counts are added
-// to its name's entry (retire), so that registering a name again and again
-// does not grow the table.
+// msgTable holds the env's message counters. An entry is made the first
+// time an endpoint name sees a message type and lives as long as the env:
+// the names are those of endpoints this env registered or sent to, and the
+// types those of the protobuf registry, so the table stays small.
 type msgTable struct {
-	m  sync.Map   // msgKey -> *msgCounter
-	mu sync.Mutex // orders retire against each: a count is never seen twice, or missed
+	m     sync.Map   // msgKey -> *msgCounter
+	names sync.Map   // reflect.Type -> string, the full name of a message type
+	mu    sync.Mutex // orders retire against collect: a count is never seen twice, or missed
 }
 
-// counter returns the counter of endpoint and msg's type, making it if
-// needed; a counter made for an owner is listed in owner.counters.
-func (t *msgTable) counter(endpoint string, typ reflect.Type, msg proto.Message, owner *cell) *msgCounter {
-	k := msgKey{endpoint, typ, owner}
+// counter returns the counter of endpoint and typ, making it if needed;
+// msg, when not nil, is a message of that type, which names it.
+func (t *msgTable) counter(endpoint string, typ reflect.Type, msg proto.Message) *msgCounter {
+	k := msgKey{endpoint, typ}
 	if v, ok := t.m.Load(k); ok {
 		return v.(*msgCounter)
 	}
-	c := &msgCounter{endpoint: endpoint, typ: typ, typeName: string(msg.ProtoReflect().Descriptor().FullName())}
-	v, loaded := t.m.LoadOrStore(k, c)
-	if !loaded && owner != nil {
-		owner.counters = append(owner.counters, c) // on owner's mailbox turn, its only writer
+	if msg != nil {
+		t.names.LoadOrStore(typ, string(msg.ProtoReflect().Descriptor().FullName()))
 	}
+	v, _ := t.m.LoadOrStore(k, &msgCounter{endpoint: endpoint, typ: typ, typeName: t.typeName(typ)})
 	return v.(*msgCounter)
 }
 
-// retire adds the received counts of the stopped endpoint c to its name's
-// counters and forgets c's own. It runs after c's last mailbox turn.
-func (t *msgTable) retire(c *cell) {
-	if len(c.counters) == 0 {
-		return
+// typeName returns the protobuf full name of the message type typ (a
+// pointer to a generated struct). A type that cannot tell its name from a
+// nil value (dynamicpb's, whose messages of every type share one Go type)
+// is named by the first message counted, or by its Go type.
+func (t *msgTable) typeName(typ reflect.Type) string {
+	if v, ok := t.names.Load(typ); ok {
+		return v.(string)
 	}
+	name := typ.String()
+	func() {
+		defer func() { _ = recover() }() // a nil value that cannot describe itself
+		if m, ok := reflect.Zero(typ).Interface().(proto.Message); ok {
+			name = string(m.ProtoReflect().Descriptor().FullName())
+		}
+	}()
+	v, _ := t.names.LoadOrStore(typ, name)
+	return v.(string)
+}
+
+// retire adds the received counts of the stopped endpoint c to its name's
+// counters. It runs once, after c's last message.
+func (t *msgTable) retire(c *cell) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, m := range c.counters {
-		k := msgKey{endpoint: c.name, typ: m.typ}
-		v, ok := t.m.Load(k)
-		if !ok {
-			v, _ = t.m.LoadOrStore(k, &msgCounter{endpoint: c.name, typ: m.typ, typeName: m.typeName})
-		}
-		v.(*msgCounter).received.Add(m.received.Load())
-		t.m.Delete(msgKey{endpoint: c.name, typ: m.typ, owner: c})
+	c.mb.mu.Lock()
+	counts := c.mb.postedLocked()
+	c.mb.counts, c.mb.countTyp = nil, nil
+	c.retired = true
+	c.mb.mu.Unlock()
+	for _, tc := range counts {
+		t.counter(c.name, tc.typ, nil).received += tc.n
 	}
-	c.counters = nil
+}
+
+// received calls fn with the messages received by each endpoint name and
+// message type: the counts of the live endpoints and of the stopped ones.
+func (e *Env) received(fn func(endpoint, typeName string, n uint64)) {
+	t := &e.msgs
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	type key struct{ endpoint, typ string }
+	sums := make(map[key]uint64)
+	t.m.Range(func(_, v any) bool {
+		if m := v.(*msgCounter); m.received > 0 {
+			sums[key{m.endpoint, m.typeName}] += m.received
+		}
+		return true
+	})
+	e.liveCells.Range(func(k, _ any) bool {
+		c := k.(*cell)
+		c.mb.mu.Lock()
+		if !c.retired {
+			for _, tc := range c.mb.postedLocked() {
+				sums[key{c.name, t.typeName(tc.typ)}] += tc.n
+			}
+		}
+		c.mb.mu.Unlock()
+		return true
+	})
+	for k, n := range sums {
+		fn(k.endpoint, k.typ, n)
+	}
 }
 
 // each calls fn with every counter.
 func (t *msgTable) each(fn func(c *msgCounter)) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	t.m.Range(func(_, v any) bool {
 		fn(v.(*msgCounter))
 		return true
@@ -106,31 +144,26 @@ func (t *msgTable) len() int {
 // countSent counts msg as sent to r's endpoint on another env. The counter
 // of the type r sent last is cached in r, so that a Ref that sends one type
 // (the common case) finds it without a map lookup. A message to an endpoint
-// of this env is not counted here but once, as received: a locked add on the
-// sender's side would add several nanoseconds to the ~50 a local send costs
-// its sender.
+// of this env is not counted here but once, as received.
 func (r *Ref) countSent(msg proto.Message) {
 	typ := reflect.TypeOf(msg)
 	c := r.sentTo.Load()
 	if c == nil || c.typ != typ {
-		c = r.env.msgs.counter(r.name, typ, msg, nil)
+		c = r.env.msgs.counter(r.name, typ, msg)
 		r.sentTo.Store(c)
 	}
 	c.sent.Add(1)
 }
 
-// countReceived counts msg as received by the endpoint. It runs on the
-// endpoint's mailbox only (one turn at a time), which owns c.recvBy and is
-// the only writer of its counters: a plain store, no locked add.
-func (c *cell) countReceived(msg proto.Message) {
-	if c.stopped.Load() {
-		return // dropped, not received; and c's counters are retired
+// receivedCount returns the number of messages posted to the endpoint (its
+// counted messages); the caller holds c.mb.mu.
+func (c *cell) receivedCount() uint64 {
+	var n uint64
+	for _, tc := range c.mb.postedLocked() {
+		n += tc.n
 	}
-	typ := reflect.TypeOf(msg)
-	m := c.recvBy
-	if m == nil || m.typ != typ {
-		m = c.env.msgs.counter(c.name, typ, msg, c)
-		c.recvBy = m
-	}
-	m.received.Store(m.received.Load() + 1)
+	return n
 }
+
+// postMessage posts msg, a message of the type typ, counted as received.
+func (c *cell) postMessage(msg any, typ reflect.Type) { c.mb.postCounted(msg, typ) }

@@ -4,6 +4,7 @@ package actor
 
 import (
 	"context"
+	"reflect"
 	"sync/atomic"
 
 	protoactor "github.com/asynkron/protoactor-go/actor"
@@ -93,7 +94,7 @@ func (r *Ref) Send(msg proto.Message) error {
 		if c == nil || c.stopping.Load() {
 			return &EndpointNotFoundError{Name: r.name}
 		}
-		c.post(msg)
+		c.postMessage(msg, reflect.TypeOf(msg))
 		return nil
 	}
 	if err := e.sendRemote(r.pid, nil, msg); err != nil {
@@ -141,7 +142,7 @@ func (r *Ref) AskWithTimeout(ctx context.Context, msg proto.Message, t RpcTimeou
 			f.complete(nil, ErrEnvStopped)
 			return f
 		}
-		c.post(f)
+		c.postMessage(f, reflect.TypeOf(f.req))
 		return f
 	}
 	if e.transport == nil {

@@ -52,9 +52,12 @@ func TestSchedulerMetricsAfterJobs(t *testing.T) {
 	if got := m.Get(t, "sparkrpc_scheduler_offers_total"); got < 1 {
 		t.Errorf("sparkrpc_scheduler_offers_total = %v, want some", got)
 	}
-	// The driver's endpoint got the executors' messages, counted by type.
-	if got := m.Get(t, "sparkrpc_messages_received_total", "endpoint", endpoints.DriverEndpointName,
-		"type", "sparkrpc.messages.StatusUpdate"); got < 13 {
-		t.Errorf("StatusUpdate received = %v, want at least 13", got)
-	}
+	// The driver's endpoint got the executors' messages, counted by type:
+	// 13 launches, a RUNNING and a final update each. The loop publishes a
+	// turn's count when the turn ends.
+	eventually(t, "26 StatusUpdates counted", func() bool {
+		got, _ := testutil.Scrape(t, c.Driver.MetricsHandler()).Value("sparkrpc_messages_received_total",
+			"endpoint", endpoints.DriverEndpointName, "type", "sparkrpc.messages.StatusUpdate")
+		return got == 26
+	})
 }
