@@ -144,6 +144,32 @@ func startCluster(t testing.TB, nw network, conf *actor.Conf, executors, cores i
 	return c
 }
 
+// startBareCluster starts a driver and executors with nothing beside them
+// (no listener, no recorded envs), as an application runs them: what the
+// benchmarks and the allocation bounds measure.
+func startBareCluster(t testing.TB, nw network, conf *actor.Conf, executors, cores int) *endpoints.LocalCluster {
+	t.Helper()
+	env := nw.driverEnv(t, conf)
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	lc, err := endpoints.StartLocalCluster(ctx, env, endpoints.LocalClusterConfig{Executors: executors, Cores: cores, NewEnv: nw.factory})
+	if err != nil {
+		_ = env.Shutdown(ctx)
+		t.Fatalf("start cluster: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+		defer cancel()
+		if err := lc.Stop(ctx); err != nil {
+			t.Errorf("stop cluster: %v", err)
+		}
+		if err := env.Shutdown(ctx); err != nil {
+			t.Errorf("shut down the driver's env: %v", err)
+		}
+	})
+	return lc
+}
+
 // eventually waits until cond holds, checking it every few milliseconds, and
 // fails the test at the deadline.
 func eventually(t testing.TB, what string, cond func() bool) {
