@@ -29,15 +29,12 @@ type taskRunner struct {
 	maxSize int
 	log     zerolog.Logger
 
-	base   context.Context
-	cancel context.CancelCauseFunc
-
 	mu       sync.Mutex
 	cond     sync.Cond
 	queue    []*messages.LaunchTask // from head on: waiting for a slot
 	head     int
-	running  map[int64]context.CancelCauseFunc
-	busy     int // queued + running
+	running  map[int64]context.CancelCauseFunc // kill and stop cancel through it
+	busy     int                               // queued + running
 	closed   bool
 	draining bool
 	idle     chan struct{} // closed once draining and nothing is busy
@@ -48,7 +45,6 @@ func newTaskRunner(execID string, driver *actor.Ref, slots, maxSize int, log zer
 	r := &taskRunner{execID: execID, driver: driver, maxSize: maxSize, log: log,
 		running: make(map[int64]context.CancelCauseFunc), idle: make(chan struct{})}
 	r.cond.L = &r.mu
-	r.base, r.cancel = context.WithCancelCause(context.Background())
 	r.wg.Add(slots)
 	for range slots {
 		go r.work()
@@ -150,8 +146,15 @@ func (r *taskRunner) stop(timeout time.Duration) {
 		r.queue, r.head = nil, 0
 		r.cond.Broadcast()
 	}
+	// Once closed, no task starts: the running ones are all here.
+	cancels := make([]context.CancelCauseFunc, 0, len(r.running))
+	for _, cancel := range r.running {
+		cancels = append(cancels, cancel)
+	}
 	r.mu.Unlock()
-	r.cancel(errExecutorStopped)
+	for _, cancel := range cancels {
+		cancel(errExecutorStopped)
+	}
 	done := make(chan struct{})
 	go func() { r.wg.Wait(); close(done) }()
 	t := time.NewTimer(timeout)
@@ -182,7 +185,10 @@ func (r *taskRunner) work() {
 		if r.head == len(r.queue) {
 			r.queue, r.head = r.queue[:0], 0
 		}
-		ctx, cancel := context.WithCancelCause(r.base)
+		// A context of its own, not derived from one of the runner's:
+		// stop cancels the running tasks one by one, and a derived
+		// context would cost a registration with its parent per task.
+		ctx, cancel := context.WithCancelCause(context.Background())
 		r.running[t.TaskId] = cancel
 		r.mu.Unlock()
 
