@@ -1,9 +1,11 @@
 package endpoints_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -309,6 +311,15 @@ func init() {
 	// test.executor returns the id of the executor that ran it.
 	endpoints.RegisterTask("test.executor", func(ctx context.Context, tc endpoints.TaskContext, p []byte) ([]byte, error) {
 		return []byte(tc.ExecutorID), nil
+	})
+	// test.repeat returns its payload's first byte repeated as many times
+	// as the rest of its payload says (decimal).
+	endpoints.RegisterTask("test.repeat", func(ctx context.Context, tc endpoints.TaskContext, p []byte) ([]byte, error) {
+		n, err := strconv.Atoi(string(p[1:]))
+		if err != nil {
+			return nil, err
+		}
+		return bytes.Repeat(p[:1], n), nil
 	})
 }
 

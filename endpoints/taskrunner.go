@@ -13,7 +13,6 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/messages"
-	"google.golang.org/protobuf/proto"
 )
 
 // errExecutorStopped is the cause of the tasks an executor cancels when it
@@ -54,12 +53,14 @@ func newTaskRunner(execID string, driver *actor.Ref, slots, maxSize int, log zer
 
 func (r *taskRunner) report(u *messages.StatusUpdate) {
 	u.ExecutorId = r.execID
-	if u.State == messages.TaskState_TASK_STATE_FINISHED && proto.Size(u) >= r.maxSize {
-		size := len(u.Result)
-		u.Result = nil
-		u.State = messages.TaskState_TASK_STATE_FAILED
-		u.Error = fmt.Sprintf("Task %d result was %d bytes, which exceeds max allowed: %s (%d bytes)",
-			u.TaskId, size, actor.KeyMessageMaxSize, r.maxSize)
+	if u.State == messages.TaskState_TASK_STATE_FINISHED {
+		if _, tooLarge := statusUpdateTooLarge(u, r.maxSize); tooLarge {
+			size := len(u.Result)
+			u.Result = nil
+			u.State = messages.TaskState_TASK_STATE_FAILED
+			u.Error = fmt.Sprintf("Task %d result was %d bytes, which exceeds max allowed: %s (%d bytes)",
+				u.TaskId, size, actor.KeyMessageMaxSize, r.maxSize)
+		}
 	}
 	if err := r.driver.Send(u); err != nil {
 		r.log.Warn().Err(err).Int64("tid", u.TaskId).Str("state", stateName(u.State)).Msg("could not report task status")
