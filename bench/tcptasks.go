@@ -27,8 +27,9 @@ import (
 
 // The frames carry the fields of messages.LaunchTask and
 // messages.StatusUpdate, in their wire format, and the target endpoint's
-// name in field tcpTargetField, as an envelope would: about 60 bytes for a
-// launch and 40 and 50 for the two status updates.
+// name in field tcpTargetField, as an envelope would: 54 to 56 bytes for a
+// launch, 37 to 38 and 47 to 48 for the two status updates, with the
+// length prefix.
 const (
 	tcpTargetField    = 15
 	tcpExecutorTarget = "Executor"
