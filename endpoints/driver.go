@@ -179,7 +179,7 @@ func (d *Driver) Stop(ctx context.Context) error {
 			d.postJobEnd(j)
 		}
 		d.mu.Unlock()
-		d.sendKills(kills)
+		d.killThroughLoop(kills)
 		var errs []error
 		if _, err := d.ref.AskSync(ctx, &messages.StopExecutors{}); err != nil && !errors.Is(err, actor.ErrEnvStopped) {
 			errs = append(errs, fmt.Errorf("stopping executors: %w", err))

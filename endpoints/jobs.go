@@ -66,7 +66,7 @@ func (d *Driver) cancelJob(j *job, err error) {
 		d.postJobEnd(j)
 	}
 	d.mu.Unlock()
-	d.sendKills(kills)
+	d.killThroughLoop(kills)
 }
 
 func (d *Driver) postJobEnd(j *job) {

@@ -30,6 +30,22 @@ func (d *Driver) sendKills(ks []kill) {
 	}
 }
 
+// killThroughLoop sends kills that were decided off the driver endpoint's
+// loop (a cancelled job, the driver's stop) to that endpoint, which
+// forwards each to its executor (killTask). Sent to the executors
+// directly, a KillTask could overtake its task's LaunchTask: the loop sends
+// the launches of a scheduling step after it released d.mu, where
+// killRunning already sees the attempt, and an executor ignores the kill of
+// a task it has not been sent. The loop sends a step's launches before it
+// handles its next message, so a kill that goes through it comes after.
+func (d *Driver) killThroughLoop(ks []kill) {
+	for _, k := range ks {
+		if err := d.ref.Send(k.msg); err != nil {
+			d.log.Debug().Err(err).Int64("tid", k.msg.TaskId).Msg("could not send KillTask")
+		}
+	}
+}
+
 // publish posts the events of a scheduling step; it runs under d.mu so
 // that events keep the order of the state changes.
 func (d *Driver) publish(out *offerResult) {
