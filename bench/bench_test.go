@@ -276,3 +276,36 @@ func TestDriverScenariosVerify(t *testing.T) {
 		}
 	}
 }
+
+// The empty-tasks scenario runs every task exactly once on sparkrpc's
+// scheduler backend and on its raw TCP baseline, and reports a ratio
+// between them.
+func TestEmptyTasksScenarioVerifies(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cfg := smallConfig(bench.ScenarioEmptyTasks)
+	cfg.Rounds = 1
+	rep, err := bench.Run(ctx, cfg)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if len(rep.Results) != 1 {
+		t.Fatalf("%d results, want 1", len(rep.Results))
+	}
+	r := rep.Results[0]
+	tcp := r.Baseline(bench.ImplTCP)
+	if r.Figures == nil || tcp == nil || tcp.Figures == nil {
+		t.Fatalf("figures %+v, tcp baseline %+v", r.Figures, tcp)
+	}
+	for name, f := range map[string]*bench.Figures{bench.ImplSparkrpc: r.Figures, bench.ImplTCP: tcp.Figures} {
+		if v := f.Verified; !v.OK || v.Sent != cfg.Count || v.Received != cfg.Count {
+			t.Errorf("%s: verification %+v, want %d tasks", name, v, cfg.Count)
+		}
+		if f.Extra["executors"] != 4 || f.MsgsPerSec <= 0 {
+			t.Errorf("%s: figures %+v", name, f)
+		}
+	}
+	if x, ok := r.Ratio(bench.ImplTCP, "msgs_per_sec"); !ok || x <= 0 {
+		t.Errorf("ratio to tcp %v, measured %v", x, ok)
+	}
+}

@@ -28,7 +28,10 @@
 //     messages of each payload size flood another endpoint over the same
 //     connection (head-of-line blocking); same baselines as remote-ask.
 //   - executor-registration and empty-tasks: the scheduler backend (package
-//     endpoints); reported as skipped while this build does not provide them.
+//     endpoints). Empty tasks run on 4 one-core executors, one task per
+//     round trip on each; baseline: the same round trips as raw TCP frames
+//     (a launch out, RUNNING and FINISHED back), the ceiling of such a
+//     protocol.
 //   - executor-startup: the time from submit until 10, 50 and 100 executors
 //     registered, on Kubernetes next to local-cluster. The harness starts no
 //     cluster: the caller gives both with WithStartup (`sparkrpc bench` does,

@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"net"
 	"sync"
 
 	protoactor "github.com/asynkron/protoactor-go/actor"
@@ -103,59 +102,23 @@ func protoactorRemoteFanIn(ctx context.Context, h *harness, p Params) (*Figures,
 // tcpFanIn streams from p.Senders connections to one listener, each
 // connection read by a goroutine of its own.
 func tcpFanIn(ctx context.Context, h *harness, p Params) (*Figures, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	conns, err := newTCPConns(ctx, p.Senders)
 	if err != nil {
 		return nil, err
 	}
 	sk := &sink{}
-	var (
-		wg      sync.WaitGroup
-		mu      sync.Mutex
-		conns   []net.Conn
-		writers = make([]*frameWriter, p.Senders)
-	)
-	track := func(c net.Conn) {
-		mu.Lock()
-		conns = append(conns, c)
-		mu.Unlock()
-	}
+	var wg sync.WaitGroup
 	defer func() {
-		ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
+		conns.close()
 		wg.Wait()
 	}()
+	writers := make([]*frameWriter, p.Senders)
 	for s := range writers {
-		var d net.Dialer
-		c, err := d.DialContext(ctx, "tcp", ln.Addr().String())
-		if err != nil {
-			return nil, err
-		}
-		track(c)
-		srv, err := ln.Accept()
-		if err != nil {
-			return nil, err
-		}
-		track(srv)
-		writers[s] = newFrameWriter(c)
+		writers[s] = newFrameWriter(conns.clients[s])
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			fr := newFrameReader(srv)
-			var m messages.BenchPing
-			for {
-				b, err := fr.read()
-				if err != nil {
-					return
-				}
-				if m.Sender, m.Seq, err = decodeIDs(b); err != nil {
-					return
-				}
-				sk.arrive(s, &m)
-			}
+			readArrivals(conns.servers[s], sk, s)
 		}()
 	}
 	send := func(s int, m *messages.BenchPing) error { return writers[s].writePing(m) }

@@ -161,10 +161,11 @@ const holFloodTag = 1 << 20
 // queued and flushes when nothing is queued; the server answers asks in
 // order and flushes each answer.
 func tcpHOL(ctx context.Context, h *harness, p Params) (*Figures, error) {
-	pair, err := newTCPPair(ctx)
+	conns, err := newTCPConns(ctx, 1)
 	if err != nil {
 		return nil, err
 	}
+	server, client := conns.servers[0], conns.clients[0]
 	askSink, floodSink := &sink{}, &sink{}
 	replies := make(chan *messages.BenchPong, 1)
 	// One queue for both, as a connection's outbox: the flood's window
@@ -175,8 +176,8 @@ func tcpHOL(ctx context.Context, h *harness, p Params) (*Figures, error) {
 	wg.Add(3)
 	go func() { // server
 		defer wg.Done()
-		fr := newFrameReader(pair.server)
-		fw := newFrameWriter(pair.server)
+		fr := newFrameReader(server)
+		fw := newFrameWriter(server)
 		var m messages.BenchPing
 		for {
 			b, err := fr.read()
@@ -201,32 +202,11 @@ func tcpHOL(ctx context.Context, h *harness, p Params) (*Figures, error) {
 	}()
 	go func() { // client writer
 		defer wg.Done()
-		fw := newFrameWriter(pair.client)
-		for {
-			var m *messages.BenchPing
-			select {
-			case m = <-queue:
-			case <-closed:
-				return
-			}
-			for m != nil {
-				if fw.writePing(m) != nil {
-					return
-				}
-				select {
-				case m = <-queue:
-				default:
-					m = nil
-				}
-			}
-			if fw.w.Flush() != nil {
-				return
-			}
-		}
+		writeQueued(newFrameWriter(client), queue, closed)
 	}()
 	go func() { // client reader
 		defer wg.Done()
-		fr := newFrameReader(pair.client)
+		fr := newFrameReader(client)
 		for {
 			b, err := fr.read()
 			if err != nil {
@@ -241,7 +221,7 @@ func tcpHOL(ctx context.Context, h *harness, p Params) (*Figures, error) {
 	}()
 	defer func() {
 		close(closed)
-		pair.close()
+		conns.close()
 		wg.Wait()
 	}()
 	stall := h.cfg.StallTimeout

@@ -188,11 +188,12 @@ func buildRegistry() []*scenario {
 		},
 		{
 			name:        ScenarioEmptyTasks,
-			description: "empty tasks through the scheduler backend with 4 executors",
+			description: "empty tasks through the scheduler backend with 4 one-core executors, one task per round trip on each",
 			variants: func(c *Config) []Params {
 				return []Params{{Executors: 4}}
 			},
-			sparkrpc: impl{name: ImplSparkrpc, run: emptyTasks, unavailable: schedulerUnavailable},
+			sparkrpc:  impl{name: ImplSparkrpc, run: emptyTasks, unavailable: schedulerUnavailable},
+			baselines: []impl{{name: ImplTCP, run: tcpEmptyTasks}},
 			targets: func(*Config, Params) []targetSpec {
 				return []targetSpec{{name: "≥ 20,000 empty tasks/s with 4 executors", metric: "msgs_per_sec", atLeast: true, threshold: 20000}}
 			},

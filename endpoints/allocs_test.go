@@ -19,22 +19,9 @@ func TestEmptyTaskAllocations(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates differently")
 	}
-	nw := tcpNetwork()
-	env := nw.driverEnv(t, testConf())
+	lc := startBareCluster(t, tcpNetwork(), testConf(), 4, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	lc, err := endpoints.StartLocalCluster(ctx, env, endpoints.LocalClusterConfig{Executors: 4, Cores: 1, NewEnv: nw.factory})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := lc.Stop(ctx); err != nil {
-			t.Error(err)
-		}
-		if err := env.Shutdown(ctx); err != nil {
-			t.Error(err)
-		}
-	}()
 	const tasks = 1000
 	payloads := make([][]byte, tasks)
 	run := func() {

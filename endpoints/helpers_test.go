@@ -1,9 +1,11 @@
 package endpoints_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -142,6 +144,32 @@ func startCluster(t testing.TB, nw network, conf *actor.Conf, executors, cores i
 		_ = env.Shutdown(ctx)
 	})
 	return c
+}
+
+// startBareCluster starts a driver and executors with nothing beside them
+// (no listener, no recorded envs), as an application runs them: what the
+// benchmarks and the allocation bounds measure.
+func startBareCluster(t testing.TB, nw network, conf *actor.Conf, executors, cores int) *endpoints.LocalCluster {
+	t.Helper()
+	env := nw.driverEnv(t, conf)
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	lc, err := endpoints.StartLocalCluster(ctx, env, endpoints.LocalClusterConfig{Executors: executors, Cores: cores, NewEnv: nw.factory})
+	if err != nil {
+		_ = env.Shutdown(ctx)
+		t.Fatalf("start cluster: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+		defer cancel()
+		if err := lc.Stop(ctx); err != nil {
+			t.Errorf("stop cluster: %v", err)
+		}
+		if err := env.Shutdown(ctx); err != nil {
+			t.Errorf("shut down the driver's env: %v", err)
+		}
+	})
+	return lc
 }
 
 // eventually waits until cond holds, checking it every few milliseconds, and
@@ -283,6 +311,15 @@ func init() {
 	// test.executor returns the id of the executor that ran it.
 	endpoints.RegisterTask("test.executor", func(ctx context.Context, tc endpoints.TaskContext, p []byte) ([]byte, error) {
 		return []byte(tc.ExecutorID), nil
+	})
+	// test.repeat returns its payload's first byte repeated as many times
+	// as the rest of its payload says (decimal).
+	endpoints.RegisterTask("test.repeat", func(ctx context.Context, tc endpoints.TaskContext, p []byte) ([]byte, error) {
+		n, err := strconv.Atoi(string(p[1:]))
+		if err != nil {
+			return nil, err
+		}
+		return bytes.Repeat(p[:1], n), nil
 	})
 }
 

@@ -122,6 +122,26 @@ func TestOversizeTaskAbortsItsJob(t *testing.T) {
 	})
 }
 
+// A result that would make its StatusUpdate reach spark.rpc.message.maxSize
+// fails its task with the size in the error, on every attempt, while a
+// result just below the limit comes back.
+func TestOversizeResultFailsItsTask(t *testing.T) {
+	forEachNetwork(t, func(t *testing.T, nw network) {
+		c := startCluster(t, nw, testConf(actor.KeyMessageMaxSize, "1"), 1, 1)
+		_, err := runJob(t, c.Driver, "test.repeat", [][]byte{[]byte("x1048576")})
+		if !errors.Is(err, endpoints.ErrTaskFailed) ||
+			!strings.Contains(err.Error(), "result was 1048576 bytes, which exceeds max allowed: spark.rpc.message.maxSize (1048576 bytes)") {
+			t.Fatalf("RunJob = %v; want the task failed for its result's size", err)
+		}
+		// 1 MiB less the StatusUpdate's other fields and the frame's
+		// envelope fits.
+		res, err := runJob(t, c.Driver, "test.repeat", [][]byte{[]byte("x1048000")})
+		if err != nil || len(res) != 1 || len(res[0]) != 1048000 {
+			t.Fatalf("RunJob of a result below the limit = %d results, %v", len(res), err)
+		}
+	})
+}
+
 func TestCancelledJobKillsItsTasks(t *testing.T) {
 	forEachNetwork(t, func(t *testing.T, nw network) {
 		c := startCluster(t, nw, testConf(), 2, 1)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/messages"
-	"google.golang.org/protobuf/proto"
 )
 
 // job is one RunJob: a task set of one task per payload (Spark's TaskSet
@@ -197,7 +196,7 @@ func (s *taskScheduler) resourceOffers(offers []*executorData, out *offerResult)
 					JobId:     j.id,
 					Cpus:      int32(s.cpus),
 				}
-				if size := proto.Size(msg); size >= s.maxSize {
+				if size, tooLarge := launchTaskTooLarge(msg, s.maxSize); tooLarge {
 					reason := fmt.Sprintf("Serialized task %d:%d was %d bytes, which exceeds max allowed: %s (%d bytes). "+
 						"Consider increasing %s or using broadcast variables for large values.",
 						msg.TaskId, p, size, actor.KeyMessageMaxSize, s.maxSize, actor.KeyMessageMaxSize)

@@ -13,7 +13,6 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/messages"
-	"google.golang.org/protobuf/proto"
 )
 
 // errExecutorStopped is the cause of the tasks an executor cancels when it
@@ -29,15 +28,12 @@ type taskRunner struct {
 	maxSize int
 	log     zerolog.Logger
 
-	base   context.Context
-	cancel context.CancelCauseFunc
-
 	mu       sync.Mutex
 	cond     sync.Cond
 	queue    []*messages.LaunchTask // from head on: waiting for a slot
 	head     int
-	running  map[int64]context.CancelCauseFunc
-	busy     int // queued + running
+	running  map[int64]context.CancelCauseFunc // kill and stop cancel through it
+	busy     int                               // queued + running
 	closed   bool
 	draining bool
 	idle     chan struct{} // closed once draining and nothing is busy
@@ -48,7 +44,6 @@ func newTaskRunner(execID string, driver *actor.Ref, slots, maxSize int, log zer
 	r := &taskRunner{execID: execID, driver: driver, maxSize: maxSize, log: log,
 		running: make(map[int64]context.CancelCauseFunc), idle: make(chan struct{})}
 	r.cond.L = &r.mu
-	r.base, r.cancel = context.WithCancelCause(context.Background())
 	r.wg.Add(slots)
 	for range slots {
 		go r.work()
@@ -58,12 +53,14 @@ func newTaskRunner(execID string, driver *actor.Ref, slots, maxSize int, log zer
 
 func (r *taskRunner) report(u *messages.StatusUpdate) {
 	u.ExecutorId = r.execID
-	if u.State == messages.TaskState_TASK_STATE_FINISHED && proto.Size(u) >= r.maxSize {
-		size := len(u.Result)
-		u.Result = nil
-		u.State = messages.TaskState_TASK_STATE_FAILED
-		u.Error = fmt.Sprintf("Task %d result was %d bytes, which exceeds max allowed: %s (%d bytes)",
-			u.TaskId, size, actor.KeyMessageMaxSize, r.maxSize)
+	if u.State == messages.TaskState_TASK_STATE_FINISHED {
+		if _, tooLarge := statusUpdateTooLarge(u, r.maxSize); tooLarge {
+			size := len(u.Result)
+			u.Result = nil
+			u.State = messages.TaskState_TASK_STATE_FAILED
+			u.Error = fmt.Sprintf("Task %d result was %d bytes, which exceeds max allowed: %s (%d bytes)",
+				u.TaskId, size, actor.KeyMessageMaxSize, r.maxSize)
+		}
 	}
 	if err := r.driver.Send(u); err != nil {
 		r.log.Warn().Err(err).Int64("tid", u.TaskId).Str("state", stateName(u.State)).Msg("could not report task status")
@@ -150,8 +147,15 @@ func (r *taskRunner) stop(timeout time.Duration) {
 		r.queue, r.head = nil, 0
 		r.cond.Broadcast()
 	}
+	// Once closed, no task starts: the running ones are all here.
+	cancels := make([]context.CancelCauseFunc, 0, len(r.running))
+	for _, cancel := range r.running {
+		cancels = append(cancels, cancel)
+	}
 	r.mu.Unlock()
-	r.cancel(errExecutorStopped)
+	for _, cancel := range cancels {
+		cancel(errExecutorStopped)
+	}
 	done := make(chan struct{})
 	go func() { r.wg.Wait(); close(done) }()
 	t := time.NewTimer(timeout)
@@ -182,7 +186,10 @@ func (r *taskRunner) work() {
 		if r.head == len(r.queue) {
 			r.queue, r.head = r.queue[:0], 0
 		}
-		ctx, cancel := context.WithCancelCause(r.base)
+		// A context of its own, not derived from one of the runner's:
+		// stop cancels the running tasks one by one, and a derived
+		// context would cost a registration with its parent per task.
+		ctx, cancel := context.WithCancelCause(context.Background())
 		r.running[t.TaskId] = cancel
 		r.mu.Unlock()
 
