@@ -66,7 +66,7 @@ func appendMessage(dst []byte, msg proto.Message, size int, vt bool) ([]byte, er
 // messageType decodes the payloads of one message type.
 type messageType struct {
 	mt   protoreflect.MessageType
-	zero vtDecoder // the type's zero value, when it is a vtprotobuf message
+	zero vtDecoder  // the type's zero value, when it is a vtprotobuf message
 	plan *checkPlan // what to check after a vtprotobuf decode (see vtcheck.go)
 }
 
