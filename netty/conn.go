@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	protoactor "github.com/asynkron/protoactor-go/actor"
 	"github.com/sparkrpc/sparkrpc/actor"
@@ -36,9 +37,11 @@ type conn struct {
 	spare    [][]byte
 	iov      net.Buffers // the batch being written; WriteTo consumes it
 	iovBuf   net.Buffers // iov's backing array, kept across batches
-	pids     map[string]*protoactor.PID
-	types    map[string]*messageType
-	flow     inflow
+	// writeDeadline is the connection's write deadline (the writer's).
+	writeDeadline time.Time
+	pids          map[string]*protoactor.PID
+	types         map[string]*messageType
+	flow          inflow
 }
 
 func (t *Transport) newConn(rw net.Conn, fr *frameReader, outbound bool) *conn {
