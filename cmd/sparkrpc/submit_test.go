@@ -772,7 +772,10 @@ func TestNodeManagerDeathLosesContainers(t *testing.T) {
 	marker := newMarker(t)
 	// Node 2 is the only one with 2 cores: the AM goes there; the executor
 	// can only go to node 1.
-	c := startRMCluster(t, marker, []string{"--node-expiry", "1s"},
+	// Nodes heartbeat every second: an expiry of several heartbeats keeps
+	// the live node from being lost when one of its heartbeats is late on
+	// a busy machine (with 1s it could be, and the AM on it with it).
+	c := startRMCluster(t, marker, []string{"--node-expiry", "4s"},
 		[]string{"--memory", "2g", "--cores", "1"}, []string{"--memory", "1g", "--cores", "2"})
 	master := "rm://" + c.addr
 	_, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", master, "--deploy-mode", "cluster",
@@ -796,10 +799,19 @@ func TestNodeManagerDeathLosesContainers(t *testing.T) {
 	if len(logs) != 1 {
 		t.Fatalf("AM log: %v", logs)
 	}
-	eventually(t, 90*time.Second, "the AM to hear that the executor's container was lost", func() bool {
+	lost := regexp.MustCompile(`exit status -100\)\..*lost\* node`)
+	deadline := time.Now().Add(90 * time.Second)
+	for {
 		b, _ := os.ReadFile(logs[0])
-		return regexp.MustCompile(`exit status -100\)\..*lost\* node`).Match(b)
-	})
+		if lost.Match(b) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for the AM to hear that the executor's container was lost\nAM log:\n%s\nresource manager:\n%s",
+				b, c.rm.stderr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	eventually(t, 90*time.Second, "the executor process to be gone", func() bool {
 		_, ok := findProcess(marker, " executor ", "--app-id "+app)
 		return !ok
