@@ -18,12 +18,22 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// chunkSize is the size of the buffers an outbox encodes frames into.
-const chunkSize = 64 << 10
+// chunkSize is the size of the buffers an outbox encodes frames into, and
+// smallChunkSize that of the first chunk of a batch: a peer that sends a
+// few small messages (a registration, a heartbeat) takes 4 KiB, not 64,
+// and a backlog goes on in 64 KiB chunks.
+const (
+	chunkSize      = 64 << 10
+	smallChunkSize = 4 << 10
+)
 
-// chunkPool holds the standard chunks of every outbox, so that an idle peer
-// keeps no buffer and the garbage collector can reclaim unused ones.
-var chunkPool = sync.Pool{New: func() any { return new([chunkSize]byte) }}
+// chunkPool and smallChunkPool hold the chunks of every outbox, so that an
+// idle peer keeps no buffer and the garbage collector can reclaim unused
+// ones.
+var (
+	chunkPool      = sync.Pool{New: func() any { return new([chunkSize]byte) }}
+	smallChunkPool = sync.Pool{New: func() any { return new([smallChunkSize]byte) }}
+)
 
 // outbuf holds encoded frames in chunks, so that a growing backlog is never
 // copied; the writer sends them with one vectored write and gives the chunks
@@ -43,9 +53,12 @@ func (o *outbuf) tail(n int) []byte {
 		}
 	}
 	var c []byte
-	if n > chunkSize {
+	switch {
+	case n > chunkSize:
 		c = make([]byte, 0, n)
-	} else {
+	case len(o.chunks) == 0 && n <= smallChunkSize:
+		c = smallChunkPool.Get().(*[smallChunkSize]byte)[:0]
+	default:
 		c = chunkPool.Get().(*[chunkSize]byte)[:0]
 	}
 	o.chunks = append(o.chunks, c)
@@ -101,12 +114,15 @@ func forEachFrame(chunks [][]byte, skip int64, fn func(body []byte)) {
 	}
 }
 
-// recycle returns the standard chunks of a sent (or dropped) batch to the
-// pool.
+// recycle returns the pooled chunks of a sent (or dropped) batch to their
+// pools.
 func recycle(chunks [][]byte) {
 	for i, c := range chunks {
-		if cap(c) == chunkSize {
+		switch cap(c) {
+		case chunkSize:
 			chunkPool.Put((*[chunkSize]byte)(c[:chunkSize]))
+		case smallChunkSize:
+			smallChunkPool.Put((*[smallChunkSize]byte)(c[:smallChunkSize]))
 		}
 		chunks[i] = nil
 	}
