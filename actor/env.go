@@ -55,9 +55,10 @@ type Env struct {
 
 	futures *futureRegistry // pending asks
 
-	metrics *prometheus.Registry // see Metrics
-	msgs    msgTable             // messages sent and received
-	asks    askStats             // ask latency and failures
+	metrics     *prometheus.Registry // see Metrics
+	metricsOnce sync.Once            // makes metrics when the env was given none
+	msgs        msgTable             // messages sent and received
+	asks        askStats             // ask latency and failures
 
 	shutdownOnce sync.Once
 	terminated   chan struct{}

@@ -28,11 +28,19 @@ func WithMetricsRegistry(reg *prometheus.Registry) Option {
 // runtime and process collectors. Components built on the env (a scheduler
 // backend, a daemon) register their own collectors in it. Nothing of
 // sparkrpc registers in prometheus.DefaultRegisterer.
-func (e *Env) Metrics() *prometheus.Registry { return e.metrics }
+//
+// An env's own registry is made when first asked for (by Metrics or
+// MetricsHandler): an env that nobody scrapes, such as an executor's, does
+// not pay for the Go runtime and process collectors. Its counters run from
+// the start either way.
+func (e *Env) Metrics() *prometheus.Registry {
+	e.metricsOnce.Do(e.makeRegistry)
+	return e.metrics
+}
 
 // MetricsHandler returns the handler of the env's /metrics: every metric of
 // its registry in Prometheus' text (or negotiated) format.
-func (e *Env) MetricsHandler() http.Handler { return MetricsHandler(e.metrics) }
+func (e *Env) MetricsHandler() http.Handler { return MetricsHandler(e.Metrics()) }
 
 // MetricsHandler returns a /metrics handler for g, such as an env's
 // registry (see Env.Metrics).
@@ -44,15 +52,33 @@ func MetricsHandler(g prometheus.Gatherer) http.Handler {
 // collector and its transport's in it.
 func (e *Env) setupMetrics(reg *prometheus.Registry) error {
 	if reg == nil {
-		reg = prometheus.NewRegistry()
-		if err := reg.Register(collectors.NewGoCollector()); err != nil {
-			return err
-		}
-		if err := reg.Register(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})); err != nil {
-			return err
+		return nil // made when first asked for (see Metrics)
+	}
+	e.metricsOnce.Do(func() {}) // given: never make one
+	e.metrics = reg
+	return e.registerCollectors(reg)
+}
+
+// makeRegistry makes the env's own registry: the Go runtime and process
+// collectors, the env's and its transport's. The collectors are new to a
+// new registry, so registering them cannot fail.
+func (e *Env) makeRegistry() {
+	reg := prometheus.NewRegistry()
+	for _, c := range []prometheus.Collector{collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
+		if err := reg.Register(c); err != nil {
+			e.log.Warn().Err(err).Msg("cannot register a runtime collector")
 		}
 	}
+	if err := e.registerCollectors(reg); err != nil {
+		e.log.Warn().Err(err).Msg("cannot register the env's collectors")
+	}
 	e.metrics = reg
+}
+
+// registerCollectors registers the env's collector and its transport's in
+// reg.
+func (e *Env) registerCollectors(reg *prometheus.Registry) error {
 	if err := reg.Register(&envCollector{e}); err != nil {
 		return err
 	}
@@ -68,6 +94,9 @@ func (e *Env) setupMetrics(reg *prometheus.Registry) error {
 // unregisterMetrics takes back what setupMetrics registered, for an env
 // that failed to start.
 func (e *Env) unregisterMetrics() {
+	if e.metrics == nil {
+		return
+	}
 	e.metrics.Unregister(&envCollector{e})
 	if c, ok := e.transport.(prometheus.Collector); ok {
 		e.metrics.Unregister(c)
