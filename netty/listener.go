@@ -102,10 +102,14 @@ func (t *Transport) serve(nc net.Conn) {
 			c.close(err)
 			return
 		}
+		if errors.Is(err, ErrAuthFailed) {
+			// Counted before the close, so that a peer that sees the
+			// connection end finds the failure in Stats.
+			t.authFailures.Add(1)
+		}
 		t.untrack(nc)
 		switch {
 		case errors.Is(err, ErrAuthFailed):
-			t.authFailures.Add(1)
 			t.log.Warn().Err(err).Str("remote", nc.RemoteAddr().String()).Msg("authentication failed")
 		case errors.Is(err, ErrDuplicateConnection), errors.Is(err, ErrTransportClosed):
 		case errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF):
