@@ -245,6 +245,8 @@
 // asks in flight, ask latency and ask failures by cause, and the metrics of
 // its transport and of what is built on the env. An env made without
 // WithMetricsRegistry also has the Go runtime and process collectors in its
-// registry. No metric goes to Prometheus' default registry. The message
-// paths only bump atomic counters; collectors read them when scraped.
+// registry. No metric goes to Prometheus' default registry. A message
+// delivered to an endpoint is counted by its mailbox, under the lock its
+// sender takes to queue it anyway; a message sent to another env adds to an
+// atomic counter. Collectors read the counts when scraped.
 package actor

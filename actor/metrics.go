@@ -112,7 +112,7 @@ var (
 		"Messages (one-way and asks) this env sent to endpoints of other envs, by target endpoint name and message type (messages to its own endpoints are counted as received).",
 		"endpoint", "type")
 	descReceived = metricDesc("messages_received_total",
-		"Messages (one-way and asks) taken from the mailbox of an endpoint of this env, by endpoint and message type.",
+		"Messages (one-way and asks) delivered to the mailbox of an endpoint of this env, by endpoint and message type (sparkrpc_mailbox_messages of them not yet taken).",
 		"endpoint", "type")
 	descDropped = metricDesc("messages_dropped_total",
 		"Messages dropped: their endpoint had stopped or was not registered, or the transport could not deliver them.")
@@ -127,8 +127,8 @@ var (
 	descAskFailures = metricDesc("ask_failures_total", "Asks that failed, by cause.", "cause")
 )
 
-// envCollector reads the env's counters when the registry is scraped; the
-// message paths only bump atomic counters.
+// envCollector reads the env's counters when the registry is scraped (see
+// msgcount.go for how the message paths count).
 type envCollector struct{ e *Env }
 
 // Describe implements prometheus.Collector.
