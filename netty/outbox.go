@@ -18,23 +18,6 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// chunkSize is the size of the buffers an outbox encodes frames into, and
-// smallChunkSize that of the first chunk of a batch: a peer that sends a
-// few small messages (a registration, a heartbeat) takes 4 KiB, not 64,
-// and a backlog goes on in 64 KiB chunks.
-const (
-	chunkSize      = 64 << 10
-	smallChunkSize = 4 << 10
-)
-
-// chunkPool and smallChunkPool hold the chunks of every outbox, so that an
-// idle peer keeps no buffer and the garbage collector can reclaim unused
-// ones.
-var (
-	chunkPool      = sync.Pool{New: func() any { return new([chunkSize]byte) }}
-	smallChunkPool = sync.Pool{New: func() any { return new([smallChunkSize]byte) }}
-)
-
 // outbuf holds encoded frames in chunks, so that a growing backlog is never
 // copied; the writer sends them with one vectored write and gives the chunks
 // back for reuse.
@@ -52,15 +35,7 @@ func (o *outbuf) tail(n int) []byte {
 			return last
 		}
 	}
-	var c []byte
-	switch {
-	case n > chunkSize:
-		c = make([]byte, 0, n)
-	case len(o.chunks) == 0 && n <= smallChunkSize:
-		c = smallChunkPool.Get().(*[smallChunkSize]byte)[:0]
-	default:
-		c = chunkPool.Get().(*[chunkSize]byte)[:0]
-	}
+	c := getChunk(n, len(o.chunks) == 0)
 	o.chunks = append(o.chunks, c)
 	return c
 }
@@ -111,20 +86,6 @@ func forEachFrame(chunks [][]byte, skip int64, fn func(body []byte)) {
 			skip = max(0, skip-int64(end-off))
 			off = end
 		}
-	}
-}
-
-// recycle returns the pooled chunks of a sent (or dropped) batch to their
-// pools.
-func recycle(chunks [][]byte) {
-	for i, c := range chunks {
-		switch cap(c) {
-		case chunkSize:
-			chunkPool.Put((*[chunkSize]byte)(c[:chunkSize]))
-		case smallChunkSize:
-			smallChunkPool.Put((*[smallChunkSize]byte)(c[:smallChunkSize]))
-		}
-		chunks[i] = nil
 	}
 }
 
