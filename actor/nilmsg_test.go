@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/sparkrpc/sparkrpc/actor"
+	"google.golang.org/protobuf/types/dynamicpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
@@ -19,5 +20,19 @@ func TestTypedNilMessageIsRefused(t *testing.T) {
 	}
 	if _, err := ref.AskSync(testContext(t), typedNil); !errors.Is(err, actor.ErrNilMessage) {
 		t.Errorf("AskSync(typed nil) = %v, want ErrNilMessage", err)
+	}
+}
+
+// A message that is not a nil pointer but is not valid either (dynamicpb's
+// zero value of a type) is refused too; a valid dynamicpb message is not.
+func TestInvalidDynamicMessageIsRefused(t *testing.T) {
+	env := newEnv(t, nil)
+	ref := register(t, env, "echo", &testEndpoint{})
+	mt := dynamicpb.NewMessageType((&wrapperspb.StringValue{}).ProtoReflect().Descriptor())
+	if err := ref.Send(mt.Zero().Interface()); !errors.Is(err, actor.ErrNilMessage) {
+		t.Errorf("Send(an invalid dynamic message) = %v, want ErrNilMessage", err)
+	}
+	if err := ref.Send(mt.New().Interface()); err != nil {
+		t.Errorf("Send(a valid dynamic message) = %v", err)
 	}
 }

@@ -82,7 +82,7 @@ func (r *Ref) replyAddress() string {
 // ErrEnvStopped, or an *EndpointNotFoundError for a local endpoint that is
 // not (or no longer) registered.
 func (r *Ref) Send(msg proto.Message) error {
-	if msg == nil || !msg.ProtoReflect().IsValid() {
+	if isNilMessage(msg) {
 		return ErrNilMessage
 	}
 	e := r.env
@@ -114,7 +114,7 @@ func (r *Ref) Ask(ctx context.Context, msg proto.Message) *Future {
 
 // AskWithTimeout is Ask with an explicit timeout.
 func (r *Ref) AskWithTimeout(ctx context.Context, msg proto.Message, t RpcTimeout) *Future {
-	if msg == nil || !msg.ProtoReflect().IsValid() {
+	if isNilMessage(msg) {
 		return failedFuture(ErrNilMessage)
 	}
 	if err := t.Validate(); err != nil {

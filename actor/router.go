@@ -118,12 +118,6 @@ func handlerType[T proto.Message](fn string, r *Router, nilHandler bool) reflect
 	return t
 }
 
-// isNilMessage reports whether m is nil or a typed nil, as Ref.Send and
-// Ref.Ask check their message.
-func isNilMessage(m proto.Message) bool {
-	return m == nil || !m.ProtoReflect().IsValid()
-}
-
 // Receive calls the one-way handler registered for msg's type, or returns
 // ErrUnsupportedMessage when there is none.
 func (r *Router) Receive(ctx *Context, msg proto.Message) error {
