@@ -4,6 +4,7 @@
 package netty
 
 import (
+	"reflect"
 	"slices"
 
 	"google.golang.org/protobuf/proto"
@@ -37,10 +38,21 @@ type vtDecoder interface {
 // vtprotobuf message. A vtprotobuf message is first checked for invalid
 // UTF-8, which protobuf-go would refuse to marshal.
 func messageSize(msg proto.Message) (int, bool, error) {
+	return messageSizeOf(msg, encodeInfoOf(msg))
+}
+
+// messageSizeOf is messageSize with msg's encodeInfo (nil when its type has
+// none).
+func messageSizeOf(msg proto.Message, info *encodeInfo) (int, bool, error) {
 	if m, ok := msg.(vtSizer); ok {
-		pm := msg.ProtoReflect()
-		if p := planChecks(pm.Descriptor()); !p.empty() {
-			if err := p.check(pm); err != nil {
+		var p *checkPlan
+		if info != nil {
+			p = info.plan
+		} else {
+			p = planChecks(msg.ProtoReflect().Descriptor())
+		}
+		if !p.empty() {
+			if err := p.check(msg.ProtoReflect()); err != nil {
 				return 0, false, err
 			}
 		}
@@ -68,6 +80,11 @@ type messageType struct {
 	mt   protoreflect.MessageType
 	zero vtDecoder  // the type's zero value, when it is a vtprotobuf message
 	plan *checkPlan // what to check after a vtprotobuf decode (see vtcheck.go)
+	// unknown is the index of the generated struct's unknownFields, when
+	// plan is empty and the type is generated: only unknown fields, at the
+	// top level, can then need a check, and when the decoded message has
+	// none it is not asked for its descriptor (see msginfo.go). -1 otherwise.
+	unknown int
 }
 
 // findMessageType looks up the message type of the full name typ in the
@@ -77,10 +94,13 @@ func findMessageType(typ []byte) (*messageType, error) {
 	if err != nil {
 		return nil, &errUnknownType{string(typ)}
 	}
-	t := &messageType{mt: mt}
+	t := &messageType{mt: mt, unknown: -1}
 	if zero, ok := mt.New().Interface().(vtDecoder); ok {
 		t.zero = zero // a new message, not Zero's nil pointer, which clones to nil
 		t.plan = planChecks(mt.Descriptor())
+		if m := zero.(proto.Message); t.plan.empty() && oneDescriptorPerType(m) {
+			t.unknown = unknownFieldsIndex(reflect.TypeOf(m))
+		}
 	}
 	return t, nil
 }
@@ -91,6 +111,9 @@ func (t *messageType) decode(payload []byte) (proto.Message, error) {
 		msg := t.zero.CloneMessageVT()
 		if err := msg.(vtDecoder).UnmarshalVT(payload); err != nil {
 			return nil, err
+		}
+		if t.unknown >= 0 && reflect.ValueOf(msg).Elem().Field(t.unknown).Len() == 0 {
+			return msg, nil
 		}
 		if err := t.plan.check(msg.ProtoReflect()); err != nil {
 			return nil, err
