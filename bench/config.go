@@ -71,6 +71,15 @@ type Config struct {
 	StallTimeout time.Duration
 	// Quick marks a smoke-test run (recorded in the report).
 	Quick bool
+	// TLS runs the remote scenarios (remote-send, remote-ask, remote-fan-in,
+	// remote-ask-under-flood) over TLS: sparkrpc's envs with spark.ssl.rpc.*
+	// set, the raw TCP baseline over crypto/tls and protoactor's remote with
+	// gRPC's TLS credentials, all with one self-signed ECDSA P-256
+	// certificate made at the start of the run, which every side presents
+	// and trusts (mutual TLS); its files live in a temporary folder removed
+	// when the run ends. Connections are made, handshakes included, before
+	// a measurement starts. The other scenarios ignore it.
+	TLS bool
 }
 
 // DefaultConfig returns the configuration of a full run: every scenario,
@@ -171,6 +180,7 @@ func (c *Config) record() ConfigRecord {
 		Window:          c.Window,
 		Rounds:          c.Rounds,
 		Quick:           c.Quick,
+		TLS:             c.TLS,
 	}
 }
 

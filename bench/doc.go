@@ -38,6 +38,17 @@
 //     with the local control plane of --kube-bin); a side not given is
 //     reported as skipped, and quick runs skip the scenario unless named.
 //
+// With Config.TLS (`sparkrpc bench --tls`) the four remote scenarios run
+// over TLS, sparkrpc and every baseline alike: the harness makes a
+// self-signed ECDSA P-256 certificate for 127.0.0.1 at the start of the run
+// (its files in a temporary folder removed at the end), which every side
+// presents and trusts (mutual TLS). sparkrpc's envs get it through the
+// spark.ssl.rpc.* keys, the raw TCP baseline wraps its connections with
+// crypto/tls, and protoactor-go's remote takes gRPC's TLS credentials.
+// Handshakes finish before measuring. The report records the negotiated
+// version and cipher suite (Report.TLS); the other scenarios ignore the
+// option.
+//
 // "K in flight" means K asking goroutines, each with one ask outstanding;
 // one-way senders are held to a window of messages in flight (Config.Window)
 // so that a fast sender cannot queue without bound.

@@ -102,7 +102,7 @@ func protoactorRemoteFanIn(ctx context.Context, h *harness, p Params) (*Figures,
 // tcpFanIn streams from p.Senders connections to one listener, each
 // connection read by a goroutine of its own.
 func tcpFanIn(ctx context.Context, h *harness, p Params) (*Figures, error) {
-	conns, err := newTCPConns(ctx, p.Senders)
+	conns, err := newTCPConns(ctx, h.connTLS, p.Senders)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package bench
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -77,6 +78,11 @@ type harness struct {
 	step     int
 	steps    int
 	startup  map[string]Startup // cluster managers of executor-startup
+	// tls is the TLS of a run with Config.TLS, and connTLS the same while a
+	// scenario whose connections use it is measured (nil otherwise): what
+	// the envs, remotes and raw connections that measurements open use.
+	tls     *tlsSetup
+	connTLS *tlsSetup
 }
 
 // impl is one implementation of a scenario: sparkrpc's or a baseline's.
@@ -108,6 +114,9 @@ type scenario struct {
 	// needs, when set, says what the scenario needs beyond this process;
 	// its measurements may then be reported as skipped.
 	needs string
+	// tls is true when the scenario's connections (sparkrpc's and every
+	// baseline's) use TLS in a run with Config.TLS.
+	tls bool
 }
 
 // ScenarioInfo describes a scenario for listings.
@@ -121,13 +130,16 @@ type ScenarioInfo struct {
 	// Needs, when set, says what the scenario needs beyond this process
 	// (e.g. clusters); a run without it reports the scenario as skipped.
 	Needs string
+	// TLS is true when the scenario runs over TLS with Config.TLS; other
+	// scenarios ignore it.
+	TLS bool
 }
 
 // Scenarios lists the scenarios in run order.
 func Scenarios() []ScenarioInfo {
 	var out []ScenarioInfo
 	for _, s := range registry() {
-		info := ScenarioInfo{Name: s.name, Description: s.description, Needs: s.needs}
+		info := ScenarioInfo{Name: s.name, Description: s.description, Needs: s.needs, TLS: s.tls}
 		for _, b := range s.baselines {
 			info.Baselines = append(info.Baselines, b.name)
 		}
@@ -162,8 +174,9 @@ func lookupScenario(name string) *scenario {
 // an error wrapping ErrInvalidConfig or ErrUnknownScenario and no report. When
 // a message was lost, duplicated or reordered, or a measurement failed, Run
 // returns the full report and an error wrapping ErrVerificationFailed. Run
-// stops early, with ctx's error, when ctx ends.
-func Run(ctx context.Context, cfg Config, opts ...Option) (*Report, error) {
+// stops early, with ctx's error, when ctx ends. With cfg.TLS, a certificate
+// that cannot be made returns an error wrapping ErrTLSSetup and no report.
+func Run(ctx context.Context, cfg Config, opts ...Option) (rep *Report, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -171,12 +184,20 @@ func Run(ctx context.Context, cfg Config, opts ...Option) (*Report, error) {
 	for _, o := range opts {
 		o(h)
 	}
-	rep := &Report{
+	rep = &Report{
 		FormatVersion: FormatVersion,
 		Started:       time.Now().UTC(),
 		Command:       h.command,
 		Machine:       CollectMachine(),
 		Config:        cfg.record(),
+	}
+	if cfg.TLS {
+		if h.tls, err = newTLSSetup(ctx); err != nil {
+			return nil, err
+		}
+		defer func() { err = errors.Join(err, h.tls.close()) }()
+		info := h.tls.info
+		rep.TLS = &info
 	}
 	var plan []*scenario
 	names := cfg.Scenarios
@@ -193,6 +214,9 @@ func Run(ctx context.Context, cfg Config, opts ...Option) (*Report, error) {
 	}
 	for _, s := range plan {
 		h.steps += len(s.variants(&h.cfg)) * (1 + len(s.baselines)) * max(1, cfg.Rounds)
+		if s.tls && rep.TLS != nil {
+			rep.TLS.Scenarios = append(rep.TLS.Scenarios, s.name)
+		}
 	}
 	var failed []string
 	for _, s := range plan {
@@ -217,6 +241,8 @@ func Run(ctx context.Context, cfg Config, opts ...Option) (*Report, error) {
 }
 
 func (h *harness) runVariant(ctx context.Context, s *scenario, p Params) Result {
+	h.useTLS(s)
+	defer h.useTLS(nil)
 	res := Result{Scenario: s.name, Params: p}
 	if s.sparkrpc.name != ImplSparkrpc {
 		res.Impl = s.sparkrpc.name
@@ -335,6 +361,15 @@ func pickMedian(runs []*Figures, failed bool) *Figures {
 	return &f
 }
 
+// useTLS makes the connections of what is measured next use the run's TLS
+// when s is a scenario that runs over it, and plaintext otherwise.
+func (h *harness) useTLS(s *scenario) {
+	h.connTLS = nil
+	if s != nil && s.tls {
+		h.connTLS = h.tls
+	}
+}
+
 func (h *harness) report(p Progress) {
 	p.Step, p.Steps = h.step, h.steps
 	if h.progress != nil {
@@ -403,8 +438,8 @@ func raceUnavailable() string {
 // anything that wants one figure without a report. An unknown scenario or
 // implementation returns an error wrapping ErrUnknownScenario; an
 // implementation that cannot run in this build returns one wrapping
-// ErrUnavailable.
-func MeasureOne(ctx context.Context, cfg Config, scenarioName, implName string, p Params, opts ...Option) (*Figures, error) {
+// ErrUnavailable. With cfg.TLS, the remote scenarios run over TLS as in Run.
+func MeasureOne(ctx context.Context, cfg Config, scenarioName, implName string, p Params, opts ...Option) (f *Figures, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -424,6 +459,13 @@ func MeasureOne(ctx context.Context, cfg Config, scenarioName, implName string, 
 			if why := im.unavailable(); why != "" {
 				return nil, fmt.Errorf("%w: %s %s: %s", ErrUnavailable, scenarioName, implName, why)
 			}
+		}
+		if cfg.TLS {
+			if h.tls, err = newTLSSetup(ctx); err != nil {
+				return nil, err
+			}
+			defer func() { err = errors.Join(err, h.tls.close()) }()
+			h.useTLS(s)
 		}
 		return im.run(ctx, h, p)
 	}

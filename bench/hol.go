@@ -161,7 +161,7 @@ const holFloodTag = 1 << 20
 // queued and flushes when nothing is queued; the server answers asks in
 // order and flushes each answer.
 func tcpHOL(ctx context.Context, h *harness, p Params) (*Figures, error) {
-	conns, err := newTCPConns(ctx, 1)
+	conns, err := newTCPConns(ctx, h.connTLS, 1)
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,9 @@ import (
 // first by PID; asks use RequestFuture, whose reply needs the second system
 // to connect back to the first.
 //
+// With Config.TLS, the remotes of the remote scenarios use gRPC's TLS
+// credentials with the run's certificate, mutual as sparkrpc's.
+//
 // Configuration (see docs/design.md §7 for the defects of this remote): a batch of
 // the endpoint writer must stay under gRPC's message size limit, so the batch
 // is capped at about 4 MiB of payload and the limit is raised to 16 MiB; the
@@ -56,13 +59,18 @@ func newRemotePair(h *harness, payload int) (*remotePair, error) {
 // messages of payload bytes.
 func newRemoteSystem(h *harness, payload int) (*protoactor.ActorSystem, *remote.Remote, error) {
 	batch := max(1, min(1000, (4<<20)/(payload+64)))
+	var serverCreds grpc.ServerOption = grpc.EmptyServerOption{}
+	creds := grpc.WithTransportCredentials(insecure.NewCredentials())
+	if h.connTLS != nil {
+		creds, serverCreds = h.connTLS.grpcOptions()
+	}
 	conf := remote.Configure("127.0.0.1", 0,
 		remote.WithEndpointWriterBatchSize(batch),
 		remote.WithDialOptions(
-			grpc.WithTransportCredentials(insecure.NewCredentials()),
+			creds,
 			grpc.WithDefaultCallOptions(grpc.MaxCallSendMsgSize(remoteGRPCMax), grpc.MaxCallRecvMsgSize(remoteGRPCMax)),
 		),
-		remote.WithServerOptions(grpc.MaxRecvMsgSize(remoteGRPCMax), grpc.MaxSendMsgSize(remoteGRPCMax)),
+		remote.WithServerOptions(serverCreds, grpc.MaxRecvMsgSize(remoteGRPCMax), grpc.MaxSendMsgSize(remoteGRPCMax)),
 	)
 	sys := newActorSystem(h.log)
 	r := remote.NewRemote(sys, conf)

@@ -80,3 +80,32 @@ func scenarioNamesWithBaseline(impl string) []string {
 	}
 	return names
 }
+
+// In a TLS run the remotes of the remote scenarios serve gRPC over TLS with
+// the run's certificate, and an ask between them is answered.
+func TestProtoactorRemoteBaselineOverTLS(t *testing.T) {
+	h := tlsHarness(t, ScenarioRemoteAsk)
+	pair, target, err := newRemoteActor(h, 16, protoactor.PropsFromFunc(func(c protoactor.Context) {
+		if _, ok := c.Message().(*messages.BenchPing); ok {
+			c.Respond(&messages.BenchPong{})
+		}
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pair.close()
+	res, err := pair.a.Root.RequestFuture(target, &messages.BenchPing{}, askTimeoutBaseline).Result()
+	if err != nil {
+		t.Fatalf("ask: %v", err)
+	}
+	if _, ok := res.(*messages.BenchPong); !ok {
+		t.Fatalf("reply %T, want *messages.BenchPong", res)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cfg := h.tls.client.Clone()
+	cfg.NextProtos = []string{"h2"}
+	if err := tlsHandshakeWith(ctx, pair.b.Address(), cfg); err != nil {
+		t.Fatalf("TLS handshake with the remote's gRPC server: %v", err)
+	}
+}

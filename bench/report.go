@@ -31,6 +31,9 @@ type Report struct {
 	Machine Machine `json:"machine"`
 	// Config is the configuration the run used.
 	Config ConfigRecord `json:"config"`
+	// TLS says how the remote scenarios secured their connections when the
+	// run used TLS (Config.TLS); nil when it did not.
+	TLS *TLSInfo `json:"tls,omitempty"`
 	// Results holds one entry per scenario variant, in run order.
 	Results []Result `json:"results"`
 	// Passed is true when every message of every scenario and baseline that
@@ -54,6 +57,8 @@ type ConfigRecord struct {
 	Window          int      `json:"window,omitempty"`
 	Rounds          int      `json:"rounds,omitempty"`
 	Quick           bool     `json:"quick,omitempty"`
+	// TLS is true when the remote scenarios ran over TLS (see Report.TLS).
+	TLS bool `json:"tls,omitempty"`
 }
 
 // Machine describes the machine and build a report was produced on.

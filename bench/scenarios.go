@@ -102,6 +102,7 @@ func buildRegistry() []*scenario {
 				return ps
 			},
 			sparkrpc: impl{name: ImplSparkrpc, run: sparkrpcRemoteOneway},
+			tls:      true,
 			baselines: []impl{
 				{name: ImplProtoactorRemote, run: protoactorRemoteOneway, unavailable: raceUnavailable},
 				{name: ImplTCP, run: tcpOneway},
@@ -133,6 +134,7 @@ func buildRegistry() []*scenario {
 				return ps
 			},
 			sparkrpc: impl{name: ImplSparkrpc, run: sparkrpcRemoteAsk},
+			tls:      true,
 			baselines: []impl{
 				{name: ImplProtoactorRemote, run: protoactorRemoteAsk, unavailable: raceUnavailable},
 				{name: ImplTCP, run: tcpAsk},
@@ -154,6 +156,7 @@ func buildRegistry() []*scenario {
 				return []Params{{Payload: localPayload, Senders: FanInExecutors, Endpoints: 1}}
 			},
 			sparkrpc: impl{name: ImplSparkrpc, run: sparkrpcRemoteFanIn},
+			tls:      true,
 			baselines: []impl{
 				{name: ImplProtoactorRemote, run: protoactorRemoteFanIn, unavailable: raceUnavailable},
 				{name: ImplTCP, run: tcpFanIn},
@@ -170,6 +173,7 @@ func buildRegistry() []*scenario {
 				return ps
 			},
 			sparkrpc: impl{name: ImplSparkrpc, run: sparkrpcRemoteHOL},
+			tls:      true,
 			baselines: []impl{
 				{name: ImplProtoactorRemote, run: protoactorRemoteHOL, unavailable: raceUnavailable},
 				{name: ImplTCP, run: tcpHOL},

@@ -19,7 +19,7 @@ import (
 
 // tcpOneway streams the one-way workload of p over one connection.
 func tcpOneway(ctx context.Context, h *harness, p Params) (*Figures, error) {
-	conns, err := newTCPConns(ctx, 1)
+	conns, err := newTCPConns(ctx, h.connTLS, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +46,7 @@ func tcpOneway(ctx context.Context, h *harness, p Params) (*Figures, error) {
 // has no more requests buffered; one reader goroutine hands each reply to its
 // asker.
 func tcpAsk(ctx context.Context, h *harness, p Params) (*Figures, error) {
-	conns, err := newTCPConns(ctx, 1)
+	conns, err := newTCPConns(ctx, h.connTLS, 1)
 	if err != nil {
 		return nil, err
 	}

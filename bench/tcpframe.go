@@ -182,15 +182,17 @@ func writeQueued(fw *frameWriter, queue <-chan *messages.BenchPing, closed <-cha
 }
 
 // tcpConns are loopback connections to one listener: clients[i] is the
-// dialled side of a connection, servers[i] its accepted side.
+// dialled side of a connection, servers[i] its accepted side. Over TLS they
+// are *tls.Conn whose handshake is complete.
 type tcpConns struct {
 	ln      net.Listener
 	clients []net.Conn
 	servers []net.Conn
+	raw     []net.Conn // the TCP connections, both sides
 }
 
-// newTCPConns opens n loopback connections.
-func newTCPConns(ctx context.Context, n int) (*tcpConns, error) {
+// newTCPConns opens n loopback connections, over TLS when sec is not nil.
+func newTCPConns(ctx context.Context, sec *tlsSetup, n int) (*tcpConns, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -203,25 +205,34 @@ func newTCPConns(ctx context.Context, n int) (*tcpConns, error) {
 			c.close()
 			return nil, err
 		}
-		c.clients = append(c.clients, client)
+		c.raw = append(c.raw, client)
 		// The dial succeeded: the connection waits in the backlog.
 		server, err := ln.Accept()
 		if err != nil {
 			c.close()
 			return nil, err
 		}
+		c.raw = append(c.raw, server)
+		if sec != nil {
+			tc, ts, err := sec.handshake(ctx, client, server)
+			if err != nil {
+				c.close()
+				return nil, fmt.Errorf("TLS handshake: %w", err)
+			}
+			client, server = tc, ts
+		}
+		c.clients = append(c.clients, client)
 		c.servers = append(c.servers, server)
 	}
 	return c, nil
 }
 
 // close closes every connection and the listener; the goroutines reading
-// them see their reads fail and return.
+// them see their reads fail and return. Over TLS it closes the TCP
+// connections underneath, without a close_notify that a peer no longer
+// reading could hold up.
 func (c *tcpConns) close() {
-	for _, nc := range c.clients {
-		nc.Close()
-	}
-	for _, nc := range c.servers {
+	for _, nc := range c.raw {
 		nc.Close()
 	}
 	c.ln.Close()

@@ -301,7 +301,7 @@ func (c *tcpTaskCluster) runJob(ctx context.Context, n int, stall time.Duration,
 // tcpEmptyTasks runs the empty-tasks workload on p.Executors raw TCP
 // connections.
 func tcpEmptyTasks(ctx context.Context, h *harness, p Params) (*Figures, error) {
-	conns, err := newTCPConns(ctx, p.Executors)
+	conns, err := newTCPConns(ctx, nil, p.Executors)
 	if err != nil {
 		return nil, err
 	}

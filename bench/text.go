@@ -16,6 +16,9 @@ func (rep *Report) WriteTable(w io.Writer) error {
 	m := rep.Machine
 	fmt.Fprintf(w, "sparkrpc bench %s  %s  GOMAXPROCS=%d  cpu %q  rev %s\n\n",
 		rep.Started.Format("2006-01-02 15:04 MST"), m.GoVersion, m.GOMAXPROCS, m.CPUModel, shortRev(m))
+	if line := rep.tlsLine(); line != "" {
+		fmt.Fprintf(w, "%s\n\n", line)
+	}
 	t := &table{align: "lllrrrrrrrrrl"}
 	t.add("SCENARIO", "PARAMS", "IMPL", "MSG/S", "MB/S", "P50 µs", "P99 µs", "P99.9 µs", "ALLOCS/MSG", "B/MSG",
 		"SPARKRPC ÷ IMPL", "P50 ÷", "CHECKED")
@@ -81,6 +84,27 @@ func (rep *Report) WriteTable(w io.Writer) error {
 		return err
 	}
 	return rep.writeTargets(w)
+}
+
+// tlsLine says which scenarios ran over TLS and how, or "" for a run
+// without TLS.
+func (rep *Report) tlsLine() string {
+	if !rep.Config.TLS {
+		return ""
+	}
+	ti := rep.TLS
+	if ti == nil {
+		return "TLS: on (no details recorded)"
+	}
+	if len(ti.Scenarios) == 0 {
+		return "TLS: on, but no scenario of this run uses it (only the remote scenarios do)"
+	}
+	mutual := ""
+	if ti.Mutual {
+		mutual = "mutual, "
+	}
+	return fmt.Sprintf("TLS: %s over %s (%s; %s%s) for sparkrpc and every baseline; other scenarios in plaintext",
+		strings.Join(ti.Scenarios, ", "), ti.Version, ti.CipherSuite, mutual, ti.Certificate)
 }
 
 // table aligns columns: align holds 'l' or 'r' per column.
@@ -165,6 +189,10 @@ func (rep *Report) WriteComparison(w io.Writer, old *Report) error {
 		fmt.Fprintf(w, "note: different machines (%q, GOMAXPROCS=%d vs %q, GOMAXPROCS=%d): compare the ratios, not the absolute figures\n",
 			old.Machine.CPUModel, old.Machine.GOMAXPROCS, rep.Machine.CPUModel, rep.Machine.GOMAXPROCS)
 	}
+	if old.Config.TLS != rep.Config.TLS {
+		fmt.Fprintf(w, "note: TLS %s in the earlier run, %s in this one: the remote scenarios' figures differ by what TLS costs\n",
+			onOff(old.Config.TLS), onOff(rep.Config.TLS))
+	}
 	oldByKey := make(map[string]*Result)
 	for i := range old.Results {
 		oldByKey[old.Results[i].Key()] = &old.Results[i]
@@ -231,6 +259,13 @@ func (rep *Report) WriteComparison(w io.Writer, old *Report) error {
 		fmt.Fprintln(w, "(no scenario variant of this run is in the earlier one)")
 	}
 	return nil
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
 }
 
 func shortRev(m Machine) string {

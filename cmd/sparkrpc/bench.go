@@ -41,6 +41,7 @@ type benchFlags struct {
 	progress      string
 	kubeBin       string
 	metricsAddr   string
+	tls           bool
 }
 
 func newBenchCmd() *cobra.Command {
@@ -60,7 +61,8 @@ ratios between runs: absolute figures drift on a shared machine.`,
 		Example: `  sparkrpc bench                                  # every scenario, 2 s per measurement
   sparkrpc bench --quick                          # every scenario briefly (smoke test)
   sparkrpc bench --scenarios remote-send,remote-ask --payloads 16,1KiB --inflight 32
-  sparkrpc bench --json new.json --compare old.json`,
+  sparkrpc bench --json new.json --compare old.json
+  sparkrpc bench --tls --scenarios remote-send,remote-ask   # the same over TLS`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runBench(cmd, &f)
@@ -85,6 +87,7 @@ ratios between runs: absolute figures drift on a shared machine.`,
 	fl.BoolVar(&f.list, "list", false, "list the scenarios and exit")
 	fl.StringVar(&f.progress, "progress", "auto", "progress line on stderr: auto (when stderr is a terminal), always, never")
 	fl.StringVar(&f.kubeBin, "kube-bin", kubeBinDefault(), "`DIR` of the Kubernetes control plane (cluster/kubernetes/kubetest/build-controlplane) for the executor-startup scenario; empty skips its Kubernetes side")
+	fl.BoolVar(&f.tls, "tls", false, "run the remote scenarios (remote-send, remote-ask, remote-fan-in, remote-ask-under-flood) over TLS, sparkrpc and every baseline, with a self-signed certificate made for the run; the local and scheduler scenarios ignore it")
 	fl.StringVar(&f.metricsAddr, "metrics-addr", "", "serve the run's Prometheus metrics on http://`ADDR`/metrics (e.g. 127.0.0.1:9090)")
 	return cmd
 }
@@ -97,6 +100,7 @@ func benchConfig(cmd *cobra.Command, f *benchFlags) (bench.Config, error) {
 	if f.quick {
 		cfg = bench.QuickConfig()
 	}
+	cfg.TLS = f.tls
 	for _, s := range f.scenarios {
 		if s = strings.TrimSpace(s); s != "" {
 			cfg.Scenarios = append(cfg.Scenarios, s)
@@ -283,6 +287,9 @@ func listScenarios(w io.Writer) error {
 		}
 		if s.Needs != "" {
 			desc += " [needs " + s.Needs + "]"
+		}
+		if s.TLS {
+			desc += " [over TLS with --tls]"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, strings.Join(s.Baselines, ","), desc)
 	}

@@ -173,3 +173,38 @@ func TestParseSizes(t *testing.T) {
 		}
 	}
 }
+
+// `sparkrpc bench --tls` runs the remote scenarios over TLS and says so in
+// the table and the JSON; --list says which scenarios it applies to.
+func TestBenchTLS(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "out.json")
+	args := []string{"bench", "--tls", "--quick", "--progress", "never", "--json", file,
+		"--scenarios", "remote-ask,local-ask", "--payloads", "16", "--inflight", "4"}
+	if raceEnabled {
+		args = append(args, "--count", "300", "--warmup-count", "30")
+	}
+	out, err := execBench(t, args...)
+	if err != nil {
+		t.Fatalf("bench --tls: %v\n%s", err, out)
+	}
+	if want := "TLS: remote-ask over TLS"; !strings.Contains(out, want) {
+		t.Errorf("table lacks %q:\n%s", want, out)
+	}
+	rep, err := bench.ReadJSONFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Passed || !rep.Config.TLS || rep.TLS == nil || len(rep.TLS.Scenarios) != 1 || rep.TLS.Scenarios[0] != bench.ScenarioRemoteAsk {
+		t.Fatalf("report passed %v, config TLS %v, TLS %+v", rep.Passed, rep.Config.TLS, rep.TLS)
+	}
+	list, err := execBench(t, "bench", "--list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(list, "\n") {
+		remote := strings.HasPrefix(line, "remote-")
+		if remote != strings.Contains(line, "over TLS with --tls") {
+			t.Errorf("--list line says TLS wrongly: %s", line)
+		}
+	}
+}
