@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	protoactor "github.com/asynkron/protoactor-go/actor"
 	"github.com/sparkrpc/sparkrpc/messages"
@@ -40,7 +41,11 @@ type Future struct {
 	peer    string          // identity of the peer of a remote ask
 	queued  bool            // queued for the sweeper (set and read by the asker)
 	replyTo protoactor.PID  // the sender PID of a remote ask
-	start   time.Duration   // when a timed ask was made (askStats.now), else 0
+	// replyID holds the bytes of replyTo.Id, so that the id string of an ask
+	// is no allocation of its own: it is written once, before the request
+	// is sent, and never changed.
+	replyID [futureIDLen]byte
+	start   time.Duration // when a timed ask was made (askStats.now), else 0
 
 	mu     sync.Mutex
 	timer  *time.Timer
@@ -50,6 +55,13 @@ type Future struct {
 
 func newFuture(e *Env, target *Ref, req proto.Message, t RpcTimeout) *Future {
 	return &Future{done: make(chan struct{}), env: e, target: target, req: req, timeout: t}
+}
+
+// setReplyTo makes the future's sender PID that of the remote ask id of the
+// env identity, its id string kept in the future itself.
+func (f *Future) setReplyTo(identity string, id uint64) {
+	b := appendFutureID(f.replyID[:0], id)
+	f.replyTo.Address, f.replyTo.Id = identity, unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 func failedFuture(err error) *Future {

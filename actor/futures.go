@@ -89,11 +89,19 @@ func (r *futureRegistry) start() {
 	go r.sweep()
 }
 
+// futureIDLen is the longest PID id of a remote ask: the prefix and a
+// uint64 in base 36.
+const futureIDLen = len(futureIDPrefix) + 13
+
 // futureID returns the PID id of the remote ask id.
 func futureID(id uint64) string {
-	var b [len(futureIDPrefix) + 13]byte
-	s := append(b[:0], futureIDPrefix...)
-	return string(strconv.AppendUint(s, id, 36))
+	var b [futureIDLen]byte
+	return string(appendFutureID(b[:0], id))
+}
+
+// appendFutureID appends the PID id of the remote ask id to b.
+func appendFutureID(b []byte, id uint64) []byte {
+	return strconv.AppendUint(append(b, futureIDPrefix...), id, 36)
 }
 
 // parseFutureID returns the numeric id of a PID id made by futureID.

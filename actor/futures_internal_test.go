@@ -43,3 +43,18 @@ func TestCompletedAskIsNotPending(t *testing.T) {
 		}
 	}
 }
+
+// The sender PID of a remote ask keeps its id string in the future: setting
+// it allocates nothing, and the id is futureID's, up to the longest.
+func TestReplyToNeedsNoAllocation(t *testing.T) {
+	f := &Future{}
+	for _, id := range []uint64{1, 1 << 40, math.MaxUint64} {
+		f.setReplyTo("host:7077", id)
+		if f.replyTo.Id != futureID(id) || f.replyTo.Address != "host:7077" {
+			t.Errorf("setReplyTo(%d) = %s@%s, want %s", id, f.replyTo.Id, f.replyTo.Address, futureID(id))
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { f.setReplyTo("host:7077", math.MaxUint64) }); n != 0 {
+		t.Errorf("setReplyTo: %.1f allocations, want 0", n)
+	}
+}

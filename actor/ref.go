@@ -159,9 +159,8 @@ func (r *Ref) AskWithTimeout(ctx context.Context, msg proto.Message, t RpcTimeou
 		f.complete(nil, ErrEnvStopped)
 		return f
 	}
-	replyTo := &f.replyTo // one allocation with the future
-	replyTo.Address, replyTo.Id = e.identity, futureID(id)
-	if err := e.transport.Send(r.pid, replyTo, msg); err != nil {
+	f.setReplyTo(e.identity, id) // no allocation of its own: see Future.replyID
+	if err := e.transport.Send(r.pid, &f.replyTo, msg); err != nil {
 		f.complete(nil, err)
 	} else {
 		r.countSent(msg)

@@ -264,3 +264,21 @@ func withoutUnknown(m proto.Message) proto.Message {
 	strip(c.ProtoReflect())
 	return c
 }
+
+// A sender's PID keeps an id of up to senderIDRoom bytes in its own
+// allocation, and a longer one in a string of its own; either way the id
+// is the sender's, and a later change to the frame's bytes does not reach it.
+func TestSenderPID(t *testing.T) {
+	for _, n := range []int{1, 21, senderIDRoom, senderIDRoom + 1, 200} {
+		frame := bytes.Repeat([]byte{'x'}, n)
+		pid := newSenderPID("host:1", frame)
+		want := string(frame)
+		frame[0] = 'y'
+		if pid.Id != want || pid.Address != "host:1" {
+			t.Errorf("newSenderPID of %d bytes = %q@%s, want %q@host:1", n, pid.Id, pid.Address, want)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { newSenderPID("host:1", []byte("future$.3w5e11264sgsf")) }); n > 1 {
+		t.Errorf("newSenderPID: %.1f allocations, want 1", n)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"unsafe"
 
 	protoactor "github.com/asynkron/protoactor-go/actor"
 	"github.com/sparkrpc/sparkrpc/messages"
@@ -78,7 +79,7 @@ func (c *conn) handle(b []byte) error {
 		if len(e.senderAddr) > 0 && !bytes.Equal(e.senderAddr, []byte(addr)) {
 			addr = string(e.senderAddr)
 		}
-		sender = &protoactor.PID{Address: addr, Id: string(e.senderID)}
+		sender = newSenderPID(addr, e.senderID)
 	}
 	if msg == nil {
 		if msg, err = c.decode(e.typ, e.payload); err != nil {
@@ -89,6 +90,29 @@ func (c *conn) handle(b []byte) error {
 	t.host.Deliver(target, sender, msg)
 	c.delivered(target, len(b))
 	return nil
+}
+
+// senderIDRoom is the longest sender id kept in its PID's allocation: an
+// ask's reply-to id ("future$." and up to 13 digits) and endpoint names fit.
+const senderIDRoom = 32
+
+// senderPID is a sender's PID with room for its id, so that the PID and
+// its id string are one allocation: an ask's sender is a new future id
+// every time, so the PIDs of senders are not cached as targets are.
+type senderPID struct {
+	pid protoactor.PID
+	id  [senderIDRoom]byte
+}
+
+// newSenderPID returns the PID of the sender id at addr.
+func newSenderPID(addr string, id []byte) *protoactor.PID {
+	if len(id) > senderIDRoom {
+		return &protoactor.PID{Address: addr, Id: string(id)}
+	}
+	s := &senderPID{}
+	n := copy(s.id[:], id)
+	s.pid.Address, s.pid.Id = addr, unsafe.String(&s.id[0], n)
+	return &s.pid
 }
 
 // decodeOpts unmarshals into a new message: there is nothing to reset.
