@@ -9,7 +9,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/types/dynamicpb"
+	"google.golang.org/protobuf/runtime/protoimpl"
 )
 
 // A message's ProtoReflect, the way to its descriptor, stores the type's
@@ -33,8 +33,9 @@ type encodeInfo struct {
 var encodeInfos sync.Map
 
 // encodeInfoOf returns the encodeInfo of msg's Go type, or nil when the
-// type's messages can be of several protobuf types (dynamicpb's, or an
-// implementation that protoc-gen-go did not generate).
+// type's messages can be of several protobuf types (dynamicpb's, a type
+// that embeds a message, or another implementation that protoc-gen-go did
+// not generate).
 func encodeInfoOf(msg proto.Message) *encodeInfo {
 	typ := reflect.TypeOf(msg)
 	if v, ok := encodeInfos.Load(typ); ok {
@@ -53,14 +54,14 @@ func encodeInfoOf(msg proto.Message) *encodeInfo {
 }
 
 // oneDescriptorPerType reports whether every message of msg's Go type has
-// the same descriptor: true of the types protoc-gen-go generates (which
-// carry its ProtoMessage marker), but not of dynamicpb's.
+// the same descriptor: true of the types protoc-gen-go generates, which are
+// their MessageInfo's Go type, and not of dynamicpb's nor of a type that
+// embeds a message (which has the embedded message's methods, so every
+// message of it can be of another protobuf type). It asks msg for its
+// descriptor: call it once per type.
 func oneDescriptorPerType(msg proto.Message) bool {
-	if _, dynamic := msg.(*dynamicpb.Message); dynamic {
-		return false
-	}
-	_, generated := msg.(interface{ ProtoMessage() })
-	return generated
+	mi, ok := msg.ProtoReflect().(interface{ ProtoMessageInfo() *protoimpl.MessageInfo })
+	return ok && mi.ProtoMessageInfo().GoReflectType == reflect.TypeOf(msg)
 }
 
 // unknownFieldsIndex returns the index of the unknownFields field of a
