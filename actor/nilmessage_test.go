@@ -36,3 +36,23 @@ func TestInvalidDynamicMessageIsRefused(t *testing.T) {
 		t.Errorf("Send(a valid dynamic message) = %v", err)
 	}
 }
+
+// wrappedValue is a user's type that embeds a generated message: it has the
+// message's methods, but its nil is not a nil pointer.
+type wrappedValue struct{ *wrapperspb.StringValue }
+
+// A value that wraps a nil message is no message either, by value or by
+// pointer; one that wraps a message is.
+func TestWrappedNilMessageIsRefused(t *testing.T) {
+	env := newEnv(t, nil)
+	ref := register(t, env, "echo", &testEndpoint{})
+	if err := ref.Send(wrappedValue{}); !errors.Is(err, actor.ErrNilMessage) {
+		t.Errorf("Send(a struct embedding a nil message) = %v, want ErrNilMessage", err)
+	}
+	if err := ref.Send(&wrappedValue{}); !errors.Is(err, actor.ErrNilMessage) {
+		t.Errorf("Send(a pointer to a struct embedding a nil message) = %v, want ErrNilMessage", err)
+	}
+	if err := ref.Send(wrappedValue{wrapperspb.String("x")}); err != nil {
+		t.Errorf("Send(a struct embedding a message) = %v", err)
+	}
+}
