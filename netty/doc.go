@@ -90,7 +90,10 @@
 // (default 64m), Send fails at once with a *QueueFullError (errors.Is
 // ErrQueueFull) that names the key and the queued size, and so does an Ask;
 // nothing is queued or dropped silently. A message is always taken when the
-// outbox is empty, whatever its size. When a connection closes, the frames
+// outbox is empty, whatever its size. The bound counts the frames' bytes;
+// the buffers holding them can take up to twice that, since a frame over
+// 64 KiB is encoded into a pooled buffer of the next power of two. When a
+// connection closes, the frames
 // it had not written are reported like those of a failed connect: each ask
 // fails at once, each one-way message is counted in Env.Dropped and logged
 // (the env rate-limits those lines). A reply
