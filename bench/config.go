@@ -77,8 +77,10 @@ type Config struct {
 	// gRPC's TLS credentials, all with one self-signed ECDSA P-256
 	// certificate made at the start of the run, which every side presents
 	// and trusts (mutual TLS); its files live in a temporary folder removed
-	// when the run ends. Connections are made, handshakes included, before
-	// a measurement starts. The other scenarios ignore it.
+	// when the run ends. The connections a warm-up makes (sparkrpc's and raw
+	// TCP's are made before it) are made, handshakes included, before a
+	// measurement starts; with no warm-up, protoactor-remote's may
+	// handshake within it. The other scenarios ignore it.
 	TLS bool
 }
 

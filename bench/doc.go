@@ -45,9 +45,10 @@
 // presents and trusts (mutual TLS). sparkrpc's envs get it through the
 // spark.ssl.rpc.* keys, the raw TCP baseline wraps its connections with
 // crypto/tls, and protoactor-go's remote takes gRPC's TLS credentials.
-// Handshakes finish before measuring. The report records the negotiated
-// version and cipher suite (Report.TLS); the other scenarios ignore the
-// option.
+// Handshakes finish before measuring, given a warm-up (protoactor's remote
+// connects lazily). The report records the version and cipher suite that
+// the bench's own handshake with its configuration negotiated (Report.TLS);
+// the other scenarios ignore the option.
 //
 // "K in flight" means K asking goroutines, each with one ask outstanding;
 // one-way senders are held to a window of messages in flight (Config.Window)

@@ -103,8 +103,8 @@ func (rep *Report) tlsLine() string {
 	if ti.Mutual {
 		mutual = "mutual, "
 	}
-	return fmt.Sprintf("TLS: %s over %s (%s; %s%s) for sparkrpc and every baseline; other scenarios in plaintext",
-		strings.Join(ti.Scenarios, ", "), ti.Version, ti.CipherSuite, mutual, ti.Certificate)
+	return fmt.Sprintf("TLS: %s over TLS for sparkrpc and every baseline (%s%s; the bench's own handshake negotiated %s, %s); other scenarios in plaintext",
+		strings.Join(ti.Scenarios, ", "), mutual, ti.Certificate, ti.Version, ti.CipherSuite)
 }
 
 // table aligns columns: align holds 'l' or 'r' per column.

@@ -67,8 +67,10 @@ func TestTLSRunDeliversEveryMessage(t *testing.T) {
 	if err := rep.WriteTable(&table); err != nil {
 		t.Fatal(err)
 	}
-	if want := "TLS: remote-send, remote-ask over " + ti.Version; !strings.Contains(table.String(), want) {
-		t.Fatalf("table lacks %q:\n%s", want, table.String())
+	for _, want := range []string{"TLS: remote-send, remote-ask over TLS for sparkrpc and every baseline", "negotiated " + ti.Version} {
+		if !strings.Contains(table.String(), want) {
+			t.Fatalf("table lacks %q:\n%s", want, table.String())
+		}
 	}
 	var js bytes.Buffer
 	if err := rep.WriteJSON(&js); err != nil {
