@@ -74,6 +74,8 @@
 // counted (Driver.DroppedEvents). The first drop is logged at error level at
 // once, later ones in one warning a minute at most with the number dropped
 // since the previous report, and any not yet reported when the driver stops.
+// As in Spark, a job's JobEnd is posted before RunJob returns (delivering
+// it is the bus's business).
 //
 // # The executor and the handshake
 //

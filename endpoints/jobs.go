@@ -50,10 +50,17 @@ func (d *Driver) RunJob(ctx context.Context, taskName string, payloads [][]byte)
 		d.cancelJob(j, context.Cause(ctx))
 		<-j.done
 	}
-	if j.err != nil {
-		return nil, j.err
+	// A job ends under d.mu, in the scheduling step that also posts its last
+	// events (the final TaskEnd, JobEnd) to the listener bus: reading its
+	// outcome under the lock returns after that step, so that, as in Spark,
+	// a job's JobEnd is posted before RunJob returns.
+	d.mu.Lock()
+	results, err := j.results, j.err
+	d.mu.Unlock()
+	if err != nil {
+		return nil, err
 	}
-	return j.results, nil
+	return results, nil
 }
 
 // cancelJob ends j with err unless it has ended, and kills its tasks.
