@@ -236,7 +236,10 @@ func (a *allocator) launch(ctx context.Context, c *messages.RmContainer) {
 			a.log.Warn().Err(err).Str("container", c.GetContainerId()).Msg("cannot start the executor container")
 			a.completed(&messages.RmContainerStatus{ContainerId: c.GetContainerId(), ExitStatus: containerExitInvalid,
 				Diagnostics: "Failed to launch container: " + err.Error()})
+			return
 		}
+		a.log.Info().Str("executor", id).Str("container", c.GetContainerId()).Str("node", c.GetNodeId()).
+			Msgf("Started executor %s in container %s", id, c.GetContainerId())
 	}()
 }
 

@@ -787,18 +787,23 @@ func TestNodeManagerDeathLosesContainers(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	app := m[1]
-	eventually(t, time.Minute, "the executor on node 1", func() bool {
-		_, ok := findProcess(marker, " executor ", "--app-id "+app)
-		return ok
+	var logs []string
+	eventually(t, time.Minute, "the AM's log", func() bool {
+		logs, _ = filepath.Glob(filepath.Join(c.dirs[1], "logs", app, "container_*_000001", "stderr"))
+		return len(logs) == 1
+	})
+	// The node manager dies once it has told the AM that the executor's
+	// container started: killed before that, the AM takes the container
+	// for one that failed to launch, not for one that was lost.
+	started := regexp.MustCompile(`Started executor 1 in container`)
+	eventually(t, time.Minute, "the executor's container to start on node 1", func() bool {
+		b, _ := os.ReadFile(logs[0])
+		return started.Match(b)
 	})
 	if err := c.nms[0].cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	c.nms[0].wait(t, 30*time.Second)
-	logs, _ := filepath.Glob(filepath.Join(c.dirs[1], "logs", app, "container_*_000001", "stderr"))
-	if len(logs) != 1 {
-		t.Fatalf("AM log: %v", logs)
-	}
 	lost := regexp.MustCompile(`exit status -100\)\..*lost\* node`)
 	deadline := time.Now().Add(90 * time.Second)
 	for {
