@@ -16,7 +16,8 @@ func TestTransportMetrics(t *testing.T) {
 	server := newEnv(t, "server", nil)
 	client := newEnv(t, "client", nil)
 	register(t, server, "echo", newEcho())
-	register(t, server, "silent", silent{})
+	quiet := silent{asked: make(chan struct{}, 1)}
+	register(t, server, "silent", quiet)
 	ref := lookup(t, client, server.Address(), "echo")
 	payload := strings.Repeat("x", 1024)
 	for range 10 {
@@ -64,8 +65,11 @@ func TestTransportMetrics(t *testing.T) {
 		t.Errorf("handshakes_failed_total{reason=auth} = %v, want 0", got)
 	}
 
-	// An ask pending when the server goes away fails as a disconnect.
+	// An ask pending when the server goes away fails as a disconnect. The
+	// server must hold it first: one still in its mailbox when it stops is
+	// answered "RpcEnv has been stopped" instead, which is no disconnect.
 	pending := lookup(t, client, server.Address(), "silent").AskWithTimeout(ctxT(t), str("wait"), actor.InfiniteTimeout())
+	waitAsked(t, quiet)
 	shutdown(t, server)
 	if _, err := pending.Wait(ctxT(t)); !errors.Is(err, actor.ErrConnectionClosed) {
 		t.Fatalf("pending ask = %v, want ErrConnectionClosed", err)
