@@ -34,31 +34,19 @@ type vtDecoder interface {
 	UnmarshalVT(dAtA []byte) error
 }
 
-// messageSize returns the encoded size of msg, and whether it is a
-// vtprotobuf message. A vtprotobuf message is first checked for invalid
-// UTF-8, which protobuf-go would refuse to marshal.
-func messageSize(msg proto.Message) (int, bool, error) {
-	return messageSizeOf(msg, encodeInfoOf(msg))
-}
-
-// messageSizeOf is messageSize with msg's encodeInfo (nil when its type has
-// none).
-func messageSizeOf(msg proto.Message, info *encodeInfo) (int, bool, error) {
-	if m, ok := msg.(vtSizer); ok {
-		var p *checkPlan
-		if info != nil {
-			p = info.plan
-		} else {
-			p = planChecks(msg.ProtoReflect().Descriptor())
-		}
-		if !p.empty() {
-			if err := p.check(msg.ProtoReflect()); err != nil {
-				return 0, false, err
-			}
-		}
-		return m.SizeVT(), true, nil
+// messageSize returns the encoded size of msg, whose encodeInfo is info,
+// and whether it is a vtprotobuf message. A vtprotobuf message is first
+// checked for invalid UTF-8, which protobuf-go would refuse to marshal.
+func messageSize(msg proto.Message, info encodeInfo) (int, bool, error) {
+	if !info.vt {
+		return sizeOpts.Size(msg), false, nil
 	}
-	return sizeOpts.Size(msg), false, nil
+	if !info.plan.empty() {
+		if err := info.plan.check(msg.ProtoReflect()); err != nil {
+			return 0, false, err
+		}
+	}
+	return msg.(vtSizer).SizeVT(), true, nil
 }
 
 // appendMessage appends msg, of the encoded size size (messageSize), to dst.

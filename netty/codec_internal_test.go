@@ -35,7 +35,7 @@ func codecSamples() []proto.Message {
 func TestCodecsAgree(t *testing.T) {
 	for _, msg := range codecSamples() {
 		name := msg.ProtoReflect().Descriptor().FullName()
-		size, vt, err := messageSize(msg)
+		size, vt, err := messageSize(msg, encodeInfoOf(msg))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -86,7 +86,7 @@ func TestCodecRefusesInvalidUTF8(t *testing.T) {
 		wrapperspb.String(bad),
 	} {
 		name := msg.ProtoReflect().Descriptor().FullName()
-		size, vt, err := messageSize(msg)
+		size, vt, err := messageSize(msg, encodeInfoOf(msg))
 		if vt || (err != nil && !errors.Is(err, errInvalidUTF8)) {
 			t.Errorf("%s: messageSize = %d, %v, %v; want an invalid UTF-8 error or protobuf-go", name, size, vt, err)
 		}

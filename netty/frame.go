@@ -227,15 +227,10 @@ func sizeEnvelope(target, senderAddr, senderID string, msg proto.Message, limit 
 	if msg == nil {
 		return envelopeHeader{}, &encodeError{errors.New("nil message")}
 	}
-	h := envelopeHeader{target: target, senderAddr: senderAddr, senderID: senderID}
 	info := encodeInfoOf(msg)
-	if info != nil {
-		h.typ = string(info.name)
-	} else {
-		h.typ = string(msg.ProtoReflect().Descriptor().FullName())
-	}
+	h := envelopeHeader{target: target, senderAddr: senderAddr, senderID: senderID, typ: string(info.name)}
 	var err error
-	if h.psize, h.vt, err = messageSizeOf(msg, info); err != nil {
+	if h.psize, h.vt, err = messageSize(msg, info); err != nil {
 		return h, &encodeError{err}
 	}
 	h.size = envelopeSize(target, senderAddr, senderID, h.typ, h.psize)

@@ -32,25 +32,35 @@ type encodeInfo struct {
 // the messages a process sends are few.
 var encodeInfos sync.Map
 
-// encodeInfoOf returns the encodeInfo of msg's Go type, or nil when the
-// type's messages can be of several protobuf types (dynamicpb's, a type
-// that embeds a message, or another implementation that protoc-gen-go did
-// not generate).
-func encodeInfoOf(msg proto.Message) *encodeInfo {
+// encodeInfoOf returns the encodeInfo of msg: kept per Go type for the
+// types whose messages share one descriptor, worked out from msg itself
+// for the others (dynamicpb's, a type that embeds a message, or another
+// implementation that protoc-gen-go did not generate).
+func encodeInfoOf(msg proto.Message) encodeInfo {
 	typ := reflect.TypeOf(msg)
-	if v, ok := encodeInfos.Load(typ); ok {
-		return v.(*encodeInfo)
-	}
-	var info *encodeInfo
-	if oneDescriptorPerType(msg) {
-		md := msg.ProtoReflect().Descriptor()
-		info = &encodeInfo{name: md.FullName()}
-		if _, info.vt = msg.(vtSizer); info.vt {
-			info.plan = planChecks(md)
+	v, ok := encodeInfos.Load(typ)
+	if !ok {
+		var kept *encodeInfo
+		if oneDescriptorPerType(msg) {
+			info := describe(msg)
+			kept = &info
 		}
+		v, _ = encodeInfos.LoadOrStore(typ, kept)
 	}
-	v, _ := encodeInfos.LoadOrStore(typ, info)
-	return v.(*encodeInfo)
+	if kept := v.(*encodeInfo); kept != nil {
+		return *kept
+	}
+	return describe(msg)
+}
+
+// describe works out the encodeInfo of msg from its descriptor.
+func describe(msg proto.Message) encodeInfo {
+	md := msg.ProtoReflect().Descriptor()
+	info := encodeInfo{name: md.FullName()}
+	if _, info.vt = msg.(vtSizer); info.vt {
+		info.plan = planChecks(md)
+	}
+	return info
 }
 
 // oneDescriptorPerType reports whether every message of msg's Go type has
