@@ -22,9 +22,9 @@ func TestTooLargeDecidesAsTheExactSize(t *testing.T) {
 	for _, m := range launches {
 		size := proto.Size(m)
 		for _, limit := range []int{size - 1, size, size + 1} {
-			got, tooLarge := launchTaskTooLarge(m, limit)
-			if tooLarge != (size >= limit) || (tooLarge && got != size) {
-				t.Errorf("LaunchTask of %d bytes, limit %d: %d, %v", size, limit, got, tooLarge)
+			got, over := tooLarge(m, limit)
+			if over != (size >= limit) || (over && got != size) {
+				t.Errorf("LaunchTask of %d bytes, limit %d: %d, %v", size, limit, got, over)
 			}
 		}
 	}
@@ -36,9 +36,9 @@ func TestTooLargeDecidesAsTheExactSize(t *testing.T) {
 	for _, u := range updates {
 		size := proto.Size(u)
 		for _, limit := range []int{size - 1, size, size + 1} {
-			got, tooLarge := statusUpdateTooLarge(u, limit)
-			if tooLarge != (size >= limit) || (tooLarge && got != size) {
-				t.Errorf("StatusUpdate of %d bytes, limit %d: %d, %v", size, limit, got, tooLarge)
+			got, over := tooLarge(u, limit)
+			if over != (size >= limit) || (over && got != size) {
+				t.Errorf("StatusUpdate of %d bytes, limit %d: %d, %v", size, limit, got, over)
 			}
 		}
 	}

@@ -196,7 +196,7 @@ func (s *taskScheduler) resourceOffers(offers []*executorData, out *offerResult)
 					JobId:     j.id,
 					Cpus:      int32(s.cpus),
 				}
-				if size, tooLarge := launchTaskTooLarge(msg, s.maxSize); tooLarge {
+				if size, over := tooLarge(msg, s.maxSize); over {
 					reason := fmt.Sprintf("Serialized task %d:%d was %d bytes, which exceeds max allowed: %s (%d bytes). "+
 						"Consider increasing %s or using broadcast variables for large values.",
 						msg.TaskId, p, size, actor.KeyMessageMaxSize, s.maxSize, actor.KeyMessageMaxSize)

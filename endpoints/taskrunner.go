@@ -54,7 +54,7 @@ func newTaskRunner(execID string, driver *actor.Ref, slots, maxSize int, log zer
 func (r *taskRunner) report(u *messages.StatusUpdate) {
 	u.ExecutorId = r.execID
 	if u.State == messages.TaskState_TASK_STATE_FINISHED {
-		if _, tooLarge := statusUpdateTooLarge(u, r.maxSize); tooLarge {
+		if _, over := tooLarge(u, r.maxSize); over {
 			size := len(u.Result)
 			u.Result = nil
 			u.State = messages.TaskState_TASK_STATE_FAILED
