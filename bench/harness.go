@@ -460,7 +460,7 @@ func MeasureOne(ctx context.Context, cfg Config, scenarioName, implName string, 
 				return nil, fmt.Errorf("%w: %s %s: %s", ErrUnavailable, scenarioName, implName, why)
 			}
 		}
-		if cfg.TLS {
+		if cfg.TLS && s.tls { // only the scenarios that run over TLS need a certificate
 			if h.tls, err = newTLSSetup(ctx); err != nil {
 				return nil, err
 			}
