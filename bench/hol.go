@@ -180,11 +180,8 @@ func tcpHOL(ctx context.Context, h *harness, p Params) (*Figures, error) {
 		fw := newFrameWriter(server)
 		var m messages.BenchPing
 		for {
-			b, err := fr.read()
-			if err != nil {
-				return
-			}
-			if m.Sender, m.Seq, err = decodeIDs(b); err != nil {
+			var err error
+			if m.Sender, m.Seq, err = fr.readIDs(); err != nil {
 				return
 			}
 			if m.Sender == holFloodTag {
@@ -208,11 +205,7 @@ func tcpHOL(ctx context.Context, h *harness, p Params) (*Figures, error) {
 		defer wg.Done()
 		fr := newFrameReader(client)
 		for {
-			b, err := fr.read()
-			if err != nil {
-				return
-			}
-			sender, seq, err := decodeIDs(b)
+			sender, seq, err := fr.readIDs()
 			if err != nil {
 				return
 			}

@@ -104,6 +104,16 @@ func (fr *frameReader) read() ([]byte, error) {
 	return b, nil
 }
 
+// readIDs reads the next frame, a BenchPing or BenchPong, and returns its
+// sender and sequence number.
+func (fr *frameReader) readIDs() (sender int32, seq uint64, err error) {
+	b, err := fr.read()
+	if err != nil {
+		return 0, 0, err
+	}
+	return decodeIDs(b)
+}
+
 // decodeIDs reads fields 1 (sender) and 2 (seq) of a BenchPing or BenchPong
 // in place, skipping the rest.
 func decodeIDs(b []byte) (sender int32, seq uint64, err error) {
@@ -143,11 +153,8 @@ func readArrivals(conn net.Conn, sk *sink, r int) {
 	fr := newFrameReader(conn)
 	var m messages.BenchPing
 	for {
-		b, err := fr.read()
-		if err != nil {
-			return
-		}
-		if m.Sender, m.Seq, err = decodeIDs(b); err != nil {
+		var err error
+		if m.Sender, m.Seq, err = fr.readIDs(); err != nil {
 			return
 		}
 		sk.arrive(r, &m)
