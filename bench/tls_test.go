@@ -97,6 +97,23 @@ func TestTLSRunFailsWithoutTempDir(t *testing.T) {
 	}
 }
 
+// MeasureOne makes a certificate only for a scenario that runs over TLS: a
+// local one measures with TLS on even where no certificate can be written,
+// and a remote one fails with ErrTLSSetup there.
+func TestMeasureOneMakesACertificateOnlyForTLSScenarios(t *testing.T) {
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "missing"))
+	cfg := smallConfig()
+	cfg.TLS = true
+	p := bench.Variants(cfg, bench.ScenarioLocalSend)[0]
+	if f, err := bench.MeasureOne(context.Background(), cfg, bench.ScenarioLocalSend, bench.ImplSparkrpc, p); err != nil || !f.Verified.OK {
+		t.Fatalf("MeasureOne(local-send) with TLS = %+v, %v; want it measured", f, err)
+	}
+	p = bench.Variants(cfg, bench.ScenarioRemoteSend)[0]
+	if _, err := bench.MeasureOne(context.Background(), cfg, bench.ScenarioRemoteSend, bench.ImplSparkrpc, p); !errors.Is(err, bench.ErrTLSSetup) {
+		t.Fatalf("MeasureOne(remote-send) with TLS = %v; want ErrTLSSetup", err)
+	}
+}
+
 // A run without TLS says nothing about it; a comparison between a TLS run
 // and a plain one says that they differ in it.
 func TestTLSInTextOutput(t *testing.T) {
