@@ -84,6 +84,10 @@ type TransportHost interface {
 	// not registered fails the asker ("Could not find NAME.") or counts the
 	// message as dropped.
 	Deliver(target, sender *protoactor.PID, msg proto.Message)
+	// Inbox returns the inbox of the running local endpoint whose name is
+	// id, or nil when there is none. A transport may keep it for a target
+	// and post to it instead of calling Deliver, until Post reports false.
+	Inbox(id string) Inbox
 	// DeliverReply hands msg, a reply or an RpcFailure, to the pending ask
 	// of this env whose reply-to PID has the id id, and reports whether
 	// there was one. It is Deliver for a target that is an ask, without
@@ -122,4 +126,14 @@ type TransportHost interface {
 	// outstanding, nothing received) from an idle one, as Spark's
 	// TransportChannelHandler does.
 	PendingAsks(peer string) (n int, newest uint64)
+}
+
+// An Inbox is the queue of one running local endpoint, as a transport
+// delivers to it (see TransportHost.Inbox).
+type Inbox interface {
+	// Post queues msg from sender (nil for a one-way message), as Deliver
+	// would, and reports whether the endpoint took it. It reports false once
+	// the endpoint is stopping; the transport then calls Deliver, which
+	// finds the endpoint registered under the name now, if any.
+	Post(sender *protoactor.PID, msg proto.Message) bool
 }

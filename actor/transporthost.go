@@ -22,6 +22,15 @@ func (s transportSink) Deliver(target, sender *protoactor.PID, msg proto.Message
 	s.e.deliver(target, sender, msg)
 }
 
+func (s transportSink) Inbox(id string) Inbox {
+	if v, ok := s.e.endpoints.Load(id); ok {
+		if c := v.(*cell); !c.stopping.Load() {
+			return c
+		}
+	}
+	return nil
+}
+
 func (s transportSink) DeliverReply(id []byte, msg proto.Message) bool {
 	return deliverReply(s.e, id, msg)
 }

@@ -13,7 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	protoactor "github.com/asynkron/protoactor-go/actor"
 	"github.com/sparkrpc/sparkrpc/actor"
 )
 
@@ -39,8 +38,11 @@ type conn struct {
 	iovBuf   net.Buffers // iov's backing array, kept across batches
 	// writeDeadline is the connection's write deadline (the writer's).
 	writeDeadline time.Time
-	pids          map[string]*protoactor.PID
+	targets       map[string]*target
+	lastTarget    *target // the target of the last frame delivered
 	types         map[string]*messageType
+	lastType      []byte       // the type name of the last frame decoded
+	lastMT        *messageType // and its message type
 	flow          inflow
 }
 
@@ -51,7 +53,7 @@ func (t *Transport) newConn(rw net.Conn, fr *frameReader, outbound bool) *conn {
 		sig:      make(chan struct{}, 1),
 		done:     make(chan struct{}),
 		readDone: make(chan struct{}),
-		pids:     make(map[string]*protoactor.PID),
+		targets:  make(map[string]*target),
 		types:    make(map[string]*messageType),
 		flow:     inflow{credit: make(chan struct{}, 1)},
 	}

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	protoactor "github.com/asynkron/protoactor-go/actor"
+	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"google.golang.org/protobuf/proto"
 )
@@ -65,14 +66,11 @@ func (c *conn) handle(b []byte) error {
 			return nil
 		}
 	}
-	target := c.pids[string(e.target)]
-	if target == nil {
-		if len(c.pids) >= cacheLimit {
-			clear(c.pids)
-		}
-		target = &protoactor.PID{Address: t.info.Identity, Id: string(e.target)}
-		c.pids[target.Id] = target
+	tg := c.lastTarget
+	if tg == nil || string(e.target) != tg.pid.Id {
+		tg = c.targetOf(e.target)
 	}
+	target := tg.pid
 	var sender *protoactor.PID
 	if len(e.senderID) > 0 {
 		addr := c.info.Identity
@@ -87,9 +85,45 @@ func (c *conn) handle(b []byte) error {
 			return nil
 		}
 	}
-	t.host.Deliver(target, sender, msg)
+	tg.deliver(t.host, sender, msg)
 	c.delivered(target, len(b))
 	return nil
+}
+
+// targetOf returns the target whose id is id, kept for the connection.
+func (c *conn) targetOf(id []byte) *target {
+	tg := c.targets[string(id)]
+	if tg == nil {
+		if len(c.targets) >= cacheLimit {
+			clear(c.targets)
+		}
+		tg = &target{pid: &protoactor.PID{Address: c.t.info.Identity, Id: string(id)}}
+		c.targets[tg.pid.Id] = tg
+	}
+	c.lastTarget = tg
+	return tg
+}
+
+// A target is a local endpoint that a connection delivers to: its PID, and
+// its inbox while it runs.
+type target struct {
+	pid   *protoactor.PID
+	inbox actor.Inbox // nil until found, or once it has stopped
+}
+
+// deliver hands msg to the target's inbox, looking it up when there is none
+// kept, and to the host when the target runs no endpoint.
+func (tg *target) deliver(host actor.TransportHost, sender *protoactor.PID, msg proto.Message) {
+	if tg.inbox == nil {
+		tg.inbox = host.Inbox(tg.pid.Id)
+	}
+	if tg.inbox != nil {
+		if tg.inbox.Post(sender, msg) {
+			return
+		}
+		tg.inbox = nil
+	}
+	host.Deliver(tg.pid, sender, msg)
 }
 
 // senderIDRoom is the longest sender id kept in its PID's allocation: an
@@ -125,6 +159,9 @@ func (e *errUnknownType) Error() string { return "unknown message type " + e.typ
 
 // decode unmarshals a payload of the message type typ.
 func (c *conn) decode(typ, payload []byte) (proto.Message, error) {
+	if c.lastMT != nil && bytes.Equal(typ, c.lastType) {
+		return c.lastMT.decode(payload)
+	}
 	mt := c.types[string(typ)]
 	if mt == nil {
 		var err error
@@ -136,6 +173,7 @@ func (c *conn) decode(typ, payload []byte) (proto.Message, error) {
 		}
 		c.types[string(typ)] = mt
 	}
+	c.lastType, c.lastMT = append(c.lastType[:0], typ...), mt
 	return mt.decode(payload)
 }
 
