@@ -309,3 +309,23 @@ func TestEmptyTasksScenarioVerifies(t *testing.T) {
 		t.Errorf("ratio to tcp %v, measured %v", x, ok)
 	}
 }
+
+// The delivered TCP baseline of remote-send gets every message, in order,
+// for each payload size.
+func TestTCPDeliveredVerifies(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cfg := smallConfig(bench.ScenarioRemoteSend)
+	for _, p := range bench.Variants(cfg, bench.ScenarioRemoteSend) {
+		f, err := bench.MeasureOne(ctx, cfg, bench.ScenarioRemoteSend, bench.ImplTCPDelivered, p)
+		if err != nil {
+			t.Fatalf("%v: %v", p, err)
+		}
+		if v := f.Verified; !v.OK || v.Sent != cfg.Count || v.Received != cfg.Count || !v.Ordered {
+			t.Fatalf("%v: verification %+v, want %d in order", p, v, cfg.Count)
+		}
+		if f.AllocsPerMsg < 2 {
+			t.Fatalf("%v: %.2f allocations per message, want at least 2: the sender's message and the new one it is decoded into", p, f.AllocsPerMsg)
+		}
+	}
+}

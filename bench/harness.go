@@ -25,6 +25,10 @@ const (
 	// ImplTCP is a raw length-prefixed TCP stream of the same messages over
 	// loopback: the ceiling.
 	ImplTCP = "tcp"
+	// ImplTCPDelivered is the raw TCP stream with what delivery to an
+	// endpoint cannot do without: each frame decoded into a new message,
+	// handed to another goroutine. It is the floor of the endpoint model.
+	ImplTCPDelivered = "tcp-delivered"
 	// ImplSparkrpcShared is sparkrpc with the shared loop, the baseline of
 	// the dedicated-loop scenario.
 	ImplSparkrpcShared = "sparkrpc-shared"

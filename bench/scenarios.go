@@ -106,6 +106,7 @@ func buildRegistry() []*scenario {
 			baselines: []impl{
 				{name: ImplProtoactorRemote, run: protoactorRemoteOneway, unavailable: raceUnavailable},
 				{name: ImplTCP, run: tcpOneway},
+				{name: ImplTCPDelivered, run: tcpDeliveredOneway},
 			},
 			targets: func(_ *Config, p Params) []targetSpec {
 				switch p.Payload {

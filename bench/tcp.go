@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"net"
 	"sync"
 	"time"
 
@@ -19,6 +20,12 @@ import (
 
 // tcpOneway streams the one-way workload of p over one connection.
 func tcpOneway(ctx context.Context, h *harness, p Params) (*Figures, error) {
+	return tcpOnewayWith(ctx, h, p, readArrivals)
+}
+
+// tcpOnewayWith streams the one-way workload of p over one connection
+// whose accepted side read reads.
+func tcpOnewayWith(ctx context.Context, h *harness, p Params, read func(net.Conn, *sink, int)) (*Figures, error) {
 	conns, err := newTCPConns(ctx, h.connTLS, 1)
 	if err != nil {
 		return nil, err
@@ -28,7 +35,7 @@ func tcpOneway(ctx context.Context, h *harness, p Params) (*Figures, error) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		readArrivals(conns.servers[0], sk, 0)
+		read(conns.servers[0], sk, 0)
 	}()
 	defer func() {
 		conns.close()

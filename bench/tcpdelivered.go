@@ -1,0 +1,105 @@
+package bench
+
+import (
+	"context"
+	"net"
+	"sync"
+
+	"github.com/sparkrpc/sparkrpc/messages"
+)
+
+// The delivered TCP floor: the raw TCP stream of tcpOneway, with the two
+// things that delivering a message to an endpoint cannot do without. Each
+// frame is decoded into a new message (vtprotobuf's generated methods, as
+// sparkrpc's transport uses), which the receiver owns, and handed to a
+// goroutine other than the connection's reader, as an endpoint's handler
+// never runs on the reader. No envelope, no routing, no flow control: what
+// is left between this and sparkrpc is the transport itself.
+
+// tcpDeliveredOneway streams the one-way workload of p over one connection
+// to a reader that delivers each message as an endpoint gets it.
+func tcpDeliveredOneway(ctx context.Context, h *harness, p Params) (*Figures, error) {
+	return tcpOnewayWith(ctx, h, p, readDelivered)
+}
+
+// readDelivered reads BenchPing frames from conn, decodes each into a new
+// message and hands it to a handler goroutine that records it at receiver
+// r of sk, until the connection fails or closes.
+func readDelivered(conn net.Conn, sk *sink, r int) {
+	q := newHandoff()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		q.drain(func(m *messages.BenchPing) { sk.arrive(r, m) })
+	}()
+	defer func() {
+		q.close()
+		wg.Wait()
+	}()
+	fr := newFrameReader(conn)
+	var zero messages.BenchPing
+	for {
+		b, err := fr.read()
+		if err != nil {
+			return
+		}
+		m := zero.CloneVT()
+		if err := m.UnmarshalVT(b); err != nil {
+			return
+		}
+		q.put(m)
+	}
+}
+
+// handoff is the least a mailbox does: a queue under a mutex, and a signal
+// that wakes its one consumer, which takes everything queued at once.
+type handoff struct {
+	mu     sync.Mutex
+	queue  []*messages.BenchPing
+	closed bool
+	sig    chan struct{}
+}
+
+func newHandoff() *handoff { return &handoff{sig: make(chan struct{}, 1)} }
+
+// put queues m and wakes the consumer.
+func (q *handoff) put(m *messages.BenchPing) {
+	q.mu.Lock()
+	q.queue = append(q.queue, m)
+	q.mu.Unlock()
+	q.wake()
+}
+
+func (q *handoff) wake() {
+	select {
+	case q.sig <- struct{}{}:
+	default:
+	}
+}
+
+// close ends drain once it has handled what is queued.
+func (q *handoff) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	q.wake()
+}
+
+// drain hands every queued message to handle, in order, until close.
+func (q *handoff) drain(handle func(*messages.BenchPing)) {
+	var batch []*messages.BenchPing
+	for range q.sig {
+		q.mu.Lock()
+		batch, q.queue = q.queue, batch[:0]
+		closed := q.closed
+		q.mu.Unlock()
+		for _, m := range batch {
+			handle(m)
+		}
+		clear(batch)
+		if closed {
+			return
+		}
+	}
+}

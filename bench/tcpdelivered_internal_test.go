@@ -1,0 +1,36 @@
+package bench
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/sparkrpc/sparkrpc/messages"
+)
+
+// The hand-off of the delivered TCP baseline gives its consumer every
+// message put, in order, on the consumer's own goroutine, and drain returns
+// once close is called after the last put.
+func TestHandoffDeliversEveryMessageInOrder(t *testing.T) {
+	const n = 10000
+	q := newHandoff()
+	var got []uint64
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		q.drain(func(m *messages.BenchPing) { got = append(got, m.Seq) })
+	}()
+	for i := range uint64(n) {
+		q.put(&messages.BenchPing{Seq: i})
+	}
+	q.close()
+	wg.Wait()
+	if len(got) != n {
+		t.Fatalf("handled %d messages, want %d", len(got), n)
+	}
+	for i, s := range got {
+		if s != uint64(i) {
+			t.Fatalf("message %d has seq %d", i, s)
+		}
+	}
+}
