@@ -139,6 +139,7 @@ func buildRegistry() []*scenario {
 			baselines: []impl{
 				{name: ImplProtoactorRemote, run: protoactorRemoteAsk, unavailable: raceUnavailable},
 				{name: ImplTCP, run: tcpAsk},
+				{name: ImplTCPDelivered, run: tcpDeliveredAsk},
 			},
 			targets: func(_ *Config, p Params) []targetSpec {
 				switch {

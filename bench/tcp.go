@@ -53,6 +53,34 @@ func tcpOnewayWith(ctx context.Context, h *harness, p Params, read func(net.Conn
 // has no more requests buffered; one reader goroutine hands each reply to its
 // asker.
 func tcpAsk(ctx context.Context, h *harness, p Params) (*Figures, error) {
+	return tcpAskWith(ctx, h, p, serveInline)
+}
+
+// serveInline answers the BenchPing requests read from conn on the reading
+// goroutine, flushing when no more requests are buffered, until the
+// connection fails or closes.
+func serveInline(conn net.Conn, sk *sink) {
+	fr := newFrameReader(conn)
+	fw := newFrameWriter(conn)
+	var m messages.BenchPing
+	for {
+		var err error
+		if m.Sender, m.Seq, err = fr.readIDs(); err != nil {
+			return
+		}
+		pong := sk.reply(&m)
+		if fw.writePong(pong.Sender, pong.Seq) != nil {
+			return
+		}
+		if fr.r.Buffered() == 0 && fw.w.Flush() != nil {
+			return
+		}
+	}
+}
+
+// tcpAskWith runs the asking workload of p over one connection whose
+// accepted side serve answers.
+func tcpAskWith(ctx context.Context, h *harness, p Params, serve func(net.Conn, *sink)) (*Figures, error) {
 	conns, err := newTCPConns(ctx, h.connTLS, 1)
 	if err != nil {
 		return nil, err
@@ -70,22 +98,7 @@ func tcpAsk(ctx context.Context, h *harness, p Params) (*Figures, error) {
 	wg.Add(3)
 	go func() { // server
 		defer wg.Done()
-		fr := newFrameReader(server)
-		fw := newFrameWriter(server)
-		var m messages.BenchPing
-		for {
-			var err error
-			if m.Sender, m.Seq, err = fr.readIDs(); err != nil {
-				return
-			}
-			pong := sk.reply(&m)
-			if fw.writePong(pong.Sender, pong.Seq) != nil {
-				return
-			}
-			if fr.r.Buffered() == 0 && fw.w.Flush() != nil {
-				return
-			}
-		}
+		serve(server, sk)
 	}()
 	go func() { // client writer
 		defer wg.Done()

@@ -8,9 +8,9 @@ import (
 	"github.com/sparkrpc/sparkrpc/messages"
 )
 
-// The delivered TCP floor: the raw TCP stream of tcpOneway, with the two
-// things that delivering a message to an endpoint cannot do without. Each
-// frame is decoded into a new message (vtprotobuf's generated methods, as
+// The delivered TCP floor: the raw TCP streams of tcpOneway and tcpAsk,
+// with the two things that delivering a message to an endpoint cannot do
+// without. Each frame is decoded into a new message (vtprotobuf's generated methods, as
 // sparkrpc's transport uses), which the receiver owns, and handed to a
 // goroutine other than the connection's reader, as an endpoint's handler
 // never runs on the reader. No envelope, no routing, no flow control: what
@@ -22,6 +22,35 @@ func tcpDeliveredOneway(ctx context.Context, h *harness, p Params) (*Figures, er
 	return tcpOnewayWith(ctx, h, p, readDelivered)
 }
 
+// tcpDeliveredAsk runs the asking workload of p as tcpAsk does, with a
+// server that delivers each request as an endpoint gets it: decoded into a
+// new message, handed to a handler goroutine, which writes the reply and
+// flushes after each batch it takes.
+func tcpDeliveredAsk(ctx context.Context, h *harness, p Params) (*Figures, error) {
+	return tcpAskWith(ctx, h, p, serveDelivered)
+}
+
+// serveDelivered answers the BenchPing requests read from conn through a
+// handler goroutine, until the connection fails or closes.
+func serveDelivered(conn net.Conn, sk *sink) {
+	q := newHandoff()
+	fw := newFrameWriter(conn)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		q.drain(func(m *messages.BenchPing) {
+			pong := sk.reply(m)
+			_ = fw.writePong(pong.Sender, pong.Seq) // a failed write fails the flush
+		}, fw.w.Flush)
+	}()
+	defer func() {
+		q.close()
+		wg.Wait()
+	}()
+	readDecoded(conn, q)
+}
+
 // readDelivered reads BenchPing frames from conn, decodes each into a new
 // message and hands it to a handler goroutine that records it at receiver
 // r of sk, until the connection fails or closes.
@@ -31,12 +60,18 @@ func readDelivered(conn net.Conn, sk *sink, r int) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		q.drain(func(m *messages.BenchPing) { sk.arrive(r, m) })
+		q.drain(func(m *messages.BenchPing) { sk.arrive(r, m) }, nil)
 	}()
 	defer func() {
 		q.close()
 		wg.Wait()
 	}()
+	readDecoded(conn, q)
+}
+
+// readDecoded reads BenchPing frames from conn and puts each, decoded into
+// a new message, on q, until the connection fails or closes.
+func readDecoded(conn net.Conn, q *handoff) {
 	fr := newFrameReader(conn)
 	var zero messages.BenchPing
 	for {
@@ -86,8 +121,9 @@ func (q *handoff) close() {
 	q.wake()
 }
 
-// drain hands every queued message to handle, in order, until close.
-func (q *handoff) drain(handle func(*messages.BenchPing)) {
+// drain hands every queued message to handle, in order, until close. It
+// calls batchDone, when not nil, after each batch taken from the queue.
+func (q *handoff) drain(handle func(*messages.BenchPing), batchDone func() error) {
 	var batch []*messages.BenchPing
 	for range q.sig {
 		q.mu.Lock()
@@ -98,7 +134,7 @@ func (q *handoff) drain(handle func(*messages.BenchPing)) {
 			handle(m)
 		}
 		clear(batch)
-		if closed {
+		if batchDone != nil && batchDone() != nil || closed {
 			return
 		}
 	}
