@@ -48,6 +48,7 @@ type cell struct {
 	pid  *protoactor.PID
 	ref  *Ref
 	mb   *mailbox
+	in   *inbox // what a transport keeps to post to it (TransportHost.Inbox)
 
 	replier  Replier
 	onError  ErrorHandler
@@ -81,6 +82,7 @@ func newCell(e *Env, name string, ep Endpoint) *cell {
 		done: make(chan struct{}),
 	}
 	c.ctx.cell = c
+	c.in = newInbox(c)
 	c.replier, _ = ep.(Replier)
 	c.onError, _ = ep.(ErrorHandler)
 	if iso, ok := ep.(Isolated); ok {

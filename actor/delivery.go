@@ -164,17 +164,3 @@ func (e *Env) failPending(peer string, err error) {
 		f.complete(nil, err)
 	}
 }
-
-// Post queues a message from a transport (see Inbox); it makes *cell an
-// Inbox.
-func (c *cell) Post(sender *protoactor.PID, msg proto.Message) bool {
-	if c.stopping.Load() {
-		return false
-	}
-	var m any = msg
-	if sender != nil {
-		m = &protoactor.MessageEnvelope{Message: msg, Sender: sender}
-	}
-	c.postMessage(m, reflect.TypeOf(msg))
-	return true
-}

@@ -80,6 +80,7 @@ func (e *Env) stopCell(c *cell) error {
 	if !c.stopping.CompareAndSwap(false, true) {
 		return nil
 	}
+	c.in.close()
 	// Release the name at once, in the env and in the process registry, so
 	// that it can be registered again while this endpoint still works
 	// through its queue (Spark's unregisterRpcEndpoint). e.mu orders this

@@ -85,8 +85,10 @@ type TransportHost interface {
 	// message as dropped.
 	Deliver(target, sender *protoactor.PID, msg proto.Message)
 	// Inbox returns the inbox of the running local endpoint whose name is
-	// id, or nil when there is none. A transport may keep it for a target
-	// and post to it instead of calling Deliver, until Post reports false.
+	// id, or nil when there is none (no such endpoint, or it is stopping). A
+	// transport may keep it for a target and post to it instead of calling
+	// Deliver, until Post reports false. Keeping it does not keep a stopped
+	// endpoint in memory.
 	Inbox(id string) Inbox
 	// DeliverReply hands msg, a reply or an RpcFailure, to the pending ask
 	// of this env whose reply-to PID has the id id, and reports whether
@@ -132,8 +134,12 @@ type TransportHost interface {
 // delivers to it (see TransportHost.Inbox).
 type Inbox interface {
 	// Post queues msg from sender (nil for a one-way message), as Deliver
-	// would, and reports whether the endpoint took it. It reports false once
-	// the endpoint is stopping; the transport then calls Deliver, which
-	// finds the endpoint registered under the name now, if any.
+	// would for the endpoint, and reports whether the endpoint took it. It
+	// reports false once the endpoint is stopping; the transport then calls
+	// Deliver, which finds the endpoint registered under the name now, if
+	// any. A message posted is delivered as by Deliver in every other way:
+	// AfterProcessed counts it, and it keeps its order behind what was
+	// delivered to the endpoint before. Post is for endpoints only: a reply
+	// to an ask goes to DeliverReply or Deliver.
 	Post(sender *protoactor.PID, msg proto.Message) bool
 }

@@ -25,7 +25,7 @@ func (s transportSink) Deliver(target, sender *protoactor.PID, msg proto.Message
 func (s transportSink) Inbox(id string) Inbox {
 	if v, ok := s.e.endpoints.Load(id); ok {
 		if c := v.(*cell); !c.stopping.Load() {
-			return c
+			return c.in
 		}
 	}
 	return nil

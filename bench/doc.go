@@ -29,7 +29,8 @@
 //     Baselines: 32 protoactor-go remotes to one, and 32 raw TCP streams.
 //   - remote-ask-under-flood: asks of 16 bytes, 1 in flight, while one-way
 //     messages of each payload size flood another endpoint over the same
-//     connection (head-of-line blocking); same baselines as remote-ask.
+//     connection (head-of-line blocking). Baselines: protoactor-go's remote
+//     and raw TCP.
 //   - executor-registration and empty-tasks: the scheduler backend (package
 //     endpoints). Empty tasks run on 4 one-core executors, one task per
 //     round trip on each; baseline: the same round trips as raw TCP frames

@@ -27,7 +27,8 @@ const (
 	ImplTCP = "tcp"
 	// ImplTCPDelivered is the raw TCP stream with what delivery to an
 	// endpoint cannot do without: each frame decoded into a new message,
-	// handed to another goroutine. It is the floor of the endpoint model.
+	// handed to another goroutine. For small messages it is the floor of the
+	// endpoint model; for large ones its single reader is no bound.
 	ImplTCPDelivered = "tcp-delivered"
 	// ImplSparkrpcShared is sparkrpc with the shared loop, the baseline of
 	// the dedicated-loop scenario.

@@ -10,11 +10,13 @@ import (
 
 // The delivered TCP floor: the raw TCP streams of tcpOneway and tcpAsk,
 // with the two things that delivering a message to an endpoint cannot do
-// without. Each frame is decoded into a new message (vtprotobuf's generated methods, as
-// sparkrpc's transport uses), which the receiver owns, and handed to a
-// goroutine other than the connection's reader, as an endpoint's handler
-// never runs on the reader. No envelope, no routing, no flow control: what
-// is left between this and sparkrpc is the transport itself.
+// without. Each frame is decoded into a new message (vtprotobuf's
+// generated methods, as sparkrpc's transport uses), which the receiver
+// owns, and handed to a goroutine other than the connection's reader, as an
+// endpoint's handler never runs on the reader. No envelope, no routing, no
+// flow control: for small messages, what is left between this and sparkrpc
+// is the transport itself. For large ones it is no bound: its one reader
+// reads a frame and copies it into the new message before it reads on.
 
 // tcpDeliveredOneway streams the one-way workload of p over one connection
 // to a reader that delivers each message as an endpoint gets it.
@@ -73,13 +75,12 @@ func readDelivered(conn net.Conn, sk *sink, r int) {
 // a new message, on q, until the connection fails or closes.
 func readDecoded(conn net.Conn, q *handoff) {
 	fr := newFrameReader(conn)
-	var zero messages.BenchPing
 	for {
 		b, err := fr.read()
 		if err != nil {
 			return
 		}
-		m := zero.CloneVT()
+		m := new(messages.BenchPing)
 		if err := m.UnmarshalVT(b); err != nil {
 			return
 		}

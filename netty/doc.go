@@ -133,9 +133,9 @@
 // The transport talks to its env only through the actor.TransportHost it is
 // given by Start: inbound messages go to Deliver (replies to DeliverReply
 // first; a connection keeps the Inbox of each endpoint it delivers to, and
-// posts to it until the endpoint stops), events to Connected, Disconnected and NetworkError, messages that
-// could not be sent to Undeliverable; the inbound flow control uses
-// AfterProcessed and the idle check PendingAsks.
+// posts to it until the endpoint stops), events to Connected, Disconnected
+// and NetworkError, messages that could not be sent to Undeliverable; the
+// inbound flow control uses AfterProcessed and the idle check PendingAsks.
 //
 // Every established connection is reported with TransportHost.Connected,
 // and its end with Disconnected (after NetworkError when it ended with an

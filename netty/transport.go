@@ -27,7 +27,7 @@ const (
 	// dialAttempts bounds the dials of one outbox when the peer answers that
 	// it is dialling us at the same time.
 	dialAttempts = 3
-	// cacheLimit bounds the per-connection caches of PIDs and message types.
+	// cacheLimit bounds the per-connection caches of targets and message types.
 	cacheLimit = 4096
 	// futurePrefix starts the id of every reply future (sparkrpc's and
 	// protoactor's): a message for such a target is a reply.

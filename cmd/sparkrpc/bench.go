@@ -53,8 +53,9 @@ func newBenchCmd() *cobra.Command {
 in the same process and run: raw protoactor-go (local Send / RequestFuture, and
 its gRPC remote over loopback) and a raw length-prefixed TCP stream (the
 ceiling; for remote-send and remote-ask also as tcp-delivered, which decodes
-each frame into a new message and hands it to another goroutine). Every message is counted and checked (exactly once, in order where
-order is promised); a loss or reorder fails the run (exit 1).
+each frame into a new message and hands it to another goroutine). Every
+message is counted and checked (exactly once, in order where order is
+promised); a loss or reorder fails the run (exit 1).
 
 Prints a table with messages/s, MB/s, ask latency percentiles, allocations per
 message, sparkrpc's ratio to each baseline and the design targets. Compare the

@@ -1,0 +1,51 @@
+package actor_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/sparkrpc/sparkrpc/actor"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+)
+
+// TransportHost.Inbox finds a running endpoint by name, and its Post queues
+// as Deliver does until the endpoint stops; then Post refuses and Inbox
+// finds nothing under the name, or the endpoint that took it since.
+func TestInboxPostsUntilTheEndpointStops(t *testing.T) {
+	e := newEnv(t, nil)
+	host := actor.HostOf(e)
+	if in := host.Inbox("nobody"); in != nil {
+		t.Fatalf("Inbox of an unregistered name = %v, want nil", in)
+	}
+	first := &testEndpoint{}
+	ref := register(t, e, "inbox", first)
+	in := host.Inbox("inbox")
+	if in == nil {
+		t.Fatal("Inbox of a running endpoint is nil")
+	}
+	if !in.Post(nil, wrapperspb.String("posted")) {
+		t.Fatal("Post to a running endpoint reported false")
+	}
+	barrier(t, ref)
+	if err := e.Stop(ref); err != nil {
+		t.Fatal(err)
+	}
+	if in.Post(nil, wrapperspb.String("late")) {
+		t.Fatal("Post to a stopped endpoint reported true")
+	}
+	if got := host.Inbox("inbox"); got != nil {
+		t.Fatalf("Inbox of a stopped endpoint's name = %v, want nil", got)
+	}
+	second := &testEndpoint{}
+	ref2 := register(t, e, "inbox", second)
+	if !host.Inbox("inbox").Post(nil, wrapperspb.String("to the new one")) {
+		t.Fatal("Post to the endpoint that took the name reported false")
+	}
+	barrier(t, ref2)
+	if got := first.Events(); !slices.Contains(got, "receive:posted") || slices.Contains(got, "receive:late") {
+		t.Fatalf("first endpoint's events %v", got)
+	}
+	if got := second.Events(); !slices.Contains(got, "receive:to the new one") {
+		t.Fatalf("second endpoint's events %v", got)
+	}
+}
