@@ -3,7 +3,6 @@
 package actor
 
 import (
-	"reflect"
 	"strings"
 
 	protoactor "github.com/asynkron/protoactor-go/actor"
@@ -69,19 +68,13 @@ func (e *Env) deliver(target, sender *protoactor.PID, msg proto.Message) {
 	if sender == nil && deliverReply(e, target.Id, msg) {
 		return
 	}
-	var m any = msg
-	if sender != nil {
-		m = &protoactor.MessageEnvelope{Message: msg, Sender: sender}
-	}
-	if v, ok := e.endpoints.Load(target.Id); ok {
-		if c := v.(*cell); !c.stopping.Load() {
-			c.postMessage(m, reflect.TypeOf(msg))
-			return
-		}
+	if c := e.runningCell(target.Id); c != nil {
+		c.postInbound(sender, msg)
+		return
 	}
 	if p, ok := e.localProcess(target.Id); ok {
 		if _, isCell := p.(*cell); !isCell {
-			p.SendUserMessage(target, m) // a protoactor future or actor
+			p.SendUserMessage(target, inboundMessage(sender, msg)) // a protoactor future or actor
 			return
 		}
 	}

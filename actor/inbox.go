@@ -1,4 +1,5 @@
-// A running endpoint's queue as a transport keeps it: the Inbox of TransportHost.Inbox.
+// A running endpoint's queue as a transport reaches it: the Inbox of
+// TransportHost.Inbox, and the lookup and post that Deliver shares with it.
 
 package actor
 
@@ -31,12 +32,34 @@ func (in *inbox) Post(sender *protoactor.PID, msg proto.Message) bool {
 	if c == nil || c.stopping.Load() {
 		return false
 	}
-	var m any = msg
-	if sender != nil {
-		m = &protoactor.MessageEnvelope{Message: msg, Sender: sender}
-	}
-	c.postMessage(m, reflect.TypeOf(msg))
+	c.postInbound(sender, msg)
 	return true
+}
+
+// runningCell returns the cell of the endpoint registered as name, unless
+// there is none or it is stopping.
+func (e *Env) runningCell(name string) *cell {
+	if v, ok := e.endpoints.Load(name); ok {
+		if c := v.(*cell); !c.stopping.Load() {
+			return c
+		}
+	}
+	return nil
+}
+
+// postInbound queues msg, from sender (nil for a one-way message), to c as
+// a transport delivers it.
+func (c *cell) postInbound(sender *protoactor.PID, msg proto.Message) {
+	c.postMessage(inboundMessage(sender, msg), reflect.TypeOf(msg))
+}
+
+// inboundMessage is what a mailbox queues for msg from sender: msg itself,
+// or for an ask the envelope that carries its sender.
+func inboundMessage(sender *protoactor.PID, msg proto.Message) any {
+	if sender == nil {
+		return msg
+	}
+	return &protoactor.MessageEnvelope{Message: msg, Sender: sender}
 }
 
 // close lets the endpoint go: later Posts report false.

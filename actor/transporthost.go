@@ -23,12 +23,10 @@ func (s transportSink) Deliver(target, sender *protoactor.PID, msg proto.Message
 }
 
 func (s transportSink) Inbox(id string) Inbox {
-	if v, ok := s.e.endpoints.Load(id); ok {
-		if c := v.(*cell); !c.stopping.Load() {
-			return c.in
-		}
+	if c := s.e.runningCell(id); c != nil {
+		return c.in
 	}
-	return nil
+	return nil // not a nil *inbox: an Inbox that is nil
 }
 
 func (s transportSink) DeliverReply(id []byte, msg proto.Message) bool {
@@ -75,11 +73,9 @@ type processedMark func()
 // has processed every message delivered to it before this call (see
 // TransportHost.AfterProcessed).
 func (e *Env) afterProcessed(target *protoactor.PID, fn func()) {
-	if v, ok := e.endpoints.Load(target.Id); ok {
-		if c := v.(*cell); !c.stopping.Load() {
-			c.post(processedMark(fn))
-			return
-		}
+	if c := e.runningCell(target.Id); c != nil {
+		c.post(processedMark(fn))
+		return
 	}
 	fn()
 }
