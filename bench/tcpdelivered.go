@@ -35,45 +35,36 @@ func tcpDeliveredAsk(ctx context.Context, h *harness, p Params) (*Figures, error
 // serveDelivered answers the BenchPing requests read from conn through a
 // handler goroutine, until the connection fails or closes.
 func serveDelivered(conn net.Conn, sk *sink) {
-	q := newHandoff()
 	fw := newFrameWriter(conn)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		q.drain(func(m *messages.BenchPing) {
-			pong := sk.reply(m)
-			_ = fw.writePong(pong.Sender, pong.Seq) // a failed write fails the flush
-		}, fw.w.Flush)
-	}()
-	defer func() {
-		q.close()
-		wg.Wait()
-	}()
-	readDecoded(conn, q)
+	deliverFrames(conn, func(m *messages.BenchPing) {
+		pong := sk.reply(m)
+		_ = fw.writePong(pong.Sender, pong.Seq) // a failed write fails the flush
+	}, fw.w.Flush)
 }
 
-// readDelivered reads BenchPing frames from conn, decodes each into a new
-// message and hands it to a handler goroutine that records it at receiver
-// r of sk, until the connection fails or closes.
+// readDelivered reads BenchPing frames from conn and hands each to a
+// handler goroutine that records it at receiver r of sk, until the
+// connection fails or closes.
 func readDelivered(conn net.Conn, sk *sink, r int) {
+	deliverFrames(conn, func(m *messages.BenchPing) { sk.arrive(r, m) }, nil)
+}
+
+// deliverFrames reads BenchPing frames from conn, decodes each into a new
+// message and hands it through a handoff to a goroutine that calls handle,
+// and batchDone (when not nil) after each batch, until the connection
+// fails or closes; it returns once that goroutine has handled the rest.
+func deliverFrames(conn net.Conn, handle func(*messages.BenchPing), batchDone func() error) {
 	q := newHandoff()
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		q.drain(func(m *messages.BenchPing) { sk.arrive(r, m) }, nil)
+		q.drain(handle, batchDone)
 	}()
 	defer func() {
 		q.close()
 		wg.Wait()
 	}()
-	readDecoded(conn, q)
-}
-
-// readDecoded reads BenchPing frames from conn and puts each, decoded into
-// a new message, on q, until the connection fails or closes.
-func readDecoded(conn net.Conn, q *handoff) {
 	fr := newFrameReader(conn)
 	for {
 		b, err := fr.read()
