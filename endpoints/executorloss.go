@@ -40,13 +40,16 @@ func (d *Driver) removeExecutor(id, reason string) {
 		return
 	}
 	delete(d.executors, id)
+	expected := ex.stopAsked && reason == ReasonDisassociated
 	if d.byAddr[ex.addr] == id {
 		delete(d.byAddr, ex.addr)
 	}
 	d.totalCores -= ex.totalCores
 	d.notifyChanged()
 	d.sched.executorLost(ex, reason, &out)
-	d.metrics.lost.WithLabelValues(lossClass(reason)).Inc()
+	if !expected {
+		d.metrics.lost.WithLabelValues(lossClass(reason)).Inc()
+	}
 	if d.bus.wanted() {
 		for _, e := range out.endedAt {
 			d.metrics.taskEnded(e) // publish does not see these
@@ -60,15 +63,23 @@ func (d *Driver) removeExecutor(id, reason string) {
 	d.makeOffers(nil, &out)
 	d.publish(&out)
 	d.unlockAndSend(out.launches, out.kills)
-	d.log.Warn().Str("executor", id).Str("reason", reason).Msg("Lost executor")
+	if expected {
+		d.log.Info().Str("executor", id).Msg("Executor shut down as the driver asked")
+	} else {
+		d.log.Warn().Str("executor", id).Str("reason", reason).Msg("Lost executor")
+	}
 	_ = ex.ref.Send(&messages.StopExecutor{})
 	_ = d.hbRef.Send(&messages.ExecutorRemoved{ExecutorId: id})
 }
 
+// stopExecutors tells every registered executor to shut down. Their
+// disconnects are then expected: each is removed, logged at info level and
+// not counted as lost.
 func (d *Driver) stopExecutors() {
 	d.mu.Lock()
 	refs := make([]*actor.Ref, 0, len(d.executors))
 	for _, ex := range d.executors {
+		ex.stopAsked = true
 		refs = append(refs, ex.ref)
 	}
 	d.mu.Unlock()
@@ -128,7 +139,7 @@ func (d *Driver) KillExecutors(ctx context.Context, ids []string) ([]string, err
 func (d *Driver) disableExecutor(id string) {
 	var out offerResult
 	d.mu.Lock()
-	if d.stopped {
+	if ex := d.executors[id]; d.stopped || (ex != nil && ex.stopAsked) {
 		// Executors disconnect as the driver stops them: no need to ask.
 		d.mu.Unlock()
 		d.removeExecutor(id, ReasonDisassociated)

@@ -3,9 +3,12 @@ package endpoints_test
 import (
 	"bytes"
 	"context"
+	"strings"
 	"testing"
 
+	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/endpoints"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/messages"
 )
 
@@ -161,4 +164,49 @@ func TestAllocatorIsToldOfLostExecutors(t *testing.T) {
 	if err := c.ExecutorErrors()["2"]; err != nil {
 		t.Fatalf("killed executor returned %v; want a clean stop", err)
 	}
+}
+
+// An executor that disconnects after the driver told it to shut down is
+// not lost: the driver removes it with an info record, no "Lost executor"
+// warning, and does not count it in executors_lost_total. (A successful
+// application used to end with such a warning when an executor's
+// disconnect reached the driver before the driver's own stop.)
+func TestExecutorsStoppedByTheDriverAreNotLost(t *testing.T) {
+	forEachNetwork(t, func(t *testing.T, nw network) {
+		lines := make(lineWriter, 1024)
+		c := startCluster(t, nw, testConf(), 1, 1, endpoints.WithLogger(zerolog.New(lines)))
+		f := newFakeExecutor(t, nw, c.Driver.URL())
+		if err := f.register("fake", "h", 1); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+		defer cancel()
+		if _, err := f.driver.AskSync(ctx, &messages.StopExecutors{}); err != nil {
+			t.Fatal(err)
+		}
+		recv(t, f.stops, "a StopExecutor")
+		if err := f.env.Shutdown(ctx); err != nil {
+			t.Fatal(err)
+		}
+		c.rec.waitFor(t, "the fake executor's removal", func(evs []endpoints.Event) bool {
+			return countEvents(evs, func(e endpoints.ExecutorRemoved) bool { return e.ExecutorID == "fake" }) == 1
+		})
+		var infos int
+		for len(lines) > 0 {
+			l := <-lines
+			if strings.Contains(l, `"level":"warn"`) || strings.Contains(l, `"level":"error"`) {
+				t.Errorf("logged %s", l)
+			}
+			if strings.Contains(l, `"executor":"fake"`) && strings.Contains(l, "Executor shut down as the driver asked") {
+				infos++
+			}
+		}
+		if infos != 1 {
+			t.Errorf("logged %d info records of the fake executor's shutdown; want 1", infos)
+		}
+		m := testutil.Scrape(t, c.Driver.MetricsHandler())
+		if got := m.Get(t, "sparkrpc_scheduler_executors_lost_total", "reason", endpoints.LossDisassociated); got != 0 {
+			t.Errorf("executors_lost_total{reason=disassociated} = %v; want 0", got)
+		}
+	})
 }

@@ -60,7 +60,7 @@ func newSchedulerMetrics(d *Driver) *schedulerMetrics {
 		registered: prometheus.NewCounter(prometheus.CounterOpts(opts("executors_registered_total",
 			"Executors that registered with the driver."))),
 		lost: prometheus.NewCounterVec(prometheus.CounterOpts(opts("executors_lost_total",
-			"Executors the driver removed, by class of loss reason.")), []string{"reason"}),
+			"Executors the driver removed, by class of loss reason; not those it told to shut down.")), []string{"reason"}),
 		active: prometheus.NewGaugeFunc(prometheus.GaugeOpts(opts("executors_active",
 			"Executors registered, launched and not being removed or decommissioned.")), d.activeExecutors),
 		launched: prometheus.NewCounter(prometheus.CounterOpts(opts("tasks_launched_total",

@@ -47,6 +47,7 @@ type executorData struct {
 	ready           bool
 	decommissioning bool
 	pendingLoss     bool // disconnected; waiting for the cluster manager's loss reason
+	stopAsked       bool // sent StopExecutor: its disconnect is expected
 	registered      time.Time
 	logURLs         map[string]string
 	attributes      map[string]string
