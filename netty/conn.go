@@ -36,19 +36,34 @@ type conn struct {
 	spare    [][]byte
 	iov      net.Buffers // the batch being written; WriteTo consumes it
 	iovBuf   net.Buffers // iov's backing array, kept across batches
-	// writeDeadline is the connection's write deadline (the writer's).
-	writeDeadline time.Time
-	targets       map[string]*target
-	lastTarget    *target // the target of the last frame delivered
-	types         map[string]*messageType
-	lastType      []byte       // the type name of the last frame decoded
-	lastMT        *messageType // and its message type
-	flow          inflow
+	// The write side belongs to whoever set busy (under p.mu): the writer
+	// or a Send writing inline. The fields below are theirs.
+	busy          bool
+	lastWrite     time.Time       // when the last batch was taken
+	lastFrames    int             // and how many frames it held
+	writeDeadline time.Time       // the connection's write deadline
+	raw           syscall.RawConn // plaintext TCP: for writes that do not wait
+	inlineWrite   func(fd uintptr) bool
+	inlineBuf     []byte
+	inlineN       int
+	inlineErr     error
+	inlineSpare   [][]byte
+	// A batch an inline write could not finish, for the writer (under
+	// p.mu): its size and the bytes already written.
+	handoff     [][]byte
+	handoffSize int
+	handoffDone int64
+	targets     map[string]*target
+	lastTarget  *target // the target of the last frame delivered
+	types       map[string]*messageType
+	lastType    []byte       // the type name of the last frame decoded
+	lastMT      *messageType // and its message type
+	flow        inflow
 }
 
 func (t *Transport) newConn(rw net.Conn, fr *frameReader, outbound bool) *conn {
 	fr.max = t.maxSize
-	return &conn{
+	c := &conn{
 		t: t, nc: rw, fr: fr, outbound: outbound,
 		sig:      make(chan struct{}, 1),
 		done:     make(chan struct{}),
@@ -57,6 +72,16 @@ func (t *Transport) newConn(rw net.Conn, fr *frameReader, outbound bool) *conn {
 		types:    make(map[string]*messageType),
 		flow:     inflow{credit: make(chan struct{}, 1)},
 	}
+	if sc, ok := rw.(syscall.Conn); ok {
+		if raw, err := sc.SyscallConn(); err == nil {
+			c.raw = raw
+			c.inlineWrite = func(fd uintptr) bool {
+				c.inlineN, c.inlineErr = syscall.Write(int(fd), c.inlineBuf)
+				return true // never wait for the socket: the writer does
+			}
+		}
+	}
+	return c
 }
 
 func (t *Transport) track(nc net.Conn) bool {

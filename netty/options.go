@@ -3,6 +3,8 @@
 package netty
 
 import (
+	"time"
+
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 )
@@ -21,6 +23,7 @@ type options struct {
 	clientMode    bool
 	logger        *zerolog.Logger
 	envOpts       []actor.Option
+	inlineQuiet   *time.Duration // tests: instead of defaultInlineQuiet
 }
 
 // DefaultBindHost is the host a server binds to unless WithBindHost says

@@ -1,4 +1,4 @@
-// A peer's outbox: Send, the buffers frames wait in, and the connection's writer.
+// A peer's outbox: Send, and the buffers frames wait in.
 
 package netty
 
@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,6 +23,7 @@ import (
 type outbuf struct {
 	chunks [][]byte
 	size   int // bytes in chunks
+	frames int // frames in chunks
 }
 
 func (o *outbuf) empty() bool { return len(o.chunks) == 0 }
@@ -60,6 +60,7 @@ func (o *outbuf) take(spare [][]byte) [][]byte {
 	c := o.chunks
 	o.chunks = spare[:0]
 	o.size = 0
+	o.frames = 0
 	return c
 }
 
@@ -68,6 +69,7 @@ func (o *outbuf) reset() {
 	recycle(o.chunks)
 	o.chunks = o.chunks[:0]
 	o.size = 0
+	o.frames = 0
 }
 
 // forEachFrame calls fn with the body of every frame in chunks after the
@@ -124,7 +126,8 @@ type queued struct {
 
 // Send implements actor.Transport: it marshals msg into the peer's outbox
 // and returns; a writer goroutine per connection sends what accumulated in
-// one write. A message over spark.rpc.message.maxSize or one that cannot be
+// one write. A lone frame on a quiet connection Send writes itself, without
+// waiting for the socket (writeInline). A message over spark.rpc.message.maxSize or one that cannot be
 // marshalled fails here; a reply (to a future) that fails so is replaced by
 // an RpcFailure, so that the asker fails at once.
 func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) error {
@@ -178,6 +181,7 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 		p.mu.Unlock()
 		return t.sendFailed(target, sender, msg, h.size, err)
 	}
+	p.out.frames++
 	if c == nil {
 		p.unsent = append(p.unsent, queued{target, sender, msg})
 		if !p.dialing {
@@ -186,12 +190,25 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 		p.mu.Unlock()
 		return nil
 	}
+	if wasEmpty && !c.busy && c.raw != nil && c.lastFrames <= 1 {
+		if now := time.Now(); now.Sub(c.lastWrite) >= t.inlineQuiet {
+			// A quiet connection: write this frame now rather than wake
+			// the writer, if the socket takes it without waiting.
+			c.busy = true
+			c.lastWrite = now
+			c.lastFrames = 1
+			size := p.out.size
+			batch := p.out.take(c.inlineSpare)
+			p.writing += size
+			p.mu.Unlock()
+			c.inlineSpare = nil
+			c.writeInline(batch, size, now)
+			return nil
+		}
+	}
 	p.mu.Unlock()
 	if wasEmpty {
-		select {
-		case c.sig <- struct{}{}:
-		default:
-		}
+		c.signal()
 	}
 	return nil
 }
@@ -236,92 +253,6 @@ func (t *Transport) sendFailed(target, sender *protoactor.PID, msg proto.Message
 
 // binaryVarintLen is the longest varint, the most a length prefix can take.
 const binaryVarintLen = 10
-
-// writeLoop sends what accumulates in the peer's outbox, one write per batch.
-func (c *conn) writeLoop() {
-	defer c.t.wg.Done()
-	p := c.p
-	for {
-		select {
-		case <-c.sig:
-		case <-c.done:
-			return
-		}
-		// Let the goroutines that are about to send run first, so that one
-		// write carries more frames.
-		runtime.Gosched()
-		p.mu.Lock()
-		if p.conn != c {
-			p.mu.Unlock()
-			return
-		}
-		size := p.out.size
-		batch := p.out.take(c.spare)
-		p.writing += size
-		p.mu.Unlock()
-		c.spare = nil
-		if len(batch) == 0 {
-			c.spare = batch
-			c.notifyDrained(size)
-			continue
-		}
-		// WriteTo consumes (and clears) the slice it is given: give it a copy
-		// so that the chunks can be recycled, in an array kept for the
-		// next batch (iov itself ends empty, at the array's end).
-		c.iov = append(c.iovBuf[:0], batch...)
-		c.iovBuf = c.iov[:0]
-		var written int64
-		err := c.extendWriteDeadline()
-		if err == nil {
-			written, err = c.iov.WriteTo(c.nc)
-		}
-		p.sentBytes.Add(uint64(written))
-		if err != nil {
-			c.close(err)
-			// What the socket did not take is lost: report it as the
-			// frames still queued are.
-			c.dropFrames(batch, written, err)
-			recycle(batch)
-			c.notifyDrained(size)
-			return
-		}
-		recycle(batch)
-		if !c.wrote.Load() {
-			c.wrote.Store(true)
-		}
-		c.spare = batch[:0]
-		c.notifyDrained(size)
-	}
-}
-
-// extendWriteDeadline makes the connection's write deadline the write
-// timeout from now, give or take an eighth of it: the deadline is moved
-// only once it is that much older, since moving it (a timer update in the
-// runtime's poller, about 0.8 µs here) on every write was a measurable part
-// of a small message's round trip. A write that takes no bytes for the
-// write timeout, less at most an eighth of it, fails.
-func (c *conn) extendWriteDeadline() error {
-	now := time.Now()
-	timeout := c.t.writeTimeout
-	if c.writeDeadline.Sub(now) > timeout-timeout/8 {
-		return nil
-	}
-	c.writeDeadline = now.Add(timeout)
-	return c.nc.SetWriteDeadline(c.writeDeadline)
-}
-
-// notifyDrained accounts for the written bytes of a batch of n and tells a
-// waiting Shutdown that everything queued was written.
-func (c *conn) notifyDrained(n int) {
-	p := c.p
-	p.mu.Lock()
-	p.writing -= n
-	if p.drained != nil && p.out.empty() {
-		close(p.drained)
-		p.drained = nil
-	}
-	p.mu.Unlock()
-}
 
 // dropFrames reports every frame of chunks after the first skip bytes to the
 // host as undeliverable, as a failed connect reports what was queued: the

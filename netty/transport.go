@@ -56,6 +56,7 @@ type Transport struct {
 	maxQueued      int64         // bound of a peer's outbound bytes
 	maxInFlight    int64         // bound of a connection's unprocessed messages
 	maxInFlightB   int64         // bound of their bytes
+	inlineQuiet    time.Duration // see defaultInlineQuiet
 	tlsServer      *tls.Config
 	tlsClient      *tls.Config
 	ln             net.Listener
@@ -89,6 +90,10 @@ func NewTransport(opts ...Option) *Transport {
 	}
 	if t.opts.bindHost == "" {
 		t.opts.bindHost = DefaultBindHost
+	}
+	t.inlineQuiet = defaultInlineQuiet
+	if t.opts.inlineQuiet != nil {
+		t.inlineQuiet = *t.opts.inlineQuiet
 	}
 	return t
 }
