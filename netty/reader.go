@@ -5,6 +5,7 @@ package netty
 import (
 	"bytes"
 	"fmt"
+	"runtime"
 	"strings"
 	"unsafe"
 
@@ -38,6 +39,13 @@ func (c *conn) readLoop() {
 	for {
 		if flow && c.overBound() && !c.awaitCredit() {
 			flow = false
+		}
+		if c.fr.r.Buffered() <= c.fr.discard {
+			// The next read goes to the socket. Let the goroutine the
+			// frames just read woke (an endpoint's loop, an asker) run
+			// first: it would otherwise wait for this read to find
+			// nothing and park, on the same processor.
+			runtime.Gosched()
 		}
 		b, err := c.fr.next()
 		if err != nil {
