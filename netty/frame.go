@@ -101,7 +101,11 @@ func (fr *frameReader) grow() {
 
 // midFrame reports whether the reader waits for the rest of a frame, as
 // opposed to the start of the next one.
-func (fr *frameReader) midFrame() bool { return fr.inFrame || fr.r.Buffered() > fr.discard }
+func (fr *frameReader) midFrame() bool { return fr.inFrame || fr.buffered() }
+
+// buffered reports whether bytes past the current frame are buffered: if
+// not, the next frame is read from the source.
+func (fr *frameReader) buffered() bool { return fr.r.Buffered() > fr.discard }
 
 // next returns the body of the next frame.
 func (fr *frameReader) next() ([]byte, error) {

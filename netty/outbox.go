@@ -127,9 +127,10 @@ type queued struct {
 // Send implements actor.Transport: it marshals msg into the peer's outbox
 // and returns; a writer goroutine per connection sends what accumulated in
 // one write. A lone frame on a quiet connection Send writes itself, without
-// waiting for the socket (writeInline). A message over spark.rpc.message.maxSize or one that cannot be
-// marshalled fails here; a reply (to a future) that fails so is replaced by
-// an RpcFailure, so that the asker fails at once.
+// waiting for the socket (writeInline). A message over
+// spark.rpc.message.maxSize or one that cannot be marshalled fails here; a
+// reply (to a future) that fails so is replaced by an RpcFailure, so that
+// the asker fails at once.
 func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) error {
 	if t.closing.Load() {
 		return ErrTransportClosed

@@ -40,7 +40,7 @@ func (c *conn) readLoop() {
 		if flow && c.overBound() && !c.awaitCredit() {
 			flow = false
 		}
-		if c.fr.r.Buffered() <= c.fr.discard {
+		if !c.fr.buffered() {
 			// The next read goes to the socket. Let the goroutine the
 			// frames just read woke (an endpoint's loop, an asker) run
 			// first: it would otherwise wait for this read to find

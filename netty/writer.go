@@ -55,27 +55,41 @@ func (c *conn) writeLoop() {
 		p.writing += size
 		p.mu.Unlock()
 		c.spare = nil
-		// WriteTo consumes (and clears) the slice it is given: give it a copy
-		// so that the chunks can be recycled, in an array kept for the
-		// next batch (iov itself ends empty, at the array's end).
-		c.iov = append(c.iovBuf[:0], batch...)
-		c.iovBuf = c.iov[:0]
 		var written int64
 		err := c.extendWriteDeadline(now)
 		if err == nil {
-			written, err = c.iov.WriteTo(c.nc)
+			written, err = c.writeChunks(batch)
 		}
-		p.sentBytes.Add(uint64(written))
 		if err != nil {
 			c.writeFailed(batch, size, written, err)
 			return
 		}
 		recycle(batch)
-		if !c.wrote.Load() {
-			c.wrote.Store(true)
-		}
 		c.spare = batch[:0]
 		c.release(size)
+	}
+}
+
+// writeChunks writes chunks with one vectored write, which may wait for the
+// socket, and counts the bytes written.
+func (c *conn) writeChunks(chunks [][]byte) (int64, error) {
+	// WriteTo consumes (and clears) the slice it is given: give it a copy
+	// so that the chunks can be recycled, in an array kept for the next
+	// batch (iov itself ends empty, at the array's end).
+	c.iov = append(c.iovBuf[:0], chunks...)
+	c.iovBuf = c.iov[:0]
+	written, err := c.iov.WriteTo(c.nc)
+	c.p.sentBytes.Add(uint64(written))
+	if written > 0 {
+		c.markWrote()
+	}
+	return written, err
+}
+
+// markWrote tells the reader's idle check that the connection wrote.
+func (c *conn) markWrote() {
+	if !c.wrote.Load() {
+		c.wrote.Store(true)
 	}
 }
 
@@ -109,9 +123,7 @@ func (c *conn) writeInline(batch [][]byte, size int, now time.Time) {
 		c.writeFailed(batch, size, int64(n), err)
 		return
 	}
-	if !c.wrote.Load() {
-		c.wrote.Store(true)
-	}
+	c.markWrote()
 	if n == len(buf) {
 		recycle(batch)
 		c.inlineSpare = batch[:0]
@@ -139,10 +151,7 @@ func (c *conn) writeInline(batch [][]byte, size int, now time.Time) {
 // bytes, done bytes of which were written; it reports whether the
 // connection is still usable.
 func (c *conn) finishHandoff(batch [][]byte, size int, done int64) bool {
-	c.iov = append(c.iovBuf[:0], batch[0][done:])
-	c.iovBuf = c.iov[:0]
-	written, err := c.iov.WriteTo(c.nc)
-	c.p.sentBytes.Add(uint64(written))
+	written, err := c.writeChunks([][]byte{batch[0][done:]})
 	if err != nil {
 		c.writeFailed(batch, size, done+written, err)
 		return false
