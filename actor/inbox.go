@@ -36,6 +36,17 @@ func (in *inbox) Post(sender *protoactor.PID, msg proto.Message) bool {
 	return true
 }
 
+// PostBatch queues every message of batch as Post would, under one lock,
+// and reports false, queueing none, once the endpoint is stopping.
+func (in *inbox) PostBatch(batch []Inbound) bool {
+	c := in.c.Load()
+	if c == nil || c.stopping.Load() {
+		return false
+	}
+	c.mb.postInbound(batch)
+	return true
+}
+
 // runningCell returns the cell of the endpoint registered as name, unless
 // there is none or it is stopping.
 func (e *Env) runningCell(name string) *cell {

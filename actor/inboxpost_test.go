@@ -49,3 +49,35 @@ func TestInboxPostsUntilTheEndpointStops(t *testing.T) {
 		t.Fatalf("second endpoint's events %v", got)
 	}
 }
+
+// Inbox.PostBatch queues a batch in order, counted as received, and keeps
+// no reference to the caller's slice; once the endpoint stops it takes
+// nothing and reports false.
+func TestInboxPostBatch(t *testing.T) {
+	e := newEnv(t, nil)
+	ep := &testEndpoint{}
+	ref := register(t, e, "batch", ep)
+	in := actor.HostOf(e).Inbox("batch")
+	batch := []actor.Inbound{{Msg: wrapperspb.String("a")}, {Msg: wrapperspb.String("b")}, {Msg: wrapperspb.String("c")}}
+	if !in.PostBatch(batch) {
+		t.Fatal("PostBatch to a running endpoint reported false")
+	}
+	clear(batch) // the caller reuses its slice at once
+	barrier(t, ref)
+	if got, want := ep.Events(), []string{"start", "receive:a", "receive:b", "receive:c", "ask:barrier"}; !slices.Equal(got, want) {
+		t.Fatalf("events %q, want %q", got, want)
+	}
+	stats := e.EndpointStats()
+	if len(stats) != 1 || stats[0].Received != 4 {
+		t.Fatalf("EndpointStats = %+v, want 4 received (the batch and the barrier)", stats)
+	}
+	if err := e.Stop(ref); err != nil {
+		t.Fatal(err)
+	}
+	if in.PostBatch([]actor.Inbound{{Msg: wrapperspb.String("late")}}) {
+		t.Fatal("PostBatch to a stopped endpoint reported true")
+	}
+	if got := ep.Events(); slices.Contains(got, "receive:late") {
+		t.Fatalf("the stopped endpoint received a late batch: %q", got)
+	}
+}

@@ -114,6 +114,23 @@ func (m *mailbox) postCounted(msg any, typ reflect.Type) {
 	m.schedule()
 }
 
+// postInbound is postCounted of each message of batch, as a transport
+// delivers it (see inboundMessage), under one lock.
+func (m *mailbox) postInbound(batch []Inbound) {
+	m.mu.Lock()
+	for _, in := range batch {
+		if typ := reflect.TypeOf(in.Msg); typ == m.countTyp {
+			m.countN++
+		} else {
+			m.foldCountLocked()
+			m.countTyp, m.countN = typ, 1
+		}
+		m.postLocked(inboundMessage(in.Sender, in.Msg))
+	}
+	m.mu.Unlock()
+	m.schedule()
+}
+
 // foldCountLocked adds countN to counts.
 func (m *mailbox) foldCountLocked() {
 	if m.countN == 0 {

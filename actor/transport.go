@@ -142,4 +142,18 @@ type Inbox interface {
 	// delivered to the endpoint before. Post is for endpoints only: a reply
 	// to an ask goes to DeliverReply or Deliver.
 	Post(sender *protoactor.PID, msg proto.Message) bool
+	// PostBatch is Post of every message of batch, in order, under one
+	// lock of the endpoint's queue, and one wake-up of the endpoint's
+	// loop: all of them are taken, or, once the endpoint is stopping, none
+	// (false). A transport that reads many messages for one endpoint at
+	// once posts them with PostBatch. The endpoint keeps no reference to
+	// batch itself.
+	PostBatch(batch []Inbound) bool
+}
+
+// Inbound is one message a transport posts with Inbox.PostBatch: the
+// message, and its sender (nil for a one-way message).
+type Inbound struct {
+	Sender *protoactor.PID
+	Msg    proto.Message
 }

@@ -59,6 +59,10 @@ type conn struct {
 	lastType    []byte       // the type name of the last frame decoded
 	lastMT      *messageType // and its message type
 	flow        inflow
+	// The reader's batch (batch.go): messages read for batchTo and not
+	// yet posted.
+	batch   []actor.Inbound
+	batchTo *target
 }
 
 func (t *Transport) newConn(rw net.Conn, fr *frameReader, outbound bool) *conn {

@@ -138,7 +138,9 @@
 // The transport talks to its env only through the actor.TransportHost it is
 // given by Start: inbound messages go to Deliver (replies to DeliverReply
 // first; a connection keeps the Inbox of each endpoint it delivers to, and
-// posts to it until the endpoint stops), events to Connected, Disconnected
+// posts to it until the endpoint stops: the frames it reads for one endpoint
+// in a row, up to 32 of them, with one Inbox.PostBatch, and always before a
+// read that may wait), events to Connected, Disconnected
 // and NetworkError, messages that could not be sent to Undeliverable; the
 // inbound flow control uses AfterProcessed and the idle check PendingAsks.
 //

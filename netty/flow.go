@@ -80,6 +80,7 @@ func (c *conn) delivered(target *protoactor.PID, size int) {
 
 // closeWindow queues the marks of the open window.
 func (c *conn) closeWindow() {
+	c.flush() // the marks go behind the window's messages
 	f := &c.flow
 	if f.n == 0 {
 		return

@@ -107,6 +107,20 @@ func (fr *frameReader) midFrame() bool { return fr.inFrame || fr.buffered() }
 // not, the next frame is read from the source.
 func (fr *frameReader) buffered() bool { return fr.r.Buffered() > fr.discard }
 
+// frameBuffered reports whether the next frame is buffered whole, so that
+// next returns it without reading the source.
+func (fr *frameReader) frameBuffered() bool {
+	n := fr.r.Buffered() - fr.discard
+	if n < frameHeaderLen {
+		return false
+	}
+	hdr, err := fr.r.Peek(fr.discard + frameHeaderLen)
+	if err != nil {
+		return false
+	}
+	return uint64(binary.BigEndian.Uint32(hdr[fr.discard:])) <= uint64(n-frameHeaderLen)
+}
+
 // next returns the body of the next frame.
 func (fr *frameReader) next() ([]byte, error) {
 	if fr.discard > 0 {

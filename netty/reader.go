@@ -40,6 +40,11 @@ func (c *conn) readLoop() {
 		if flow && c.overBound() && !c.awaitCredit() {
 			flow = false
 		}
+		if c.batchTo != nil && !c.fr.frameBuffered() {
+			// The next frame needs a read of the socket, which may wait:
+			// post what was read first.
+			c.flush()
+		}
 		if !c.fr.buffered() {
 			// The next read goes to the socket. Let the goroutine the
 			// frames just read woke (an endpoint's loop, an asker) run
@@ -48,11 +53,11 @@ func (c *conn) readLoop() {
 			runtime.Gosched()
 		}
 		b, err := c.fr.next()
-		if err != nil {
-			c.close(err)
-			return
+		if err == nil {
+			err = c.handle(b)
 		}
-		if err := c.handle(b); err != nil {
+		if err != nil {
+			c.flush()
 			c.close(err)
 			return
 		}
@@ -70,6 +75,7 @@ func (c *conn) handle(b []byte) error {
 	if len(e.senderID) == 0 && bytes.HasPrefix(e.target, []byte(futurePrefix)) {
 		// A reply: route it to its ask without building (or caching) a
 		// PID for a target that is used once.
+		c.flush()
 		if msg, err = c.decode(e.typ, e.payload); err == nil && t.host.DeliverReply(e.target, msg) {
 			return nil
 		}
@@ -89,11 +95,12 @@ func (c *conn) handle(b []byte) error {
 	}
 	if msg == nil {
 		if msg, err = c.decode(e.typ, e.payload); err != nil {
+			c.flush()
 			c.undecodable(target, sender, string(e.typ), err)
 			return nil
 		}
 	}
-	tg.deliver(t.host, sender, msg)
+	c.post(tg, sender, msg)
 	c.delivered(target, len(b))
 	return nil
 }
@@ -117,21 +124,6 @@ func (c *conn) targetOf(id []byte) *target {
 type target struct {
 	pid   *protoactor.PID
 	inbox actor.Inbox // nil until found, or once it has stopped
-}
-
-// deliver hands msg to the target's inbox, looking it up when there is none
-// kept, and to the host when the target runs no endpoint.
-func (tg *target) deliver(host actor.TransportHost, sender *protoactor.PID, msg proto.Message) {
-	if tg.inbox == nil {
-		tg.inbox = host.Inbox(tg.pid.Id)
-	}
-	if tg.inbox != nil {
-		if tg.inbox.Post(sender, msg) {
-			return
-		}
-		tg.inbox = nil
-	}
-	host.Deliver(tg.pid, sender, msg)
 }
 
 // senderIDRoom is the longest sender id kept in its PID's allocation: an
