@@ -198,7 +198,8 @@
 // A Transport is given its env's TransportHost when the env starts it
 // (Transport.Start), and nowhere else: delivery of inbound messages and
 // replies (Deliver, DeliverReply, and an endpoint's Inbox, which a
-// transport may keep per target), network events (Connected,
+// transport may keep per target and post to one message at a time or, with
+// PostBatch, many under one lock), network events (Connected,
 // Disconnected, NetworkError), messages that could not be sent
 // (Undeliverable), the inbound flow-control hook (AfterProcessed) and the
 // query that tells a dead connection from an idle one (PendingAsks). None of
