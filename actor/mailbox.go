@@ -103,12 +103,7 @@ func (m *mailbox) PostUserMessage(msg any) {
 // counts).
 func (m *mailbox) postCounted(msg any, typ reflect.Type) {
 	m.mu.Lock()
-	if typ == m.countTyp {
-		m.countN++
-	} else {
-		m.foldCountLocked()
-		m.countTyp, m.countN = typ, 1
-	}
+	m.countLocked(typ)
 	m.postLocked(msg)
 	m.mu.Unlock()
 	m.schedule()
@@ -119,16 +114,21 @@ func (m *mailbox) postCounted(msg any, typ reflect.Type) {
 func (m *mailbox) postInbound(batch []Inbound) {
 	m.mu.Lock()
 	for _, in := range batch {
-		if typ := reflect.TypeOf(in.Msg); typ == m.countTyp {
-			m.countN++
-		} else {
-			m.foldCountLocked()
-			m.countTyp, m.countN = typ, 1
-		}
+		m.countLocked(reflect.TypeOf(in.Msg))
 		m.postLocked(inboundMessage(in.Sender, in.Msg))
 	}
 	m.mu.Unlock()
 	m.schedule()
+}
+
+// countLocked counts one message of typ as posted; the caller holds mu.
+func (m *mailbox) countLocked(typ reflect.Type) {
+	if typ == m.countTyp {
+		m.countN++
+	} else {
+		m.foldCountLocked()
+		m.countTyp, m.countN = typ, 1
+	}
 }
 
 // foldCountLocked adds countN to counts.

@@ -47,14 +47,15 @@ func (c *conn) flush() {
 		return
 	}
 	c.batchTo = nil
+	var posted bool
 	if len(c.batch) == 1 {
 		// A lone message (an ask with one in flight): Post is the same
 		// without the batch's loop.
-		if in := c.batch[0]; !tg.inbox.Post(in.Sender, in.Msg) {
-			tg.inbox = nil
-			c.t.host.Deliver(tg.pid, in.Sender, in.Msg)
-		}
-	} else if !tg.inbox.PostBatch(c.batch) {
+		posted = tg.inbox.Post(c.batch[0].Sender, c.batch[0].Msg)
+	} else {
+		posted = tg.inbox.PostBatch(c.batch)
+	}
+	if !posted {
 		// The endpoint is stopping: the host finds whatever runs under
 		// its name now, message by message, as for any other target.
 		tg.inbox = nil
