@@ -211,11 +211,18 @@ func (h *harness) runOneway(ctx context.Context, spec onewaySpec, b budget) (sam
 				limit = split(b.count, spec.senders, s)
 			}
 			var seq uint64
+			var seen int64 // the arrivals this sender read last
 			for ; limit < 0 || int64(seq) < limit; seq++ {
 				if limit < 0 && seq%64 == 0 && (time.Now().After(deadline) || spec.stop != nil && spec.stop.Load()) {
 					break
 				}
-				if n := st.tally.sent.Add(1); n-st.tally.received.Load() > st.tally.window {
+				n := st.tally.sent.Add(1)
+				if n-seen > st.tally.window {
+					// Arrivals only grow: they are read again only when
+					// the count read last says that the window is full.
+					seen = st.tally.received.Load()
+				}
+				if n-seen > st.tally.window {
 					// The window is full: flush buffered writes, then wait.
 					if spec.flush != nil {
 						if err := spec.flush(s); err != nil {

@@ -105,9 +105,19 @@ func mergeVerifications(vs ...Verification) Verification {
 // tally counts arrivals for a run, signals when the expected number has
 // arrived, and bounds the number of one-way messages in flight (the window)
 // so that a sender faster than its receiver cannot queue without limit.
+//
+// The receivers write received at every arrival and the senders write sent
+// at every send, so each count has a cache line of its own, and the fields
+// read at every arrival share a third that is seldom written: on one line,
+// every message moved it between the processors of its sender and its
+// receiver, a cost the harness added to every implementation it measures.
+// A sender reads received only when the count it read last says the window
+// is full (see runOneway).
 type tally struct {
 	received atomic.Int64
+	_        [56]byte
 	sent     atomic.Int64
+	_        [56]byte
 	target   atomic.Int64
 	window   int64
 	waiting  atomic.Int32
