@@ -56,7 +56,11 @@
 //
 // "K in flight" means K asking goroutines, each with one ask outstanding;
 // one-way senders are held to a window of messages in flight (Config.Window)
-// so that a fast sender cannot queue without bound.
+// so that a fast sender cannot queue without bound. The counts behind the
+// window are on cache lines of their own, and a sender reads the arrivals
+// only when the window may be full, so that the harness's bookkeeping moves
+// no cache line between a sender's and a receiver's processors at every
+// message, for any implementation.
 //
 // # Verification
 //
