@@ -16,3 +16,13 @@ func TestRefOwnsItsCacheLines(t *testing.T) {
 		t.Fatalf("a Ref is %d bytes: it shares cache lines with other objects; adjust its padding", size)
 	}
 }
+
+func TestMsgCounterOwnsItsCacheLines(t *testing.T) {
+	var c msgCounter
+	if size := unsafe.Sizeof(c); !ownsCacheLines(size) {
+		t.Fatalf("a msgCounter is %d bytes: it shares cache lines with other objects; adjust its padding", size)
+	}
+	if off := unsafe.Offsetof(c.sent); off%64 != 0 {
+		t.Fatalf("msgCounter.sent is at offset %d, not at the start of a cache line", off)
+	}
+}
