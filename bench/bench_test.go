@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -140,6 +141,16 @@ func TestRunReportsVerifiedFigures(t *testing.T) {
 	if back.Results[3].Figures.Latency.P99 != rep.Results[3].Figures.Latency.P99 {
 		t.Fatal("round trip changed a latency")
 	}
+	if runtime.GOOS == "linux" {
+		// The kernel reports steal time: the run records it, and the
+		// table shows it.
+		if rep.StolenCPU == nil || *rep.StolenCPU < 0 || *rep.StolenCPU > 1 {
+			t.Fatalf("stolen CPU %v, want a fraction", rep.StolenCPU)
+		}
+		if back.StolenCPU == nil || *back.StolenCPU != *rep.StolenCPU {
+			t.Fatalf("round trip changed the stolen CPU: %v", back.StolenCPU)
+		}
+	}
 
 	var table bytes.Buffer
 	if err := rep.WriteTable(&table); err != nil {
@@ -149,6 +160,9 @@ func TestRunReportsVerifiedFigures(t *testing.T) {
 		if !strings.Contains(table.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, table.String())
 		}
+	}
+	if want := "taken by the hypervisor"; (rep.StolenCPU != nil) != strings.Contains(table.String(), want) {
+		t.Errorf("the table shows the stolen CPU if and only if the report has it (%v):\n%s", rep.StolenCPU, table.String())
 	}
 	var cmp bytes.Buffer
 	if err := rep.WriteComparison(&cmp, back); err != nil {

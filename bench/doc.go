@@ -78,7 +78,10 @@
 // allocations and bytes per message (runtime.MemStats deltas over the
 // measured run, whole process). Per variant: sparkrpc's ratio to each
 // baseline (messages per second, and p50/p99 latency for asks) and the design
-// targets that apply, met or not.
+// targets that apply, met or not. Per run, on Linux: the share of the
+// machine's CPU time that its hypervisor gave to other guests meanwhile
+// (Report.StolenCPU, steal time), which widens the spread between runs on a
+// virtual machine with shared CPUs.
 //
 // # Usage
 //

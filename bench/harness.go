@@ -196,6 +196,7 @@ func Run(ctx context.Context, cfg Config, opts ...Option) (rep *Report, err erro
 		Machine:       CollectMachine(),
 		Config:        cfg.record(),
 	}
+	cpu0, cpuKnown := readCPUTimes()
 	if cfg.TLS {
 		if h.tls, err = newTLSSetup(ctx); err != nil {
 			return nil, err
@@ -233,11 +234,13 @@ func Run(ctx context.Context, cfg Config, opts ...Option) (rep *Report, err erro
 			}
 			if err := ctx.Err(); err != nil {
 				rep.Finished = time.Now().UTC()
+				rep.recordSteal(cpu0, cpuKnown)
 				return rep, err
 			}
 		}
 	}
 	rep.Finished = time.Now().UTC()
+	rep.recordSteal(cpu0, cpuKnown)
 	rep.Passed = len(failed) == 0
 	if !rep.Passed {
 		return rep, fmt.Errorf("%w: %s", ErrVerificationFailed, strings.Join(failed, "; "))

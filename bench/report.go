@@ -34,6 +34,12 @@ type Report struct {
 	// TLS says how the remote scenarios secured their connections when the
 	// run used TLS (Config.TLS); nil when it did not.
 	TLS *TLSInfo `json:"tls,omitempty"`
+	// StolenCPU is the fraction (0 to 1) of the machine's CPU time during
+	// the run that its hypervisor gave to other guests (Linux's steal
+	// time); nil where the kernel does not report it. On a virtual machine
+	// whose CPUs are shared, ratios from a run with much of it spread more
+	// between runs.
+	StolenCPU *float64 `json:"stolen_cpu,omitempty"`
 	// Results holds one entry per scenario variant, in run order.
 	Results []Result `json:"results"`
 	// Passed is true when every message of every scenario and baseline that

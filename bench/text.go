@@ -14,8 +14,12 @@ import (
 // baseline, then the design targets with met / not met.
 func (rep *Report) WriteTable(w io.Writer) error {
 	m := rep.Machine
-	fmt.Fprintf(w, "sparkrpc bench %s  %s  GOMAXPROCS=%d  cpu %q  rev %s\n\n",
+	fmt.Fprintf(w, "sparkrpc bench %s  %s  GOMAXPROCS=%d  cpu %q  rev %s\n",
 		rep.Started.Format("2006-01-02 15:04 MST"), m.GoVersion, m.GOMAXPROCS, m.CPUModel, shortRev(m))
+	if f := rep.StolenCPU; f != nil {
+		fmt.Fprintf(w, "CPU time taken by the hypervisor during the run (steal): %.1f%%\n", 100**f)
+	}
+	fmt.Fprintln(w)
 	if line := rep.tlsLine(); line != "" {
 		fmt.Fprintf(w, "%s\n\n", line)
 	}
