@@ -22,9 +22,10 @@ import (
 // to it from this env (senders add from any goroutine), and received by
 // the name's stopped endpoints (under msgTable.mu). sent is on a cache line
 // of its own. The counter is 192 bytes, a size class of whole cache lines,
-// so that its lines are its own (at 136 bytes, in the class of 144, its
-// first line, read at every send, was shared with the object before it,
-// and sent with the one after; TestMsgCounterOwnsItsCacheLines).
+// so that its lines are its own (at 136 bytes, in the class of 144, whose
+// objects do not start on line boundaries, its first line, read at every
+// send, was shared with whatever object lay before it;
+// TestMsgCounterOwnsItsCacheLines).
 type msgCounter struct {
 	typ      reflect.Type
 	endpoint string
