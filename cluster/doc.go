@@ -53,7 +53,10 @@
 // process in its own process group, with GOMEMLIMIT from the container's
 // memory and stdout/stderr in the container's log folder, reports exit
 // codes, and stops containers with SIGTERM and then SIGKILL after a grace
-// period, on request and when it shuts down.
+// period, on request and when it shuts down. On Linux the kernel also kills
+// a container whose node manager dies without stopping it; other Unix
+// systems have no parent-death signal. The package needs Unix process
+// groups, so it builds on Unix systems only.
 //
 // The application master (endpoint "YarnAM") registers with the resource
 // manager once the driver is up (cluster mode) or reachable (client mode),

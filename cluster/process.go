@@ -90,9 +90,7 @@ func launchContainer(spec containerSpec, exe, workDir, logDir string) (*containe
 	cmd.Dir = workDir
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.Env = containerEnv(spec, workDir, logDir)
-	// Own process group (stopped as a whole), and killed by the kernel if
-	// this process dies without stopping it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = containerProcAttr()
 	if err := cmd.Start(); err != nil {
 		stdout.Close()
 		stderr.Close()

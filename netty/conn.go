@@ -76,12 +76,11 @@ func (t *Transport) newConn(rw net.Conn, fr *frameReader, outbound bool) *conn {
 		types:    make(map[string]*messageType),
 		flow:     inflow{credit: make(chan struct{}, 1)},
 	}
-	if sc, ok := rw.(syscall.Conn); ok {
-		if raw, err := sc.SyscallConn(); err == nil {
-			c.raw = raw
-			c.inlineWrite = func(fd uintptr) bool {
-				c.inlineN, c.inlineErr = syscall.Write(int(fd), c.inlineBuf)
-				return true // never wait for the socket: the writer does
+	if w := inlineWriter(c); w != nil {
+		if sc, ok := rw.(syscall.Conn); ok {
+			if raw, err := sc.SyscallConn(); err == nil {
+				c.raw = raw
+				c.inlineWrite = w
 			}
 		}
 	}

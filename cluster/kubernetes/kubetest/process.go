@@ -12,7 +12,7 @@ import (
 )
 
 // process is a control-plane component: a child process leading its own process group, with
-// stdout and stderr in LOGDIR/NAME.log. It is killed (SIGKILL) if the process that started it dies.
+// stdout and stderr in LOGDIR/NAME.log. On Linux it is killed (SIGKILL) if the process that started it dies.
 type process struct {
 	name    string
 	cmd     *exec.Cmd
@@ -29,7 +29,7 @@ func startProcess(name, bin, logDir string, args ...string) (*process, error) {
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = procAttr()
 	if err := cmd.Start(); err != nil {
 		logf.Close()
 		return nil, fmt.Errorf("kubetest: starting %s: %w", name, err)
