@@ -3,33 +3,21 @@ package actor
 import (
 	"testing"
 	"unsafe"
+
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 )
 
-// ownsCacheLines reports whether a heap object of size bytes has its
-// 64-byte cache lines to itself on a 64-bit platform: up to 512 bytes an
-// object carries no allocation header, and in a size class that is a
-// multiple of 64 bytes every object starts on a line of its own, as spans
-// start on page boundaries. The paddings are sized for 64-bit platforms
-// (8-byte pointers); skipOn32Bit skips the checks elsewhere.
-func ownsCacheLines(size uintptr) bool { return size%64 == 0 && size <= 512 }
-
-func skipOn32Bit(t *testing.T) {
-	if unsafe.Sizeof(uintptr(0)) != 8 {
-		t.Skip("the paddings are sized for 64-bit platforms")
-	}
-}
-
 func TestRefOwnsItsCacheLines(t *testing.T) {
-	skipOn32Bit(t)
-	if size := unsafe.Sizeof(Ref{}); !ownsCacheLines(size) {
+	testutil.SkipOn32Bit(t)
+	if size := unsafe.Sizeof(Ref{}); !testutil.OwnsCacheLines(size) {
 		t.Fatalf("a Ref is %d bytes: it shares cache lines with other objects; adjust its padding", size)
 	}
 }
 
 func TestMsgCounterOwnsItsCacheLines(t *testing.T) {
-	skipOn32Bit(t)
+	testutil.SkipOn32Bit(t)
 	var c msgCounter
-	if size := unsafe.Sizeof(c); !ownsCacheLines(size) {
+	if size := unsafe.Sizeof(c); !testutil.OwnsCacheLines(size) {
 		t.Fatalf("a msgCounter is %d bytes: it shares cache lines with other objects; adjust its padding", size)
 	}
 	if off := unsafe.Offsetof(c.sent); off%64 != 0 {

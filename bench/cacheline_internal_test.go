@@ -3,6 +3,8 @@ package bench
 import (
 	"testing"
 	"unsafe"
+
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 )
 
 // The one-way tally's counts are on cache lines of their own (64-byte
@@ -10,9 +12,7 @@ import (
 // and received, sent and the fields read at every arrival start three
 // different lines.
 func TestTallyCountsOwnTheirCacheLines(t *testing.T) {
-	if unsafe.Sizeof(uintptr(0)) != 8 {
-		t.Skip("the padding is sized for 64-bit platforms")
-	}
+	testutil.SkipOn32Bit(t)
 	var tl tally
 	if size := unsafe.Sizeof(tl); size <= 176 || size > 192 { // Go's size classes: 176, 192
 		t.Fatalf("a tally is %d bytes, not in the size class of 192; adjust its padding", size)
