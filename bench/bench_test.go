@@ -307,11 +307,11 @@ func TestEmptyTasksScenarioVerifies(t *testing.T) {
 		t.Fatalf("%d results, want 1", len(rep.Results))
 	}
 	r := rep.Results[0]
-	tcp := r.Baseline(bench.ImplTCP)
-	if r.Figures == nil || tcp == nil || tcp.Figures == nil {
-		t.Fatalf("figures %+v, tcp baseline %+v", r.Figures, tcp)
+	tcp, delivered := r.Baseline(bench.ImplTCP), r.Baseline(bench.ImplTCPDelivered)
+	if r.Figures == nil || tcp == nil || tcp.Figures == nil || delivered == nil || delivered.Figures == nil {
+		t.Fatalf("figures %+v, tcp baseline %+v, tcp-delivered baseline %+v", r.Figures, tcp, delivered)
 	}
-	for name, f := range map[string]*bench.Figures{bench.ImplSparkrpc: r.Figures, bench.ImplTCP: tcp.Figures} {
+	for name, f := range map[string]*bench.Figures{bench.ImplSparkrpc: r.Figures, bench.ImplTCP: tcp.Figures, bench.ImplTCPDelivered: delivered.Figures} {
 		if v := f.Verified; !v.OK || v.Sent != cfg.Count || v.Received != cfg.Count {
 			t.Errorf("%s: verification %+v, want %d tasks", name, v, cfg.Count)
 		}

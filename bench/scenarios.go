@@ -199,7 +199,7 @@ func buildRegistry() []*scenario {
 				return []Params{{Executors: 4}}
 			},
 			sparkrpc:  impl{name: ImplSparkrpc, run: emptyTasks, unavailable: schedulerUnavailable},
-			baselines: []impl{{name: ImplTCP, run: tcpEmptyTasks}},
+			baselines: []impl{{name: ImplTCP, run: tcpEmptyTasks}, {name: ImplTCPDelivered, run: tcpDeliveredEmptyTasks}},
 			targets: func(*Config, Params) []targetSpec {
 				return []targetSpec{{name: "≥ 20,000 empty tasks/s with 4 executors", metric: "msgs_per_sec", atLeast: true, threshold: 20000}}
 			},

@@ -54,7 +54,7 @@ func readDelivered(conn net.Conn, sk *sink, r int) {
 // and batchDone (when not nil) after each batch, until the connection
 // fails or closes; it returns once that goroutine has handled the rest.
 func deliverFrames(conn net.Conn, handle func(*messages.BenchPing), batchDone func() error) {
-	q := newHandoff()
+	q := newHandoff[*messages.BenchPing]()
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -76,58 +76,5 @@ func deliverFrames(conn net.Conn, handle func(*messages.BenchPing), batchDone fu
 			return
 		}
 		q.put(m)
-	}
-}
-
-// handoff is the least a mailbox does: a queue under a mutex, and a signal
-// that wakes its one consumer, which takes everything queued at once.
-type handoff struct {
-	mu     sync.Mutex
-	queue  []*messages.BenchPing
-	closed bool
-	sig    chan struct{}
-}
-
-func newHandoff() *handoff { return &handoff{sig: make(chan struct{}, 1)} }
-
-// put queues m and wakes the consumer.
-func (q *handoff) put(m *messages.BenchPing) {
-	q.mu.Lock()
-	q.queue = append(q.queue, m)
-	q.mu.Unlock()
-	q.wake()
-}
-
-func (q *handoff) wake() {
-	select {
-	case q.sig <- struct{}{}:
-	default:
-	}
-}
-
-// close ends drain once it has handled what is queued.
-func (q *handoff) close() {
-	q.mu.Lock()
-	q.closed = true
-	q.mu.Unlock()
-	q.wake()
-}
-
-// drain hands every queued message to handle, in order, until close. It
-// calls batchDone, when not nil, after each batch taken from the queue.
-func (q *handoff) drain(handle func(*messages.BenchPing), batchDone func() error) {
-	var batch []*messages.BenchPing
-	for range q.sig {
-		q.mu.Lock()
-		batch, q.queue = q.queue, batch[:0]
-		closed := q.closed
-		q.mu.Unlock()
-		for _, m := range batch {
-			handle(m)
-		}
-		clear(batch)
-		if batchDone != nil && batchDone() != nil || closed {
-			return
-		}
 	}
 }

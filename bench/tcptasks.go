@@ -301,6 +301,22 @@ func (c *tcpTaskCluster) runJob(ctx context.Context, n int, stall time.Duration,
 // tcpEmptyTasks runs the empty-tasks workload on p.Executors raw TCP
 // connections.
 func tcpEmptyTasks(ctx context.Context, h *harness, p Params) (*Figures, error) {
+	return tcpEmptyTasksWith(ctx, h, p, (*tcpTaskCluster).startInline)
+}
+
+// startInline starts the goroutines of the raw TCP baseline: a driver's
+// reader and an executor on each connection, which answer in place.
+func (c *tcpTaskCluster) startInline() {
+	for e := range c.writers {
+		c.wg.Add(2)
+		go c.drive(e)
+		go c.execute(e)
+	}
+}
+
+// tcpEmptyTasksWith runs the empty-tasks workload on p.Executors raw TCP
+// connections, whose goroutines start starts.
+func tcpEmptyTasksWith(ctx context.Context, h *harness, p Params, start func(*tcpTaskCluster)) (*Figures, error) {
 	conns, err := newTCPConns(ctx, nil, p.Executors)
 	if err != nil {
 		return nil, err
@@ -309,10 +325,8 @@ func tcpEmptyTasks(ctx context.Context, h *harness, p Params) (*Figures, error) 
 	c.job.Store(newTCPTaskJob(0))
 	for e := range c.writers {
 		c.writers[e] = newFrameWriter(conns.clients[e])
-		c.wg.Add(2)
-		go c.drive(e)
-		go c.execute(e)
 	}
+	start(c)
 	defer func() {
 		conns.close()
 		c.wg.Wait()

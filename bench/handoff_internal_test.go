@@ -13,7 +13,7 @@ import (
 // message handled.
 func TestHandoffDeliversEveryMessageInOrder(t *testing.T) {
 	const n = 10000
-	q := newHandoff()
+	q := newHandoff[*messages.BenchPing]()
 	var got []uint64
 	handledAtBatchEnd := 0
 	var wg sync.WaitGroup
