@@ -41,7 +41,12 @@ func messageSize(msg proto.Message, info encodeInfo) (int, bool, error) {
 	if !info.vt {
 		return sizeOpts.Size(msg), false, nil
 	}
-	if !info.plan.empty() {
+	switch {
+	case info.fields != nil:
+		if err := info.fields.check(msg); err != nil {
+			return 0, false, err
+		}
+	case !info.plan.empty():
 		if err := info.plan.check(msg.ProtoReflect()); err != nil {
 			return 0, false, err
 		}
@@ -68,6 +73,9 @@ type messageType struct {
 	mt   protoreflect.MessageType
 	zero vtDecoder  // the type's zero value, when it is a vtprotobuf message
 	plan *checkPlan // what to check after a vtprotobuf decode (see vtcheck.go)
+	// fields is plan without protobuf reflection, when the type allows it
+	// (see fieldcheck.go).
+	fields *fieldCheck
 	// unknown is the index of the generated struct's unknownFields, when
 	// plan is empty and the type is generated: only unknown fields, at the
 	// top level, can then need a check, and when the decoded message has
@@ -86,8 +94,12 @@ func findMessageType(typ []byte) (*messageType, error) {
 	if zero, ok := mt.New().Interface().(vtDecoder); ok {
 		t.zero = zero // a new message, not Zero's nil pointer, which clones to nil
 		t.plan = planChecks(mt.Descriptor())
-		if m := zero.(proto.Message); t.plan.empty() && oneDescriptorPerType(m) {
-			t.unknown = unknownFieldsIndex(reflect.TypeOf(m))
+		if m := zero.(proto.Message); oneDescriptorPerType(m) {
+			if t.plan.empty() {
+				t.unknown = unknownFieldsIndex(reflect.TypeOf(m))
+			} else {
+				t.fields = planFieldCheck(reflect.TypeOf(m), t.plan)
+			}
 		}
 	}
 	return t, nil
@@ -101,6 +113,12 @@ func (t *messageType) decode(payload []byte) (proto.Message, error) {
 			return nil, err
 		}
 		if t.unknown >= 0 && reflect.ValueOf(msg).Elem().Field(t.unknown).Len() == 0 {
+			return msg, nil
+		}
+		if t.fields != nil {
+			if err := t.fields.check(msg); err != nil {
+				return nil, err
+			}
 			return msg, nil
 		}
 		if err := t.plan.check(msg.ProtoReflect()); err != nil {

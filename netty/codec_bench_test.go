@@ -41,3 +41,38 @@ func BenchmarkCodec(b *testing.B) {
 		b.Fatalf("decoded seq %d, want %d", sink.Seq, b.N-1)
 	}
 }
+
+// BenchmarkCodecStatusUpdate is BenchmarkCodec for a final StatusUpdate,
+// a message with string fields that both ends check for valid UTF-8.
+func BenchmarkCodecStatusUpdate(b *testing.B) {
+	result := make([]byte, 8)
+	mt, err := findMessageType([]byte("sparkrpc.messages.StatusUpdate"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var buf []byte
+	var sink *messages.StatusUpdate
+	b.ReportAllocs()
+	for i := range b.N {
+		msg := &messages.StatusUpdate{ExecutorId: "1", TaskId: int64(i), State: messages.TaskState_TASK_STATE_FINISHED, Result: result, TaskCpus: 1}
+		h, err := sizeEnvelope("CoarseGrainedScheduler", "", "", msg, 1<<20)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if buf, err = writeEnvelope(buf[:0], h, msg); err != nil {
+			b.Fatal(err)
+		}
+		e, err := parseEnvelope(buf[frameHeaderLen:])
+		if err != nil {
+			b.Fatal(err)
+		}
+		m, err := mt.decode(e.payload)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sink = m.(*messages.StatusUpdate)
+	}
+	if sink.TaskId != int64(b.N-1) {
+		b.Fatalf("decoded task %d, want %d", sink.TaskId, b.N-1)
+	}
+}

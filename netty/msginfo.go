@@ -25,6 +25,10 @@ type encodeInfo struct {
 	name protoreflect.FullName
 	vt   bool       // the type has vtprotobuf's methods
 	plan *checkPlan // what to check before a vtprotobuf encode, when vt
+	// fields is plan without protobuf reflection, for a type whose
+	// messages share one descriptor and whose plan allows it (see
+	// fieldcheck.go).
+	fields *fieldCheck
 }
 
 // encodeInfos caches encodeInfo by Go type (reflect.Type -> *encodeInfo, nil
@@ -43,6 +47,9 @@ func encodeInfoOf(msg proto.Message) encodeInfo {
 		var kept *encodeInfo
 		if oneDescriptorPerType(msg) {
 			info := describe(msg)
+			if info.vt && !info.plan.empty() {
+				info.fields = planFieldCheck(typ, info.plan)
+			}
 			kept = &info
 		}
 		v, _ = encodeInfos.LoadOrStore(typ, kept)
