@@ -133,11 +133,14 @@ func (c *cell) InvokeSystemMessage(msg any) {
 
 // InvokeUserMessage implements protoactor.MessageInvoker.
 func (c *cell) InvokeUserMessage(msg any) {
-	if env, ok := msg.(*protoactor.MessageEnvelope); ok {
-		c.receive(env.Message, env.Sender)
-		return
+	switch m := msg.(type) {
+	case *inboundAsk:
+		c.receiveAsk(m)
+	case *protoactor.MessageEnvelope:
+		c.receive(m.Message, m.Sender)
+	default:
+		c.receive(msg, nil)
 	}
-	c.receive(msg, nil)
 }
 
 // EscalateFailure implements protoactor.MessageInvoker. Hooks run under
@@ -153,20 +156,13 @@ func (c *cell) EscalateFailure(reason any, msg any) {
 func (c *cell) receive(msg any, sender *protoactor.PID) {
 	switch m := msg.(type) {
 	case *Future:
-		if c.inline() {
-			c.handleAsk(m.req, nil, m) // no closure on the serial path
-		} else {
-			c.dispatch(func() { c.handleAsk(m.req, nil, m) })
-		}
+		m.call = CallContext{Context: &c.ctx, fut: m}
+		c.receiveCall(m.req, &m.call)
 	case *protoactor.PoisonPill:
 		_ = c.env.stopCell(c)
 	case proto.Message:
 		if sender != nil {
-			if c.inline() {
-				c.handleAsk(m, sender, nil)
-			} else {
-				c.dispatch(func() { c.handleAsk(m, sender, nil) })
-			}
+			c.receiveCall(m, &CallContext{Context: &c.ctx, sender: sender})
 		} else if c.workers == nil {
 			c.handleSend(m) // the hot path: no closure
 		} else {
@@ -184,6 +180,21 @@ func (c *cell) receive(msg any, sender *protoactor.PID) {
 			c.env.reply(sender, FailureToProto(err))
 		}
 		c.handleError(err)
+	}
+}
+
+// receiveAsk handles an ask that a transport delivered.
+func (c *cell) receiveAsk(a *inboundAsk) {
+	a.call.Context = &c.ctx
+	c.receiveCall(a.req, &a.call)
+}
+
+// receiveCall handles the ask msg, whose reply goes through cc.
+func (c *cell) receiveCall(msg proto.Message, cc *CallContext) {
+	if c.inline() {
+		c.handleAsk(msg, cc) // no closure on the serial path
+	} else {
+		c.dispatch(func() { c.handleAsk(msg, cc) })
 	}
 }
 
@@ -257,11 +268,10 @@ func (c *cell) handleSend(msg proto.Message) {
 	}
 }
 
-func (c *cell) handleAsk(msg proto.Message, sender *protoactor.PID, fut *Future) {
-	cc := &CallContext{Context: &c.ctx, sender: sender, fut: fut}
+func (c *cell) handleAsk(msg proto.Message, cc *CallContext) {
 	if c.stopped.Load() {
-		if fut == nil && sender != nil {
-			c.env.replyNotFound(sender, c.name)
+		if cc.fut == nil && cc.sender != nil {
+			c.env.replyNotFound(cc.sender, c.name)
 		} else {
 			cc.SendFailure(&EndpointNotFoundError{Name: c.name})
 		}

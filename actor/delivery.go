@@ -74,7 +74,7 @@ func (e *Env) deliver(target, sender *protoactor.PID, msg proto.Message) {
 	}
 	if p, ok := e.localProcess(target.Id); ok {
 		if _, isCell := p.(*cell); !isCell {
-			p.SendUserMessage(target, inboundMessage(sender, msg)) // a protoactor future or actor
+			p.SendUserMessage(target, protoactorMessage(sender, msg)) // a protoactor future or actor
 			return
 		}
 	}
@@ -156,4 +156,14 @@ func (e *Env) failPending(peer string, err error) {
 	for _, f := range e.futures.pending(func(f *Future) bool { return f.peer == peer }) {
 		f.complete(nil, err)
 	}
+}
+
+// protoactorMessage is what a protoactor process that is not an endpoint
+// gets for msg from sender: msg itself, or for an ask the envelope that
+// carries its sender.
+func protoactorMessage(sender *protoactor.PID, msg proto.Message) any {
+	if sender == nil {
+		return msg
+	}
+	return &protoactor.MessageEnvelope{Message: msg, Sender: sender}
 }

@@ -51,6 +51,11 @@ type Future struct {
 	timer  *time.Timer
 	stopFn func() bool
 	armed  bool
+
+	// call is the CallContext of a local ask, set by the endpoint that
+	// handles it: the handler's way to the future, in the future's own
+	// allocation.
+	call CallContext
 }
 
 func newFuture(e *Env, target *Ref, req proto.Message, t RpcTimeout) *Future {

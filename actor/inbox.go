@@ -64,13 +64,22 @@ func (c *cell) postInbound(sender *protoactor.PID, msg proto.Message) {
 	c.postMessage(inboundMessage(sender, msg), reflect.TypeOf(msg))
 }
 
-// inboundMessage is what a mailbox queues for msg from sender: msg itself,
-// or for an ask the envelope that carries its sender.
+// inboundMessage is what an endpoint's mailbox queues for msg from sender:
+// msg itself, or for an ask the inboundAsk that carries its sender.
 func inboundMessage(sender *protoactor.PID, msg proto.Message) any {
 	if sender == nil {
 		return msg
 	}
-	return &protoactor.MessageEnvelope{Message: msg, Sender: sender}
+	return &inboundAsk{req: msg, call: CallContext{sender: sender}}
+}
+
+// inboundAsk is an ask from another env (or from plain protoactor code) as
+// its endpoint's mailbox queues it: the request, and the CallContext that
+// its handler gets, in one allocation. The handler may keep the CallContext
+// to reply later; it then keeps the request too.
+type inboundAsk struct {
+	req  proto.Message
+	call CallContext
 }
 
 // close lets the endpoint go: later Posts report false.
