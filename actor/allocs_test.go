@@ -9,8 +9,8 @@ import (
 	"github.com/sparkrpc/sparkrpc/actor"
 )
 
-// A local ask costs its future (with its channel and the handler's
-// CallContext in the future's own allocation) and what the endpoint
+// A local ask costs its future (the handler's CallContext is part of the
+// future's own allocation), the future's channel, and what the endpoint
 // allocates: no more.
 func TestLocalAskAllocations(t *testing.T) {
 	if raceEnabled {

@@ -152,7 +152,8 @@ func (c *cell) EscalateFailure(reason any, msg any) {
 }
 
 // receive handles one user message; sender is the reply-to PID of an ask
-// from another env or from plain protoactor code.
+// from plain protoactor code (a RequestFuture's MessageEnvelope). Asks from
+// other envs arrive as inboundAsk and go through receiveAsk.
 func (c *cell) receive(msg any, sender *protoactor.PID) {
 	switch m := msg.(type) {
 	case *Future:

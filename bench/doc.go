@@ -33,9 +33,11 @@
 //     and raw TCP.
 //   - executor-registration and empty-tasks: the scheduler backend (package
 //     endpoints). Empty tasks run on 4 one-core executors, one task per
-//     round trip on each; baseline: the same round trips as raw TCP frames
+//     round trip on each. Baselines: the same round trips as raw TCP frames
 //     (a launch out, RUNNING and FINISHED back), the ceiling of such a
-//     protocol.
+//     protocol; and tcp-delivered, the same frames decoded and handed from
+//     goroutine to goroutine as the endpoint model does (a reader, the
+//     endpoint, the task), its floor.
 //   - executor-startup: the time from submit until 10, 50 and 100 executors
 //     registered, on Kubernetes next to local-cluster. The harness starts no
 //     cluster: the caller gives both with WithStartup (`sparkrpc bench` does,

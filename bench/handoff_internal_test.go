@@ -7,7 +7,7 @@ import (
 	"github.com/sparkrpc/sparkrpc/messages"
 )
 
-// The hand-off of the delivered TCP baseline gives its consumer every
+// The hand-off of the delivered TCP baselines gives its consumer every
 // message put, in order, on the consumer's own goroutine, and drain returns
 // once close is called after the last put. batchDone follows every
 // message handled.

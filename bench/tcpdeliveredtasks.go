@@ -58,7 +58,7 @@ func (c *tcpTaskCluster) startDelivered() {
 		driver.drain(func(s statusFrom) {
 			j := c.job.Load()
 			if j.status(s.m.TaskId, s.m.State, s.m.Result) {
-				_ = c.launchNext(j, s.e) // a failed write closes the connection, which ends the readers
+				_ = c.launchNext(j, s.e) // a write fails only once the connections close, which also ends the readers and this loop
 			}
 		}, nil)
 	}()

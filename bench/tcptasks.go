@@ -117,8 +117,9 @@ func decodeTaskFrame(b []byte, idField, bytesField protowire.Number) (id int64, 
 }
 
 // tcpTaskJob is one job of the raw TCP baseline. Task i has id i+1 and
-// the 8-byte payload i; its states and its result are written only by the
-// goroutine of the connection it ran on, and read once done is closed (the
+// the 8-byte payload i; its states and its result are written only by one
+// goroutine (the reader of the connection it ran on, or in the delivered
+// baseline the driver's goroutine), and read once done is closed (the
 // atomic completed orders them).
 type tcpTaskJob struct {
 	payloads  [][]byte
@@ -196,7 +197,7 @@ func (j *tcpTaskJob) verification() Verification {
 // executors' goroutines, and the job that runs.
 type tcpTaskCluster struct {
 	conns   *tcpConns
-	mu      []sync.Mutex // one per executor: the first launch of a job and the driver's reader share its writer
+	mu      []sync.Mutex // one per executor: the first launch of a job and the driver's reader (or goroutine) share its writer
 	writers []*frameWriter
 	job     atomic.Pointer[tcpTaskJob]
 	wg      sync.WaitGroup

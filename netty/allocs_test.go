@@ -103,7 +103,7 @@ func batchSender(t *testing.T, msg proto.Message, batch int) func() {
 // them; the future (its id string is kept in it) and its channel; the
 // asker's PID on the server (its id kept in it); the queued ask, which
 // carries the sender and the handler's call context in one allocation; and
-// less than 1 more on average for a mailbox's turn.
+// at most 0.5 more on average for a mailbox's turn.
 func TestRemoteAskAllocations(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates differently")
