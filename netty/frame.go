@@ -329,39 +329,28 @@ type envelope struct {
 
 // parseEnvelope decodes a WireEnvelope frame without copying. Unknown fields
 // are skipped, as protobuf requires.
+//
+// Every field of an envelope that writeEnvelope makes has a one-byte tag,
+// and all but a large payload a one-byte length: those are read in place,
+// anything else through protowire (parseEnvelopeField).
 func parseEnvelope(b []byte) (envelope, error) {
 	var e envelope
 	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return envelope{}, fmt.Errorf("%w: malformed envelope: %v", ErrProtocol, protowire.ParseError(n))
-		}
-		b = b[n:]
-		if typ != protowire.BytesType || num < fieldTarget || num > fieldPayload {
-			n = protowire.ConsumeFieldValue(num, typ, b)
-			if n < 0 {
-				return envelope{}, fmt.Errorf("%w: malformed envelope: %v", ErrProtocol, protowire.ParseError(n))
+		if t := b[0]; t >= fieldTarget<<3|byte(protowire.BytesType) && t <= fieldPayload<<3|byte(protowire.BytesType) &&
+			t&7 == byte(protowire.BytesType) && len(b) > 1 && b[1] < 0x80 {
+			end := 2 + int(b[1])
+			if end > len(b) {
+				return envelope{}, fmt.Errorf("%w: malformed envelope: %v", ErrProtocol, protowire.ParseError(-1))
 			}
-			b = b[n:]
+			e.set(protowire.Number(t>>3), b[2:end:end])
+			b = b[end:]
 			continue
 		}
-		v, n := protowire.ConsumeBytes(b)
-		if n < 0 {
-			return envelope{}, fmt.Errorf("%w: malformed envelope: %v", ErrProtocol, protowire.ParseError(n))
+		n, err := e.parseField(b)
+		if err != nil {
+			return envelope{}, err
 		}
 		b = b[n:]
-		switch num {
-		case fieldTarget:
-			e.target = v
-		case fieldSenderAddress:
-			e.senderAddr = v
-		case fieldSenderID:
-			e.senderID = v
-		case fieldType:
-			e.typ = v
-		case fieldPayload:
-			e.payload = v
-		}
 	}
 	if len(e.target) == 0 {
 		return envelope{}, fmt.Errorf("%w: envelope without target", ErrProtocol)
@@ -370,4 +359,42 @@ func parseEnvelope(b []byte) (envelope, error) {
 		return envelope{}, fmt.Errorf("%w: envelope without message type", ErrProtocol)
 	}
 	return e, nil
+}
+
+// set keeps v as field num of the envelope.
+func (e *envelope) set(num protowire.Number, v []byte) {
+	switch num {
+	case fieldTarget:
+		e.target = v
+	case fieldSenderAddress:
+		e.senderAddr = v
+	case fieldSenderID:
+		e.senderID = v
+	case fieldType:
+		e.typ = v
+	case fieldPayload:
+		e.payload = v
+	}
+}
+
+// parseField reads the field at the start of b through protowire, keeps it
+// if it is one of the envelope's, and returns its length.
+func (e *envelope) parseField(b []byte) (int, error) {
+	num, typ, n := protowire.ConsumeTag(b)
+	if n < 0 {
+		return 0, fmt.Errorf("%w: malformed envelope: %v", ErrProtocol, protowire.ParseError(n))
+	}
+	var m int
+	if typ != protowire.BytesType || num < fieldTarget || num > fieldPayload {
+		m = protowire.ConsumeFieldValue(num, typ, b[n:])
+	} else {
+		var v []byte
+		if v, m = protowire.ConsumeBytes(b[n:]); m >= 0 {
+			e.set(num, v)
+		}
+	}
+	if m < 0 {
+		return 0, fmt.Errorf("%w: malformed envelope: %v", ErrProtocol, protowire.ParseError(m))
+	}
+	return n + m, nil
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sparkrpc/sparkrpc/messages"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
@@ -179,4 +180,106 @@ func TestFrameReaderGrowsUnderTraffic(t *testing.T) {
 			}
 		})
 	}
+}
+
+// checkEnvelopeAgrees fails t unless parseEnvelope's result for b, e and
+// err, is what protowire's generic reading of every field gives, and, where
+// the generated messages.WireEnvelope reads b, what it reads. (The envelope's
+// strings are not checked for UTF-8: a bad target or type is refused as an
+// unknown endpoint or type.)
+func checkEnvelopeAgrees(t *testing.T, b []byte, e envelope, err error) {
+	t.Helper()
+	var ref envelope
+	refErr := error(nil)
+	for rest := b; len(rest) > 0 && refErr == nil; {
+		var n int
+		if n, refErr = ref.parseField(rest); refErr == nil {
+			rest = rest[n:]
+		}
+	}
+	if refErr == nil && (len(ref.target) == 0 || len(ref.typ) == 0) {
+		refErr = ErrProtocol
+	}
+	if (err == nil) != (refErr == nil) {
+		t.Fatalf("parseEnvelope: %+v, %v; field by field: %+v, %v", e, err, ref, refErr)
+	}
+	if err != nil {
+		return
+	}
+	if !bytes.Equal(e.target, ref.target) || !bytes.Equal(e.senderAddr, ref.senderAddr) || !bytes.Equal(e.senderID, ref.senderID) ||
+		!bytes.Equal(e.typ, ref.typ) || !bytes.Equal(e.payload, ref.payload) {
+		t.Fatalf("parseEnvelope: %+v; field by field: %+v", e, ref)
+	}
+	var w messages.WireEnvelope
+	if proto.Unmarshal(b, &w) != nil {
+		return
+	}
+	if w.Target != string(e.target) || w.SenderAddress != string(e.senderAddr) || w.SenderId != string(e.senderID) ||
+		w.Type != string(e.typ) || !bytes.Equal(w.Payload, e.payload) {
+		t.Fatalf("parseEnvelope: %+v; protobuf: %v", e, &w)
+	}
+}
+
+// parseEnvelope reads fields in place where tag and length take one byte
+// each, and through protowire otherwise; both agree with protobuf, and a
+// frame that protobuf refuses, or one without target or type, is refused
+// with ErrProtocol.
+func TestParseEnvelopeAgreesWithProtobuf(t *testing.T) {
+	long := string(bytes.Repeat([]byte("t"), 200)) // a two-byte length
+	field := func(num protowire.Number, v string) []byte {
+		return protowire.AppendString(protowire.AppendTag(nil, num, protowire.BytesType), v)
+	}
+	cat := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+	valid := []struct {
+		name  string
+		frame []byte
+	}{
+		{"written", must(appendEnvelope(nil, "echo", "127.0.0.1:1", "future$.1", wrapperspb.String("hi"), 1<<20))[4:]},
+		{"long target", must(appendEnvelope(nil, long, "", "", wrapperspb.Bytes(make([]byte, 300)), 1<<20))[4:]},
+		{"any order", cat(field(fieldType, "t"), field(fieldPayload, "p"), field(fieldTarget, "x"))},
+		{"repeated: the last wins", cat(field(fieldTarget, "a"), field(fieldType, "t"), field(fieldTarget, "b"))},
+		{"unknown fields", cat(field(fieldTarget, "a"), protowire.AppendVarint(protowire.AppendTag(nil, 9, protowire.VarintType), 300),
+			field(12, "skip"), field(fieldType, "t"))},
+		{"known number, other wire type", cat(field(fieldTarget, "a"), protowire.AppendVarint(protowire.AppendTag(nil, fieldSenderID, protowire.VarintType), 1),
+			field(fieldType, "t"))},
+		{"two-byte tag", cat(field(fieldTarget, "a"), field(fieldType, "t"), field(100, "x"))},
+	}
+	for _, tc := range valid {
+		t.Run(tc.name, func(t *testing.T) {
+			e, err := parseEnvelope(tc.frame)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkEnvelopeAgrees(t, tc.frame, e, err)
+		})
+	}
+	invalid := []struct {
+		name  string
+		frame []byte
+	}{
+		{"length past the end", cat(field(fieldTarget, "a"), field(fieldType, "t"))[:5]},
+		{"length of a long field past the end", field(fieldTarget, long)[:100]},
+		{"truncated length", []byte{fieldTarget<<3 | byte(protowire.BytesType), 0x80}},
+		{"tag alone", []byte{fieldTarget<<3 | byte(protowire.BytesType)}},
+		{"field number 0", cat([]byte{0x02, 0x00}, field(fieldTarget, "a"), field(fieldType, "t"))},
+		{"no target", field(fieldType, "t")},
+		{"no type", field(fieldTarget, "a")},
+	}
+	for _, tc := range invalid {
+		t.Run(tc.name, func(t *testing.T) {
+			e, err := parseEnvelope(tc.frame)
+			if !errors.Is(err, ErrProtocol) {
+				t.Fatalf("parsed %+v, %v; want ErrProtocol", e, err)
+			}
+			checkEnvelopeAgrees(t, tc.frame, e, err)
+		})
+	}
+}
+
+// must returns b of a call that must not fail.
+func must(b []byte, _ int, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/messages"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
@@ -33,13 +32,7 @@ func FuzzFrameDecoder(f *testing.F) {
 				t.Fatalf("frame of %d bytes over the limit", len(b))
 			}
 			e, err := parseEnvelope(b)
-			if err != nil {
-				continue
-			}
-			var w messages.WireEnvelope
-			if proto.Unmarshal(b, &w) == nil && (w.Target != string(e.target) || w.Type != string(e.typ)) {
-				t.Fatalf("parsers disagree: %v vs %+v", &w, e)
-			}
+			checkEnvelopeAgrees(t, b, e, err)
 		}
 	})
 }
