@@ -331,18 +331,19 @@ type envelope struct {
 // are skipped, as protobuf requires.
 //
 // Every field of an envelope that writeEnvelope makes has a one-byte tag,
-// and all but a large payload a one-byte length: those are read in place,
-// anything else through protowire (parseEnvelopeField).
+// and every field shorter than 128 bytes (in practice all but a large
+// payload) a one-byte length: those are read in place, anything else
+// through protowire (parseField).
 func parseEnvelope(b []byte) (envelope, error) {
 	var e envelope
 	for len(b) > 0 {
-		if t := b[0]; t >= fieldTarget<<3|byte(protowire.BytesType) && t <= fieldPayload<<3|byte(protowire.BytesType) &&
-			t&7 == byte(protowire.BytesType) && len(b) > 1 && b[1] < 0x80 {
+		if t := b[0]; protowire.Type(t&7) == protowire.BytesType && t>>3 >= fieldTarget && t>>3 <= fieldPayload &&
+			len(b) > 1 && b[1] < 0x80 {
 			end := 2 + int(b[1])
 			if end > len(b) {
-				return envelope{}, fmt.Errorf("%w: malformed envelope: %v", ErrProtocol, protowire.ParseError(-1))
+				return envelope{}, fmt.Errorf("%w: malformed envelope: %v", ErrProtocol, io.ErrUnexpectedEOF)
 			}
-			e.set(protowire.Number(t>>3), b[2:end:end])
+			e.set(protowire.Number(t>>3), b[2:end])
 			b = b[end:]
 			continue
 		}
