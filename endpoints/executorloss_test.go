@@ -191,6 +191,11 @@ func TestExecutorsStoppedByTheDriverAreNotLost(t *testing.T) {
 		c.rec.waitFor(t, "the fake executor's removal", func(evs []endpoints.Event) bool {
 			return countEvents(evs, func(e endpoints.ExecutorRemoved) bool { return e.ExecutorID == "fake" }) == 1
 		})
+		// The driver logs the removal after it posts the event, in the same
+		// turn of its loop: once a later ask is answered, it has logged.
+		if _, err := c.Driver.Ref().AskSync(ctx, &messages.RetrieveSparkAppConfig{}); err != nil {
+			t.Fatal(err)
+		}
 		var infos int
 		for len(lines) > 0 {
 			l := <-lines
