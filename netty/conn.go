@@ -38,7 +38,11 @@ type conn struct {
 	iovBuf   net.Buffers // iov's backing array, kept across batches
 	// The write side belongs to whoever set busy (under p.mu): the writer
 	// or a Send writing inline. The fields below are theirs.
-	busy          bool
+	busy bool
+	// established (under p.mu) says the handshake's last frame is written:
+	// until then a Send queues, even on a quiet connection, for the writer
+	// that starts after it (an acceptor attaches before its last frame).
+	established   bool
 	lastWrite     time.Time       // when the last batch was taken
 	lastFrames    int             // and how many frames it held
 	writeDeadline time.Time       // the connection's write deadline
@@ -75,6 +79,8 @@ func (t *Transport) newConn(rw net.Conn, fr *frameReader, outbound bool) *conn {
 		targets:  make(map[string]*target),
 		types:    make(map[string]*messageType),
 		flow:     inflow{credit: make(chan struct{}, 1)},
+		// A dialer's handshake is over before it attaches the connection.
+		established: outbound,
 	}
 	if w := inlineWriter(c); w != nil {
 		if sc, ok := rw.(syscall.Conn); ok {
@@ -108,6 +114,10 @@ func (t *Transport) untrack(nc net.Conn) {
 // testHookAttach, when set by a test, runs in attach once the peer is
 // chosen, before the connection is installed.
 var testHookAttach func(p *peer)
+
+// testHookAccepted, when set by a test, runs once the acceptor has attached
+// an inbound connection and before it writes its last handshake frame.
+var testHookAccepted func(c *conn)
 
 // attach makes c the connection of peer p (the peer named in c.info when p is
 // nil). An inbound connection loses against one that this side dialled, or

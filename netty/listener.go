@@ -93,7 +93,13 @@ func (t *Transport) serve(nc net.Conn) {
 		} else {
 			c.info.Address, _ = actor.ParseHostPort(peer.identity)
 		}
-		return t.attach(c, nil)
+		if err := t.attach(c, nil); err != nil {
+			return err
+		}
+		if testHookAccepted != nil {
+			testHookAccepted(c)
+		}
+		return nil
 	})
 	if err != nil {
 		if c.attached.Load() {
@@ -121,6 +127,9 @@ func (t *Transport) serve(nc net.Conn) {
 		return
 	}
 	nc.SetDeadline(time.Time{}) //nolint:errcheck // best effort
+	c.p.mu.Lock()
+	c.established = true
+	c.p.mu.Unlock()
 	t.run(c)
 }
 

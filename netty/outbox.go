@@ -191,7 +191,7 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 		p.mu.Unlock()
 		return nil
 	}
-	if wasEmpty && !c.busy && c.raw != nil && c.lastFrames <= 1 {
+	if wasEmpty && !c.busy && c.established && c.raw != nil && c.lastFrames <= 1 {
 		if now := time.Now(); now.Sub(c.lastWrite) >= t.inlineQuiet {
 			// A quiet connection: write this frame now rather than wake
 			// the writer, if the socket takes it without waiting.

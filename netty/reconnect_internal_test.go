@@ -207,3 +207,36 @@ func TestReconnectRacingCloseLeavesNoZombie(t *testing.T) {
 		t.Fatal("the reconnected peer is not in the map")
 	}
 }
+
+// The acceptor attaches an inbound connection before it writes its last
+// handshake frame. A Send in between must not write on the connection
+// inline: its frame would reach the dialer where the handshake's reply
+// belongs, and fail the handshake (and with it everything both sides had
+// queued). It waits for the writer, which starts after the handshake.
+func TestSendDuringTheAcceptorsHandshakeWaitsForIt(t *testing.T) {
+	const id = "client-early"
+	tr := NewTransport(WithLogger(zerolog.Nop()))
+	var sent atomic.Bool
+	testHookAccepted = func(c *conn) {
+		if c.info.Identity != id || sent.Swap(true) {
+			return
+		}
+		if err := tr.Send(&protoactor.PID{Address: id, Id: "sink"}, nil, wrapperspb.String("early")); err != nil {
+			t.Errorf("Send during the handshake: %v", err)
+		}
+	}
+	t.Cleanup(func() { testHookAccepted = nil })
+	server := testServer(t, tr)
+	_, fr := dialAs(t, server.Address().HostPort(), id)
+	if !sent.Load() {
+		t.Fatal("the hook did not run")
+	}
+	b, err := fr.next()
+	if err != nil {
+		t.Fatalf("reading the frame sent during the handshake: %v", err)
+	}
+	e, err := parseEnvelope(b)
+	if err != nil || string(e.target) != "sink" {
+		t.Fatalf("got %q, %v; want the frame to sink", e.target, err)
+	}
+}
