@@ -214,9 +214,10 @@ func checkEnvelopeAgrees(t *testing.T, b []byte, e envelope, err error) {
 	}
 }
 
-// readEnvelopeFields reads b field by field through protowire alone, the
-// test's own reference: the envelope's fields (the last of each number
-// wins), and whether b is well formed and has a target and a type.
+// readEnvelopeFields reads b field by field through protowire, the test's
+// own reference for where each field starts and ends: the envelope's fields
+// (the last of each number wins), and whether b is well formed and has a
+// target and a type.
 func readEnvelopeFields(b []byte) (envelope, bool) {
 	var e envelope
 	for len(b) > 0 {
@@ -237,18 +238,7 @@ func readEnvelopeFields(b []byte) (envelope, bool) {
 			return e, false
 		}
 		b = b[n:]
-		switch num {
-		case fieldTarget:
-			e.target = v
-		case fieldSenderAddress:
-			e.senderAddr = v
-		case fieldSenderID:
-			e.senderID = v
-		case fieldType:
-			e.typ = v
-		case fieldPayload:
-			e.payload = v
-		}
+		e.set(num, v) // which field is which, checkEnvelopeAgrees holds to protobuf
 	}
 	return e, len(e.target) > 0 && len(e.typ) > 0
 }
