@@ -341,7 +341,7 @@ func parseEnvelope(b []byte) (envelope, error) {
 			len(b) > 1 && b[1] < 0x80 {
 			end := 2 + int(b[1])
 			if end > len(b) {
-				return envelope{}, fmt.Errorf("%w: malformed envelope: %v", ErrProtocol, io.ErrUnexpectedEOF)
+				return envelope{}, malformedEnvelope(io.ErrUnexpectedEOF)
 			}
 			e.set(protowire.Number(t>>3), b[2:end])
 			b = b[end:]
@@ -383,7 +383,7 @@ func (e *envelope) set(num protowire.Number, v []byte) {
 func (e *envelope) parseField(b []byte) (int, error) {
 	num, typ, n := protowire.ConsumeTag(b)
 	if n < 0 {
-		return 0, fmt.Errorf("%w: malformed envelope: %v", ErrProtocol, protowire.ParseError(n))
+		return 0, malformedEnvelope(protowire.ParseError(n))
 	}
 	var m int
 	if typ != protowire.BytesType || num < fieldTarget || num > fieldPayload {
@@ -395,7 +395,13 @@ func (e *envelope) parseField(b []byte) (int, error) {
 		}
 	}
 	if m < 0 {
-		return 0, fmt.Errorf("%w: malformed envelope: %v", ErrProtocol, protowire.ParseError(m))
+		return 0, malformedEnvelope(protowire.ParseError(m))
 	}
 	return n + m, nil
+}
+
+// malformedEnvelope is the error of an envelope that protobuf cannot read:
+// an ErrProtocol that says why.
+func malformedEnvelope(cause error) error {
+	return fmt.Errorf("%w: malformed envelope: %v", ErrProtocol, cause)
 }
