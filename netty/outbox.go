@@ -126,8 +126,8 @@ type queued struct {
 
 // Send implements actor.Transport: it marshals msg into the peer's outbox
 // and returns; a writer goroutine per connection sends what accumulated in
-// one write. A lone frame on a quiet connection Send writes itself, without
-// waiting for the socket (writeInline). A message over
+// one write. A lone ask or reply on a quiet connection Send writes itself,
+// without waiting for the socket (writeInline). A message over
 // spark.rpc.message.maxSize or one that cannot be marshalled fails here; a
 // reply (to a future) that fails so is replaced by an RpcFailure, so that
 // the asker fails at once.
@@ -191,7 +191,7 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 		p.mu.Unlock()
 		return nil
 	}
-	if wasEmpty && !c.busy && c.established && c.raw != nil && c.lastFrames <= 1 {
+	if wasEmpty && !c.busy && c.established && c.raw != nil && c.lastFrames <= 1 && awaited(target, sender) {
 		if now := time.Now(); now.Sub(c.lastWrite) >= t.inlineQuiet {
 			// A quiet connection: write this frame now rather than wake
 			// the writer, if the socket takes it without waiting.

@@ -1,13 +1,16 @@
 // A connection's writer: the batched writes of its goroutine, and the
-// inline write of a lone frame on a quiet connection.
+// inline write of a lone ask or reply on a quiet connection.
 
 package netty
 
 import (
 	"net"
 	"runtime"
+	"strings"
 	"syscall"
 	"time"
+
+	protoactor "github.com/asynkron/protoactor-go/actor"
 )
 
 // writeLoop sends what accumulates in the peer's outbox, one write per batch.
@@ -94,17 +97,36 @@ func (c *conn) markWrote() {
 }
 
 // defaultInlineQuiet is how long a connection must have had no write for a Send to
-// write its frame itself (writeInline), when the last write carried one
-// frame. A stream of sends comes faster, or in batches, so its frames still
-// go out in the writer's batches; a lone message, such as an ask or its
-// reply with one in flight, saves the writer's wake-up.
+// write an ask or a reply itself (writeInline), when the last write carried
+// one frame. A stream of asks comes faster, or in batches, so its frames
+// still go out in the writer's batches; a lone ask or its reply, with one in
+// flight, saves the writer's wake-up.
 const defaultInlineQuiet = 5 * time.Microsecond
+
+// awaited reports whether a frame from sender to target is one that
+// somebody waits for: an ask (it has a sender to reply to) or a reply (its
+// target is a future). Only those are written inline. One-way messages
+// keep the writer's batches: two sent moments apart, such as an executor's
+// RUNNING and final update of an empty task, then leave in one write,
+// where writing each inline costs a system call and a wake-up of the
+// reader on the other side per message (on a machine where those are dear,
+// nearly a fifth of an empty task's time; docs/performance.md).
+func awaited(target, sender *protoactor.PID) bool {
+	return sender != nil || strings.HasPrefix(target.Id, futurePrefix)
+}
+
+// testHookInlineWrite, when set by a test, runs at the start of every
+// inline write.
+var testHookInlineWrite func()
 
 // writeInline writes the batch of one chunk a Send has just taken, with one
 // write system call that does not wait: what the socket does not take at
 // once is handed to the writer, which may wait. The caller has set c.busy,
 // which keeps the writer off the socket meanwhile.
 func (c *conn) writeInline(batch [][]byte, size int, now time.Time) {
+	if testHookInlineWrite != nil {
+		testHookInlineWrite()
+	}
 	p := c.p
 	buf := batch[0]
 	c.inlineBuf = buf
