@@ -73,13 +73,12 @@
 // cannot be marshalled, fails in Send, with an *actor.MessageTooLargeError
 // naming the key or an *EncodeError) and returns; the connection's writer
 // goroutine sends whatever accumulated in one write. A lone ask or reply
-// on a quiet plaintext connection (nothing written for a few microseconds,
-// and the last write carried one frame, as when one ask is in flight) is
-// written by Send itself with one system call that never waits; what the
-// socket does not take at once goes to the writer. One-way messages always
-// go out in the writer's batches. Send
-// never blocks on the socket. Messages to one peer go out in the order of
-// Send. When there is no connection, the first Send starts one connect; if
+// on a quiet plaintext connection, on Unix (nothing written for a few
+// microseconds, and the last write carried one frame, as when one ask is in
+// flight) is written by Send itself with one system call that never waits;
+// what the socket does not take at once goes to the writer. One-way
+// messages always go out in the writer's batches. Send never blocks on the
+// socket. Messages to one peer go out in the order of Send. When there is no connection, the first Send starts one connect; if
 // it fails, every queued message fails at once
 // (TransportHost.Undeliverable) with a *ConnectError. For a backoff window
 // after that, Send and Ask to the peer fail at once with the same error

@@ -212,7 +212,8 @@ func TestReconnectRacingCloseLeavesNoZombie(t *testing.T) {
 // handshake frame. A Send in between must not write on the connection
 // inline: its frame would reach the dialer where the handshake's reply
 // belongs, and fail the handshake (and with it everything both sides had
-// queued). It waits for the writer, which starts after the handshake.
+// queued). It waits for the writer, which starts after the handshake. The
+// frame is an ask, the kind of frame Send writes inline.
 func TestSendDuringTheAcceptorsHandshakeWaitsForIt(t *testing.T) {
 	const id = "client-early"
 	tr := NewTransport(WithLogger(zerolog.Nop()))
@@ -221,7 +222,8 @@ func TestSendDuringTheAcceptorsHandshakeWaitsForIt(t *testing.T) {
 		if c.info.Identity != id || sent.Swap(true) {
 			return
 		}
-		if err := tr.Send(&protoactor.PID{Address: id, Id: "sink"}, nil, wrapperspb.String("early")); err != nil {
+		asker := &protoactor.PID{Address: tr.info.Identity, Id: "asker"}
+		if err := tr.Send(&protoactor.PID{Address: id, Id: "sink"}, asker, wrapperspb.String("early")); err != nil {
 			t.Errorf("Send during the handshake: %v", err)
 		}
 	}

@@ -105,9 +105,10 @@ const defaultInlineQuiet = 5 * time.Microsecond
 
 // awaited reports whether a frame from sender to target is one that
 // somebody waits for: an ask (it has a sender to reply to) or a reply (its
-// target is a future). Only those are written inline. One-way messages
+// target is a future: a reply to a protoactor Request, addressed to an
+// actor, is not). Only those are written inline. One-way messages
 // keep the writer's batches: two sent moments apart, such as an executor's
-// RUNNING and final update of an empty task, then leave in one write,
+// RUNNING and final update of an empty task, then usually leave in one write,
 // where writing each inline costs a system call and a wake-up of the
 // reader on the other side per message (on a machine where those are dear,
 // nearly a fifth of an empty task's time; docs/performance.md).
@@ -117,7 +118,7 @@ func awaited(target, sender *protoactor.PID) bool {
 
 // testHookInlineWrite, when set by a test, runs at the start of every
 // inline write.
-var testHookInlineWrite func()
+var testHookInlineWrite func(c *conn)
 
 // writeInline writes the batch of one chunk a Send has just taken, with one
 // write system call that does not wait: what the socket does not take at
@@ -125,7 +126,7 @@ var testHookInlineWrite func()
 // which keeps the writer off the socket meanwhile.
 func (c *conn) writeInline(batch [][]byte, size int, now time.Time) {
 	if testHookInlineWrite != nil {
-		testHookInlineWrite()
+		testHookInlineWrite(c)
 	}
 	p := c.p
 	buf := batch[0]
