@@ -78,8 +78,9 @@
 // flight) is written by Send itself with one system call that never waits;
 // what the socket does not take at once goes to the writer. One-way
 // messages always go out in the writer's batches. Send never blocks on the
-// socket. Messages to one peer go out in the order of Send. When there is no connection, the first Send starts one connect; if
-// it fails, every queued message fails at once
+// socket. Messages to one peer go out in the order of Send. When there is
+// no connection, the first Send starts one connect; if it fails, every
+// queued message fails at once
 // (TransportHost.Undeliverable) with a *ConnectError. For a backoff window
 // after that, Send and Ask to the peer fail at once with the same error
 // rather than dialling again, so a peer that is down is not redialled by

@@ -214,6 +214,12 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 	return nil
 }
 
+// isReply reports whether a frame from sender to target is a reply: it has
+// no sender and goes to a future.
+func isReply(target, sender *protoactor.PID) bool {
+	return sender == nil && strings.HasPrefix(target.Id, futurePrefix)
+}
+
 // sendFailed turns a marshalling or size failure into the error Send
 // returns; for a reply, the asker is failed with an RpcFailure instead.
 func (t *Transport) sendFailed(target, sender *protoactor.PID, msg proto.Message, size int, err error) error {
@@ -233,7 +239,7 @@ func (t *Transport) sendFailed(target, sender *protoactor.PID, msg proto.Message
 		}
 		ferr = &EncodeError{Type: typ, Err: err}
 	}
-	if sender == nil && strings.HasPrefix(target.Id, futurePrefix) {
+	if isReply(target, sender) {
 		f, isFailure := msg.(*messages.RpcFailure)
 		if !isFailure {
 			t.log.Warn().Err(ferr).Str("to", target.String()).Msg("reply cannot be sent; failing the asker")

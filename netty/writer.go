@@ -6,7 +6,6 @@ package netty
 import (
 	"net"
 	"runtime"
-	"strings"
 	"syscall"
 	"time"
 
@@ -113,7 +112,7 @@ const defaultInlineQuiet = 5 * time.Microsecond
 // reader on the other side per message (on a machine where those are dear,
 // nearly a fifth of an empty task's time; docs/performance.md).
 func awaited(target, sender *protoactor.PID) bool {
-	return sender != nil || strings.HasPrefix(target.Id, futurePrefix)
+	return sender != nil || isReply(target, sender)
 }
 
 // testHookInlineWrite, when set by a test, runs at the start of every
