@@ -43,7 +43,7 @@ type conn struct {
 	// until then a Send queues, even on a quiet connection, for the writer
 	// that starts after it (an acceptor attaches before its last frame).
 	established   bool
-	lastWrite     time.Time       // when the last batch was taken
+	lastWrite     time.Time       // when the last write ended
 	lastFrames    int             // and how many frames it held
 	writeDeadline time.Time       // the connection's write deadline
 	raw           syscall.RawConn // plaintext TCP: for writes that do not wait

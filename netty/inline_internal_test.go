@@ -3,6 +3,7 @@ package netty
 import (
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
@@ -81,5 +82,100 @@ func TestOnlyAsksAndRepliesAreWrittenInline(t *testing.T) {
 	}
 	if got.GetValue() != sends {
 		t.Fatalf("the endpoint received %d one-way messages, want %d", got.GetValue(), sends)
+	}
+}
+
+// testClock is a clock that moves only when a test moves it.
+type testClock struct {
+	at   time.Time
+	plus atomic.Int64 // nanoseconds since at
+}
+
+func (c *testClock) now() time.Time          { return c.at.Add(time.Duration(c.plus.Load())) }
+func (c *testClock) advance(d time.Duration) { c.plus.Add(int64(d)) }
+
+// The quiet time that lets Send write an ask itself counts from the end of
+// the connection's last write. Counted from its start, a write slower than
+// the quiet time made the ask sent right after it look quiet too, and a
+// stream of asks or replies went out one system call each.
+func TestAnAskRightAfterASlowInlineWriteIsNotWrittenInline(t *testing.T) {
+	const quiet = time.Millisecond
+	clock := &testClock{at: time.Now()}
+	clientT := NewTransport(WithLogger(zerolog.Nop()), WithInlineQuiet(quiet))
+	clientT.now = clock.now
+	var inline atomic.Int64
+	testHookInlineWrite = func(c *conn) {
+		if c.t == clientT {
+			inline.Add(1)
+			clock.advance(2 * quiet) // this write takes twice the quiet time
+		}
+	}
+	released := make(chan struct{}, 1)
+	testHookReleased = func(c *conn) {
+		if c.t == clientT {
+			select {
+			case released <- struct{}{}:
+			default:
+			}
+		}
+	}
+	t.Cleanup(func() { testHookInlineWrite, testHookReleased = nil, nil })
+
+	server := testServer(t, NewTransport(WithLogger(zerolog.Nop())))
+	if _, err := server.RegisterEndpoint("counter", &counter{}); err != nil {
+		t.Fatal(err)
+	}
+	client := testServer(t, clientT)
+	ref, err := client.SetupEndpointRef(t.Context(), server.Address(), "counter")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ask := func() {
+		t.Helper()
+		if _, err := actor.AskAs[*wrapperspb.Int64Value](t.Context(), ref, wrapperspb.String("ask")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A reply can arrive before the writer that wrote its ask has noted
+	// the write's end: wait for that before the clock moves on.
+	v, ok := clientT.peers.Load(server.Address().HostPort())
+	if !ok {
+		t.Fatal("no peer for the server")
+	}
+	p := v.(*peer)
+	writtenAll := func() {
+		t.Helper()
+		for {
+			p.mu.Lock()
+			idle := p.conn != nil && !p.conn.busy && p.out.empty()
+			p.mu.Unlock()
+			if idle {
+				return
+			}
+			select {
+			case <-released:
+			case <-t.Context().Done():
+				t.Fatal(t.Context().Err())
+			}
+		}
+	}
+
+	writtenAll()
+	clock.advance(10 * quiet)
+	before := inline.Load()
+	ask()
+	if got := inline.Load() - before; got != 1 {
+		t.Fatalf("an ask on a connection quiet for 10 times the quiet time: %d inline writes, want 1", got)
+	}
+	// The clock has not moved since that write ended.
+	ask()
+	if got := inline.Load() - before; got != 1 {
+		t.Fatalf("the ask sent as a write twice the quiet time long ended was written inline (%d inline writes, want 1)", got)
+	}
+	writtenAll()
+	clock.advance(10 * quiet)
+	ask()
+	if got := inline.Load() - before; got != 2 {
+		t.Fatalf("an ask after the quiet time: %d inline writes in all, want 2", got)
 	}
 }

@@ -192,11 +192,10 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 		return nil
 	}
 	if wasEmpty && !c.busy && c.established && c.raw != nil && c.lastFrames <= 1 && awaited(target, sender) {
-		if now := time.Now(); now.Sub(c.lastWrite) >= t.inlineQuiet {
+		if now := t.now(); now.Sub(c.lastWrite) >= t.inlineQuiet {
 			// A quiet connection: write this frame now rather than wake
 			// the writer, if the socket takes it without waiting.
 			c.busy = true
-			c.lastWrite = now
 			c.lastFrames = 1
 			size := p.out.size
 			batch := p.out.take(c.inlineSpare)

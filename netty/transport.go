@@ -47,16 +47,17 @@ type Transport struct {
 	hs             handshakeConfig
 	hsTimeout      time.Duration
 	connectTimeout time.Duration
-	writeTimeout   time.Duration // a peer that reads nothing for this long is dropped
-	idleTimeout    time.Duration // a peer silent mid-frame or with asks outstanding is dropped
-	idleTimeoutKey string        // the key that set idleTimeout
-	maxHandshakes  int           // accepted connections in handshake at most
-	backoffInitial time.Duration // first reconnect backoff window
-	backoffMax     time.Duration // its cap
-	maxQueued      int64         // bound of a peer's outbound bytes
-	maxInFlight    int64         // bound of a connection's unprocessed messages
-	maxInFlightB   int64         // bound of their bytes
-	inlineQuiet    time.Duration // see defaultInlineQuiet
+	writeTimeout   time.Duration    // a peer that reads nothing for this long is dropped
+	idleTimeout    time.Duration    // a peer silent mid-frame or with asks outstanding is dropped
+	idleTimeoutKey string           // the key that set idleTimeout
+	maxHandshakes  int              // accepted connections in handshake at most
+	backoffInitial time.Duration    // first reconnect backoff window
+	backoffMax     time.Duration    // its cap
+	maxQueued      int64            // bound of a peer's outbound bytes
+	maxInFlight    int64            // bound of a connection's unprocessed messages
+	maxInFlightB   int64            // bound of their bytes
+	inlineQuiet    time.Duration    // see defaultInlineQuiet
+	now            func() time.Time // the clock of inline writes' quiet time: time.Now, or a test's
 	tlsServer      *tls.Config
 	tlsClient      *tls.Config
 	ln             net.Listener
@@ -92,6 +93,7 @@ func NewTransport(opts ...Option) *Transport {
 		t.opts.bindHost = DefaultBindHost
 	}
 	t.inlineQuiet = defaultInlineQuiet
+	t.now = time.Now
 	if t.opts.inlineQuiet != nil {
 		t.inlineQuiet = *t.opts.inlineQuiet
 	}

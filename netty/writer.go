@@ -50,7 +50,6 @@ func (c *conn) writeLoop() {
 		}
 		now := time.Now()
 		c.busy = true
-		c.lastWrite = now
 		c.lastFrames = p.out.frames
 		size := p.out.size
 		batch := p.out.take(c.spare)
@@ -95,11 +94,16 @@ func (c *conn) markWrote() {
 	}
 }
 
-// defaultInlineQuiet is how long a connection must have had no write for a Send to
-// write an ask or a reply itself (writeInline), when the last write carried
-// one frame. A stream of asks comes faster, or in batches, so its frames
-// still go out in the writer's batches; a lone ask or its reply, with one in
-// flight, saves the writer's wake-up.
+// defaultInlineQuiet is how long a connection must have had no write for a
+// Send to write an ask or a reply itself (writeInline), when the last write
+// carried one frame. A stream of asks comes faster, or in batches, so its
+// frames still go out in the writer's batches; a lone ask or its reply, with
+// one in flight, saves the writer's wake-up. The quiet time counts from the
+// end of the last write: counted from its start, a write slower than the
+// quiet time (on a machine where a system call that wakes the reader on the
+// other side is dear) made the next ask or reply look quiet too, so that an
+// endpoint answering a batch of asks wrote every reply with its own system
+// call (docs/performance.md).
 const defaultInlineQuiet = 5 * time.Microsecond
 
 // awaited reports whether a frame from sender to target is one that
@@ -240,13 +244,15 @@ func (c *conn) extendWriteDeadline(now time.Time) error {
 }
 
 // release gives the socket back after a write of a batch of n bytes: it
-// accounts for the written bytes, wakes the writer for what was queued
-// meanwhile, and tells a waiting Shutdown once everything queued was
-// written.
+// notes when the write ended, accounts for the written bytes, wakes the
+// writer for what was queued meanwhile, and tells a waiting Shutdown once
+// everything queued was written.
 func (c *conn) release(n int) {
 	p := c.p
+	end := c.t.now()
 	p.mu.Lock()
 	c.busy = false
+	c.lastWrite = end
 	p.writing -= n
 	more := !p.out.empty()
 	if p.drained != nil && !more {
@@ -257,7 +263,13 @@ func (c *conn) release(n int) {
 	if more {
 		c.signal()
 	}
+	if testHookReleased != nil {
+		testHookReleased(c)
+	}
 }
+
+// testHookReleased, when set by a test, runs at the end of every release.
+var testHookReleased func(c *conn)
 
 // notifyDrained tells a waiting Shutdown that everything queued was
 // written, once it is.
