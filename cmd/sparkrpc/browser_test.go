@@ -52,6 +52,9 @@ func newBrowser(t *testing.T, ctx context.Context) context.Context {
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.UserDataDir(t.TempDir()),
+		// Its own temporary folder: Chromium leaves its singleton's
+		// socket folder there when it is closed.
+		chromedp.Env("TMPDIR=" + shortTempDir(t)),
 		chromedp.WindowSize(1400, 820),
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
@@ -64,6 +67,24 @@ func newBrowser(t *testing.T, ctx context.Context) context.Context {
 		t.Fatalf("starting %s: %v", path, err)
 	}
 	return bctx
+}
+
+// shortTempDir returns a new temporary folder that the test's cleanup
+// removes, with a path short enough for Chromium's singleton socket in it
+// (a Unix socket's path is at most 107 bytes): t.TempDir's carries the
+// test's name.
+func shortTempDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := os.RemoveAll(dir); err != nil {
+			t.Errorf("removing Chromium's temporary folder: %v", err)
+		}
+	})
+	return dir
 }
 
 // inBrowser runs a in the browser, failing the test on an error.

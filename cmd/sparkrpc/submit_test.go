@@ -6,7 +6,6 @@ import (
 	encbinary "encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,44 +19,8 @@ import (
 
 	"github.com/sparkrpc/sparkrpc/endpoints"
 	"github.com/sparkrpc/sparkrpc/examples"
-	"go.uber.org/goleak"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 )
-
-// binary is the sparkrpc binary built once for the package's tests.
-var binary string
-
-func TestMain(m *testing.M) {
-	// The tests of this package read log lines in the console format; the
-	// processes they start inherit this default (a test that wants JSON says
-	// so with --log-format json, which takes precedence).
-	if os.Getenv(envLogFormat) == "" {
-		os.Setenv(envLogFormat, logFormatConsole)
-	}
-	dir, err := os.MkdirTemp("", "sparkrpc-cmd-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binary = filepath.Join(dir, "sparkrpc")
-	build := exec.Command("go", "build", "-o", binary, ".")
-	build.Stdout, build.Stderr = os.Stdout, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building sparkrpc:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	// Fail a passing run that leaves a goroutine behind (what
-	// goleak.VerifyTestMain does, after the binary's directory is gone).
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintln(os.Stderr, "goleak: errors on successful test run:", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
 
 const markerKey = "SPARKRPC_CMD_TEST_MARKER"
 
@@ -617,13 +580,15 @@ func TestSubmitInterruptedKillsApplication(t *testing.T) {
 }
 
 // A submit that is killed outright (SIGKILL) leaves no container behind:
-// the kernel kills its children.
+// the kernel kills its children. (What it cannot remove is the embedded
+// cluster's folder: the test puts it in one of its own.)
 func TestSubmitKilledLeavesNoContainers(t *testing.T) {
 	marker := newMarker(t)
 	// With a slow AM heartbeat the orphaned AM would notice the loss of
 	// its resource manager only after minutes, and its driver would keep
 	// its executors busy: the kernel has to stop them.
 	p := start(t, marker, "submit", "--master", "local-cluster[2,1,512]", "--deploy-mode", "cluster",
+		"--conf", "spark.sparkrpc.localCluster.dir="+t.TempDir(),
 		"--conf", "spark.yarn.scheduler.heartbeat.interval-ms=60000", "--conf", "spark.examples.sparkPi.taskDelay=100ms",
 		"--class", "SparkPi", "1000")
 	eventually(t, time.Minute, "the AM and an executor", func() bool {
