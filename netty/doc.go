@@ -74,7 +74,8 @@
 // naming the key or an *EncodeError) and returns; the connection's writer
 // goroutine sends whatever accumulated in one write. A lone ask or reply
 // on a quiet plaintext connection, on Unix (a few microseconds since the
-// last write ended, and it carried one frame, as when one ask is in flight) is written by Send itself with one system call that never waits;
+// last write ended, and it carried one frame, as when one ask is in
+// flight) is written by Send itself with one system call that never waits;
 // what the socket does not take at once goes to the writer. One-way
 // messages always go out in the writer's batches. Send never blocks on the
 // socket. Messages to one peer go out in the order of Send. When there is
