@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"go.uber.org/goleak"
 )
 
@@ -44,24 +45,6 @@ func (b *lockedBuffer) lines(t *testing.T) []map[string]any {
 	return out
 }
 
-// fakeClock is the bus's clock, moved by the test.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
 // A bus whose listener blocks holds spark.scheduler.listenerbus.eventqueue.capacity
 // events: post never blocks, the events past the bound are dropped and
 // counted, the first drop is logged at once and later ones at most once a
@@ -71,7 +54,7 @@ func TestListenerBusDropsPastCapacity(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	const capacity = 4
 	var logs lockedBuffer
-	clock := &fakeClock{now: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clock := testutil.NewClock(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
 	b := newListenerBus(zerolog.New(&logs), capacity)
 	b.now = clock.Now
 
@@ -128,19 +111,19 @@ func TestListenerBusDropsPastCapacity(t *testing.T) {
 	}
 
 	// Within the minute: counted, not logged.
-	clock.advance(59 * time.Second)
+	clock.Advance(59 * time.Second)
 	post(10)
 	if n, lines := b.droppedEvents(), logs.lines(t); n != 7 || len(lines) != 1 {
 		t.Fatalf("59s later: dropped %d (want 7), %d log lines (want 1)", n, len(lines))
 	}
 	// A minute after the first report: one line with the drops since.
-	clock.advance(time.Second)
+	clock.Advance(time.Second)
 	post(11)
 	lines = logs.lines(t)
 	if len(lines) != 2 || lines[1]["level"] != "warn" || lines[1]["dropped"] != 7.0 || lines[1]["total_dropped"] != 8.0 {
 		t.Fatalf("a minute later, log = %v; want a second line with dropped=7 (since the first report) total_dropped=8", lines)
 	}
-	clock.advance(time.Second)
+	clock.Advance(time.Second)
 	post(12) // reported at stop
 
 	close(release)

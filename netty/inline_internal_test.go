@@ -7,6 +7,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
@@ -85,29 +86,20 @@ func TestOnlyAsksAndRepliesAreWrittenInline(t *testing.T) {
 	}
 }
 
-// testClock is a clock that moves only when a test moves it.
-type testClock struct {
-	at   time.Time
-	plus atomic.Int64 // nanoseconds since at
-}
-
-func (c *testClock) now() time.Time          { return c.at.Add(time.Duration(c.plus.Load())) }
-func (c *testClock) advance(d time.Duration) { c.plus.Add(int64(d)) }
-
 // The quiet time that lets Send write an ask itself counts from the end of
 // the connection's last write. Counted from its start, a write slower than
 // the quiet time made the ask sent right after it look quiet too, and a
 // stream of asks or replies went out one system call each.
 func TestAnAskRightAfterASlowInlineWriteIsNotWrittenInline(t *testing.T) {
 	const quiet = time.Millisecond
-	clock := &testClock{at: time.Now()}
+	clock := testutil.NewClock(time.Now())
 	clientT := NewTransport(WithLogger(zerolog.Nop()), WithInlineQuiet(quiet))
-	clientT.now = clock.now
+	clientT.now = clock.Now
 	var inline atomic.Int64
 	testHookInlineWrite = func(c *conn) {
 		if c.t == clientT {
 			inline.Add(1)
-			clock.advance(2 * quiet) // this write takes twice the quiet time
+			clock.Advance(2 * quiet) // this write takes twice the quiet time
 		}
 	}
 	released := make(chan struct{}, 1)
@@ -161,7 +153,7 @@ func TestAnAskRightAfterASlowInlineWriteIsNotWrittenInline(t *testing.T) {
 	}
 
 	writtenAll()
-	clock.advance(10 * quiet)
+	clock.Advance(10 * quiet)
 	before := inline.Load()
 	ask()
 	if got := inline.Load() - before; got != 1 {
@@ -173,7 +165,7 @@ func TestAnAskRightAfterASlowInlineWriteIsNotWrittenInline(t *testing.T) {
 		t.Fatalf("the ask sent as a write twice the quiet time long ended was written inline (%d inline writes, want 1)", got)
 	}
 	writtenAll()
-	clock.advance(10 * quiet)
+	clock.Advance(10 * quiet)
 	ask()
 	if got := inline.Load() - before; got != 2 {
 		t.Fatalf("an ask after the quiet time: %d inline writes in all, want 2", got)
