@@ -1,7 +1,6 @@
 package endpoints
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
@@ -14,25 +13,11 @@ import (
 	"go.uber.org/goleak"
 )
 
-// lockedBuffer is a log sink safe for concurrent writes.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-// lines returns the log records written so far.
-func (b *lockedBuffer) lines(t *testing.T) []map[string]any {
+// logLines returns the JSON log records written to logs so far.
+func logLines(t *testing.T, logs *testutil.SyncBuffer) []map[string]any {
 	t.Helper()
-	b.mu.Lock()
-	defer b.mu.Unlock()
 	var out []map[string]any
-	for _, l := range strings.Split(strings.TrimSpace(b.buf.String()), "\n") {
+	for _, l := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
 		if l == "" {
 			continue
 		}
@@ -53,7 +38,7 @@ func (b *lockedBuffer) lines(t *testing.T) []map[string]any {
 func TestListenerBusDropsPastCapacity(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	const capacity = 4
-	var logs lockedBuffer
+	var logs testutil.SyncBuffer
 	clock := testutil.NewClock(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
 	b := newListenerBus(zerolog.New(&logs), capacity)
 	b.now = clock.Now
@@ -105,7 +90,7 @@ func TestListenerBusDropsPastCapacity(t *testing.T) {
 	if n := b.droppedEvents(); n != 6 {
 		t.Fatalf("dropped %d events, want 6 (10 posted, capacity %d)", n, capacity)
 	}
-	lines := logs.lines(t)
+	lines := logLines(t, &logs)
 	if len(lines) != 1 || lines[0]["level"] != "error" || lines[0]["key"] != KeyListenerBusCapacity {
 		t.Fatalf("after the first drops, log = %v; want one error line naming %s", lines, KeyListenerBusCapacity)
 	}
@@ -113,13 +98,13 @@ func TestListenerBusDropsPastCapacity(t *testing.T) {
 	// Within the minute: counted, not logged.
 	clock.Advance(59 * time.Second)
 	post(10)
-	if n, lines := b.droppedEvents(), logs.lines(t); n != 7 || len(lines) != 1 {
+	if n, lines := b.droppedEvents(), logLines(t, &logs); n != 7 || len(lines) != 1 {
 		t.Fatalf("59s later: dropped %d (want 7), %d log lines (want 1)", n, len(lines))
 	}
 	// A minute after the first report: one line with the drops since.
 	clock.Advance(time.Second)
 	post(11)
-	lines = logs.lines(t)
+	lines = logLines(t, &logs)
 	if len(lines) != 2 || lines[1]["level"] != "warn" || lines[1]["dropped"] != 7.0 || lines[1]["total_dropped"] != 8.0 {
 		t.Fatalf("a minute later, log = %v; want a second line with dropped=7 (since the first report) total_dropped=8", lines)
 	}
@@ -156,7 +141,7 @@ func TestListenerBusDropsPastCapacity(t *testing.T) {
 	if len(got) != 0 {
 		t.Fatalf("%d more events delivered than kept", len(got))
 	}
-	lines = logs.lines(t)
+	lines = logLines(t, &logs)
 	if n := b.droppedEvents(); n != 9 || len(lines) != 3 || lines[2]["dropped"] != 1.0 {
 		t.Fatalf("at stop: dropped %d (want 9), log = %v; want a last line with dropped=1", n, lines)
 	}
