@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -216,7 +215,13 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 // isReply reports whether a frame from sender to target is a reply: it has
 // no sender and goes to a future.
 func isReply(target, sender *protoactor.PID) bool {
-	return sender == nil && strings.HasPrefix(target.Id, futurePrefix)
+	return sender == nil && isFutureID(target.Id)
+}
+
+// isFutureID reports whether id, as a string or as the bytes of a frame,
+// is the id of a reply future.
+func isFutureID[T string | []byte](id T) bool {
+	return len(id) >= len(futurePrefix) && string(id[:len(futurePrefix)]) == futurePrefix
 }
 
 // sendFailed turns a marshalling or size failure into the error Send

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"fmt"
 	"runtime"
-	"strings"
 	"unsafe"
 
 	protoactor "github.com/asynkron/protoactor-go/actor"
@@ -72,7 +71,7 @@ func (c *conn) handle(b []byte) error {
 	}
 	t := c.t
 	var msg proto.Message
-	if len(e.senderID) == 0 && bytes.HasPrefix(e.target, []byte(futurePrefix)) {
+	if len(e.senderID) == 0 && isFutureID(e.target) {
 		// A reply: route it to its ask without building (or caching) a
 		// PID for a target that is used once.
 		c.flush()
@@ -192,7 +191,7 @@ func (c *conn) undecodable(target, sender *protoactor.PID, typ string, err error
 		if serr := t.Send(sender, nil, f); serr != nil {
 			t.log.Warn().Err(serr).Msg("cannot report a decode failure")
 		}
-	case strings.HasPrefix(target.Id, futurePrefix):
+	case isFutureID(target.Id):
 		t.host.Deliver(target, nil, f)
 	}
 }
