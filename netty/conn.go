@@ -67,6 +67,9 @@ type conn struct {
 	// yet posted.
 	batch   []actor.Inbound
 	batchTo *target
+	// awaitedRead counts the asks and replies read since the reader last
+	// handed on what it read and yielded (handOn).
+	awaitedRead int
 }
 
 func (t *Transport) newConn(rw net.Conn, fr *frameReader, outbound bool) *conn {

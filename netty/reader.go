@@ -39,18 +39,7 @@ func (c *conn) readLoop() {
 		if flow && c.overBound() && !c.awaitCredit() {
 			flow = false
 		}
-		if c.batchTo != nil && !c.fr.frameBuffered() {
-			// The next frame needs a read of the socket, which may wait:
-			// post what was read first.
-			c.flush()
-		}
-		if !c.fr.buffered() {
-			// The next read goes to the socket. Let the goroutine the
-			// frames just read woke (an endpoint's loop, an asker) run
-			// first: it would otherwise wait for this read to find
-			// nothing and park, on the same processor.
-			runtime.Gosched()
-		}
+		c.handOn()
 		b, err := c.fr.next()
 		if err == nil {
 			err = c.handle(b)
@@ -61,6 +50,46 @@ func (c *conn) readLoop() {
 			return
 		}
 	}
+}
+
+// handOnGroup is how many asks and replies the reader reads from its
+// buffer before it hands them on and lets the goroutines they woke run.
+//
+// A connection that carries a window of asks (many in flight) otherwise
+// moves the whole window as one batch through each side: one read holds
+// every reply, the askers make all their next asks before the writer sends
+// any, the other side reads them all and answers them all before its writer
+// sends a reply. The two processors then take turns, and on a machine
+// where waking an idle one is dear, each turn waits for that wake-up.
+// Handed on in groups, the first asks of a window leave while the reader
+// still holds the rest, and both sides work at once (docs/performance.md,
+// "Before and after: asks handed on in groups"). One-way messages keep the
+// batches of up to maxBatch: nobody waits for them, and a stream of them
+// is fastest in large batches.
+const handOnGroup = 8
+
+// handOn runs before the reader takes its next frame. Before a read that
+// goes to the socket, which may wait, it posts what was read and lets the
+// goroutines the frames woke (an endpoint's loop, an asker) run first: they
+// would otherwise wait for the read to find nothing and park, on the same
+// processor. While the buffer still holds a whole frame, it does the same
+// once handOnGroup asks and replies have been read since it last did. (A
+// large frame, read a buffer at a time, does not count as held: yielding
+// there made asks of 64 KiB slower.)
+func (c *conn) handOn() {
+	whole := c.fr.frameBuffered()
+	if c.batchTo != nil && !whole {
+		c.flush()
+	}
+	switch {
+	case !c.fr.buffered():
+	case whole && c.awaitedRead >= handOnGroup:
+		c.flush()
+	default:
+		return
+	}
+	c.awaitedRead = 0
+	runtime.Gosched()
 }
 
 // handle decodes one envelope and hands it to the host.
@@ -75,6 +104,7 @@ func (c *conn) handle(b []byte) error {
 		// A reply: route it to its ask without building (or caching) a
 		// PID for a target that is used once.
 		c.flush()
+		c.awaitedRead++
 		if msg, err = c.decode(e.typ, e.payload); err == nil && t.host.DeliverReply(e.target, msg) {
 			return nil
 		}
@@ -91,6 +121,7 @@ func (c *conn) handle(b []byte) error {
 			addr = string(e.senderAddr)
 		}
 		sender = newSenderPID(addr, e.senderID)
+		c.awaitedRead++
 	}
 	if msg == nil {
 		if msg, err = c.decode(e.typ, e.payload); err != nil {
