@@ -77,13 +77,12 @@ const handOnGroup = 8
 // large frame, read a buffer at a time, does not count as held: yielding
 // there made asks of 64 KiB slower.)
 func (c *conn) handOn() {
-	whole := c.fr.frameBuffered()
-	if c.batchTo != nil && !whole {
+	if c.batchTo != nil && !c.fr.frameBuffered() {
 		c.flush()
 	}
 	switch {
 	case !c.fr.buffered():
-	case whole && c.awaitedRead >= handOnGroup:
+	case c.awaitedRead >= handOnGroup && c.fr.frameBuffered():
 		c.flush()
 	default:
 		return
