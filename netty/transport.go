@@ -57,7 +57,7 @@ type Transport struct {
 	maxInFlight    int64            // bound of a connection's unprocessed messages
 	maxInFlightB   int64            // bound of their bytes
 	inlineQuiet    time.Duration    // see defaultInlineQuiet
-	now            func() time.Time // the clock of inline writes' quiet time: time.Now, or a test's
+	now            func() time.Time // the clock of writes (quiet time, write deadline): time.Now, or a test's
 	tlsServer      *tls.Config
 	tlsClient      *tls.Config
 	ln             net.Listener

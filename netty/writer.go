@@ -48,7 +48,7 @@ func (c *conn) writeLoop() {
 			c.notifyDrained()
 			continue
 		}
-		now := time.Now()
+		now := c.t.now()
 		c.busy = true
 		c.lastFrames = p.out.frames
 		size := p.out.size
