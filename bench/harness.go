@@ -27,8 +27,7 @@ const (
 	ImplTCP = "tcp"
 	// ImplTCPDelivered is the raw TCP stream with what delivery to an
 	// endpoint cannot do without: each frame decoded into a new message,
-	// handed to another goroutine. For small messages it is the floor of the
-	// endpoint model; for large ones its single reader is no bound.
+	// handled on another goroutine. The floor of the endpoint model.
 	ImplTCPDelivered = "tcp-delivered"
 	// ImplSparkrpcShared is sparkrpc with the shared loop, the baseline of
 	// the dedicated-loop scenario.

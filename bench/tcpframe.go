@@ -87,17 +87,37 @@ func newFrameReader(conn net.Conn) *frameReader {
 
 // read returns the next frame's body, valid until the next read.
 func (fr *frameReader) read() ([]byte, error) {
-	if _, err := io.ReadFull(fr.r, fr.hdr[:]); err != nil {
+	n, err := fr.readHeader()
+	if err != nil {
 		return nil, err
+	}
+	b, err := fr.readBody(n, fr.buf)
+	if err != nil {
+		return nil, err
+	}
+	fr.buf = b
+	return b, nil
+}
+
+// readHeader reads the next frame's length prefix.
+func (fr *frameReader) readHeader() (int, error) {
+	if _, err := io.ReadFull(fr.r, fr.hdr[:]); err != nil {
+		return 0, err
 	}
 	n := binary.BigEndian.Uint32(fr.hdr[:])
 	if n > maxTCPFrame {
-		return nil, fmt.Errorf("frame of %d bytes is too large", n)
+		return 0, fmt.Errorf("frame of %d bytes is too large", n)
 	}
-	if cap(fr.buf) < int(n) {
-		fr.buf = make([]byte, n)
+	return int(n), nil
+}
+
+// readBody reads the body of n bytes of the frame whose header readHeader
+// read into buf, grown if it is too small, and returns it.
+func (fr *frameReader) readBody(n int, buf []byte) ([]byte, error) {
+	if cap(buf) < n {
+		buf = make([]byte, n)
 	}
-	b := fr.buf[:n]
+	b := buf[:n]
 	if _, err := io.ReadFull(fr.r, b); err != nil {
 		return nil, err
 	}
