@@ -136,6 +136,8 @@ func (c *cell) InvokeUserMessage(msg any) {
 	switch m := msg.(type) {
 	case *inboundAsk:
 		c.receiveAsk(m)
+	case *deferredInbound:
+		c.receiveDeferred(m)
 	case *protoactor.MessageEnvelope:
 		c.receive(m.Message, m.Sender)
 	default:

@@ -1,10 +1,12 @@
 package actor_test
 
 import (
+	"reflect"
 	"slices"
 	"testing"
 
 	"github.com/sparkrpc/sparkrpc/actor"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
@@ -79,5 +81,48 @@ func TestInboxPostBatch(t *testing.T) {
 	}
 	if got := ep.Events(); slices.Contains(got, "receive:late") {
 		t.Fatalf("the stopped endpoint received a late batch: %q", got)
+	}
+}
+
+// deferredString is an actor.Deferred that decodes to a StringValue, or
+// fails to when ok is false, and records when it is decoded.
+type deferredString struct {
+	v  string
+	ok bool
+	ep *testEndpoint
+}
+
+func (d *deferredString) Decode() (proto.Message, bool) {
+	d.ep.record("decode:" + d.v)
+	return wrapperspb.String(d.v), d.ok
+}
+
+func (d *deferredString) Type() reflect.Type { return reflect.TypeFor[*wrapperspb.StringValue]() }
+
+// A deferred message posted with PostBatch is decoded on the endpoint's
+// loop in its turn, after the messages before it were handled, and then
+// handled as any other; one that cannot be decoded is not handled, and the
+// loop goes on. Each is counted as received when posted.
+func TestInboxPostBatchDecodesDeferredMessagesInTheirTurn(t *testing.T) {
+	e := newEnv(t, nil)
+	ep := &testEndpoint{}
+	ref := register(t, e, "deferred", ep)
+	in := actor.HostOf(e).Inbox("deferred")
+	batch := []actor.Inbound{
+		{Msg: wrapperspb.String("a")},
+		{Deferred: &deferredString{v: "b", ok: true, ep: ep}},
+		{Deferred: &deferredString{v: "bad", ep: ep}},
+		{Msg: wrapperspb.String("c")},
+	}
+	if !in.PostBatch(batch) {
+		t.Fatal("PostBatch to a running endpoint reported false")
+	}
+	barrier(t, ref)
+	want := []string{"start", "receive:a", "decode:b", "receive:b", "decode:bad", "receive:c", "ask:barrier"}
+	if got := ep.Events(); !slices.Equal(got, want) {
+		t.Fatalf("events %q, want %q", got, want)
+	}
+	if stats := e.EndpointStats(); len(stats) != 1 || stats[0].Received != 5 {
+		t.Fatalf("EndpointStats = %+v, want 5 received (the batch and the barrier)", stats)
 	}
 }

@@ -114,6 +114,11 @@ func (m *mailbox) postCounted(msg any, typ reflect.Type) {
 func (m *mailbox) postInbound(batch []Inbound) {
 	m.mu.Lock()
 	for _, in := range batch {
+		if in.Deferred != nil {
+			m.countLocked(in.Deferred.Type())
+			m.postLocked(newDeferredInbound(in.Sender, in.Deferred))
+			continue
+		}
 		m.countLocked(reflect.TypeOf(in.Msg))
 		m.postLocked(inboundMessage(in.Sender, in.Msg))
 	}

@@ -4,6 +4,7 @@ package actor
 
 import (
 	"context"
+	"reflect"
 
 	protoactor "github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
@@ -156,4 +157,22 @@ type Inbox interface {
 type Inbound struct {
 	Sender *protoactor.PID
 	Msg    proto.Message
+	// Deferred, when not nil, stands for Msg, which is then nil: the
+	// endpoint's loop decodes the message just before it handles it. Only
+	// PostBatch takes a deferred message.
+	Deferred Deferred
+}
+
+// A Deferred message is one that a transport posts before it decodes it,
+// so that the endpoint's loop, not the connection's reader, copies a large
+// payload into the message's own memory while the reader reads on.
+type Deferred interface {
+	// Decode returns the message. The endpoint's loop calls it once, in
+	// the message's turn. When the message cannot be decoded it returns
+	// false, having reported why (to the asker of a request, say), and the
+	// endpoint does not see it.
+	Decode() (proto.Message, bool)
+	// Type is the Go type of the message that Decode returns, which the
+	// endpoint's count of messages by type takes at once.
+	Type() reflect.Type
 }

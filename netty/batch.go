@@ -3,11 +3,7 @@
 
 package netty
 
-import (
-	protoactor "github.com/asynkron/protoactor-go/actor"
-	"github.com/sparkrpc/sparkrpc/actor"
-	"google.golang.org/protobuf/proto"
-)
+import "github.com/sparkrpc/sparkrpc/actor"
 
 // maxBatch is the most messages the reader holds for an endpoint before it
 // posts them.
@@ -19,19 +15,19 @@ const maxBatch = 32
 // loop instead of one per message. Messages for another target, or for a
 // name that runs no endpoint, first post the batch, so that what the
 // connection delivers keeps its order.
-func (c *conn) post(tg *target, sender *protoactor.PID, msg proto.Message) {
+func (c *conn) post(tg *target, in actor.Inbound) {
 	if tg != c.batchTo {
 		c.flush()
 		if tg.inbox == nil {
 			tg.inbox = c.t.host.Inbox(tg.pid.Id)
 		}
 		if tg.inbox == nil {
-			c.t.host.Deliver(tg.pid, sender, msg)
+			c.deliver(tg, in)
 			return
 		}
 		c.batchTo = tg
 	}
-	c.batch = append(c.batch, actor.Inbound{Sender: sender, Msg: msg})
+	c.batch = append(c.batch, in)
 	if len(c.batch) == maxBatch {
 		c.flush()
 	}
@@ -48,7 +44,7 @@ func (c *conn) flush() {
 	}
 	c.batchTo = nil
 	var posted bool
-	if len(c.batch) == 1 {
+	if len(c.batch) == 1 && c.batch[0].Deferred == nil {
 		// A lone message (an ask with one in flight): Post is the same
 		// without the batch's loop.
 		posted = tg.inbox.Post(c.batch[0].Sender, c.batch[0].Msg)
@@ -60,9 +56,22 @@ func (c *conn) flush() {
 		// its name now, message by message, as for any other target.
 		tg.inbox = nil
 		for _, in := range c.batch {
-			c.t.host.Deliver(tg.pid, in.Sender, in.Msg)
+			c.deliver(tg, in)
 		}
 	}
 	clear(c.batch) // keep no message alive
 	c.batch = c.batch[:0]
+}
+
+// deliver hands in to the host's Deliver, which finds the endpoint that
+// runs under tg's name now, if any. A deferred message is decoded first.
+func (c *conn) deliver(tg *target, in actor.Inbound) {
+	msg := in.Msg
+	if in.Deferred != nil {
+		var ok bool
+		if msg, ok = in.Deferred.Decode(); !ok {
+			return
+		}
+	}
+	c.t.host.Deliver(tg.pid, in.Sender, msg)
 }

@@ -79,7 +79,7 @@ func TestReaderPostsInBatchesInOrder(t *testing.T) {
 	post := func(id string, k int) {
 		for range k {
 			n++
-			c.post(tg[id], nil, wrapperspb.String(fmt.Sprint(n)))
+			c.post(tg[id], actor.Inbound{Msg: wrapperspb.String(fmt.Sprint(n))})
 		}
 	}
 	post("a", maxBatch+8)

@@ -81,6 +81,7 @@ type messageType struct {
 	// top level, can then need a check, and when the decoded message has
 	// none it is not asked for its descriptor (see msginfo.go). -1 otherwise.
 	unknown int
+	goType  reflect.Type // the Go type of its messages
 }
 
 // findMessageType looks up the message type of the full name typ in the
@@ -90,7 +91,7 @@ func findMessageType(typ []byte) (*messageType, error) {
 	if err != nil {
 		return nil, &errUnknownType{string(typ)}
 	}
-	t := &messageType{mt: mt, unknown: -1}
+	t := &messageType{mt: mt, unknown: -1, goType: reflect.TypeOf(mt.Zero().Interface())}
 	if zero, ok := mt.New().Interface().(vtDecoder); ok {
 		t.zero = zero // a new message, not Zero's nil pointer, which clones to nil
 		t.plan = planChecks(mt.Descriptor())

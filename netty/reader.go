@@ -122,6 +122,16 @@ func (c *conn) handle(b []byte) error {
 		sender = newSenderPID(addr, e.senderID)
 		c.awaitedRead++
 	}
+	if msg == nil && c.fr.chunk != nil {
+		// A frame larger than the read buffer: the endpoint's loop decodes
+		// it (deferred.go). A type that is not known is reported below.
+		if mt, err := c.messageType(e.typ); err == nil {
+			chunk := c.fr.takeChunk()
+			c.post(tg, actor.Inbound{Sender: sender, Deferred: &pendingDecode{c: c, mt: mt, target: target, sender: sender, chunk: chunk, payload: e.payload}})
+			c.delivered(target, cap(chunk))
+			return nil
+		}
+	}
 	if msg == nil {
 		if msg, err = c.decode(e.typ, e.payload); err != nil {
 			c.flush()
@@ -129,7 +139,7 @@ func (c *conn) handle(b []byte) error {
 			return nil
 		}
 	}
-	c.post(tg, sender, msg)
+	c.post(tg, actor.Inbound{Sender: sender, Msg: msg})
 	c.delivered(target, len(b))
 	return nil
 }
@@ -188,8 +198,18 @@ func (e *errUnknownType) Error() string { return "unknown message type " + e.typ
 
 // decode unmarshals a payload of the message type typ.
 func (c *conn) decode(typ, payload []byte) (proto.Message, error) {
+	mt, err := c.messageType(typ)
+	if err != nil {
+		return nil, err
+	}
+	return mt.decode(payload)
+}
+
+// messageType returns the message type whose full name is typ, kept for
+// the connection.
+func (c *conn) messageType(typ []byte) (*messageType, error) {
 	if c.lastMT != nil && bytes.Equal(typ, c.lastType) {
-		return c.lastMT.decode(payload)
+		return c.lastMT, nil
 	}
 	mt := c.types[string(typ)]
 	if mt == nil {
@@ -203,7 +223,7 @@ func (c *conn) decode(typ, payload []byte) (proto.Message, error) {
 		c.types[string(typ)] = mt
 	}
 	c.lastType, c.lastMT = append(c.lastType[:0], typ...), mt
-	return mt.decode(payload)
+	return mt, nil
 }
 
 // undecodable fails the asker of a message that cannot be decoded: the
