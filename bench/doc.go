@@ -22,8 +22,9 @@
 //     Baselines: protoactor-go's gRPC remote between two actor systems, and
 //     a raw length-prefixed TCP stream of the same messages (the ceiling).
 //     Both also run tcp-delivered: the same stream, each frame decoded into
-//     a new message and handed to another goroutine (which writes an ask's
-//     reply), what delivering to an endpoint costs at the least.
+//     a new message and handled on another goroutine (which writes an ask's
+//     reply; a frame of 512 bytes or more is decoded there too), what
+//     delivering to an endpoint costs at the least.
 //   - remote-fan-in: 32 envs (one sender and one connection each) to one
 //     endpoint of another, as executors' status updates reach a driver.
 //     Baselines: 32 protoactor-go remotes to one, and 32 raw TCP streams.

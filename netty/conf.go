@@ -48,7 +48,9 @@ const (
 	// control pushes back on the sender. Default 10000.
 	KeyMaxInFlightMessages = "spark.rpc.io.maxInFlightMessagesPerConnection"
 	// KeyMaxInFlightBytes bounds the frame bytes of those messages in the
-	// same way. Spark size string, bytes by default; default 64m.
+	// same way (for a frame over 64 KiB, which waits undecoded in a pooled
+	// buffer of the next power of two, that buffer's bytes). Spark size
+	// string, bytes by default; default 64m.
 	KeyMaxInFlightBytes = "spark.rpc.io.maxInFlightBytesPerConnection"
 	// KeyConnectBackoff is the first backoff window after a failed connect
 	// to a peer: within it, Send and Ask to that peer fail at once with the

@@ -53,7 +53,7 @@ func newBenchCmd() *cobra.Command {
 in the same process and run: raw protoactor-go (local Send / RequestFuture, and
 its gRPC remote over loopback) and a raw length-prefixed TCP stream (the
 ceiling; for remote-send, remote-ask and empty-tasks also as tcp-delivered,
-which decodes each frame into a new message and hands it to another
+which decodes each frame into a new message and handles it on another
 goroutine, the floor of the endpoint model). Every
 message is counted and checked (exactly once, in order where order is
 promised); a loss or reorder fails the run (exit 1).
