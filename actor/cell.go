@@ -137,7 +137,7 @@ func (c *cell) InvokeUserMessage(msg any) {
 	case *inboundAsk:
 		c.receiveAsk(m)
 	case *deferredInbound:
-		c.receiveDeferred(m)
+		c.receiveDeferredAsk(m)
 	case *protoactor.MessageEnvelope:
 		c.receive(m.Message, m.Sender)
 	default:
@@ -177,6 +177,12 @@ func (c *cell) receive(msg any, sender *protoactor.PID) {
 		m()
 	case *stopSignal:
 		c.stop()
+	case Deferred:
+		// A one-way message a transport posted undecoded (an ask comes
+		// as a deferredInbound); after every other case, off the hot path.
+		if decoded, ok := m.Decode(); ok {
+			c.receive(decoded, nil)
+		}
 	default:
 		err := fmt.Errorf("%w: %T is not a protobuf message", ErrUnsupportedMessage, m)
 		if sender != nil {

@@ -4,31 +4,30 @@ package actor
 
 import protoactor "github.com/asynkron/protoactor-go/actor"
 
-// deferredInbound is a Deferred message as its endpoint's mailbox queues
-// it, with the inboundAsk it becomes, in the same allocation, when it is
-// an ask.
+// deferredMessage is what an endpoint's mailbox queues for d from sender:
+// d itself for a one-way message (cell.receive decodes it), or for an ask
+// the deferredInbound that carries its sender.
+func deferredMessage(sender *protoactor.PID, d Deferred) any {
+	if sender == nil {
+		return d
+	}
+	return &deferredInbound{d: d, ask: inboundAsk{call: CallContext{sender: sender}}}
+}
+
+// deferredInbound is a Deferred ask as its endpoint's mailbox queues it,
+// with the inboundAsk it becomes, in the same allocation.
 type deferredInbound struct {
 	d   Deferred
 	ask inboundAsk
 }
 
-// newDeferredInbound returns what the mailbox queues for d from sender
-// (nil for a one-way message).
-func newDeferredInbound(sender *protoactor.PID, d Deferred) *deferredInbound {
-	return &deferredInbound{d: d, ask: inboundAsk{call: CallContext{sender: sender}}}
-}
-
-// receiveDeferred decodes m and handles the message as receive or
-// receiveAsk does; a message that cannot be decoded was reported by its
-// transport and is not handled.
-func (c *cell) receiveDeferred(m *deferredInbound) {
+// receiveDeferredAsk decodes the ask m and handles it as receiveAsk does;
+// one that cannot be decoded was reported by its transport and is not
+// handled.
+func (c *cell) receiveDeferredAsk(m *deferredInbound) {
 	msg, ok := m.d.Decode()
 	m.d = nil
-	switch {
-	case !ok:
-	case m.ask.call.sender == nil:
-		c.receive(msg, nil)
-	default:
+	if ok {
 		m.ask.req = msg
 		c.receiveAsk(&m.ask)
 	}

@@ -116,7 +116,7 @@ func (m *mailbox) postInbound(batch []Inbound) {
 	for _, in := range batch {
 		if in.Deferred != nil {
 			m.countLocked(in.Deferred.Type())
-			m.postLocked(newDeferredInbound(in.Sender, in.Deferred))
+			m.postLocked(deferredMessage(in.Sender, in.Deferred))
 			continue
 		}
 		m.countLocked(reflect.TypeOf(in.Msg))

@@ -4,6 +4,7 @@ package netty
 
 import (
 	"reflect"
+	"sync"
 
 	protoactor "github.com/asynkron/protoactor-go/actor"
 	"google.golang.org/protobuf/proto"
@@ -29,15 +30,30 @@ type pendingDecode struct {
 	chunk, payload []byte
 }
 
+// pendingDecodes holds pendingDecodes that have been decoded, so that a
+// large message costs no allocation beyond its own.
+var pendingDecodes = sync.Pool{New: func() any { return new(pendingDecode) }}
+
+// newPendingDecode returns the pending decode of payload, a message of
+// type mt within chunk, from sender (nil for a one-way message) to target.
+func newPendingDecode(c *conn, mt *messageType, target, sender *protoactor.PID, chunk, payload []byte) *pendingDecode {
+	p := pendingDecodes.Get().(*pendingDecode)
+	*p = pendingDecode{c: c, mt: mt, target: target, sender: sender, chunk: chunk, payload: payload}
+	return p
+}
+
 // Decode implements actor.Deferred: it decodes the payload, returns the
-// chunk to its pool, and fails the asker (or logs a one-way message) when
-// the payload cannot be decoded, as the reader does.
+// chunk and p to their pools, and fails the asker (or logs a one-way
+// message) when the payload cannot be decoded, as the reader does. It is
+// called once; p is not used after.
 func (p *pendingDecode) Decode() (proto.Message, bool) {
 	msg, err := p.mt.decode(p.payload)
 	recycle([][]byte{p.chunk})
-	p.chunk, p.payload = nil, nil
+	c, mt, target, sender := p.c, p.mt, p.target, p.sender
+	*p = pendingDecode{}
+	pendingDecodes.Put(p)
 	if err != nil {
-		p.c.undecodable(p.target, p.sender, string(p.mt.mt.Descriptor().FullName()), err)
+		c.undecodable(target, sender, string(mt.mt.Descriptor().FullName()), err)
 		return nil, false
 	}
 	return msg, true

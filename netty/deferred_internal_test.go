@@ -85,8 +85,7 @@ func TestLargeFramePostedForTheLoopToDecode(t *testing.T) {
 	if !slices.Equal(in.events, want) {
 		t.Fatalf("posted %q, want %q", in.events, want)
 	}
-	p := in.deferred[0].(*pendingDecode)
-	chunk := p.chunk
+	chunk := in.deferred[0].(*pendingDecode).chunk
 	if cap(chunk) < len(big) || c.fr.chunk != nil {
 		t.Fatalf("the deferred message holds a chunk of %d bytes; the reader still holds %d", cap(chunk), cap(c.fr.chunk))
 	}

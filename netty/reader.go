@@ -127,7 +127,7 @@ func (c *conn) handle(b []byte) error {
 		// it (deferred.go). A type that is not known is reported below.
 		if mt, err := c.messageType(e.typ); err == nil {
 			chunk := c.fr.takeChunk()
-			c.post(tg, actor.Inbound{Sender: sender, Deferred: &pendingDecode{c: c, mt: mt, target: target, sender: sender, chunk: chunk, payload: e.payload}})
+			c.post(tg, actor.Inbound{Sender: sender, Deferred: newPendingDecode(c, mt, target, sender, chunk, e.payload)})
 			c.delivered(target, cap(chunk))
 			return nil
 		}
