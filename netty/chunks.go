@@ -62,19 +62,25 @@ func getChunk(n int, first bool) []byte {
 }
 
 // recycle returns the pooled chunks of a sent (or dropped) batch to their
-// pools. A big chunk is kept as a pointer to its first byte, which a pool
-// holds without allocating, and made whole again by getChunk from its class.
+// pools (recycleChunk), and clears chunks.
 func recycle(chunks [][]byte) {
 	for i, c := range chunks {
-		switch n := cap(c); {
-		case n == chunkSize:
-			chunkPool.Put((*[chunkSize]byte)(c[:chunkSize]))
-		case n == smallChunkSize:
-			smallChunkPool.Put((*[smallChunkSize]byte)(c[:smallChunkSize]))
-		case n > chunkSize && n <= maxPooledChunk && n&(n-1) == 0:
-			class, _ := bigChunkClass(n)
-			bigChunkPools[class].Put(unsafe.SliceData(c[:1]))
-		}
+		recycleChunk(c)
 		chunks[i] = nil
+	}
+}
+
+// recycleChunk returns c to its pool, when it came from one. A big chunk is
+// kept as a pointer to its first byte, which a pool holds without
+// allocating, and made whole again by getChunk from its class.
+func recycleChunk(c []byte) {
+	switch n := cap(c); {
+	case n == chunkSize:
+		chunkPool.Put((*[chunkSize]byte)(c[:chunkSize]))
+	case n == smallChunkSize:
+		smallChunkPool.Put((*[smallChunkSize]byte)(c[:smallChunkSize]))
+	case n > chunkSize && n <= maxPooledChunk && n&(n-1) == 0:
+		class, _ := bigChunkClass(n)
+		bigChunkPools[class].Put(unsafe.SliceData(c[:1]))
 	}
 }

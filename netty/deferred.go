@@ -48,7 +48,7 @@ func newPendingDecode(c *conn, mt *messageType, target, sender *protoactor.PID, 
 // called once; p is not used after.
 func (p *pendingDecode) Decode() (proto.Message, bool) {
 	msg, err := p.mt.decode(p.payload)
-	recycle([][]byte{p.chunk})
+	recycleChunk(p.chunk)
 	c, mt, target, sender := p.c, p.mt, p.target, p.sender
 	*p = pendingDecode{}
 	pendingDecodes.Put(p)

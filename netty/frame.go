@@ -135,7 +135,7 @@ func (fr *frameReader) frameBuffered() bool {
 // next returns the body of the next frame.
 func (fr *frameReader) next() ([]byte, error) {
 	if fr.chunk != nil {
-		recycle([][]byte{fr.chunk})
+		recycleChunk(fr.chunk)
 		fr.chunk = nil
 	}
 	if fr.discard > 0 {
@@ -177,7 +177,7 @@ func (fr *frameReader) next() ([]byte, error) {
 		// the message (takeChunk).
 		b := getChunk(size, false)[:size]
 		if _, err := io.ReadFull(fr.r, b); err != nil {
-			recycle([][]byte{b})
+			recycleChunk(b)
 			return nil, unexpected(err)
 		}
 		fr.chunk = b
@@ -203,7 +203,7 @@ func (fr *frameReader) next() ([]byte, error) {
 }
 
 // takeChunk returns the pooled chunk that holds the frame next returned,
-// which the caller then owns (and returns to its pool with recycle), or
+// which the caller then owns (and returns to its pool with recycleChunk), or
 // nil when the frame has none.
 func (fr *frameReader) takeChunk() []byte {
 	b := fr.chunk
