@@ -122,18 +122,20 @@ func (c *conn) handle(b []byte) error {
 		sender = newSenderPID(addr, e.senderID)
 		c.awaitedRead++
 	}
-	if msg == nil && c.fr.chunk != nil {
-		// A frame larger than the read buffer: the endpoint's loop decodes
-		// it (deferred.go). A type that is not known is reported below.
-		if mt, err := c.messageType(e.typ); err == nil {
+	if msg == nil {
+		mt, err := c.messageType(e.typ)
+		if err == nil && c.fr.chunk != nil {
+			// A frame larger than the read buffer: the endpoint's loop
+			// decodes it (deferred.go).
 			chunk := c.fr.takeChunk()
 			c.post(tg, actor.Inbound{Sender: sender, Deferred: newPendingDecode(c, mt, target, sender, chunk, e.payload)})
 			c.delivered(target, cap(chunk))
 			return nil
 		}
-	}
-	if msg == nil {
-		if msg, err = c.decode(e.typ, e.payload); err != nil {
+		if err == nil {
+			msg, err = mt.decode(e.payload)
+		}
+		if err != nil {
 			c.flush()
 			c.undecodable(target, sender, string(e.typ), err)
 			return nil
