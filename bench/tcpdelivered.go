@@ -69,7 +69,8 @@ func readDelivered(conn net.Conn, sk *sink, r int) {
 // the rest.
 func deliverFrames(conn net.Conn, handle func(*messages.BenchPing), batchDone func() error) {
 	q := newHandoff[delivery]()
-	var pool sync.Pool // of *[]byte, the buffers of frames decoded off the reader
+	// The buffers of frames decoded off the reader.
+	pool := sync.Pool{New: func() any { return new([]byte) }}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -97,21 +98,17 @@ func deliverFrames(conn net.Conn, handle func(*messages.BenchPing), batchDone fu
 			return
 		}
 		if n >= decodeOffReader {
-			b, _ := pool.Get().(*[]byte)
-			if b == nil {
-				b = new([]byte)
-			}
+			b := pool.Get().(*[]byte)
 			if *b, err = fr.readBody(n, *b); err != nil {
 				return
 			}
 			q.put(delivery{frame: b})
 			continue
 		}
-		b, err := fr.readBody(n, fr.buf)
+		b, err := fr.body(n)
 		if err != nil {
 			return
 		}
-		fr.buf = b
 		m := new(messages.BenchPing)
 		if err := m.UnmarshalVT(b); err != nil {
 			return

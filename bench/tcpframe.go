@@ -91,6 +91,12 @@ func (fr *frameReader) read() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return fr.body(n)
+}
+
+// body reads the body of n bytes of the frame whose header readHeader
+// read into the reader's own buffer; it is valid until the next read.
+func (fr *frameReader) body(n int) ([]byte, error) {
 	b, err := fr.readBody(n, fr.buf)
 	if err != nil {
 		return nil, err
