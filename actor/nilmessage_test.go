@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/sparkrpc/sparkrpc/actor"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
@@ -54,5 +56,21 @@ func TestWrappedNilMessageIsRefused(t *testing.T) {
 	}
 	if err := ref.Send(wrappedValue{wrapperspb.String("x")}); err != nil {
 		t.Errorf("Send(a struct embedding a message) = %v", err)
+	}
+}
+
+// delegatingMessage is a user's message type that hands ProtoReflect to the
+// message it holds: its zero value has none to hand it to.
+type delegatingMessage struct{ inner proto.Message }
+
+func (d *delegatingMessage) ProtoReflect() protoreflect.Message { return d.inner.ProtoReflect() }
+
+// The check asks nothing of a message's type but the message itself: a
+// message whose type's zero value could not answer is taken.
+func TestNilCheckAsksOnlyTheMessage(t *testing.T) {
+	env := newEnv(t, nil)
+	ref := register(t, env, "echo", &testEndpoint{})
+	if err := ref.Send(&delegatingMessage{inner: wrapperspb.String("x")}); err != nil {
+		t.Errorf("Send(a message that delegates to a valid one) = %v", err)
 	}
 }
