@@ -97,9 +97,9 @@ func findMessageType(typ []byte) (*messageType, error) {
 		t.plan = planChecks(mt.Descriptor())
 		if m := zero.(proto.Message); oneDescriptorPerType(m) {
 			if t.plan.empty() {
-				t.unknown = unknownFieldsIndex(reflect.TypeOf(m))
+				t.unknown = unknownFieldsIndex(t.goType)
 			} else {
-				t.fields = planFieldCheck(reflect.TypeOf(m), t.plan)
+				t.fields = planFieldCheck(t.goType, t.plan)
 			}
 		}
 	}
