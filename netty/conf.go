@@ -66,6 +66,12 @@ const (
 	// KeyAuthenticateSecret is the shared secret; required when
 	// KeyAuthenticate is true. It never crosses the wire.
 	KeyAuthenticateSecret = "spark.authenticate.secret"
+	// KeyAuthenticateSecretFile names a file that holds the shared secret,
+	// read when KeyAuthenticateSecret is not set (Spark's
+	// spark.authenticate.secret.file). The file must not be readable by
+	// group or other. Processes that sparkrpc starts get their secret this
+	// way: never on a command line or in an environment.
+	KeyAuthenticateSecretFile = "spark.authenticate.secret.file"
 	// KeyAuthTimeout bounds the whole connection handshake, TLS included
 	// (default 30s).
 	KeyAuthTimeout = "spark.network.auth.rpcTimeout"

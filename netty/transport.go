@@ -162,16 +162,8 @@ func (t *Transport) Start(host actor.TransportHost) (actor.TransportInfo, error)
 		return actor.TransportInfo{}, &actor.ConfError{Key: KeyMaxInFlightMessages, Value: strconv.Itoa(n), Err: errors.New("must be at least 1")}
 	}
 	t.maxInFlight = int64(n)
-	auth, err := conf.GetBool(KeyAuthenticate, false)
-	if err != nil {
+	if t.hs.secret, err = AuthSecret(conf); err != nil {
 		return actor.TransportInfo{}, err
-	}
-	if auth {
-		secret, ok := conf.Lookup(KeyAuthenticateSecret)
-		if !ok || secret == "" {
-			return actor.TransportInfo{}, fmt.Errorf("netty: %s is true but %s is not set", KeyAuthenticate, KeyAuthenticateSecret)
-		}
-		t.hs.secret = []byte(secret)
 	}
 	if t.tlsServer, t.tlsClient, err = tlsConfigs(conf); err != nil {
 		return actor.TransportInfo{}, err

@@ -5,25 +5,24 @@ package webui
 
 import (
 	"crypto/subtle"
+	"errors"
 	"net/http"
 	"strings"
 
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/netty"
 )
 
 // SecretFromConf returns the secret the UI must require: "" when
-// spark.authenticate is off, spark.authenticate.secret when it is on (an
-// error wrapping ErrNoSecret when that is not set).
+// spark.authenticate is off, else spark.authenticate.secret or the contents
+// of spark.authenticate.secret.file (an error wrapping ErrNoSecret when
+// neither is set).
 func SecretFromConf(conf *actor.Conf) (string, error) {
-	on, err := conf.GetBool(KeyAuthenticate, false)
-	if err != nil || !on {
-		return "", err
-	}
-	secret, ok := conf.Lookup(KeyAuthenticateSecret)
-	if !ok || secret == "" {
+	secret, err := netty.AuthSecret(conf)
+	if errors.Is(err, netty.ErrNoSecret) {
 		return "", ErrNoSecret
 	}
-	return secret, nil
+	return string(secret), err
 }
 
 // unauthorizedText is the body of a 401: what is missing and how to send it.
