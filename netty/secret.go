@@ -35,16 +35,17 @@ func AuthSecret(conf *actor.Conf) ([]byte, error) {
 	return ReadSecretFile(path)
 }
 
-// ReadSecretFile reads a secret from path, which must be a regular file that
-// neither group nor other can read or write, and not empty. One trailing
-// newline (LF or CRLF) is removed.
+// ReadSecretFile reads a secret from path, which must be a regular file or
+// a pipe (such as /proc/self/fd/N for a pipe a parent process handed on)
+// that neither group nor other can read or write, and not empty. One
+// trailing newline (LF or CRLF) is removed.
 func ReadSecretFile(path string) ([]byte, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, &actor.ConfError{Key: KeyAuthenticateSecretFile, Value: path, Err: err}
 	}
-	if !st.Mode().IsRegular() {
-		return nil, &actor.ConfError{Key: KeyAuthenticateSecretFile, Value: path, Err: errors.New("not a regular file")}
+	if !st.Mode().IsRegular() && st.Mode()&os.ModeNamedPipe == 0 {
+		return nil, &actor.ConfError{Key: KeyAuthenticateSecretFile, Value: path, Err: errors.New("neither a regular file nor a pipe")}
 	}
 	if st.Mode().Perm()&0o077 != 0 {
 		return nil, &actor.ConfError{Key: KeyAuthenticateSecretFile, Value: path,
