@@ -257,8 +257,18 @@ type RmLaunchContext struct {
 	// Environment variables added to the node manager's own environment.
 	Environment map[string]string `protobuf:"bytes,2,rep,name=environment,proto3" json:"environment,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// Files written into the container's working directory before it starts
-	// (YARN's localized resources, e.g. the application's configuration).
-	Files         map[string][]byte `protobuf:"bytes,3,rep,name=files,proto3" json:"files,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// (YARN's localized resources, e.g. the application's configuration),
+	// mode 0600. They must hold no secret.
+	Files map[string][]byte `protobuf:"bytes,3,rep,name=files,proto3" json:"files,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// The application's secret (spark.authenticate). The node manager hands
+	// it to the process on an inherited pipe, file descriptor 3 (the
+	// process's conf names /proc/self/fd/3 as spark.authenticate.secret.file);
+	// it is never written to a file, an argument or the environment. Only
+	// the resource manager sets it: it fills in the application's secret.
+	Secret []byte `protobuf:"bytes,4,opt,name=secret,proto3" json:"secret,omitempty"`
+	// The application's ACLs, which the node manager checks before it serves
+	// the application's logs (YARN's application ACLs).
+	Acls          *RmAppAcls `protobuf:"bytes,5,opt,name=acls,proto3" json:"acls,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -314,6 +324,95 @@ func (x *RmLaunchContext) GetFiles() map[string][]byte {
 	return nil
 }
 
+func (x *RmLaunchContext) GetSecret() []byte {
+	if x != nil {
+		return x.Secret
+	}
+	return nil
+}
+
+func (x *RmLaunchContext) GetAcls() *RmAppAcls {
+	if x != nil {
+		return x.Acls
+	}
+	return nil
+}
+
+// RmAppAcls are an application's access-control lists (Spark's
+// spark.acls.enable, spark.modify.acls, spark.ui.view.acls, with
+// spark.admin.acls in both lists). "*" in a list allows every user.
+type RmAppAcls struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// False: every user may view and modify the application.
+	Enabled bool `protobuf:"varint,1,opt,name=enabled,proto3" json:"enabled,omitempty"`
+	// The user that submitted the application; always allowed.
+	Owner string `protobuf:"bytes,2,opt,name=owner,proto3" json:"owner,omitempty"`
+	// Users that may read the application's logs and reports.
+	View []string `protobuf:"bytes,3,rep,name=view,proto3" json:"view,omitempty"`
+	// Users that may kill the application.
+	Modify        []string `protobuf:"bytes,4,rep,name=modify,proto3" json:"modify,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RmAppAcls) Reset() {
+	*x = RmAppAcls{}
+	mi := &file_cluster_rm_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RmAppAcls) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RmAppAcls) ProtoMessage() {}
+
+func (x *RmAppAcls) ProtoReflect() protoreflect.Message {
+	mi := &file_cluster_rm_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RmAppAcls.ProtoReflect.Descriptor instead.
+func (*RmAppAcls) Descriptor() ([]byte, []int) {
+	return file_cluster_rm_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *RmAppAcls) GetEnabled() bool {
+	if x != nil {
+		return x.Enabled
+	}
+	return false
+}
+
+func (x *RmAppAcls) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *RmAppAcls) GetView() []string {
+	if x != nil {
+		return x.View
+	}
+	return nil
+}
+
+func (x *RmAppAcls) GetModify() []string {
+	if x != nil {
+		return x.Modify
+	}
+	return nil
+}
+
 // RmContainer is a container allocated to an application on a node.
 type RmContainer struct {
 	state       protoimpl.MessageState `protogen:"open.v1"`
@@ -330,7 +429,7 @@ type RmContainer struct {
 
 func (x *RmContainer) Reset() {
 	*x = RmContainer{}
-	mi := &file_cluster_rm_proto_msgTypes[2]
+	mi := &file_cluster_rm_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -342,7 +441,7 @@ func (x *RmContainer) String() string {
 func (*RmContainer) ProtoMessage() {}
 
 func (x *RmContainer) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[2]
+	mi := &file_cluster_rm_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -355,7 +454,7 @@ func (x *RmContainer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmContainer.ProtoReflect.Descriptor instead.
 func (*RmContainer) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{2}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *RmContainer) GetContainerId() string {
@@ -409,7 +508,7 @@ type RmContainerStatus struct {
 
 func (x *RmContainerStatus) Reset() {
 	*x = RmContainerStatus{}
-	mi := &file_cluster_rm_proto_msgTypes[3]
+	mi := &file_cluster_rm_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -421,7 +520,7 @@ func (x *RmContainerStatus) String() string {
 func (*RmContainerStatus) ProtoMessage() {}
 
 func (x *RmContainerStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[3]
+	mi := &file_cluster_rm_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -434,7 +533,7 @@ func (x *RmContainerStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmContainerStatus.ProtoReflect.Descriptor instead.
 func (*RmContainerStatus) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{3}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *RmContainerStatus) GetContainerId() string {
@@ -474,7 +573,7 @@ type RmNewApplication struct {
 
 func (x *RmNewApplication) Reset() {
 	*x = RmNewApplication{}
-	mi := &file_cluster_rm_proto_msgTypes[4]
+	mi := &file_cluster_rm_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -486,7 +585,7 @@ func (x *RmNewApplication) String() string {
 func (*RmNewApplication) ProtoMessage() {}
 
 func (x *RmNewApplication) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[4]
+	mi := &file_cluster_rm_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -499,7 +598,7 @@ func (x *RmNewApplication) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmNewApplication.ProtoReflect.Descriptor instead.
 func (*RmNewApplication) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{4}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{5}
 }
 
 // RmNewApplicationResponse carries the new id and the largest container the
@@ -514,7 +613,7 @@ type RmNewApplicationResponse struct {
 
 func (x *RmNewApplicationResponse) Reset() {
 	*x = RmNewApplicationResponse{}
-	mi := &file_cluster_rm_proto_msgTypes[5]
+	mi := &file_cluster_rm_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -526,7 +625,7 @@ func (x *RmNewApplicationResponse) String() string {
 func (*RmNewApplicationResponse) ProtoMessage() {}
 
 func (x *RmNewApplicationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[5]
+	mi := &file_cluster_rm_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -539,7 +638,7 @@ func (x *RmNewApplicationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmNewApplicationResponse.ProtoReflect.Descriptor instead.
 func (*RmNewApplicationResponse) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{5}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *RmNewApplicationResponse) GetAppId() string {
@@ -570,13 +669,21 @@ type RmSubmitApplication struct {
 	Conf map[string]string `protobuf:"bytes,7,rep,name=conf,proto3" json:"conf,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// True when the driver runs in the submitting process (client mode).
 	UnmanagedDriver bool `protobuf:"varint,8,opt,name=unmanaged_driver,json=unmanagedDriver,proto3" json:"unmanaged_driver,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// The application's secret (spark.authenticate), generated by the
+	// submitter: the resource manager keeps it in memory only, authenticates
+	// the application master with it (key id: the application id) and hands
+	// it to the application's containers (RmLaunchContext.secret). Empty
+	// without spark.authenticate.
+	AppSecret []byte `protobuf:"bytes,9,opt,name=app_secret,json=appSecret,proto3" json:"app_secret,omitempty"`
+	// The application's ACLs; the owner is the submitting user.
+	Acls          *RmAppAcls `protobuf:"bytes,10,opt,name=acls,proto3" json:"acls,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RmSubmitApplication) Reset() {
 	*x = RmSubmitApplication{}
-	mi := &file_cluster_rm_proto_msgTypes[6]
+	mi := &file_cluster_rm_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -588,7 +695,7 @@ func (x *RmSubmitApplication) String() string {
 func (*RmSubmitApplication) ProtoMessage() {}
 
 func (x *RmSubmitApplication) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[6]
+	mi := &file_cluster_rm_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -601,7 +708,7 @@ func (x *RmSubmitApplication) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmSubmitApplication.ProtoReflect.Descriptor instead.
 func (*RmSubmitApplication) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{6}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *RmSubmitApplication) GetAppId() string {
@@ -660,6 +767,20 @@ func (x *RmSubmitApplication) GetUnmanagedDriver() bool {
 	return false
 }
 
+func (x *RmSubmitApplication) GetAppSecret() []byte {
+	if x != nil {
+		return x.AppSecret
+	}
+	return nil
+}
+
+func (x *RmSubmitApplication) GetAcls() *RmAppAcls {
+	if x != nil {
+		return x.Acls
+	}
+	return nil
+}
+
 // RmSubmitApplicationResponse acknowledges a submission.
 type RmSubmitApplicationResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -669,7 +790,7 @@ type RmSubmitApplicationResponse struct {
 
 func (x *RmSubmitApplicationResponse) Reset() {
 	*x = RmSubmitApplicationResponse{}
-	mi := &file_cluster_rm_proto_msgTypes[7]
+	mi := &file_cluster_rm_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -681,7 +802,7 @@ func (x *RmSubmitApplicationResponse) String() string {
 func (*RmSubmitApplicationResponse) ProtoMessage() {}
 
 func (x *RmSubmitApplicationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[7]
+	mi := &file_cluster_rm_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -694,7 +815,7 @@ func (x *RmSubmitApplicationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmSubmitApplicationResponse.ProtoReflect.Descriptor instead.
 func (*RmSubmitApplicationResponse) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{7}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{8}
 }
 
 // RmGetApplicationReport asks for the report of an application.
@@ -707,7 +828,7 @@ type RmGetApplicationReport struct {
 
 func (x *RmGetApplicationReport) Reset() {
 	*x = RmGetApplicationReport{}
-	mi := &file_cluster_rm_proto_msgTypes[8]
+	mi := &file_cluster_rm_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -719,7 +840,7 @@ func (x *RmGetApplicationReport) String() string {
 func (*RmGetApplicationReport) ProtoMessage() {}
 
 func (x *RmGetApplicationReport) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[8]
+	mi := &file_cluster_rm_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -732,7 +853,7 @@ func (x *RmGetApplicationReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmGetApplicationReport.ProtoReflect.Descriptor instead.
 func (*RmGetApplicationReport) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{8}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *RmGetApplicationReport) GetAppId() string {
@@ -775,7 +896,7 @@ type RmApplicationReport struct {
 
 func (x *RmApplicationReport) Reset() {
 	*x = RmApplicationReport{}
-	mi := &file_cluster_rm_proto_msgTypes[9]
+	mi := &file_cluster_rm_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -787,7 +908,7 @@ func (x *RmApplicationReport) String() string {
 func (*RmApplicationReport) ProtoMessage() {}
 
 func (x *RmApplicationReport) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[9]
+	mi := &file_cluster_rm_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -800,7 +921,7 @@ func (x *RmApplicationReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmApplicationReport.ProtoReflect.Descriptor instead.
 func (*RmApplicationReport) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{9}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *RmApplicationReport) GetAppId() string {
@@ -938,16 +1059,20 @@ func (x *RmApplicationReport) GetTrackingUrl() string {
 
 // RmKillApplication kills an application and all its containers.
 type RmKillApplication struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	AppId         string                 `protobuf:"bytes,1,opt,name=app_id,json=appId,proto3" json:"app_id,omitempty"`
-	Diagnostics   string                 `protobuf:"bytes,2,opt,name=diagnostics,proto3" json:"diagnostics,omitempty"`
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	AppId       string                 `protobuf:"bytes,1,opt,name=app_id,json=appId,proto3" json:"app_id,omitempty"`
+	Diagnostics string                 `protobuf:"bytes,2,opt,name=diagnostics,proto3" json:"diagnostics,omitempty"`
+	// The user asking (claimed by the client, as with YARN's simple
+	// authentication): the application's owner, a user of its modify ACL or
+	// an admin.
+	User          string `protobuf:"bytes,3,opt,name=user,proto3" json:"user,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RmKillApplication) Reset() {
 	*x = RmKillApplication{}
-	mi := &file_cluster_rm_proto_msgTypes[10]
+	mi := &file_cluster_rm_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -959,7 +1084,7 @@ func (x *RmKillApplication) String() string {
 func (*RmKillApplication) ProtoMessage() {}
 
 func (x *RmKillApplication) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[10]
+	mi := &file_cluster_rm_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -972,7 +1097,7 @@ func (x *RmKillApplication) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmKillApplication.ProtoReflect.Descriptor instead.
 func (*RmKillApplication) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{10}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *RmKillApplication) GetAppId() string {
@@ -989,6 +1114,13 @@ func (x *RmKillApplication) GetDiagnostics() string {
 	return ""
 }
 
+func (x *RmKillApplication) GetUser() string {
+	if x != nil {
+		return x.User
+	}
+	return ""
+}
+
 // RmKillApplicationResponse answers RmKillApplication.
 type RmKillApplicationResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1001,7 +1133,7 @@ type RmKillApplicationResponse struct {
 
 func (x *RmKillApplicationResponse) Reset() {
 	*x = RmKillApplicationResponse{}
-	mi := &file_cluster_rm_proto_msgTypes[11]
+	mi := &file_cluster_rm_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1013,7 +1145,7 @@ func (x *RmKillApplicationResponse) String() string {
 func (*RmKillApplicationResponse) ProtoMessage() {}
 
 func (x *RmKillApplicationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[11]
+	mi := &file_cluster_rm_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1026,7 +1158,7 @@ func (x *RmKillApplicationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmKillApplicationResponse.ProtoReflect.Descriptor instead.
 func (*RmKillApplicationResponse) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{11}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *RmKillApplicationResponse) GetKilled() bool {
@@ -1052,7 +1184,7 @@ type RmGetClusterNodes struct {
 
 func (x *RmGetClusterNodes) Reset() {
 	*x = RmGetClusterNodes{}
-	mi := &file_cluster_rm_proto_msgTypes[12]
+	mi := &file_cluster_rm_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1064,7 +1196,7 @@ func (x *RmGetClusterNodes) String() string {
 func (*RmGetClusterNodes) ProtoMessage() {}
 
 func (x *RmGetClusterNodes) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[12]
+	mi := &file_cluster_rm_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1077,7 +1209,7 @@ func (x *RmGetClusterNodes) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmGetClusterNodes.ProtoReflect.Descriptor instead.
 func (*RmGetClusterNodes) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{12}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{13}
 }
 
 // RmNodeReport describes a node.
@@ -1099,7 +1231,7 @@ type RmNodeReport struct {
 
 func (x *RmNodeReport) Reset() {
 	*x = RmNodeReport{}
-	mi := &file_cluster_rm_proto_msgTypes[13]
+	mi := &file_cluster_rm_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1111,7 +1243,7 @@ func (x *RmNodeReport) String() string {
 func (*RmNodeReport) ProtoMessage() {}
 
 func (x *RmNodeReport) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[13]
+	mi := &file_cluster_rm_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1124,7 +1256,7 @@ func (x *RmNodeReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmNodeReport.ProtoReflect.Descriptor instead.
 func (*RmNodeReport) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{13}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *RmNodeReport) GetNodeId() string {
@@ -1193,7 +1325,7 @@ type RmClusterNodes struct {
 
 func (x *RmClusterNodes) Reset() {
 	*x = RmClusterNodes{}
-	mi := &file_cluster_rm_proto_msgTypes[14]
+	mi := &file_cluster_rm_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1205,7 +1337,7 @@ func (x *RmClusterNodes) String() string {
 func (*RmClusterNodes) ProtoMessage() {}
 
 func (x *RmClusterNodes) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[14]
+	mi := &file_cluster_rm_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1218,7 +1350,7 @@ func (x *RmClusterNodes) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmClusterNodes.ProtoReflect.Descriptor instead.
 func (*RmClusterNodes) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{14}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *RmClusterNodes) GetNodes() []*RmNodeReport {
@@ -1246,7 +1378,7 @@ type AmRegister struct {
 
 func (x *AmRegister) Reset() {
 	*x = AmRegister{}
-	mi := &file_cluster_rm_proto_msgTypes[15]
+	mi := &file_cluster_rm_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1258,7 +1390,7 @@ func (x *AmRegister) String() string {
 func (*AmRegister) ProtoMessage() {}
 
 func (x *AmRegister) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[15]
+	mi := &file_cluster_rm_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1271,7 +1403,7 @@ func (x *AmRegister) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AmRegister.ProtoReflect.Descriptor instead.
 func (*AmRegister) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{15}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *AmRegister) GetAppId() string {
@@ -1320,7 +1452,7 @@ type AmRegisterResponse struct {
 
 func (x *AmRegisterResponse) Reset() {
 	*x = AmRegisterResponse{}
-	mi := &file_cluster_rm_proto_msgTypes[16]
+	mi := &file_cluster_rm_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1332,7 +1464,7 @@ func (x *AmRegisterResponse) String() string {
 func (*AmRegisterResponse) ProtoMessage() {}
 
 func (x *AmRegisterResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[16]
+	mi := &file_cluster_rm_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1345,7 +1477,7 @@ func (x *AmRegisterResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AmRegisterResponse.ProtoReflect.Descriptor instead.
 func (*AmRegisterResponse) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{16}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *AmRegisterResponse) GetMaxResource() *RmResource {
@@ -1380,7 +1512,7 @@ type AmAllocate struct {
 
 func (x *AmAllocate) Reset() {
 	*x = AmAllocate{}
-	mi := &file_cluster_rm_proto_msgTypes[17]
+	mi := &file_cluster_rm_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1392,7 +1524,7 @@ func (x *AmAllocate) String() string {
 func (*AmAllocate) ProtoMessage() {}
 
 func (x *AmAllocate) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[17]
+	mi := &file_cluster_rm_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1405,7 +1537,7 @@ func (x *AmAllocate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AmAllocate.ProtoReflect.Descriptor instead.
 func (*AmAllocate) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{17}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *AmAllocate) GetAppId() string {
@@ -1472,7 +1604,7 @@ type AmAllocateResponse struct {
 
 func (x *AmAllocateResponse) Reset() {
 	*x = AmAllocateResponse{}
-	mi := &file_cluster_rm_proto_msgTypes[18]
+	mi := &file_cluster_rm_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1484,7 +1616,7 @@ func (x *AmAllocateResponse) String() string {
 func (*AmAllocateResponse) ProtoMessage() {}
 
 func (x *AmAllocateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[18]
+	mi := &file_cluster_rm_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1497,7 +1629,7 @@ func (x *AmAllocateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AmAllocateResponse.ProtoReflect.Descriptor instead.
 func (*AmAllocateResponse) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{18}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *AmAllocateResponse) GetAllocated() []*RmContainer {
@@ -1540,7 +1672,7 @@ type AmUnregister struct {
 
 func (x *AmUnregister) Reset() {
 	*x = AmUnregister{}
-	mi := &file_cluster_rm_proto_msgTypes[19]
+	mi := &file_cluster_rm_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1552,7 +1684,7 @@ func (x *AmUnregister) String() string {
 func (*AmUnregister) ProtoMessage() {}
 
 func (x *AmUnregister) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[19]
+	mi := &file_cluster_rm_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1565,7 +1697,7 @@ func (x *AmUnregister) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AmUnregister.ProtoReflect.Descriptor instead.
 func (*AmUnregister) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{19}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *AmUnregister) GetAppId() string {
@@ -1598,7 +1730,7 @@ type AmUnregisterResponse struct {
 
 func (x *AmUnregisterResponse) Reset() {
 	*x = AmUnregisterResponse{}
-	mi := &file_cluster_rm_proto_msgTypes[20]
+	mi := &file_cluster_rm_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1610,7 +1742,7 @@ func (x *AmUnregisterResponse) String() string {
 func (*AmUnregisterResponse) ProtoMessage() {}
 
 func (x *AmUnregisterResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[20]
+	mi := &file_cluster_rm_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1623,7 +1755,7 @@ func (x *AmUnregisterResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AmUnregisterResponse.ProtoReflect.Descriptor instead.
 func (*AmUnregisterResponse) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{20}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{21}
 }
 
 // NmRegister registers a node manager with the RM.
@@ -1640,7 +1772,7 @@ type NmRegister struct {
 
 func (x *NmRegister) Reset() {
 	*x = NmRegister{}
-	mi := &file_cluster_rm_proto_msgTypes[21]
+	mi := &file_cluster_rm_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1652,7 +1784,7 @@ func (x *NmRegister) String() string {
 func (*NmRegister) ProtoMessage() {}
 
 func (x *NmRegister) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[21]
+	mi := &file_cluster_rm_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1665,7 +1797,7 @@ func (x *NmRegister) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmRegister.ProtoReflect.Descriptor instead.
 func (*NmRegister) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{21}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *NmRegister) GetNodeId() string {
@@ -1706,7 +1838,7 @@ type NmRegisterResponse struct {
 
 func (x *NmRegisterResponse) Reset() {
 	*x = NmRegisterResponse{}
-	mi := &file_cluster_rm_proto_msgTypes[22]
+	mi := &file_cluster_rm_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1718,7 +1850,7 @@ func (x *NmRegisterResponse) String() string {
 func (*NmRegisterResponse) ProtoMessage() {}
 
 func (x *NmRegisterResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[22]
+	mi := &file_cluster_rm_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1731,7 +1863,7 @@ func (x *NmRegisterResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmRegisterResponse.ProtoReflect.Descriptor instead.
 func (*NmRegisterResponse) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{22}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *NmRegisterResponse) GetHeartbeatIntervalMs() int64 {
@@ -1753,7 +1885,7 @@ type NmHeartbeat struct {
 
 func (x *NmHeartbeat) Reset() {
 	*x = NmHeartbeat{}
-	mi := &file_cluster_rm_proto_msgTypes[23]
+	mi := &file_cluster_rm_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1765,7 +1897,7 @@ func (x *NmHeartbeat) String() string {
 func (*NmHeartbeat) ProtoMessage() {}
 
 func (x *NmHeartbeat) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[23]
+	mi := &file_cluster_rm_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1778,7 +1910,7 @@ func (x *NmHeartbeat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmHeartbeat.ProtoReflect.Descriptor instead.
 func (*NmHeartbeat) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{23}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *NmHeartbeat) GetNodeId() string {
@@ -1815,7 +1947,7 @@ type NmHeartbeatResponse struct {
 
 func (x *NmHeartbeatResponse) Reset() {
 	*x = NmHeartbeatResponse{}
-	mi := &file_cluster_rm_proto_msgTypes[24]
+	mi := &file_cluster_rm_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1827,7 +1959,7 @@ func (x *NmHeartbeatResponse) String() string {
 func (*NmHeartbeatResponse) ProtoMessage() {}
 
 func (x *NmHeartbeatResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[24]
+	mi := &file_cluster_rm_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1840,7 +1972,7 @@ func (x *NmHeartbeatResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmHeartbeatResponse.ProtoReflect.Descriptor instead.
 func (*NmHeartbeatResponse) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{24}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *NmHeartbeatResponse) GetKill() []string {
@@ -1869,7 +2001,7 @@ type NmStartContainer struct {
 
 func (x *NmStartContainer) Reset() {
 	*x = NmStartContainer{}
-	mi := &file_cluster_rm_proto_msgTypes[25]
+	mi := &file_cluster_rm_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1881,7 +2013,7 @@ func (x *NmStartContainer) String() string {
 func (*NmStartContainer) ProtoMessage() {}
 
 func (x *NmStartContainer) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[25]
+	mi := &file_cluster_rm_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1894,7 +2026,7 @@ func (x *NmStartContainer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmStartContainer.ProtoReflect.Descriptor instead.
 func (*NmStartContainer) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{25}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *NmStartContainer) GetContainer() *RmContainer {
@@ -1929,7 +2061,7 @@ type NmStartContainerResponse struct {
 
 func (x *NmStartContainerResponse) Reset() {
 	*x = NmStartContainerResponse{}
-	mi := &file_cluster_rm_proto_msgTypes[26]
+	mi := &file_cluster_rm_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1941,7 +2073,7 @@ func (x *NmStartContainerResponse) String() string {
 func (*NmStartContainerResponse) ProtoMessage() {}
 
 func (x *NmStartContainerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[26]
+	mi := &file_cluster_rm_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1954,7 +2086,7 @@ func (x *NmStartContainerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmStartContainerResponse.ProtoReflect.Descriptor instead.
 func (*NmStartContainerResponse) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{26}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *NmStartContainerResponse) GetPid() int32 {
@@ -1985,7 +2117,7 @@ type NmStopContainer struct {
 
 func (x *NmStopContainer) Reset() {
 	*x = NmStopContainer{}
-	mi := &file_cluster_rm_proto_msgTypes[27]
+	mi := &file_cluster_rm_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1997,7 +2129,7 @@ func (x *NmStopContainer) String() string {
 func (*NmStopContainer) ProtoMessage() {}
 
 func (x *NmStopContainer) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[27]
+	mi := &file_cluster_rm_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2010,7 +2142,7 @@ func (x *NmStopContainer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmStopContainer.ProtoReflect.Descriptor instead.
 func (*NmStopContainer) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{27}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *NmStopContainer) GetContainerId() string {
@@ -2043,7 +2175,7 @@ type NmStopContainerResponse struct {
 
 func (x *NmStopContainerResponse) Reset() {
 	*x = NmStopContainerResponse{}
-	mi := &file_cluster_rm_proto_msgTypes[28]
+	mi := &file_cluster_rm_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2055,7 +2187,7 @@ func (x *NmStopContainerResponse) String() string {
 func (*NmStopContainerResponse) ProtoMessage() {}
 
 func (x *NmStopContainerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[28]
+	mi := &file_cluster_rm_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2068,7 +2200,7 @@ func (x *NmStopContainerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmStopContainerResponse.ProtoReflect.Descriptor instead.
 func (*NmStopContainerResponse) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{28}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{29}
 }
 
 // NmGetContainerStatus asks a node manager for a container's status.
@@ -2081,7 +2213,7 @@ type NmGetContainerStatus struct {
 
 func (x *NmGetContainerStatus) Reset() {
 	*x = NmGetContainerStatus{}
-	mi := &file_cluster_rm_proto_msgTypes[29]
+	mi := &file_cluster_rm_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2093,7 +2225,7 @@ func (x *NmGetContainerStatus) String() string {
 func (*NmGetContainerStatus) ProtoMessage() {}
 
 func (x *NmGetContainerStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[29]
+	mi := &file_cluster_rm_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2106,7 +2238,7 @@ func (x *NmGetContainerStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmGetContainerStatus.ProtoReflect.Descriptor instead.
 func (*NmGetContainerStatus) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{29}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *NmGetContainerStatus) GetContainerId() string {
@@ -2126,7 +2258,7 @@ type RmTick struct {
 
 func (x *RmTick) Reset() {
 	*x = RmTick{}
-	mi := &file_cluster_rm_proto_msgTypes[30]
+	mi := &file_cluster_rm_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2138,7 +2270,7 @@ func (x *RmTick) String() string {
 func (*RmTick) ProtoMessage() {}
 
 func (x *RmTick) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[30]
+	mi := &file_cluster_rm_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2151,7 +2283,7 @@ func (x *RmTick) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmTick.ProtoReflect.Descriptor instead.
 func (*RmTick) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{30}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *RmTick) GetKind() string {
@@ -2172,7 +2304,7 @@ type AmRequestExecutors struct {
 
 func (x *AmRequestExecutors) Reset() {
 	*x = AmRequestExecutors{}
-	mi := &file_cluster_rm_proto_msgTypes[31]
+	mi := &file_cluster_rm_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2184,7 +2316,7 @@ func (x *AmRequestExecutors) String() string {
 func (*AmRequestExecutors) ProtoMessage() {}
 
 func (x *AmRequestExecutors) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[31]
+	mi := &file_cluster_rm_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2197,7 +2329,7 @@ func (x *AmRequestExecutors) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AmRequestExecutors.ProtoReflect.Descriptor instead.
 func (*AmRequestExecutors) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{31}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *AmRequestExecutors) GetTotal() int32 {
@@ -2221,7 +2353,7 @@ type AmKillExecutors struct {
 
 func (x *AmKillExecutors) Reset() {
 	*x = AmKillExecutors{}
-	mi := &file_cluster_rm_proto_msgTypes[32]
+	mi := &file_cluster_rm_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2233,7 +2365,7 @@ func (x *AmKillExecutors) String() string {
 func (*AmKillExecutors) ProtoMessage() {}
 
 func (x *AmKillExecutors) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[32]
+	mi := &file_cluster_rm_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2246,7 +2378,7 @@ func (x *AmKillExecutors) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AmKillExecutors.ProtoReflect.Descriptor instead.
 func (*AmKillExecutors) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{32}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *AmKillExecutors) GetExecutorIds() []string {
@@ -2273,7 +2405,7 @@ type AmBoolResponse struct {
 
 func (x *AmBoolResponse) Reset() {
 	*x = AmBoolResponse{}
-	mi := &file_cluster_rm_proto_msgTypes[33]
+	mi := &file_cluster_rm_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2285,7 +2417,7 @@ func (x *AmBoolResponse) String() string {
 func (*AmBoolResponse) ProtoMessage() {}
 
 func (x *AmBoolResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[33]
+	mi := &file_cluster_rm_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2298,7 +2430,7 @@ func (x *AmBoolResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AmBoolResponse.ProtoReflect.Descriptor instead.
 func (*AmBoolResponse) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{33}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *AmBoolResponse) GetOk() bool {
@@ -2318,7 +2450,7 @@ type AmGetExecutorLossReason struct {
 
 func (x *AmGetExecutorLossReason) Reset() {
 	*x = AmGetExecutorLossReason{}
-	mi := &file_cluster_rm_proto_msgTypes[34]
+	mi := &file_cluster_rm_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2330,7 +2462,7 @@ func (x *AmGetExecutorLossReason) String() string {
 func (*AmGetExecutorLossReason) ProtoMessage() {}
 
 func (x *AmGetExecutorLossReason) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[34]
+	mi := &file_cluster_rm_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2343,7 +2475,7 @@ func (x *AmGetExecutorLossReason) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AmGetExecutorLossReason.ProtoReflect.Descriptor instead.
 func (*AmGetExecutorLossReason) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{34}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *AmGetExecutorLossReason) GetExecutorId() string {
@@ -2369,7 +2501,7 @@ type AmExecutorLossReason struct {
 
 func (x *AmExecutorLossReason) Reset() {
 	*x = AmExecutorLossReason{}
-	mi := &file_cluster_rm_proto_msgTypes[35]
+	mi := &file_cluster_rm_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2381,7 +2513,7 @@ func (x *AmExecutorLossReason) String() string {
 func (*AmExecutorLossReason) ProtoMessage() {}
 
 func (x *AmExecutorLossReason) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[35]
+	mi := &file_cluster_rm_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2394,7 +2526,7 @@ func (x *AmExecutorLossReason) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AmExecutorLossReason.ProtoReflect.Descriptor instead.
 func (*AmExecutorLossReason) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{35}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *AmExecutorLossReason) GetExecutorId() string {
@@ -2444,7 +2576,7 @@ type AmRegisterDriver struct {
 
 func (x *AmRegisterDriver) Reset() {
 	*x = AmRegisterDriver{}
-	mi := &file_cluster_rm_proto_msgTypes[36]
+	mi := &file_cluster_rm_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2456,7 +2588,7 @@ func (x *AmRegisterDriver) String() string {
 func (*AmRegisterDriver) ProtoMessage() {}
 
 func (x *AmRegisterDriver) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[36]
+	mi := &file_cluster_rm_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2469,7 +2601,7 @@ func (x *AmRegisterDriver) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AmRegisterDriver.ProtoReflect.Descriptor instead.
 func (*AmRegisterDriver) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{36}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *AmRegisterDriver) GetDriverUrl() string {
@@ -2490,7 +2622,7 @@ type AmDriverFinished struct {
 
 func (x *AmDriverFinished) Reset() {
 	*x = AmDriverFinished{}
-	mi := &file_cluster_rm_proto_msgTypes[37]
+	mi := &file_cluster_rm_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2502,7 +2634,7 @@ func (x *AmDriverFinished) String() string {
 func (*AmDriverFinished) ProtoMessage() {}
 
 func (x *AmDriverFinished) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[37]
+	mi := &file_cluster_rm_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2515,7 +2647,7 @@ func (x *AmDriverFinished) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AmDriverFinished.ProtoReflect.Descriptor instead.
 func (*AmDriverFinished) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{37}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *AmDriverFinished) GetFinalStatus() RmFinalStatus {
@@ -2545,7 +2677,7 @@ type RmContainerStarted struct {
 
 func (x *RmContainerStarted) Reset() {
 	*x = RmContainerStarted{}
-	mi := &file_cluster_rm_proto_msgTypes[38]
+	mi := &file_cluster_rm_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2557,7 +2689,7 @@ func (x *RmContainerStarted) String() string {
 func (*RmContainerStarted) ProtoMessage() {}
 
 func (x *RmContainerStarted) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[38]
+	mi := &file_cluster_rm_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2570,7 +2702,7 @@ func (x *RmContainerStarted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmContainerStarted.ProtoReflect.Descriptor instead.
 func (*RmContainerStarted) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{38}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *RmContainerStarted) GetContainerId() string {
@@ -2606,7 +2738,7 @@ type RmGetApplications struct {
 
 func (x *RmGetApplications) Reset() {
 	*x = RmGetApplications{}
-	mi := &file_cluster_rm_proto_msgTypes[39]
+	mi := &file_cluster_rm_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2618,7 +2750,7 @@ func (x *RmGetApplications) String() string {
 func (*RmGetApplications) ProtoMessage() {}
 
 func (x *RmGetApplications) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[39]
+	mi := &file_cluster_rm_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2631,7 +2763,7 @@ func (x *RmGetApplications) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmGetApplications.ProtoReflect.Descriptor instead.
 func (*RmGetApplications) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{39}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *RmGetApplications) GetStates() []RmAppState {
@@ -2651,7 +2783,7 @@ type RmApplications struct {
 
 func (x *RmApplications) Reset() {
 	*x = RmApplications{}
-	mi := &file_cluster_rm_proto_msgTypes[40]
+	mi := &file_cluster_rm_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2663,7 +2795,7 @@ func (x *RmApplications) String() string {
 func (*RmApplications) ProtoMessage() {}
 
 func (x *RmApplications) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[40]
+	mi := &file_cluster_rm_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2676,7 +2808,7 @@ func (x *RmApplications) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmApplications.ProtoReflect.Descriptor instead.
 func (*RmApplications) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{40}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *RmApplications) GetApps() []*RmApplicationReport {
@@ -2689,15 +2821,18 @@ func (x *RmApplications) GetApps() []*RmApplicationReport {
 // NmGetApplicationLogs asks a node manager for the log files of an
 // application's containers on its node (running or completed).
 type NmGetApplicationLogs struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	AppId         string                 `protobuf:"bytes,1,opt,name=app_id,json=appId,proto3" json:"app_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	AppId string                 `protobuf:"bytes,1,opt,name=app_id,json=appId,proto3" json:"app_id,omitempty"`
+	// The user asking (claimed by the client): the application's owner, a
+	// user of its view ACL or an admin.
+	User          string `protobuf:"bytes,2,opt,name=user,proto3" json:"user,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *NmGetApplicationLogs) Reset() {
 	*x = NmGetApplicationLogs{}
-	mi := &file_cluster_rm_proto_msgTypes[41]
+	mi := &file_cluster_rm_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2709,7 +2844,7 @@ func (x *NmGetApplicationLogs) String() string {
 func (*NmGetApplicationLogs) ProtoMessage() {}
 
 func (x *NmGetApplicationLogs) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[41]
+	mi := &file_cluster_rm_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2722,12 +2857,19 @@ func (x *NmGetApplicationLogs) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmGetApplicationLogs.ProtoReflect.Descriptor instead.
 func (*NmGetApplicationLogs) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{41}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *NmGetApplicationLogs) GetAppId() string {
 	if x != nil {
 		return x.AppId
+	}
+	return ""
+}
+
+func (x *NmGetApplicationLogs) GetUser() string {
+	if x != nil {
+		return x.User
 	}
 	return ""
 }
@@ -2746,7 +2888,7 @@ type NmContainerLogFile struct {
 
 func (x *NmContainerLogFile) Reset() {
 	*x = NmContainerLogFile{}
-	mi := &file_cluster_rm_proto_msgTypes[42]
+	mi := &file_cluster_rm_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2758,7 +2900,7 @@ func (x *NmContainerLogFile) String() string {
 func (*NmContainerLogFile) ProtoMessage() {}
 
 func (x *NmContainerLogFile) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[42]
+	mi := &file_cluster_rm_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2771,7 +2913,7 @@ func (x *NmContainerLogFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmContainerLogFile.ProtoReflect.Descriptor instead.
 func (*NmContainerLogFile) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{42}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *NmContainerLogFile) GetContainerId() string {
@@ -2813,7 +2955,7 @@ type NmApplicationLogs struct {
 
 func (x *NmApplicationLogs) Reset() {
 	*x = NmApplicationLogs{}
-	mi := &file_cluster_rm_proto_msgTypes[43]
+	mi := &file_cluster_rm_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2825,7 +2967,7 @@ func (x *NmApplicationLogs) String() string {
 func (*NmApplicationLogs) ProtoMessage() {}
 
 func (x *NmApplicationLogs) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[43]
+	mi := &file_cluster_rm_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2838,7 +2980,7 @@ func (x *NmApplicationLogs) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmApplicationLogs.ProtoReflect.Descriptor instead.
 func (*NmApplicationLogs) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{43}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *NmApplicationLogs) GetFiles() []*NmContainerLogFile {
@@ -2851,19 +2993,21 @@ func (x *NmApplicationLogs) GetFiles() []*NmContainerLogFile {
 // NmReadContainerLog reads part of a container's log file: at most length
 // bytes from offset (the node manager bounds length).
 type NmReadContainerLog struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	AppId         string                 `protobuf:"bytes,1,opt,name=app_id,json=appId,proto3" json:"app_id,omitempty"`
-	ContainerId   string                 `protobuf:"bytes,2,opt,name=container_id,json=containerId,proto3" json:"container_id,omitempty"`
-	Name          string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
-	Offset        int64                  `protobuf:"varint,4,opt,name=offset,proto3" json:"offset,omitempty"`
-	Length        int32                  `protobuf:"varint,5,opt,name=length,proto3" json:"length,omitempty"`
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	AppId       string                 `protobuf:"bytes,1,opt,name=app_id,json=appId,proto3" json:"app_id,omitempty"`
+	ContainerId string                 `protobuf:"bytes,2,opt,name=container_id,json=containerId,proto3" json:"container_id,omitempty"`
+	Name        string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	Offset      int64                  `protobuf:"varint,4,opt,name=offset,proto3" json:"offset,omitempty"`
+	Length      int32                  `protobuf:"varint,5,opt,name=length,proto3" json:"length,omitempty"`
+	// The user asking, as in NmGetApplicationLogs.
+	User          string `protobuf:"bytes,6,opt,name=user,proto3" json:"user,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *NmReadContainerLog) Reset() {
 	*x = NmReadContainerLog{}
-	mi := &file_cluster_rm_proto_msgTypes[44]
+	mi := &file_cluster_rm_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2875,7 +3019,7 @@ func (x *NmReadContainerLog) String() string {
 func (*NmReadContainerLog) ProtoMessage() {}
 
 func (x *NmReadContainerLog) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[44]
+	mi := &file_cluster_rm_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2888,7 +3032,7 @@ func (x *NmReadContainerLog) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmReadContainerLog.ProtoReflect.Descriptor instead.
 func (*NmReadContainerLog) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{44}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *NmReadContainerLog) GetAppId() string {
@@ -2926,6 +3070,13 @@ func (x *NmReadContainerLog) GetLength() int32 {
 	return 0
 }
 
+func (x *NmReadContainerLog) GetUser() string {
+	if x != nil {
+		return x.User
+	}
+	return ""
+}
+
 // NmContainerLogChunk answers NmReadContainerLog; data is empty at the end
 // of the file.
 type NmContainerLogChunk struct {
@@ -2937,7 +3088,7 @@ type NmContainerLogChunk struct {
 
 func (x *NmContainerLogChunk) Reset() {
 	*x = NmContainerLogChunk{}
-	mi := &file_cluster_rm_proto_msgTypes[45]
+	mi := &file_cluster_rm_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2949,7 +3100,7 @@ func (x *NmContainerLogChunk) String() string {
 func (*NmContainerLogChunk) ProtoMessage() {}
 
 func (x *NmContainerLogChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[45]
+	mi := &file_cluster_rm_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2962,7 +3113,7 @@ func (x *NmContainerLogChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmContainerLogChunk.ProtoReflect.Descriptor instead.
 func (*NmContainerLogChunk) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{45}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *NmContainerLogChunk) GetData() []byte {
@@ -2988,7 +3139,7 @@ type RmTaskProgress struct {
 
 func (x *RmTaskProgress) Reset() {
 	*x = RmTaskProgress{}
-	mi := &file_cluster_rm_proto_msgTypes[46]
+	mi := &file_cluster_rm_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3000,7 +3151,7 @@ func (x *RmTaskProgress) String() string {
 func (*RmTaskProgress) ProtoMessage() {}
 
 func (x *RmTaskProgress) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[46]
+	mi := &file_cluster_rm_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3013,7 +3164,7 @@ func (x *RmTaskProgress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmTaskProgress.ProtoReflect.Descriptor instead.
 func (*RmTaskProgress) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{46}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *RmTaskProgress) GetAppId() string {
@@ -3044,6 +3195,72 @@ func (x *RmTaskProgress) GetTasksRunning() int32 {
 	return 0
 }
 
+// AmStartContainer asks the resource manager to start a container it
+// allocated to the asking application master's application (an executor):
+// the resource manager checks the allocation, adds the application's secret
+// and ACLs, and forwards it to the container's node manager, which starts
+// containers only for its resource manager. The reply is the node
+// manager's NmStartContainerResponse.
+type AmStartContainer struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AppId         string                 `protobuf:"bytes,1,opt,name=app_id,json=appId,proto3" json:"app_id,omitempty"`
+	ContainerId   string                 `protobuf:"bytes,2,opt,name=container_id,json=containerId,proto3" json:"container_id,omitempty"`
+	LaunchContext *RmLaunchContext       `protobuf:"bytes,3,opt,name=launch_context,json=launchContext,proto3" json:"launch_context,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AmStartContainer) Reset() {
+	*x = AmStartContainer{}
+	mi := &file_cluster_rm_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AmStartContainer) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AmStartContainer) ProtoMessage() {}
+
+func (x *AmStartContainer) ProtoReflect() protoreflect.Message {
+	mi := &file_cluster_rm_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AmStartContainer.ProtoReflect.Descriptor instead.
+func (*AmStartContainer) Descriptor() ([]byte, []int) {
+	return file_cluster_rm_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *AmStartContainer) GetAppId() string {
+	if x != nil {
+		return x.AppId
+	}
+	return ""
+}
+
+func (x *AmStartContainer) GetContainerId() string {
+	if x != nil {
+		return x.ContainerId
+	}
+	return ""
+}
+
+func (x *AmStartContainer) GetLaunchContext() *RmLaunchContext {
+	if x != nil {
+		return x.LaunchContext
+	}
+	return nil
+}
+
 var File_cluster_rm_proto protoreflect.FileDescriptor
 
 const file_cluster_rm_proto_rawDesc = "" +
@@ -3052,18 +3269,25 @@ const file_cluster_rm_proto_rawDesc = "" +
 	"\n" +
 	"RmResource\x12\x1b\n" +
 	"\tmemory_mb\x18\x01 \x01(\x03R\bmemoryMb\x12\x14\n" +
-	"\x05cores\x18\x02 \x01(\x05R\x05cores\"\xc1\x02\n" +
+	"\x05cores\x18\x02 \x01(\x05R\x05cores\"\x8b\x03\n" +
 	"\x0fRmLaunchContext\x12\x18\n" +
 	"\acommand\x18\x01 \x03(\tR\acommand\x12U\n" +
 	"\venvironment\x18\x02 \x03(\v23.sparkrpc.messages.RmLaunchContext.EnvironmentEntryR\venvironment\x12C\n" +
-	"\x05files\x18\x03 \x03(\v2-.sparkrpc.messages.RmLaunchContext.FilesEntryR\x05files\x1a>\n" +
+	"\x05files\x18\x03 \x03(\v2-.sparkrpc.messages.RmLaunchContext.FilesEntryR\x05files\x12\x16\n" +
+	"\x06secret\x18\x04 \x01(\fR\x06secret\x120\n" +
+	"\x04acls\x18\x05 \x01(\v2\x1c.sparkrpc.messages.RmAppAclsR\x04acls\x1a>\n" +
 	"\x10EnvironmentEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a8\n" +
 	"\n" +
 	"FilesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\fR\x05value:\x028\x01\"\xc4\x01\n" +
+	"\x05value\x18\x02 \x01(\fR\x05value:\x028\x01\"g\n" +
+	"\tRmAppAcls\x12\x18\n" +
+	"\aenabled\x18\x01 \x01(\bR\aenabled\x12\x14\n" +
+	"\x05owner\x18\x02 \x01(\tR\x05owner\x12\x12\n" +
+	"\x04view\x18\x03 \x03(\tR\x04view\x12\x16\n" +
+	"\x06modify\x18\x04 \x03(\tR\x06modify\"\xc4\x01\n" +
 	"\vRmContainer\x12!\n" +
 	"\fcontainer_id\x18\x01 \x01(\tR\vcontainerId\x12\x17\n" +
 	"\anode_id\x18\x02 \x01(\tR\x06nodeId\x12!\n" +
@@ -3079,7 +3303,7 @@ const file_cluster_rm_proto_rawDesc = "" +
 	"\x10RmNewApplication\"s\n" +
 	"\x18RmNewApplicationResponse\x12\x15\n" +
 	"\x06app_id\x18\x01 \x01(\tR\x05appId\x12@\n" +
-	"\fmax_resource\x18\x02 \x01(\v2\x1d.sparkrpc.messages.RmResourceR\vmaxResource\"\xa4\x03\n" +
+	"\fmax_resource\x18\x02 \x01(\v2\x1d.sparkrpc.messages.RmResourceR\vmaxResource\"\xf5\x03\n" +
 	"\x13RmSubmitApplication\x12\x15\n" +
 	"\x06app_id\x18\x01 \x01(\tR\x05appId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
@@ -3089,7 +3313,11 @@ const file_cluster_rm_proto_rawDesc = "" +
 	"amResource\x12N\n" +
 	"\x11am_launch_context\x18\x06 \x01(\v2\".sparkrpc.messages.RmLaunchContextR\x0famLaunchContext\x12D\n" +
 	"\x04conf\x18\a \x03(\v20.sparkrpc.messages.RmSubmitApplication.ConfEntryR\x04conf\x12)\n" +
-	"\x10unmanaged_driver\x18\b \x01(\bR\x0funmanagedDriver\x1a7\n" +
+	"\x10unmanaged_driver\x18\b \x01(\bR\x0funmanagedDriver\x12\x1d\n" +
+	"\n" +
+	"app_secret\x18\t \x01(\fR\tappSecret\x120\n" +
+	"\x04acls\x18\n" +
+	" \x01(\v2\x1c.sparkrpc.messages.RmAppAclsR\x04acls\x1a7\n" +
 	"\tConfEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x1d\n" +
@@ -3120,10 +3348,11 @@ const file_cluster_rm_proto_rawDesc = "" +
 	"\n" +
 	"am_log_dir\x18\x11 \x01(\tR\bamLogDir\x12.\n" +
 	"\x02am\x18\x12 \x01(\v2\x1e.sparkrpc.messages.EndpointRefR\x02am\x12!\n" +
-	"\ftracking_url\x18\x13 \x01(\tR\vtrackingUrl\"L\n" +
+	"\ftracking_url\x18\x13 \x01(\tR\vtrackingUrl\"`\n" +
 	"\x11RmKillApplication\x12\x15\n" +
 	"\x06app_id\x18\x01 \x01(\tR\x05appId\x12 \n" +
-	"\vdiagnostics\x18\x02 \x01(\tR\vdiagnostics\"h\n" +
+	"\vdiagnostics\x18\x02 \x01(\tR\vdiagnostics\x12\x12\n" +
+	"\x04user\x18\x03 \x01(\tR\x04user\"h\n" +
 	"\x19RmKillApplicationResponse\x12\x16\n" +
 	"\x06killed\x18\x01 \x01(\bR\x06killed\x123\n" +
 	"\x05state\x18\x02 \x01(\x0e2\x1d.sparkrpc.messages.RmAppStateR\x05state\"\x13\n" +
@@ -3239,9 +3468,10 @@ const file_cluster_rm_proto_rawDesc = "" +
 	"\x11RmGetApplications\x125\n" +
 	"\x06states\x18\x01 \x03(\x0e2\x1d.sparkrpc.messages.RmAppStateR\x06states\"L\n" +
 	"\x0eRmApplications\x12:\n" +
-	"\x04apps\x18\x01 \x03(\v2&.sparkrpc.messages.RmApplicationReportR\x04apps\"-\n" +
+	"\x04apps\x18\x01 \x03(\v2&.sparkrpc.messages.RmApplicationReportR\x04apps\"A\n" +
 	"\x14NmGetApplicationLogs\x12\x15\n" +
-	"\x06app_id\x18\x01 \x01(\tR\x05appId\"\x80\x01\n" +
+	"\x06app_id\x18\x01 \x01(\tR\x05appId\x12\x12\n" +
+	"\x04user\x18\x02 \x01(\tR\x04user\"\x80\x01\n" +
 	"\x12NmContainerLogFile\x12!\n" +
 	"\fcontainer_id\x18\x01 \x01(\tR\vcontainerId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
@@ -3249,13 +3479,14 @@ const file_cluster_rm_proto_rawDesc = "" +
 	"\vmodified_ms\x18\x04 \x01(\x03R\n" +
 	"modifiedMs\"P\n" +
 	"\x11NmApplicationLogs\x12;\n" +
-	"\x05files\x18\x01 \x03(\v2%.sparkrpc.messages.NmContainerLogFileR\x05files\"\x92\x01\n" +
+	"\x05files\x18\x01 \x03(\v2%.sparkrpc.messages.NmContainerLogFileR\x05files\"\xa6\x01\n" +
 	"\x12NmReadContainerLog\x12\x15\n" +
 	"\x06app_id\x18\x01 \x01(\tR\x05appId\x12!\n" +
 	"\fcontainer_id\x18\x02 \x01(\tR\vcontainerId\x12\x12\n" +
 	"\x04name\x18\x03 \x01(\tR\x04name\x12\x16\n" +
 	"\x06offset\x18\x04 \x01(\x03R\x06offset\x12\x16\n" +
-	"\x06length\x18\x05 \x01(\x05R\x06length\")\n" +
+	"\x06length\x18\x05 \x01(\x05R\x06length\x12\x12\n" +
+	"\x04user\x18\x06 \x01(\tR\x04user\")\n" +
 	"\x13NmContainerLogChunk\x12\x12\n" +
 	"\x04data\x18\x01 \x01(\fR\x04data\"\x8c\x01\n" +
 	"\x0eRmTaskProgress\x12\x15\n" +
@@ -3264,7 +3495,11 @@ const file_cluster_rm_proto_rawDesc = "" +
 	"tasksTotal\x12\x1d\n" +
 	"\n" +
 	"tasks_done\x18\x03 \x01(\x05R\ttasksDone\x12#\n" +
-	"\rtasks_running\x18\x04 \x01(\x05R\ftasksRunning*\xc0\x01\n" +
+	"\rtasks_running\x18\x04 \x01(\x05R\ftasksRunning\"\x97\x01\n" +
+	"\x10AmStartContainer\x12\x15\n" +
+	"\x06app_id\x18\x01 \x01(\tR\x05appId\x12!\n" +
+	"\fcontainer_id\x18\x02 \x01(\tR\vcontainerId\x12I\n" +
+	"\x0elaunch_context\x18\x03 \x01(\v2\".sparkrpc.messages.RmLaunchContextR\rlaunchContext*\xc0\x01\n" +
 	"\n" +
 	"RmAppState\x12\x14\n" +
 	"\x10RM_APP_STATE_NEW\x10\x00\x12\x1a\n" +
@@ -3297,98 +3532,103 @@ func file_cluster_rm_proto_rawDescGZIP() []byte {
 }
 
 var file_cluster_rm_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_cluster_rm_proto_msgTypes = make([]protoimpl.MessageInfo, 50)
+var file_cluster_rm_proto_msgTypes = make([]protoimpl.MessageInfo, 52)
 var file_cluster_rm_proto_goTypes = []any{
 	(RmAppState)(0),                     // 0: sparkrpc.messages.RmAppState
 	(RmFinalStatus)(0),                  // 1: sparkrpc.messages.RmFinalStatus
 	(RmContainerState)(0),               // 2: sparkrpc.messages.RmContainerState
 	(*RmResource)(nil),                  // 3: sparkrpc.messages.RmResource
 	(*RmLaunchContext)(nil),             // 4: sparkrpc.messages.RmLaunchContext
-	(*RmContainer)(nil),                 // 5: sparkrpc.messages.RmContainer
-	(*RmContainerStatus)(nil),           // 6: sparkrpc.messages.RmContainerStatus
-	(*RmNewApplication)(nil),            // 7: sparkrpc.messages.RmNewApplication
-	(*RmNewApplicationResponse)(nil),    // 8: sparkrpc.messages.RmNewApplicationResponse
-	(*RmSubmitApplication)(nil),         // 9: sparkrpc.messages.RmSubmitApplication
-	(*RmSubmitApplicationResponse)(nil), // 10: sparkrpc.messages.RmSubmitApplicationResponse
-	(*RmGetApplicationReport)(nil),      // 11: sparkrpc.messages.RmGetApplicationReport
-	(*RmApplicationReport)(nil),         // 12: sparkrpc.messages.RmApplicationReport
-	(*RmKillApplication)(nil),           // 13: sparkrpc.messages.RmKillApplication
-	(*RmKillApplicationResponse)(nil),   // 14: sparkrpc.messages.RmKillApplicationResponse
-	(*RmGetClusterNodes)(nil),           // 15: sparkrpc.messages.RmGetClusterNodes
-	(*RmNodeReport)(nil),                // 16: sparkrpc.messages.RmNodeReport
-	(*RmClusterNodes)(nil),              // 17: sparkrpc.messages.RmClusterNodes
-	(*AmRegister)(nil),                  // 18: sparkrpc.messages.AmRegister
-	(*AmRegisterResponse)(nil),          // 19: sparkrpc.messages.AmRegisterResponse
-	(*AmAllocate)(nil),                  // 20: sparkrpc.messages.AmAllocate
-	(*AmAllocateResponse)(nil),          // 21: sparkrpc.messages.AmAllocateResponse
-	(*AmUnregister)(nil),                // 22: sparkrpc.messages.AmUnregister
-	(*AmUnregisterResponse)(nil),        // 23: sparkrpc.messages.AmUnregisterResponse
-	(*NmRegister)(nil),                  // 24: sparkrpc.messages.NmRegister
-	(*NmRegisterResponse)(nil),          // 25: sparkrpc.messages.NmRegisterResponse
-	(*NmHeartbeat)(nil),                 // 26: sparkrpc.messages.NmHeartbeat
-	(*NmHeartbeatResponse)(nil),         // 27: sparkrpc.messages.NmHeartbeatResponse
-	(*NmStartContainer)(nil),            // 28: sparkrpc.messages.NmStartContainer
-	(*NmStartContainerResponse)(nil),    // 29: sparkrpc.messages.NmStartContainerResponse
-	(*NmStopContainer)(nil),             // 30: sparkrpc.messages.NmStopContainer
-	(*NmStopContainerResponse)(nil),     // 31: sparkrpc.messages.NmStopContainerResponse
-	(*NmGetContainerStatus)(nil),        // 32: sparkrpc.messages.NmGetContainerStatus
-	(*RmTick)(nil),                      // 33: sparkrpc.messages.RmTick
-	(*AmRequestExecutors)(nil),          // 34: sparkrpc.messages.AmRequestExecutors
-	(*AmKillExecutors)(nil),             // 35: sparkrpc.messages.AmKillExecutors
-	(*AmBoolResponse)(nil),              // 36: sparkrpc.messages.AmBoolResponse
-	(*AmGetExecutorLossReason)(nil),     // 37: sparkrpc.messages.AmGetExecutorLossReason
-	(*AmExecutorLossReason)(nil),        // 38: sparkrpc.messages.AmExecutorLossReason
-	(*AmRegisterDriver)(nil),            // 39: sparkrpc.messages.AmRegisterDriver
-	(*AmDriverFinished)(nil),            // 40: sparkrpc.messages.AmDriverFinished
-	(*RmContainerStarted)(nil),          // 41: sparkrpc.messages.RmContainerStarted
-	(*RmGetApplications)(nil),           // 42: sparkrpc.messages.RmGetApplications
-	(*RmApplications)(nil),              // 43: sparkrpc.messages.RmApplications
-	(*NmGetApplicationLogs)(nil),        // 44: sparkrpc.messages.NmGetApplicationLogs
-	(*NmContainerLogFile)(nil),          // 45: sparkrpc.messages.NmContainerLogFile
-	(*NmApplicationLogs)(nil),           // 46: sparkrpc.messages.NmApplicationLogs
-	(*NmReadContainerLog)(nil),          // 47: sparkrpc.messages.NmReadContainerLog
-	(*NmContainerLogChunk)(nil),         // 48: sparkrpc.messages.NmContainerLogChunk
-	(*RmTaskProgress)(nil),              // 49: sparkrpc.messages.RmTaskProgress
-	nil,                                 // 50: sparkrpc.messages.RmLaunchContext.EnvironmentEntry
-	nil,                                 // 51: sparkrpc.messages.RmLaunchContext.FilesEntry
-	nil,                                 // 52: sparkrpc.messages.RmSubmitApplication.ConfEntry
-	(*EndpointRef)(nil),                 // 53: sparkrpc.messages.EndpointRef
+	(*RmAppAcls)(nil),                   // 5: sparkrpc.messages.RmAppAcls
+	(*RmContainer)(nil),                 // 6: sparkrpc.messages.RmContainer
+	(*RmContainerStatus)(nil),           // 7: sparkrpc.messages.RmContainerStatus
+	(*RmNewApplication)(nil),            // 8: sparkrpc.messages.RmNewApplication
+	(*RmNewApplicationResponse)(nil),    // 9: sparkrpc.messages.RmNewApplicationResponse
+	(*RmSubmitApplication)(nil),         // 10: sparkrpc.messages.RmSubmitApplication
+	(*RmSubmitApplicationResponse)(nil), // 11: sparkrpc.messages.RmSubmitApplicationResponse
+	(*RmGetApplicationReport)(nil),      // 12: sparkrpc.messages.RmGetApplicationReport
+	(*RmApplicationReport)(nil),         // 13: sparkrpc.messages.RmApplicationReport
+	(*RmKillApplication)(nil),           // 14: sparkrpc.messages.RmKillApplication
+	(*RmKillApplicationResponse)(nil),   // 15: sparkrpc.messages.RmKillApplicationResponse
+	(*RmGetClusterNodes)(nil),           // 16: sparkrpc.messages.RmGetClusterNodes
+	(*RmNodeReport)(nil),                // 17: sparkrpc.messages.RmNodeReport
+	(*RmClusterNodes)(nil),              // 18: sparkrpc.messages.RmClusterNodes
+	(*AmRegister)(nil),                  // 19: sparkrpc.messages.AmRegister
+	(*AmRegisterResponse)(nil),          // 20: sparkrpc.messages.AmRegisterResponse
+	(*AmAllocate)(nil),                  // 21: sparkrpc.messages.AmAllocate
+	(*AmAllocateResponse)(nil),          // 22: sparkrpc.messages.AmAllocateResponse
+	(*AmUnregister)(nil),                // 23: sparkrpc.messages.AmUnregister
+	(*AmUnregisterResponse)(nil),        // 24: sparkrpc.messages.AmUnregisterResponse
+	(*NmRegister)(nil),                  // 25: sparkrpc.messages.NmRegister
+	(*NmRegisterResponse)(nil),          // 26: sparkrpc.messages.NmRegisterResponse
+	(*NmHeartbeat)(nil),                 // 27: sparkrpc.messages.NmHeartbeat
+	(*NmHeartbeatResponse)(nil),         // 28: sparkrpc.messages.NmHeartbeatResponse
+	(*NmStartContainer)(nil),            // 29: sparkrpc.messages.NmStartContainer
+	(*NmStartContainerResponse)(nil),    // 30: sparkrpc.messages.NmStartContainerResponse
+	(*NmStopContainer)(nil),             // 31: sparkrpc.messages.NmStopContainer
+	(*NmStopContainerResponse)(nil),     // 32: sparkrpc.messages.NmStopContainerResponse
+	(*NmGetContainerStatus)(nil),        // 33: sparkrpc.messages.NmGetContainerStatus
+	(*RmTick)(nil),                      // 34: sparkrpc.messages.RmTick
+	(*AmRequestExecutors)(nil),          // 35: sparkrpc.messages.AmRequestExecutors
+	(*AmKillExecutors)(nil),             // 36: sparkrpc.messages.AmKillExecutors
+	(*AmBoolResponse)(nil),              // 37: sparkrpc.messages.AmBoolResponse
+	(*AmGetExecutorLossReason)(nil),     // 38: sparkrpc.messages.AmGetExecutorLossReason
+	(*AmExecutorLossReason)(nil),        // 39: sparkrpc.messages.AmExecutorLossReason
+	(*AmRegisterDriver)(nil),            // 40: sparkrpc.messages.AmRegisterDriver
+	(*AmDriverFinished)(nil),            // 41: sparkrpc.messages.AmDriverFinished
+	(*RmContainerStarted)(nil),          // 42: sparkrpc.messages.RmContainerStarted
+	(*RmGetApplications)(nil),           // 43: sparkrpc.messages.RmGetApplications
+	(*RmApplications)(nil),              // 44: sparkrpc.messages.RmApplications
+	(*NmGetApplicationLogs)(nil),        // 45: sparkrpc.messages.NmGetApplicationLogs
+	(*NmContainerLogFile)(nil),          // 46: sparkrpc.messages.NmContainerLogFile
+	(*NmApplicationLogs)(nil),           // 47: sparkrpc.messages.NmApplicationLogs
+	(*NmReadContainerLog)(nil),          // 48: sparkrpc.messages.NmReadContainerLog
+	(*NmContainerLogChunk)(nil),         // 49: sparkrpc.messages.NmContainerLogChunk
+	(*RmTaskProgress)(nil),              // 50: sparkrpc.messages.RmTaskProgress
+	(*AmStartContainer)(nil),            // 51: sparkrpc.messages.AmStartContainer
+	nil,                                 // 52: sparkrpc.messages.RmLaunchContext.EnvironmentEntry
+	nil,                                 // 53: sparkrpc.messages.RmLaunchContext.FilesEntry
+	nil,                                 // 54: sparkrpc.messages.RmSubmitApplication.ConfEntry
+	(*EndpointRef)(nil),                 // 55: sparkrpc.messages.EndpointRef
 }
 var file_cluster_rm_proto_depIdxs = []int32{
-	50, // 0: sparkrpc.messages.RmLaunchContext.environment:type_name -> sparkrpc.messages.RmLaunchContext.EnvironmentEntry
-	51, // 1: sparkrpc.messages.RmLaunchContext.files:type_name -> sparkrpc.messages.RmLaunchContext.FilesEntry
-	3,  // 2: sparkrpc.messages.RmContainer.resource:type_name -> sparkrpc.messages.RmResource
-	2,  // 3: sparkrpc.messages.RmContainerStatus.state:type_name -> sparkrpc.messages.RmContainerState
-	3,  // 4: sparkrpc.messages.RmNewApplicationResponse.max_resource:type_name -> sparkrpc.messages.RmResource
-	3,  // 5: sparkrpc.messages.RmSubmitApplication.am_resource:type_name -> sparkrpc.messages.RmResource
-	4,  // 6: sparkrpc.messages.RmSubmitApplication.am_launch_context:type_name -> sparkrpc.messages.RmLaunchContext
-	52, // 7: sparkrpc.messages.RmSubmitApplication.conf:type_name -> sparkrpc.messages.RmSubmitApplication.ConfEntry
-	0,  // 8: sparkrpc.messages.RmApplicationReport.state:type_name -> sparkrpc.messages.RmAppState
-	1,  // 9: sparkrpc.messages.RmApplicationReport.final_status:type_name -> sparkrpc.messages.RmFinalStatus
-	53, // 10: sparkrpc.messages.RmApplicationReport.am:type_name -> sparkrpc.messages.EndpointRef
-	0,  // 11: sparkrpc.messages.RmKillApplicationResponse.state:type_name -> sparkrpc.messages.RmAppState
-	3,  // 12: sparkrpc.messages.RmNodeReport.capability:type_name -> sparkrpc.messages.RmResource
-	3,  // 13: sparkrpc.messages.RmNodeReport.used:type_name -> sparkrpc.messages.RmResource
-	16, // 14: sparkrpc.messages.RmClusterNodes.nodes:type_name -> sparkrpc.messages.RmNodeReport
-	53, // 15: sparkrpc.messages.AmRegister.am:type_name -> sparkrpc.messages.EndpointRef
-	3,  // 16: sparkrpc.messages.AmRegisterResponse.max_resource:type_name -> sparkrpc.messages.RmResource
-	3,  // 17: sparkrpc.messages.AmAllocate.resource:type_name -> sparkrpc.messages.RmResource
-	5,  // 18: sparkrpc.messages.AmAllocateResponse.allocated:type_name -> sparkrpc.messages.RmContainer
-	6,  // 19: sparkrpc.messages.AmAllocateResponse.completed:type_name -> sparkrpc.messages.RmContainerStatus
-	1,  // 20: sparkrpc.messages.AmUnregister.final_status:type_name -> sparkrpc.messages.RmFinalStatus
-	3,  // 21: sparkrpc.messages.NmRegister.capability:type_name -> sparkrpc.messages.RmResource
-	6,  // 22: sparkrpc.messages.NmHeartbeat.completed:type_name -> sparkrpc.messages.RmContainerStatus
-	5,  // 23: sparkrpc.messages.NmStartContainer.container:type_name -> sparkrpc.messages.RmContainer
-	4,  // 24: sparkrpc.messages.NmStartContainer.launch_context:type_name -> sparkrpc.messages.RmLaunchContext
-	1,  // 25: sparkrpc.messages.AmDriverFinished.final_status:type_name -> sparkrpc.messages.RmFinalStatus
-	0,  // 26: sparkrpc.messages.RmGetApplications.states:type_name -> sparkrpc.messages.RmAppState
-	12, // 27: sparkrpc.messages.RmApplications.apps:type_name -> sparkrpc.messages.RmApplicationReport
-	45, // 28: sparkrpc.messages.NmApplicationLogs.files:type_name -> sparkrpc.messages.NmContainerLogFile
-	29, // [29:29] is the sub-list for method output_type
-	29, // [29:29] is the sub-list for method input_type
-	29, // [29:29] is the sub-list for extension type_name
-	29, // [29:29] is the sub-list for extension extendee
-	0,  // [0:29] is the sub-list for field type_name
+	52, // 0: sparkrpc.messages.RmLaunchContext.environment:type_name -> sparkrpc.messages.RmLaunchContext.EnvironmentEntry
+	53, // 1: sparkrpc.messages.RmLaunchContext.files:type_name -> sparkrpc.messages.RmLaunchContext.FilesEntry
+	5,  // 2: sparkrpc.messages.RmLaunchContext.acls:type_name -> sparkrpc.messages.RmAppAcls
+	3,  // 3: sparkrpc.messages.RmContainer.resource:type_name -> sparkrpc.messages.RmResource
+	2,  // 4: sparkrpc.messages.RmContainerStatus.state:type_name -> sparkrpc.messages.RmContainerState
+	3,  // 5: sparkrpc.messages.RmNewApplicationResponse.max_resource:type_name -> sparkrpc.messages.RmResource
+	3,  // 6: sparkrpc.messages.RmSubmitApplication.am_resource:type_name -> sparkrpc.messages.RmResource
+	4,  // 7: sparkrpc.messages.RmSubmitApplication.am_launch_context:type_name -> sparkrpc.messages.RmLaunchContext
+	54, // 8: sparkrpc.messages.RmSubmitApplication.conf:type_name -> sparkrpc.messages.RmSubmitApplication.ConfEntry
+	5,  // 9: sparkrpc.messages.RmSubmitApplication.acls:type_name -> sparkrpc.messages.RmAppAcls
+	0,  // 10: sparkrpc.messages.RmApplicationReport.state:type_name -> sparkrpc.messages.RmAppState
+	1,  // 11: sparkrpc.messages.RmApplicationReport.final_status:type_name -> sparkrpc.messages.RmFinalStatus
+	55, // 12: sparkrpc.messages.RmApplicationReport.am:type_name -> sparkrpc.messages.EndpointRef
+	0,  // 13: sparkrpc.messages.RmKillApplicationResponse.state:type_name -> sparkrpc.messages.RmAppState
+	3,  // 14: sparkrpc.messages.RmNodeReport.capability:type_name -> sparkrpc.messages.RmResource
+	3,  // 15: sparkrpc.messages.RmNodeReport.used:type_name -> sparkrpc.messages.RmResource
+	17, // 16: sparkrpc.messages.RmClusterNodes.nodes:type_name -> sparkrpc.messages.RmNodeReport
+	55, // 17: sparkrpc.messages.AmRegister.am:type_name -> sparkrpc.messages.EndpointRef
+	3,  // 18: sparkrpc.messages.AmRegisterResponse.max_resource:type_name -> sparkrpc.messages.RmResource
+	3,  // 19: sparkrpc.messages.AmAllocate.resource:type_name -> sparkrpc.messages.RmResource
+	6,  // 20: sparkrpc.messages.AmAllocateResponse.allocated:type_name -> sparkrpc.messages.RmContainer
+	7,  // 21: sparkrpc.messages.AmAllocateResponse.completed:type_name -> sparkrpc.messages.RmContainerStatus
+	1,  // 22: sparkrpc.messages.AmUnregister.final_status:type_name -> sparkrpc.messages.RmFinalStatus
+	3,  // 23: sparkrpc.messages.NmRegister.capability:type_name -> sparkrpc.messages.RmResource
+	7,  // 24: sparkrpc.messages.NmHeartbeat.completed:type_name -> sparkrpc.messages.RmContainerStatus
+	6,  // 25: sparkrpc.messages.NmStartContainer.container:type_name -> sparkrpc.messages.RmContainer
+	4,  // 26: sparkrpc.messages.NmStartContainer.launch_context:type_name -> sparkrpc.messages.RmLaunchContext
+	1,  // 27: sparkrpc.messages.AmDriverFinished.final_status:type_name -> sparkrpc.messages.RmFinalStatus
+	0,  // 28: sparkrpc.messages.RmGetApplications.states:type_name -> sparkrpc.messages.RmAppState
+	13, // 29: sparkrpc.messages.RmApplications.apps:type_name -> sparkrpc.messages.RmApplicationReport
+	46, // 30: sparkrpc.messages.NmApplicationLogs.files:type_name -> sparkrpc.messages.NmContainerLogFile
+	4,  // 31: sparkrpc.messages.AmStartContainer.launch_context:type_name -> sparkrpc.messages.RmLaunchContext
+	32, // [32:32] is the sub-list for method output_type
+	32, // [32:32] is the sub-list for method input_type
+	32, // [32:32] is the sub-list for extension type_name
+	32, // [32:32] is the sub-list for extension extendee
+	0,  // [0:32] is the sub-list for field type_name
 }
 
 func init() { file_cluster_rm_proto_init() }
@@ -3403,7 +3643,7 @@ func file_cluster_rm_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cluster_rm_proto_rawDesc), len(file_cluster_rm_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   50,
+			NumMessages:   52,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
