@@ -85,7 +85,8 @@ func TestAllocator(t *testing.T) {
 	t.Cleanup(func() { rm.Shutdown(context.Background()) })
 	nm, err := StartNodeManager(context.Background(), newEnv("nm", net.Transport("127.0.0.1", 2)), NodeManagerConfig{
 		ResourceManager: rm.Address(), Capability: Resource{MemoryMB: 4096, Cores: 4}, Dir: filepath.Join(dir, "node"),
-		Executable: fake, HeartbeatInterval: 20 * time.Millisecond, KillGrace: 100 * time.Millisecond, Logger: &log})
+		Executable: fake, HeartbeatInterval: 20 * time.Millisecond, KillGrace: 100 * time.Millisecond, Logger: &log,
+		EnvWhitelist: []string{mk}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -116,7 +116,7 @@ func logName(s string) bool {
 // applicationLogs lists the regular files in the log folders of appID's
 // containers on this node.
 func (nm *NodeManager) applicationLogs(appID string) (*messages.NmApplicationLogs, error) {
-	if _, _, err := ParseAppID(appID); err != nil {
+	if err := ValidateAppID(appID); err != nil {
 		return nil, err
 	}
 	appDir := filepath.Join(nm.cfg.Dir, "logs", appID)
@@ -129,7 +129,7 @@ func (nm *NodeManager) applicationLogs(appID string) (*messages.NmApplicationLog
 	}
 	out := &messages.NmApplicationLogs{}
 	for _, ct := range containers {
-		if !ct.IsDir() {
+		if !ct.IsDir() || ValidateContainerID(ct.Name()) != nil {
 			continue
 		}
 		files, err := os.ReadDir(filepath.Join(appDir, ct.Name()))
@@ -166,11 +166,11 @@ func logRank(name string) int {
 
 // readLog reads a bounded chunk of one container log file of this node.
 func (nm *NodeManager) readLog(req *messages.NmReadContainerLog) (*messages.NmContainerLogChunk, error) {
-	if _, _, err := ParseAppID(req.GetAppId()); err != nil {
+	if err := ValidateAppID(req.GetAppId()); err != nil {
 		return nil, err
 	}
 	ct, name := req.GetContainerId(), req.GetName()
-	if !logName(ct) || !logName(name) || req.GetOffset() < 0 {
+	if ValidateContainerID(ct) != nil || !logName(name) || req.GetOffset() < 0 {
 		return nil, fmt.Errorf("%w: invalid request for container %q, file %q, offset %d", ErrNoSuchLog, ct, name, req.GetOffset())
 	}
 	path := filepath.Join(nm.cfg.Dir, "logs", req.GetAppId(), ct, name)

@@ -43,7 +43,29 @@ var (
 	// ErrNoNodeManagers is returned by Client.Submit when no node manager
 	// is registered with the resource manager: nothing could run.
 	ErrNoNodeManagers = errors.New("cluster: no node managers are registered with the resource manager")
+	// ErrInvalidID is matched by the error for an application or container
+	// id that is not of the form the resource manager mints (see
+	// *InvalidIDError): such an id never becomes part of a path.
+	ErrInvalidID = errors.New("cluster: invalid id")
+	// ErrPermissionDenied is matched by the error for a request its peer or
+	// user may not make: a container start that does not come from the
+	// node's resource manager, an application master's message for another
+	// application, a kill or a log read that the application's ACLs do not
+	// allow.
+	ErrPermissionDenied = errors.New("cluster: permission denied")
 )
+
+// InvalidIDError is the error for a malformed application or container id.
+type InvalidIDError struct {
+	Kind, ID, Want string
+}
+
+func (e *InvalidIDError) Error() string {
+	return fmt.Sprintf("cluster: invalid %s id %q (expected %s)", e.Kind, e.ID, e.Want)
+}
+
+// Is matches ErrInvalidID.
+func (e *InvalidIDError) Is(target error) bool { return target == ErrInvalidID }
 
 // wrapError is an error "cluster: <msg>: <err>" that unwraps to err and
 // does not repeat err's own "cluster: " prefix.

@@ -4,6 +4,7 @@ package cluster
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -32,4 +33,44 @@ func ParseAppID(id string) (clusterTimestamp int64, seq int, err error) {
 // container_<clusterTimestamp>_<appSeq>_<attempt>_<containerSeq>.
 func containerID(clusterTimestamp int64, appSeq, attempt, seq int) string {
 	return fmt.Sprintf("container_%d_%04d_%02d_%06d", clusterTimestamp, appSeq, attempt, seq)
+}
+
+// appIDPattern and containerIDPattern are the ids the resource manager
+// mints (AppID, containerID); the node manager takes no other id as part of
+// a path.
+var (
+	appIDPattern       = regexp.MustCompile(`^application_[0-9]{1,19}_[0-9]{1,10}$`)
+	containerIDPattern = regexp.MustCompile(`^container_[0-9]{1,19}_[0-9]{1,10}_[0-9]{1,10}_[0-9]{1,10}$`)
+)
+
+// ValidateAppID returns nil for an application id of the resource
+// manager's form, application_<digits>_<digits>, and an error matching
+// ErrInvalidID otherwise.
+func ValidateAppID(id string) error {
+	if !appIDPattern.MatchString(id) {
+		return &InvalidIDError{Kind: "application", ID: id, Want: "application_<timestamp>_<sequence>"}
+	}
+	return nil
+}
+
+// ValidateContainerID returns nil for a container id of the resource
+// manager's form, container_<timestamp>_<app>_<attempt>_<sequence> (all
+// digits), and an error matching ErrInvalidID otherwise.
+func ValidateContainerID(id string) error {
+	if !containerIDPattern.MatchString(id) {
+		return &InvalidIDError{Kind: "container", ID: id, Want: "container_<timestamp>_<app>_<attempt>_<sequence>"}
+	}
+	return nil
+}
+
+// SplitList splits a comma-separated list (a configuration value such as
+// spark.modify.acls), trimming spaces and dropping empty items.
+func SplitList(s string) []string {
+	var out []string
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }

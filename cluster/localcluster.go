@@ -54,6 +54,8 @@ type LocalClusterConfig struct {
 	NodeExpiry time.Duration
 	// Logger is the cluster's logger (the zero Logger discards).
 	Logger zerolog.Logger
+	// EnvWhitelist is the node managers' NodeManagerConfig.EnvWhitelist.
+	EnvWhitelist []string
 }
 
 // validate checks the required fields.
@@ -124,7 +126,7 @@ func StartLocalCluster(ctx context.Context, cfg LocalClusterConfig) (lc *LocalCl
 	}
 	for _, n := range nodes {
 		nm, err := StartNodeManager(ctx, n.env, NodeManagerConfig{ResourceManager: lc.rm.Address(), Capability: n.res,
-			Dir: filepath.Join(lc.dir, n.name), Executable: cfg.Executable, Logger: &cfg.Logger})
+			Dir: filepath.Join(lc.dir, n.name), Executable: cfg.Executable, Logger: &cfg.Logger, EnvWhitelist: cfg.EnvWhitelist})
 		if err != nil {
 			return lc, err
 		}

@@ -18,8 +18,12 @@ import (
 func (nm *NodeManager) startContainer(req *messages.NmStartContainer) (*messages.NmStartContainerResponse, error) {
 	c := req.GetContainer()
 	id := c.GetContainerId()
-	if id == "" || req.GetAppId() == "" {
-		return nil, errors.New("cluster: start container needs a container id and an application id")
+	// The ids become path parts: only ids of the resource manager's form.
+	if err := ValidateAppID(req.GetAppId()); err != nil {
+		return nil, err
+	}
+	if err := ValidateContainerID(id); err != nil {
+		return nil, err
 	}
 	nm.mu.Lock()
 	if nm.closed {
@@ -35,7 +39,8 @@ func (nm *NodeManager) startContainer(req *messages.NmStartContainer) (*messages
 	nm.mu.Unlock()
 	spec := containerSpec{id: id, appID: req.GetAppId(), command: req.GetLaunchContext().GetCommand(),
 		env: req.GetLaunchContext().GetEnvironment(), files: req.GetLaunchContext().GetFiles(),
-		memoryMB: c.GetResource().GetMemoryMb(), cores: int(c.GetResource().GetCores()), nodeHost: nm.env.Address().Host}
+		memoryMB: c.GetResource().GetMemoryMb(), cores: int(c.GetResource().GetCores()), nodeHost: nm.env.Address().Host,
+		secret: req.GetLaunchContext().GetSecret(), passEnv: nm.cfg.EnvWhitelist}
 	workDir := filepath.Join(nm.cfg.Dir, "apps", spec.appID, id)
 	logDir := filepath.Join(nm.cfg.Dir, "logs", spec.appID, id)
 	p, err := launchContainer(spec, nm.cfg.Executable, workDir, logDir)

@@ -34,8 +34,18 @@ type NodeManagerConfig struct {
 	// (required: both positive).
 	Capability Resource
 	// Dir is the node's local folder (required): container working folders
-	// go under Dir/apps, logs under Dir/logs/<app id>/<container id>.
+	// go under Dir/apps, logs under Dir/logs/<app id>/<container id>. It and
+	// everything under it is private to the node manager's user (folders
+	// 0700, files 0600). A starting node manager removes the working
+	// folders that an earlier run's containers left in Dir/apps (their
+	// processes died with it); logs stay.
 	Dir string
+	// EnvWhitelist names variables of the node manager's environment that
+	// containers get too. By default a container gets only PATH, HOME,
+	// USER, LOGNAME, TMPDIR, LANG, LC_ALL, TZ, SPARKRPC_LOG_LEVEL and
+	// SPARKRPC_LOG_FORMAT of it, beside what its launch context sets (YARN's
+	// yarn.nodemanager.env-whitelist).
+	EnvWhitelist []string
 	// Executable replaces a command's first word "sparkrpc"; default
 	// os.Executable().
 	Executable string
@@ -126,7 +136,7 @@ func StartNodeManager(ctx context.Context, env *actor.Env, cfg NodeManagerConfig
 		return nil, err
 	}
 	cfg.Dir = abs
-	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+	if err := prepareNodeDir(cfg.Dir); err != nil {
 		return nil, fmt.Errorf("cluster: node manager: %w", err)
 	}
 	log := env.Logger()
@@ -152,6 +162,34 @@ func StartNodeManager(ctx context.Context, env *actor.Env, cfg NodeManagerConfig
 	}
 	go nm.loop()
 	return nm, nil
+}
+
+// prepareNodeDir creates the node's folder (0700), makes its apps and logs
+// folders private, and removes the working folders of containers that are
+// no longer running: a new node manager runs none yet.
+func prepareNodeDir(dir string) error {
+	if err := mkdirPrivate(dir); err != nil {
+		return err
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "apps")); err != nil {
+		return err
+	}
+	logs := filepath.Join(dir, "logs")
+	if _, err := os.Stat(logs); err == nil {
+		return filepath.WalkDir(logs, func(path string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			switch {
+			case d.IsDir():
+				return os.Chmod(path, 0o700)
+			case d.Type().IsRegular():
+				return os.Chmod(path, 0o600)
+			}
+			return nil
+		})
+	}
+	return nil
 }
 
 // NodeID returns the node's id ("host:port" of its env).

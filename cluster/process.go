@@ -27,7 +27,25 @@ type containerSpec struct {
 	memoryMB  int64
 	cores     int
 	nodeHost  string
+	// secret, when set, is handed to the process on file descriptor 3 (a
+	// pipe): see ContainerSecretFile.
+	secret []byte
+	// passEnv names variables of the node manager's environment that the
+	// container gets too (beside the defaults of containerBaseEnv).
+	passEnv []string
 }
+
+// ContainerSecretFile is the file a container reads its application's
+// secret from (spark.authenticate.secret.file in its conf): the read end of
+// a pipe the node manager hands it as file descriptor 3, so that the secret
+// is in no file, argument or environment variable.
+const ContainerSecretFile = "/proc/self/fd/3"
+
+// containerBaseEnv are the variables of the node manager's environment that
+// every container gets (YARN's yarn.nodemanager.env-whitelist); the rest of
+// the node manager's environment stays its own.
+var containerBaseEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "TMPDIR", "LANG", "LC_ALL", "TZ",
+	"SPARKRPC_LOG_LEVEL", "SPARKRPC_LOG_FORMAT"}
 
 // containerProc is a container's process: the leader of its own process
 // group, so that stopping it stops everything it started.
@@ -55,13 +73,14 @@ type containerProc struct {
 // launchContainer starts spec as a child process of this one. The process
 // runs in workDir (created, with spec.files written into it), with stdout
 // and stderr in logDir, and with GOMEMLIMIT set from the container's memory.
-// exe replaces a first command word "sparkrpc".
+// Folders are created 0700 and files 0600: only the node manager's user
+// reads them. exe replaces a first command word "sparkrpc".
 func launchContainer(spec containerSpec, exe, workDir, logDir string) (*containerProc, error) {
 	if len(spec.command) == 0 {
 		return nil, fmt.Errorf("container %s: empty command", spec.id)
 	}
 	for _, d := range []string{workDir, logDir} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
+		if err := mkdirPrivate(d); err != nil {
 			return nil, fmt.Errorf("container %s: %w", spec.id, err)
 		}
 	}
@@ -69,15 +88,15 @@ func launchContainer(spec containerSpec, exe, workDir, logDir string) (*containe
 		if name != filepath.Base(name) || name == "." || name == ".." {
 			return nil, fmt.Errorf("container %s: invalid file name %q", spec.id, name)
 		}
-		if err := os.WriteFile(filepath.Join(workDir, name), data, 0o644); err != nil {
+		if err := writePrivate(filepath.Join(workDir, name), data); err != nil {
 			return nil, fmt.Errorf("container %s: %w", spec.id, err)
 		}
 	}
-	stdout, err := os.Create(filepath.Join(logDir, "stdout"))
+	stdout, err := createPrivate(filepath.Join(logDir, "stdout"))
 	if err != nil {
 		return nil, fmt.Errorf("container %s: %w", spec.id, err)
 	}
-	stderr, err := os.Create(filepath.Join(logDir, "stderr"))
+	stderr, err := createPrivate(filepath.Join(logDir, "stderr"))
 	if err != nil {
 		stdout.Close()
 		return nil, fmt.Errorf("container %s: %w", spec.id, err)
@@ -91,6 +110,16 @@ func launchContainer(spec containerSpec, exe, workDir, logDir string) (*containe
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.Env = containerEnv(spec, workDir, logDir)
 	cmd.SysProcAttr = containerProcAttr()
+	if len(spec.secret) > 0 {
+		r, err := secretPipe(spec.secret)
+		if err != nil {
+			stdout.Close()
+			stderr.Close()
+			return nil, fmt.Errorf("container %s: %w", spec.id, err)
+		}
+		defer r.Close() // the child has its own copy once started
+		cmd.ExtraFiles = []*os.File{r}
+	}
 	if err := cmd.Start(); err != nil {
 		stdout.Close()
 		stderr.Close()
@@ -104,8 +133,8 @@ func launchContainer(spec containerSpec, exe, workDir, logDir string) (*containe
 
 func containerEnv(spec containerSpec, workDir, logDir string) []string {
 	env := map[string]string{}
-	for _, kv := range os.Environ() {
-		if k, v, ok := strings.Cut(kv, "="); ok {
+	for _, k := range append(append([]string(nil), containerBaseEnv...), spec.passEnv...) {
+		if v, ok := os.LookupEnv(k); ok {
 			env[k] = v
 		}
 	}
@@ -129,6 +158,63 @@ func containerEnv(spec containerSpec, workDir, logDir string) []string {
 		out = append(out, k+"="+v)
 	}
 	return out
+}
+
+// secretPipe returns the read end of a pipe that holds secret and is
+// closed for writing. A secret is far smaller than a pipe's buffer, so the
+// write does not block.
+func secretPipe(secret []byte) (*os.File, error) {
+	if len(secret) > 4096 {
+		return nil, fmt.Errorf("the application secret has %d bytes, more than 4096", len(secret))
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	_, err = w.Write(secret)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// mkdirPrivate creates dir and its missing parents with mode 0700 (and
+// makes dir itself 0700 if it existed).
+func mkdirPrivate(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	return os.Chmod(dir, 0o700)
+}
+
+// writePrivate writes data to a new file at path, mode 0600.
+func writePrivate(path string, data []byte) error {
+	f, err := createPrivate(path)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// createPrivate creates or truncates the file at path with mode 0600.
+func createPrivate(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 func (p *containerProc) wait() {

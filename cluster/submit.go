@@ -23,6 +23,10 @@ const (
 	// KeySubmitWorkingDir is the submitting command's working folder, which
 	// applications resolve relative file arguments against.
 	KeySubmitWorkingDir = "spark.sparkrpc.submit.workingDir"
+	// KeyContainerEnvWhitelist names, comma-separated, the variables of the
+	// environment that an embedded local cluster's containers get beside
+	// the defaults (NodeManagerConfig.EnvWhitelist).
+	KeyContainerEnvWhitelist = "spark.sparkrpc.container.envWhitelist"
 )
 
 // SubmitConfig is what Submit runs: spark-submit's options, with

@@ -63,7 +63,8 @@ func runOnLocalCluster(ctx context.Context, cfg SubmitConfig, fn AppFunc, mode s
 	}
 	lc, err := StartLocalCluster(ctx, LocalClusterConfig{Workers: m.Workers, WorkerCores: m.WorkerCores, WorkerMemoryMB: m.WorkerMemoryMB,
 		AMNode: Resource{MemoryMB: amMem, Cores: amCores},
-		Dir:    conf.Get(KeyLocalClusterDir, ""), Executable: cfg.Executable, NodeExpiry: expiry, Logger: cfg.Logger})
+		Dir:    conf.Get(KeyLocalClusterDir, ""), Executable: cfg.Executable, NodeExpiry: expiry, Logger: cfg.Logger,
+		EnvWhitelist: SplitList(conf.Get(KeyContainerEnvWhitelist, ""))})
 	if err != nil {
 		return wrapf(err, "cannot start the local cluster")
 	}

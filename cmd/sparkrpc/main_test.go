@@ -45,6 +45,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	os.Setenv("TMPDIR", tmp)
+	// Containers get a clean environment: the marker that finds the
+	// processes a test started must be passed on to them.
+	os.Setenv(envContainerEnvWhitelist, markerKey)
 	code := m.Run()
 	if code == 0 {
 		if left := leftFiles(tmp); len(left) > 0 {

@@ -95,7 +95,7 @@ listens on --webui-port, moving up the same way.`,
 			}
 			nm, err := cluster.StartNodeManager(ctx, env, cluster.NodeManagerConfig{ResourceManager: rmAddr,
 				Capability: cluster.Resource{MemoryMB: mem >> 20, Cores: cores}, Dir: dir, KillGrace: grace,
-				RegisterTimeout: regTimeout, Logger: &log})
+				RegisterTimeout: regTimeout, Logger: &log, EnvWhitelist: cluster.SplitList(conf.Get(cluster.KeyContainerEnvWhitelist, ""))})
 			if err != nil {
 				if ctx.Err() != nil {
 					log.Info().Msg("stopped before registering with the resource manager")

@@ -1,0 +1,172 @@
+package cluster_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/messages"
+)
+
+// rogueNMRef returns a ref to node manager i of mc from an env of the
+// memory network that is not the resource manager's.
+func (mc *memCluster) rogueNMRef(i int) *actor.Ref {
+	mc.t.Helper()
+	log := zerolog.New(zerolog.NewTestWriter(mc.t)).Level(zerolog.WarnLevel)
+	env, err := actor.NewEnv("rogue", nil, actor.WithTransport(mc.net.ClientTransport()), actor.WithLogger(log))
+	if err != nil {
+		mc.t.Fatal(err)
+	}
+	mc.t.Cleanup(func() { env.Shutdown(context.Background()) })
+	addr, err := actor.ParseHostPort(mc.nms[i].NodeID())
+	if err != nil {
+		mc.t.Fatal(err)
+	}
+	return env.RemoteRef(addr, cluster.NodeManagerEndpointName)
+}
+
+// An application or container id is never a path: "../../victim" made the
+// node manager create (and on exit remove) a folder outside its own.
+func TestNodeManagerRefusesIDsThatAreNotIDs(t *testing.T) {
+	mc := newMemCluster(t, cluster.Resource{MemoryMB: 1024, Cores: 2})
+	ref := mc.rogueNMRef(0)
+	nodeDir := mc.nms[0].Dir()
+	outside := filepath.Join(filepath.Dir(nodeDir), "victim")
+	for _, tc := range []struct{ app, container string }{
+		{"../../victim", "container_1_0001_01_000001"},
+		{"application_1_0001", "../../../victim"},
+		{"application_1_0001/../../../victim", "container_1_0001_01_000001"},
+		{"application_1_0001", "container_1_0001_01_000001/../../../../victim"},
+	} {
+		_, err := ref.AskSync(testContext(t, 10*time.Second), &messages.NmStartContainer{AppId: tc.app,
+			Container:     &messages.RmContainer{ContainerId: tc.container, Resource: &messages.RmResource{MemoryMb: 64, Cores: 1}},
+			LaunchContext: &messages.RmLaunchContext{Command: []string{"/bin/sh", "-c", "true"}}})
+		if err == nil || !strings.Contains(err.Error(), "invalid") {
+			t.Errorf("start of app %q container %q: %v, want an invalid id error", tc.app, tc.container, err)
+		}
+		if _, err := os.Stat(outside); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("app %q container %q: %s exists (%v)", tc.app, tc.container, outside, err)
+		}
+	}
+	// Logs too: no id reads outside the node's log folder.
+	_, err := ref.AskSync(testContext(t, 10*time.Second), &messages.NmReadContainerLog{AppId: "application_1_0001",
+		ContainerId: "..", Name: "stdout", Length: 10})
+	if err == nil {
+		t.Fatal("a log read of container .. succeeded")
+	}
+}
+
+func TestValidateIDs(t *testing.T) {
+	for _, id := range []string{"application_1_0001", "application_1733000000000_12345"} {
+		if err := cluster.ValidateAppID(id); err != nil {
+			t.Errorf("ValidateAppID(%q): %v", id, err)
+		}
+	}
+	for _, id := range []string{"", "application_", "application_1_", "application_1_2_3", "../application_1_2", "application_1_2/..", "application_-1_2", "application_1_2\n"} {
+		if err := cluster.ValidateAppID(id); !errors.Is(err, cluster.ErrInvalidID) {
+			t.Errorf("ValidateAppID(%q): %v, want ErrInvalidID", id, err)
+		}
+	}
+	if err := cluster.ValidateContainerID("container_1_0001_01_000001"); err != nil {
+		t.Error(err)
+	}
+	for _, id := range []string{"", "container_1_0001_01", "container_1_0001_01_000001/..", "..", "stdout"} {
+		if err := cluster.ValidateContainerID(id); !errors.Is(err, cluster.ErrInvalidID) {
+			t.Errorf("ValidateContainerID(%q): %v, want ErrInvalidID", id, err)
+		}
+	}
+}
+
+// A container's folders are its user's only, its files and logs too, and
+// it sees a clean environment rather than the node manager's.
+func TestContainerFilesArePrivateAndEnvironmentClean(t *testing.T) {
+	t.Setenv("SPARKRPC_NM_PRIVATE_TEST", "the node manager's own")
+	mc := newMemCluster(t, cluster.Resource{MemoryMB: 1024, Cores: 2})
+	h := mc.submitShell(`env; echo done; sleep 60`, cluster.Resource{MemoryMB: 256, Cores: 1})
+	dir := mc.amLogDir(h)
+	eventually(t, 10*time.Second, "the AM's output", func() bool {
+		return strings.Contains(readFile(t, filepath.Join(dir, "stdout")), "done")
+	})
+	out := readFile(t, filepath.Join(dir, "stdout"))
+	if strings.Contains(out, "SPARKRPC_NM_PRIVATE_TEST") {
+		t.Errorf("the container inherited the node manager's environment:\n%s", out)
+	}
+	for _, want := range []string{"PATH=", "CONTAINER_ID=container_", "SPARKRPC_APP_ID=" + h.AppID()} {
+		if !strings.Contains(out, want) {
+			t.Errorf("container environment lacks %s:\n%s", want, out)
+		}
+	}
+	var checked int
+	err := filepath.Walk(mc.nms[0].Dir(), func(path string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		if path == mc.nms[0].Dir() {
+			return nil
+		}
+		checked++
+		want := os.FileMode(0o600)
+		if info.IsDir() {
+			want = 0o700
+		}
+		if info.Mode().Perm() != want {
+			t.Errorf("%s: mode %#o, want %#o", path, info.Mode().Perm(), want)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 6 { // apps, app, container, conf; logs, app, container, stdout, stderr
+		t.Fatalf("only %d entries under the node's folder", checked)
+	}
+	if st, err := os.Stat(mc.nms[0].Dir()); err != nil || st.Mode().Perm() != 0o700 {
+		t.Errorf("node folder: %v, %v", st, err)
+	}
+}
+
+// A node manager that starts removes the working folders that containers
+// of an earlier run left behind.
+func TestNodeManagerRemovesLeftoversOnStart(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "node")
+	left := filepath.Join(dir, "apps", "application_1_0001", "container_1_0001_01_000001")
+	if err := os.MkdirAll(left, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(left, cluster.StagingConfFile), []byte("spark.x=y\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log := zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.WarnLevel)
+	net := actor.NewMemNetwork()
+	rmEnv, err := actor.NewEnv("rm", nil, actor.WithTransport(net.Transport("rm", 1)), actor.WithLogger(log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rmEnv.Shutdown(context.Background()) })
+	rm, err := cluster.StartResourceManager(rmEnv, cluster.ResourceManagerConfig{StagingDir: t.TempDir(), Logger: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rm.Shutdown(context.Background()) })
+	env, err := actor.NewEnv("nm", nil, actor.WithTransport(net.Transport("127.0.0.1", 2)), actor.WithLogger(log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { env.Shutdown(context.Background()) })
+	nm, err := cluster.StartNodeManager(testContext(t, 10*time.Second), env, cluster.NodeManagerConfig{ResourceManager: rm.Address(),
+		Capability: cluster.Resource{MemoryMB: 1024, Cores: 1}, Dir: dir, Logger: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nm.Shutdown(context.Background()) })
+	if _, err := os.Stat(filepath.Join(dir, "apps", "application_1_0001")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a dead container's folder is still there: %v", err)
+	}
+}
