@@ -77,9 +77,10 @@ const keyPortMaxRetries = netty.KeyPortMaxRetries
 func parseConfs(kvs []string) (*actor.Conf, error) {
 	conf := actor.NewConf()
 	for _, kv := range kvs {
-		if err := conf.SetFromArg(kv); err != nil {
-			return nil, usagef("%v", err)
+		if err := setConfArg(conf, kv); err != nil {
+			return nil, err
 		}
 	}
+	applyEnvironment(conf)
 	return conf, nil
 }

@@ -161,22 +161,9 @@ func runSubmit(cmd *cobra.Command, f *submitFlags, args []string) error {
 	if _, ok := cluster.LookupApp(f.class); !ok {
 		return usagef("unknown application %q given to --class (known: %s)", f.class, strings.Join(cluster.Apps(), ", "))
 	}
-	conf := actor.NewConf()
-	if f.propertiesFile != "" {
-		file, err := os.Open(f.propertiesFile)
-		if err != nil {
-			return usagef("--properties-file: %v", err)
-		}
-		err = conf.LoadProperties(file)
-		file.Close()
-		if err != nil {
-			return usagef("--properties-file %s: %v", f.propertiesFile, err)
-		}
-	}
-	for _, kv := range f.confs {
-		if err := conf.SetFromArg(kv); err != nil {
-			return usagef("%v", err)
-		}
+	conf, err := daemonConf(f.propertiesFile, f.confs)
+	if err != nil {
+		return err
 	}
 	set := func(flag, key, value string) {
 		if fl.Changed(flag) {

@@ -1,0 +1,110 @@
+package main
+
+// This file holds how commands get the cluster's shared secret and the
+// containers' environment whitelist: never from the command line, which
+// every user of the machine can read with ps.
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/netty"
+)
+
+// envAuthSecret is the environment variable that gives a command the
+// cluster's secret (spark.authenticate.secret) when neither its conf nor
+// its --properties-file does. Only this process reads it; containers do
+// not inherit it.
+const envAuthSecret = "SPARKRPC_AUTH_SECRET"
+
+// envContainerEnvWhitelist names, comma-separated, variables of a node
+// manager's environment (the nodemanager daemon's, or submit's for an
+// embedded local cluster) that containers get too
+// (cluster.KeyContainerEnvWhitelist).
+const envContainerEnvWhitelist = "SPARKRPC_CONTAINER_ENV_WHITELIST"
+
+// errSecretOnCommandLine is the error of --conf spark.authenticate.secret=...
+func errSecretOnCommandLine() error {
+	return usagef("%s must not be given with --conf: every user of the machine can read a command line. "+
+		"Use --conf %s=FILE (a file of mode 0600), a --properties-file, or the environment variable %s",
+		netty.KeyAuthenticateSecret, netty.KeyAuthenticateSecretFile, envAuthSecret)
+}
+
+// setConfArg sets one --conf KEY=VALUE in conf, refusing the secret.
+func setConfArg(conf *actor.Conf, kv string) error {
+	if k, _, _ := strings.Cut(kv, "="); strings.TrimSpace(k) == netty.KeyAuthenticateSecret {
+		return errSecretOnCommandLine()
+	}
+	if err := conf.SetFromArg(kv); err != nil {
+		return usagef("%v", err)
+	}
+	return nil
+}
+
+// loadPropertiesFile adds the properties of path (spark-defaults style
+// "key value" or "key=value" lines) to conf; an empty path adds nothing.
+// The file may hold the secret, so it must not be readable by others when
+// it does.
+func loadPropertiesFile(conf *actor.Conf, path string) error {
+	if path == "" {
+		return nil
+	}
+	file, err := os.Open(path)
+	if err != nil {
+		return usagef("--properties-file: %v", err)
+	}
+	defer file.Close()
+	c := actor.NewConf()
+	if err := c.LoadProperties(file); err != nil {
+		return usagef("--properties-file %s: %v", path, err)
+	}
+	if _, ok := c.Lookup(netty.KeyAuthenticateSecret); ok {
+		if st, err := file.Stat(); err == nil && st.Mode().Perm()&0o077 != 0 {
+			return usagef("--properties-file %s holds %s but has mode %#o: chmod 600 it", path, netty.KeyAuthenticateSecret, st.Mode().Perm())
+		}
+	}
+	for k, v := range c.All() {
+		conf.Set(k, v)
+	}
+	return nil
+}
+
+// applyEnvironment fills in what the environment gives a command: the
+// cluster's secret from SPARKRPC_AUTH_SECRET when conf names none, and the
+// containers' environment whitelist.
+func applyEnvironment(conf *actor.Conf) {
+	if s := os.Getenv(envAuthSecret); s != "" && !conf.Contains(netty.KeyAuthenticateSecret) && !conf.Contains(netty.KeyAuthenticateSecretFile) {
+		conf.Set(netty.KeyAuthenticateSecret, s)
+	}
+	if w := os.Getenv(envContainerEnvWhitelist); w != "" {
+		conf.SetIfMissing(cluster.KeyContainerEnvWhitelist, w)
+	}
+}
+
+// daemonConf is the conf of a daemon or client command: its
+// --properties-file, its --conf flags, then the environment.
+func daemonConf(propertiesFile string, kvs []string) (*actor.Conf, error) {
+	conf := actor.NewConf()
+	if err := loadPropertiesFile(conf, propertiesFile); err != nil {
+		return nil, err
+	}
+	for _, kv := range kvs {
+		if err := setConfArg(conf, kv); err != nil {
+			return nil, err
+		}
+	}
+	applyEnvironment(conf)
+	return conf, nil
+}
+
+// authSecretCheck fails early, naming the keys, when conf turns
+// authentication on without a usable secret.
+func authSecretCheck(conf *actor.Conf) error {
+	if _, err := netty.AuthSecret(conf); err != nil {
+		return fmt.Errorf("%w (or set %s)", err, envAuthSecret)
+	}
+	return nil
+}
