@@ -155,6 +155,17 @@ func (c *CallContext) SendFailure(err error) {
 	c.cell.env.reply(c.sender, FailureToProto(err))
 }
 
+// SenderIdentity returns the identity of the asker's env as its
+// transport knows it ("host:port" of a listening env, the client id of an
+// env in client mode): what a transport's per-peer facts, such as the key a
+// peer authenticated with, are looked up by. It is "" for a local ask.
+func (c *CallContext) SenderIdentity() string {
+	if c.fut != nil || c.sender == nil || c.sender.Address == c.cell.env.identity {
+		return ""
+	}
+	return c.sender.Address
+}
+
 // SenderAddress returns the asker's address: its env's listen address, or
 // the socket address of its connection when it does not listen. It is the
 // zero RpcAddress for a local ask on an env without an address.
