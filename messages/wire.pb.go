@@ -15,12 +15,15 @@
 //   dialer   -> acceptor  HandshakeProof
 //   acceptor -> dialer    HandshakeResult  (error set: refused, connection closes)
 //
-// Authentication is a mutual challenge-response over the shared secret: each
+// Authentication is a mutual challenge-response over a shared secret: each
 // side sends a random nonce (the dialer in Handshake, the acceptor in
 // HandshakeReply) and proves the secret with HMAC-SHA256(secret, label |
-// dialer nonce | acceptor nonce | dialer identity | acceptor identity), with
-// label "sparkrpc-dialer" for the dialer's proof and "sparkrpc-acceptor" for
-// the acceptor's. The dialer proves first (HandshakeProof); the acceptor
+// dialer nonce | acceptor nonce | dialer identity | acceptor identity | key
+// id), every field prefixed with its 4-byte big-endian length, with label
+// "sparkrpc-dialer" for the dialer's proof and "sparkrpc-acceptor" for the
+// acceptor's. The secret is the one the dialer's key id (Handshake.key_id)
+// names: an acceptor may accept several (the cluster's and each
+// application's); an empty key id names its default secret. The dialer proves first (HandshakeProof); the acceptor
 // sends its proof (HandshakeResult.proof) only once the dialer's has checked
 // out, so a peer that does not know the secret learns nothing derived from
 // it. Fresh nonces on both sides defeat replay; the labels, and refusing a
@@ -49,7 +52,7 @@ const (
 // Handshake is the first frame the dialing side sends.
 type Handshake struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The wire protocol version (currently 2).
+	// The wire protocol version (currently 3; version 3 added key_id).
 	Version uint32 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
 	// The dialer's identity: its advertised listen address "host:port", or its
 	// client id when it does not listen (client_mode).
@@ -57,7 +60,12 @@ type Handshake struct {
 	// True when the dialer does not listen.
 	ClientMode bool `protobuf:"varint,3,opt,name=client_mode,json=clientMode,proto3" json:"client_mode,omitempty"`
 	// The dialer's challenge, 32 random bytes; empty when authentication is off.
-	Nonce         []byte `protobuf:"bytes,4,opt,name=nonce,proto3" json:"nonce,omitempty"`
+	Nonce []byte `protobuf:"bytes,4,opt,name=nonce,proto3" json:"nonce,omitempty"`
+	// The id of the secret the dialer authenticates with (at most 255 bytes of
+	// UTF-8); empty for the acceptor's default secret, and when authentication
+	// is off. An id the acceptor does not know fails the proof, like a wrong
+	// secret.
+	KeyId         string `protobuf:"bytes,5,opt,name=key_id,json=keyId,proto3" json:"key_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -118,6 +126,13 @@ func (x *Handshake) GetNonce() []byte {
 		return x.Nonce
 	}
 	return nil
+}
+
+func (x *Handshake) GetKeyId() string {
+	if x != nil {
+		return x.KeyId
+	}
+	return ""
 }
 
 // HandshakeReply is the acceptor's answer to Handshake.
@@ -412,13 +427,14 @@ var File_wire_proto protoreflect.FileDescriptor
 const file_wire_proto_rawDesc = "" +
 	"\n" +
 	"\n" +
-	"wire.proto\x12\x11sparkrpc.messages\"x\n" +
+	"wire.proto\x12\x11sparkrpc.messages\"\x8f\x01\n" +
 	"\tHandshake\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\rR\aversion\x12\x1a\n" +
 	"\bidentity\x18\x02 \x01(\tR\bidentity\x12\x1f\n" +
 	"\vclient_mode\x18\x03 \x01(\bR\n" +
 	"clientMode\x12\x14\n" +
-	"\x05nonce\x18\x04 \x01(\fR\x05nonce\"\xa6\x01\n" +
+	"\x05nonce\x18\x04 \x01(\fR\x05nonce\x12\x15\n" +
+	"\x06key_id\x18\x05 \x01(\tR\x05keyId\"\xa6\x01\n" +
 	"\x0eHandshakeReply\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\rR\aversion\x12\x1a\n" +
 	"\bidentity\x18\x02 \x01(\tR\bidentity\x12\x14\n" +

@@ -72,6 +72,14 @@ const (
 	// group or other. Processes that sparkrpc starts get their secret this
 	// way: never on a command line or in an environment.
 	KeyAuthenticateSecretFile = "spark.authenticate.secret.file"
+	// KeyAuthenticateKeyID is the id of the secret this env authenticates
+	// with when it dials (default empty: the acceptor's default secret). An
+	// acceptor resolves a non-empty id through WithAuthKeys, so that one
+	// acceptor can accept several secrets (the cluster's, and each
+	// application's) and tell which one a connection used
+	// (Transport.PeerKeyID). The id crosses the wire in the clear and is
+	// bound into the proofs; the secret never does. At most 255 bytes.
+	KeyAuthenticateKeyID = "spark.authenticate.keyId"
 	// KeyAuthTimeout bounds the whole connection handshake, TLS included
 	// (default 30s).
 	KeyAuthTimeout = "spark.network.auth.rpcTimeout"

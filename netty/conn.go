@@ -23,6 +23,7 @@ type conn struct {
 	fr       *frameReader
 	p        *peer
 	outbound bool
+	keyID    string     // the key id the handshake authenticated with
 	info     actor.Peer // as reported in events
 	sig      chan struct{}
 	done     chan struct{}

@@ -162,6 +162,7 @@ func (t *Transport) connect(p *peer) (*conn, error) {
 	}
 	nc.SetDeadline(time.Time{}) //nolint:errcheck // best effort
 	c := t.newConn(rw, fr, true)
+	c.keyID = res.keyID
 	addr, _ := actor.ParseHostPort(res.identity)
 	c.info = actor.Peer{Identity: p.identity, Address: addr}
 	return c, nil

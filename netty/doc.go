@@ -18,7 +18,7 @@
 //
 // Options: WithBindHost (default 127.0.0.1), WithAdvertiseHost (default the
 // bind host), WithPort (default 0, a random port), WithClientMode,
-// WithLogger, WithEnvOptions.
+// WithLogger, WithEnvOptions, WithAuthKeys (scoped secrets, below).
 //
 // # Connections
 //
@@ -198,6 +198,9 @@
 //	spark.rpc.io.maxInFlightBytesPerConnection  their frame bytes, same effect, default 64m
 //	spark.authenticate               default false
 //	spark.authenticate.secret        the shared secret; required with spark.authenticate
+//	spark.authenticate.secret.file   a file (mode 0600) holding it, when the key above is unset
+//	spark.authenticate.keyId         the id of the secret this env dials with, default ""
+//	                                 (the acceptor's default secret); see Scoped secrets
 //	spark.ssl.rpc.enabled            TLS on every connection, default false
 //	spark.ssl.rpc.certChain          PEM certificate chain of this env (required on a server)
 //	spark.ssl.rpc.privateKey         PEM private key of that certificate
@@ -217,4 +220,20 @@
 // TLS with a trust store to authenticate the server before that). Fresh
 // nonces defeat replay; the role labels, and refusing a peer that claims the
 // env's own identity or nonce, defeat reflection.
+//
+// # Scoped secrets
+//
+// One acceptor can accept several secrets, and tells which one each
+// connection used: a resource manager, say, takes connections
+// authenticated with the cluster's secret (clients, node managers) and with
+// each running application's own (its application master). The dialer names
+// the secret it proves with spark.authenticate.keyId; the id crosses the
+// wire in the Handshake and is bound into both proofs, the secret never.
+// The acceptor resolves the empty id to its own secret (AuthSecret) and any
+// other through WithAuthKeys; an id it does not know fails exactly like a
+// wrong secret (ErrAuthFailed, Stats.AuthFailures, the same refusal on the
+// wire), so a dialer cannot probe which ids exist. Transport.PeerKeyID
+// returns the id of a peer's live connection; an endpoint passes it
+// ctx.SenderAddress().HostPort() to learn with which key the sender of a
+// message authenticated.
 package netty

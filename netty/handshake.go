@@ -19,8 +19,9 @@ import (
 
 // ProtocolVersion is the wire protocol version this package speaks. Version 2
 // has the dialer prove the shared secret first (version 1 had the acceptor
-// send its proof to anyone who connected).
-const ProtocolVersion = 2
+// send its proof to anyone who connected); version 3 has the dialer name the
+// secret it proves (the key id, bound into both proofs).
+const ProtocolVersion = 3
 
 // Errors of the handshake and the framing.
 var (
@@ -29,8 +30,9 @@ var (
 	// handshake. The connection is closed and counted in Stats.ProtocolErrors.
 	ErrProtocol = errors.New("netty: protocol error")
 	// ErrAuthFailed is the error of a handshake in which either side failed
-	// to prove the shared secret (spark.authenticate.secret), or one side
-	// required authentication and the other did not offer it.
+	// to prove the shared secret (spark.authenticate.secret, or the one the
+	// dialer's key id names), or one side required authentication and the
+	// other did not offer it.
 	ErrAuthFailed = errors.New("netty: authentication failed")
 	// ErrDuplicateConnection is the error of a dial that the peer refused
 	// because a connection between the two already exists or is being
@@ -56,6 +58,7 @@ func (e *RefusedError) Unwrap() error { return e.Err }
 const (
 	nonceLen       = 32
 	maxIdentityLen = 255
+	maxKeyIDLen    = 255
 	labelAcceptor  = "sparkrpc-acceptor"
 	labelDialer    = "sparkrpc-dialer"
 	reasonAuth     = "authentication failed"
@@ -68,21 +71,26 @@ const (
 type handshakeConfig struct {
 	identity   string
 	clientMode bool
-	secret     []byte // nil: authentication off
+	secret     []byte // nil: authentication off; else the default secret
+	keyID      string // dialing: the id of secret ("" for the default)
+	// authKeys resolves a dialer's non-empty key id when accepting (nil:
+	// only the default secret is accepted).
+	authKeys func(keyID string) (secret []byte, ok bool)
 }
 
 // handshakeResult is what a handshake learns about the peer.
 type handshakeResult struct {
 	identity   string
 	clientMode bool
+	keyID      string // the key id the connection authenticated with
 }
 
 // proof computes HMAC-SHA256(secret, label | dialer nonce | acceptor nonce |
-// dialer identity | acceptor identity), every field length-prefixed.
-func proof(secret []byte, label string, dialerNonce, acceptorNonce []byte, dialerID, acceptorID string) []byte {
+// dialer identity | acceptor identity | key id), every field length-prefixed.
+func proof(secret []byte, label string, dialerNonce, acceptorNonce []byte, dialerID, acceptorID, keyID string) []byte {
 	m := hmac.New(sha256.New, secret)
 	var l [4]byte
-	for _, f := range [][]byte{[]byte(label), dialerNonce, acceptorNonce, []byte(dialerID), []byte(acceptorID)} {
+	for _, f := range [][]byte{[]byte(label), dialerNonce, acceptorNonce, []byte(dialerID), []byte(acceptorID), []byte(keyID)} {
 		binary.BigEndian.PutUint32(l[:], uint32(len(f)))
 		m.Write(l[:])
 		m.Write(f)
@@ -126,6 +134,7 @@ func dialHandshake(fr *frameReader, w io.Writer, cfg handshakeConfig) (handshake
 	hello := &messages.Handshake{Version: ProtocolVersion, Identity: cfg.identity, ClientMode: cfg.clientMode}
 	if cfg.secret != nil {
 		hello.Nonce = newNonce()
+		hello.KeyId = cfg.keyID
 	}
 	if err := sendFrame(w, hello); err != nil {
 		return handshakeResult{}, err
@@ -143,7 +152,7 @@ func dialHandshake(fr *frameReader, w io.Writer, cfg handshakeConfig) (handshake
 	if err := validIdentity(reply.Identity, false); err != nil {
 		return handshakeResult{}, err
 	}
-	res := handshakeResult{identity: reply.Identity}
+	res := handshakeResult{identity: reply.Identity, keyID: hello.KeyId}
 	if cfg.secret == nil {
 		if len(reply.Nonce) != 0 || len(reply.Proof) != 0 {
 			return handshakeResult{}, fmt.Errorf("%w: peer authenticates but spark.authenticate is off here", ErrAuthFailed)
@@ -160,7 +169,7 @@ func dialHandshake(fr *frameReader, w io.Writer, cfg handshakeConfig) (handshake
 	if hmac.Equal(reply.Nonce, hello.Nonce) {
 		return handshakeResult{}, fmt.Errorf("%w: peer reflected this env's nonce", ErrAuthFailed)
 	}
-	p := &messages.HandshakeProof{Proof: proof(cfg.secret, labelDialer, hello.Nonce, reply.Nonce, cfg.identity, reply.Identity)}
+	p := &messages.HandshakeProof{Proof: proof(cfg.secret, labelDialer, hello.Nonce, reply.Nonce, cfg.identity, reply.Identity, hello.KeyId)}
 	if err := sendFrame(w, p); err != nil {
 		return handshakeResult{}, err
 	}
@@ -171,7 +180,7 @@ func dialHandshake(fr *frameReader, w io.Writer, cfg handshakeConfig) (handshake
 	if result.Error != "" {
 		return handshakeResult{}, refused(result.Error, result.Duplicate)
 	}
-	want := proof(cfg.secret, labelAcceptor, hello.Nonce, reply.Nonce, cfg.identity, reply.Identity)
+	want := proof(cfg.secret, labelAcceptor, hello.Nonce, reply.Nonce, cfg.identity, reply.Identity, hello.KeyId)
 	if !hmac.Equal(want, result.Proof) {
 		return handshakeResult{}, fmt.Errorf("%w: peer does not know the secret", ErrAuthFailed)
 	}
@@ -219,9 +228,12 @@ func acceptHandshake(fr *frameReader, w io.Writer, cfg handshakeConfig, verdict 
 	if err := validIdentity(hello.Identity, hello.ClientMode); err != nil {
 		return refuse("bad identity", false, err)
 	}
-	peer := handshakeResult{identity: hello.Identity, clientMode: hello.ClientMode}
+	if err := validKeyID(hello.KeyId); err != nil {
+		return refuse("bad key id", false, err)
+	}
+	peer := handshakeResult{identity: hello.Identity, clientMode: hello.ClientMode, keyID: hello.KeyId}
 	if cfg.secret == nil {
-		if len(hello.Nonce) != 0 {
+		if len(hello.Nonce) != 0 || hello.KeyId != "" {
 			return refuse(reasonAuthNone, false, fmt.Errorf("%w: peer authenticates but spark.authenticate is off here", ErrAuthFailed))
 		}
 		if err := verdict(peer); err != nil {
@@ -239,6 +251,10 @@ func acceptHandshake(fr *frameReader, w io.Writer, cfg handshakeConfig, verdict 
 		// Our own identity: frames of this env reflected back to it.
 		return refuse(reasonAuth, false, fmt.Errorf("%w: peer claims this env's own identity %s", ErrAuthFailed, hello.Identity))
 	}
+	// An unknown key id goes through the same exchange as a wrong secret,
+	// and fails the same way: the dialer learns nothing about which ids
+	// exist.
+	secret, known := cfg.resolveKey(hello.KeyId)
 	nonce := newNonce()
 	if err := sendFrame(w, &messages.HandshakeReply{Version: ProtocolVersion, Identity: cfg.identity, Nonce: nonce}); err != nil {
 		return handshakeResult{}, err
@@ -251,17 +267,20 @@ func acceptHandshake(fr *frameReader, w io.Writer, cfg handshakeConfig, verdict 
 		}
 		return handshakeResult{}, err
 	}
-	want := proof(cfg.secret, labelDialer, hello.Nonce, nonce, hello.Identity, cfg.identity)
-	if !hmac.Equal(want, p.Proof) {
+	want := proof(secret, labelDialer, hello.Nonce, nonce, hello.Identity, cfg.identity, hello.KeyId)
+	if !hmac.Equal(want, p.Proof) || !known {
 		sendFrame(w, &messages.HandshakeResult{Error: reasonAuth}) //nolint:errcheck // closing anyway
-		return handshakeResult{}, fmt.Errorf("%w: peer %s does not know the secret", ErrAuthFailed, hello.Identity)
+		if !known {
+			return handshakeResult{}, fmt.Errorf("%w: peer %s authenticates with unknown key id %q", ErrAuthFailed, hello.Identity, hello.KeyId)
+		}
+		return handshakeResult{}, fmt.Errorf("%w: peer %s does not know the secret of key id %q", ErrAuthFailed, hello.Identity, hello.KeyId)
 	}
 	if err := verdict(peer); err != nil {
 		// A duplicate after authentication: the dialer learns it from the text.
 		sendFrame(w, &messages.HandshakeResult{Error: err.Error(), Duplicate: errors.Is(err, ErrDuplicateConnection)}) //nolint:errcheck // closing anyway
 		return handshakeResult{}, err
 	}
-	result := &messages.HandshakeResult{Proof: proof(cfg.secret, labelAcceptor, hello.Nonce, nonce, hello.Identity, cfg.identity)}
+	result := &messages.HandshakeResult{Proof: proof(secret, labelAcceptor, hello.Nonce, nonce, hello.Identity, cfg.identity, hello.KeyId)}
 	if err := sendFrame(w, result); err != nil {
 		return handshakeResult{}, err
 	}

@@ -76,17 +76,19 @@ func TestHandshake(t *testing.T) {
 	}
 }
 
-// The proof binds the label, both nonces and both identities.
+// The proof binds the label, both nonces, both identities and the key id.
 func TestProofBindsEverything(t *testing.T) {
 	s := []byte("secret")
 	n1, n2 := newNonce(), newNonce()
-	base := proof(s, labelDialer, n1, n2, "a", "b")
+	base := proof(s, labelDialer, n1, n2, "a", "b", "k")
 	for name, other := range map[string][]byte{
-		"label":    proof(s, labelAcceptor, n1, n2, "a", "b"),
-		"nonces":   proof(s, labelDialer, n2, n1, "a", "b"),
-		"ids":      proof(s, labelDialer, n1, n2, "b", "a"),
-		"boundary": proof(s, labelDialer, n1, n2, "ab", ""),
-		"secret":   proof([]byte("other"), labelDialer, n1, n2, "a", "b"),
+		"label":    proof(s, labelAcceptor, n1, n2, "a", "b", "k"),
+		"nonces":   proof(s, labelDialer, n2, n1, "a", "b", "k"),
+		"ids":      proof(s, labelDialer, n1, n2, "b", "a", "k"),
+		"boundary": proof(s, labelDialer, n1, n2, "ab", "", "k"),
+		"key id":   proof(s, labelDialer, n1, n2, "a", "b", "j"),
+		"no key":   proof(s, labelDialer, n1, n2, "a", "bk", ""),
+		"secret":   proof([]byte("other"), labelDialer, n1, n2, "a", "b", "k"),
 	} {
 		if string(other) == string(base) {
 			t.Errorf("%s does not change the proof", name)
@@ -154,7 +156,7 @@ func TestHandshakeReplay(t *testing.T) {
 	if err := d.read(&reply); err != nil {
 		t.Fatal(err)
 	}
-	dialerProof := &messages.HandshakeProof{Proof: proof(secret, labelDialer, hello.Nonce, reply.Nonce, dial.identity, reply.Identity)}
+	dialerProof := &messages.HandshakeProof{Proof: proof(secret, labelDialer, hello.Nonce, reply.Nonce, dial.identity, reply.Identity, "")}
 	d.send(dialerProof)
 	var result messages.HandshakeResult
 	if err := d.read(&result); err != nil || result.Error != "" {
@@ -321,5 +323,91 @@ func TestAcceptorProvesLast(t *testing.T) {
 	}
 	if err := <-aerr; !errors.Is(err, ErrAuthFailed) {
 		t.Fatalf("acceptor: %v", err)
+	}
+}
+
+// An acceptor resolves the dialer's key id to the secret the dialer must
+// prove: the default secret for the empty id, WithAuthKeys' for another;
+// an unknown id fails like a wrong secret, and the acceptor learns the id.
+func TestHandshakeKeyIDs(t *testing.T) {
+	keys := func(id string) ([]byte, bool) {
+		if id == "app-1" {
+			return []byte("app secret"), true
+		}
+		if id == "empty" {
+			return nil, true
+		}
+		return nil, false
+	}
+	acc := handshakeConfig{identity: "127.0.0.1:7077", secret: []byte("cluster"), authKeys: keys}
+	client := func(secret, keyID string) handshakeConfig {
+		return handshakeConfig{identity: "client-1", clientMode: true, secret: []byte(secret), keyID: keyID}
+	}
+	for _, tc := range []struct {
+		name     string
+		dialer   handshakeConfig
+		acceptor handshakeConfig
+		err      error
+	}{
+		{"default secret", client("cluster", ""), acc, nil},
+		{"scoped secret", client("app secret", "app-1"), acc, nil},
+		{"scoped id with the default secret", client("cluster", "app-1"), acc, ErrAuthFailed},
+		{"default id with the scoped secret", client("app secret", ""), acc, ErrAuthFailed},
+		{"unknown id", client("cluster", "app-2"), acc, ErrAuthFailed},
+		{"id resolved to no secret", client("", "empty"), acc, ErrAuthFailed},
+		{"id without WithAuthKeys", client("app secret", "app-1"), handshakeConfig{identity: acc.identity, secret: acc.secret}, ErrAuthFailed},
+		{"id too long", client("cluster", string(make([]byte, 256))), acc, ErrProtocol},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, ares, derr, aerr := runHandshake(t, tc.dialer, tc.acceptor, accept)
+			if !errors.Is(derr, tc.err) || (tc.err == nil) != (derr == nil) {
+				t.Errorf("dialer: err = %v, want %v", derr, tc.err)
+			}
+			if !errors.Is(aerr, tc.err) || (tc.err == nil) != (aerr == nil) {
+				t.Errorf("acceptor: err = %v, want %v", aerr, tc.err)
+			}
+			if aerr == nil && ares.keyID != tc.dialer.keyID {
+				t.Errorf("acceptor learnt key id %q, want %q", ares.keyID, tc.dialer.keyID)
+			}
+		})
+	}
+}
+
+// The refusal of an unknown key id reads exactly as that of a wrong secret:
+// a dialer cannot probe which ids an acceptor knows.
+func TestUnknownKeyIDGivesNoHint(t *testing.T) {
+	acc := handshakeConfig{identity: "127.0.0.1:7077", secret: []byte("cluster"),
+		authKeys: func(id string) ([]byte, bool) { return []byte("app"), id == "app-1" }}
+	results := map[string]*messages.HandshakeResult{}
+	for _, keyID := range []string{"app-1", "app-2"} {
+		ac, dc := net.Pipe()
+		aerr := handshakeSide(ac, func(fr *frameReader) error {
+			_, err := acceptHandshake(fr, ac, acc, accept)
+			return err
+		})
+		d := newPipeFrames(t, dc)
+		hello := &messages.Handshake{Version: ProtocolVersion, Identity: "client-x", ClientMode: true, Nonce: newNonce(), KeyId: keyID}
+		d.send(hello)
+		var reply messages.HandshakeReply
+		if err := d.read(&reply); err != nil {
+			t.Fatal(err)
+		}
+		if reply.Error != "" || len(reply.Nonce) != nonceLen || len(reply.Proof) != 0 {
+			t.Fatalf("key id %s: reply %v", keyID, &reply)
+		}
+		d.send(&messages.HandshakeProof{Proof: proof([]byte("wrong"), labelDialer, hello.Nonce, reply.Nonce, "client-x", reply.Identity, keyID)})
+		var res messages.HandshakeResult
+		if err := d.read(&res); err != nil {
+			t.Fatal(err)
+		}
+		results[keyID] = &res
+		if err := <-aerr; !errors.Is(err, ErrAuthFailed) {
+			t.Fatalf("key id %s: acceptor %v", keyID, err)
+		}
+		ac.Close()
+		dc.Close()
+	}
+	if !proto.Equal(results["app-1"], results["app-2"]) || results["app-1"].Error != reasonAuth {
+		t.Fatalf("known id refused with %v, unknown with %v", results["app-1"], results["app-2"])
 	}
 }

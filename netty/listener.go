@@ -87,7 +87,7 @@ func (t *Transport) serve(nc net.Conn) {
 	fr := newFrameReader(rw, readBufferSize)
 	c := t.newConn(rw, fr, false)
 	_, err := acceptHandshake(fr, rw, t.hs, func(peer handshakeResult) error {
-		c.info.Identity = peer.identity
+		c.info.Identity, c.keyID = peer.identity, peer.keyID
 		if peer.clientMode {
 			c.info.Address = sockAddress(nc.RemoteAddr())
 		} else {

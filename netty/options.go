@@ -24,6 +24,7 @@ type options struct {
 	logger        *zerolog.Logger
 	envOpts       []actor.Option
 	inlineQuiet   *time.Duration // tests: instead of defaultInlineQuiet
+	authKeys      func(keyID string) (secret []byte, ok bool)
 }
 
 // DefaultBindHost is the host a server binds to unless WithBindHost says
@@ -59,4 +60,17 @@ func WithLogger(l zerolog.Logger) Option { return optionFunc(func(o *options) { 
 // WithEnvOptions passes options to actor.NewEnv; only NewEnv uses them.
 func WithEnvOptions(opts ...actor.Option) Option {
 	return optionFunc(func(o *options) { o.envOpts = append(o.envOpts, opts...) })
+}
+
+// WithAuthKeys lets an acceptor with spark.authenticate on accept secrets
+// besides its own: a dialer that names a non-empty key id
+// (spark.authenticate.keyId) must prove the secret that keys resolves it to.
+// An id keys does not know (ok false, or an empty secret) fails the
+// handshake like a wrong secret, with ErrAuthFailed and without telling the
+// dialer which; the empty id always names the env's own secret
+// (AuthSecret). keys is called once per handshake that names an id, from
+// the goroutine serving the connection, and must be safe for concurrent
+// use. Transport.PeerKeyID tells which id a connection used.
+func WithAuthKeys(keys func(keyID string) (secret []byte, ok bool)) Option {
+	return optionFunc(func(o *options) { o.authKeys = keys })
 }

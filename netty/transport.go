@@ -165,6 +165,12 @@ func (t *Transport) Start(host actor.TransportHost) (actor.TransportInfo, error)
 	if t.hs.secret, err = AuthSecret(conf); err != nil {
 		return actor.TransportInfo{}, err
 	}
+	if t.hs.secret != nil {
+		if t.hs.keyID, err = readKeyID(conf); err != nil {
+			return actor.TransportInfo{}, err
+		}
+		t.hs.authKeys = t.opts.authKeys
+	}
 	if t.tlsServer, t.tlsClient, err = tlsConfigs(conf); err != nil {
 		return actor.TransportInfo{}, err
 	}
