@@ -101,6 +101,10 @@ type allocator struct {
 
 	heartbeat, initialInterval time.Duration
 	maxFailures                int
+	// execConf is the executors' conf file (ExecutorConfFile): the
+	// application's conf without its secret, which an executor gets on a
+	// pipe from its node manager when spark.authenticate is on.
+	execConf []byte
 
 	mu          sync.Mutex
 	target      int
@@ -115,6 +119,10 @@ type allocator struct {
 	waiting     map[string][]func(lossReason, bool)
 }
 
+// ExecutorConfFile is the name of an executor's conf file in its
+// container's working folder (its --properties-file).
+const ExecutorConfFile = "__executor_conf__.properties"
+
 func newAllocator(env *actor.Env, rm *actor.Ref, appID, driverURL string, target int, res Resource, conf *actor.Conf, log zerolog.Logger) (*allocator, error) {
 	hb, err := conf.GetDuration(KeyHeartbeatIntervalMs, "1000", time.Millisecond)
 	if err != nil {
@@ -128,8 +136,13 @@ func newAllocator(env *actor.Env, rm *actor.Ref, appID, driverURL string, target
 	if err != nil {
 		return nil, err
 	}
+	execConf := withoutSecrets(conf.All())
+	if authOn(conf) {
+		execConf = containerAuthConf(execConf, "")
+	}
 	return &allocator{env: env, rm: rm, appID: appID, driverURL: driverURL, resource: res, target: target,
-		log: log.With().Str("component", "allocator").Logger(), failed: make(chan error, 1),
+		execConf: propertiesText(execConf),
+		log:      log.With().Str("component", "allocator").Logger(), failed: make(chan error, 1),
 		heartbeat: hb, initialInterval: initial, maxFailures: maxFailures,
 		running: make(map[string]*executorContainer), byExecutor: make(map[string]string), reasons: make(map[string]lossReason)}, nil
 }
@@ -225,12 +238,16 @@ func (a *allocator) launch(ctx context.Context, c *messages.RmContainer) {
 		"--hostname", c.GetNodeHost(),
 		"--cores", strconv.Itoa(int(c.GetResource().GetCores())),
 		"--app-id", a.appID,
-		"--resourceProfileId", "0"}
+		"--resourceProfileId", "0",
+		"--properties-file", ExecutorConfFile}
 	a.log.Info().Str("executor", id).Str("container", c.GetContainerId()).Str("node", c.GetNodeId()).
 		Msgf("Launching executor %s in container %s on host %s with %d MB and %d cores", id, c.GetContainerId(), c.GetNodeHost(),
 			c.GetResource().GetMemoryMb(), c.GetResource().GetCores())
-	nm := a.env.RemoteRef(parseNodeAddress(c.GetNodeAddress()), NodeManagerEndpointName)
-	f := nm.Ask(ctx, &messages.NmStartContainer{Container: c, AppId: a.appID, LaunchContext: &messages.RmLaunchContext{Command: cmd}})
+	// The resource manager checks the container is this application's,
+	// adds its secret, and asks the node manager, which takes container
+	// starts from its resource manager only.
+	f := a.rm.Ask(ctx, &messages.AmStartContainer{AppId: a.appID, ContainerId: c.GetContainerId(),
+		LaunchContext: &messages.RmLaunchContext{Command: cmd, Files: map[string][]byte{ExecutorConfFile: a.execConf}}})
 	go func() {
 		if _, err := f.Result(); err != nil {
 			a.log.Warn().Err(err).Str("container", c.GetContainerId()).Msg("cannot start the executor container")

@@ -6,6 +6,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/user"
 	"sync"
 	"time"
@@ -17,15 +18,32 @@ import (
 // Client talks to a resource manager on behalf of a user: it creates and
 // submits applications, reports on them and kills them (YARN's YarnClient).
 type Client struct {
-	env *actor.Env
-	rm  *actor.Ref
+	env  *actor.Env
+	rm   *actor.Ref
+	user string
 }
 
 // NewClient returns a client of the resource manager listening at rm. env
-// may be in client mode.
+// may be in client mode. It acts as the current user: SPARK_USER when set,
+// else the process's (os/user), as Spark does.
 func NewClient(env *actor.Env, rm actor.RpcAddress) *Client {
-	return &Client{env: env, rm: env.RemoteRef(rm, ResourceManagerEndpointName)}
+	return &Client{env: env, rm: env.RemoteRef(rm, ResourceManagerEndpointName), user: currentUser()}
 }
+
+// AsUser returns a client like c that names user as the requesting user of
+// kills and log reads, and as the owner of what it submits. Without
+// Kerberos the resource manager and node managers take this claim as it
+// is (as YARN's simple authentication does): the applications' ACLs
+// (spark.acls.enable) guard against mistakes of users who share the
+// cluster's secret, not against a user who lies.
+func (c *Client) AsUser(user string) *Client {
+	out := *c
+	out.user = user
+	return &out
+}
+
+// User returns the user the client acts as.
+func (c *Client) User() string { return c.user }
 
 // AppReport is a snapshot of an application as the resource manager sees it.
 type AppReport struct {
@@ -108,7 +126,7 @@ func (c *Client) Report(ctx context.Context, appID string) (*AppReport, error) {
 // Kill kills the application and all its containers. Killing an
 // application that already ended is not an error; it reports false.
 func (c *Client) Kill(ctx context.Context, appID, diagnostics string) (bool, error) {
-	r, err := actor.AskAs[*messages.RmKillApplicationResponse](ctx, c.rm, &messages.RmKillApplication{AppId: appID, Diagnostics: diagnostics})
+	r, err := actor.AskAs[*messages.RmKillApplicationResponse](ctx, c.rm, &messages.RmKillApplication{AppId: appID, Diagnostics: diagnostics, User: c.user})
 	if err != nil {
 		return false, err
 	}
@@ -152,6 +170,13 @@ type Submission struct {
 	// UnmanagedDriver is true in client mode (the driver runs in the
 	// submitting process).
 	UnmanagedDriver bool
+	// AppSecret is the application's secret (GenerateSecret) when
+	// spark.authenticate is on: the resource manager keeps it in memory and
+	// hands it to the application's containers on a pipe. Conf must not
+	// hold it.
+	AppSecret []byte
+	// ACLs are the application's access-control lists (ACLsFromConf).
+	ACLs ACLs
 	// ReportInterval is how often the handle polls the report (default 1s,
 	// spark.yarn.report.interval).
 	ReportInterval time.Duration
@@ -175,18 +200,23 @@ func (c *Client) Submit(ctx context.Context, s Submission) (*AppHandle, error) {
 		return nil, &ResourceTooLargeError{What: "executor", Requested: s.ExecutorResource, Max: maxRes}
 	}
 	if s.User == "" {
-		s.User = currentUser()
+		s.User = c.user
 	}
 	req := &messages.RmSubmitApplication{AppId: id, Name: s.Name, Queue: s.Queue, User: s.User,
 		AmResource: s.AMResource.proto(), AmLaunchContext: &messages.RmLaunchContext{Command: s.AMCommand, Environment: s.AMEnv},
-		Conf: s.Conf, UnmanagedDriver: s.UnmanagedDriver}
+		Conf: withoutSecrets(s.Conf), UnmanagedDriver: s.UnmanagedDriver, AppSecret: s.AppSecret, Acls: s.ACLs.proto()}
 	if _, err := actor.AskAs[*messages.RmSubmitApplicationResponse](ctx, c.rm, req); err != nil {
 		return nil, wrapf(err, "submission of %s failed", id)
 	}
 	return c.Handle(id, s.ReportInterval), nil
 }
 
+// currentUser is the user this process acts as, as Spark's
+// Utils.getCurrentUserName: SPARK_USER when set, else the process's user.
 func currentUser() string {
+	if u := os.Getenv("SPARK_USER"); u != "" {
+		return u
+	}
 	if u, err := user.Current(); err == nil {
 		return u.Username
 	}

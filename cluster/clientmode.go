@@ -19,7 +19,7 @@ import (
 
 // runClientMode runs the driver in this process; bringing it up submits an
 // AM (ExecutorLauncher) that allocates executors for it.
-func runClientMode(ctx context.Context, cfg SubmitConfig, fn AppFunc, client *Client, sub Submission, net Network, printer *reportPrinter) error {
+func runClientMode(ctx context.Context, cfg SubmitConfig, fn AppFunc, client *Client, sub Submission, net Network, printer *reportPrinter, appKeys *AppKeys) error {
 	conf := cfg.Conf
 	log := cfg.Logger
 	amMem, err := memoryMB(conf, KeyAMMemory, "512m")
@@ -78,6 +78,9 @@ func runClientMode(ctx context.Context, cfg SubmitConfig, fn AppFunc, client *Cl
 			return nil, err
 		}
 		handle = h
+		if len(sub.AppSecret) > 0 {
+			appKeys.set(h.AppID(), sub.AppSecret)
+		}
 		progStart.Do(func() {
 			go func() {
 				defer close(progDone)
@@ -100,7 +103,9 @@ func runClientMode(ctx context.Context, cfg SubmitConfig, fn AppFunc, client *Cl
 				ErrAppFailed, r.State, r.Diagnostics)
 		}
 		if r.am != nil {
-			if ref, err := client.env.RefFromProto(r.am); err == nil {
+			// From the driver's env, which authenticates with the
+			// application's secret as the AM does.
+			if ref, err := env.RefFromProto(r.am); err == nil {
 				amRef = ref
 				sc.am = ref
 				losses.am.Store(ref)

@@ -67,7 +67,7 @@ func (c *Client) ApplicationLogs(ctx context.Context, appID string) (*LogListing
 			continue
 		}
 		ref := c.env.RemoteRef(parseNodeAddress(n.GetAddress()), NodeManagerEndpointName)
-		r, err := actor.AskAs[*messages.NmApplicationLogs](ctx, ref, &messages.NmGetApplicationLogs{AppId: appID})
+		r, err := actor.AskAs[*messages.NmApplicationLogs](ctx, ref, &messages.NmGetApplicationLogs{AppId: appID, User: c.user})
 		if err != nil {
 			out.Unavailable = append(out.Unavailable, fmt.Sprintf("node %s: cannot list the logs: %v", n.GetNodeId(), err))
 			continue
@@ -91,7 +91,7 @@ func (c *Client) CopyLog(ctx context.Context, appID string, l ContainerLog, w io
 	for off < l.Size {
 		n := int32(min(l.Size-off, maxLogChunk))
 		r, err := actor.AskAs[*messages.NmContainerLogChunk](ctx, ref, &messages.NmReadContainerLog{AppId: appID,
-			ContainerId: l.ContainerID, Name: l.Name, Offset: off, Length: n})
+			ContainerId: l.ContainerID, Name: l.Name, Offset: off, Length: n, User: c.user})
 		if err != nil {
 			return off, err
 		}

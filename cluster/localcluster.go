@@ -13,6 +13,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/netty"
 )
 
 // LocalCluster is a resource manager and node managers in this process
@@ -56,6 +57,10 @@ type LocalClusterConfig struct {
 	Logger zerolog.Logger
 	// EnvWhitelist is the node managers' NodeManagerConfig.EnvWhitelist.
 	EnvWhitelist []string
+	// Secret, when set, turns spark.authenticate on for the cluster's
+	// daemons: it is the cluster's secret, which the resource manager, the
+	// node managers and their clients share (applications have their own).
+	Secret []byte
 }
 
 // validate checks the required fields.
@@ -89,44 +94,54 @@ func StartLocalCluster(ctx context.Context, cfg LocalClusterConfig) (lc *LocalCl
 			_ = lc.Shutdown(context.Background())
 		}
 	}()
-	net := TCPNetwork{BindHost: "127.0.0.1", Logger: &cfg.Logger}
-	if lc.rmEnv, err = net.Listen("sparkResourceManager", nil, 0); err != nil {
+	keys := NewAppKeys()
+	net := TCPNetwork{BindHost: "127.0.0.1", Logger: &cfg.Logger, AuthKeys: keys.Lookup}
+	var conf *actor.Conf
+	if len(cfg.Secret) > 0 {
+		conf = actor.NewConf().Set(netty.KeyAuthenticate, "true").Set(netty.KeyAuthenticateSecret, string(cfg.Secret))
+	}
+	var rmTransport *netty.Transport
+	if lc.rmEnv, rmTransport, err = net.ListenTransport("sparkResourceManager", conf, 0); err != nil {
 		return lc, err
 	}
 	type node struct {
-		env  *actor.Env
-		res  Resource
-		name string
+		env       *actor.Env
+		transport *netty.Transport
+		res       Resource
+		name      string
 	}
 	var nodes []node
 	var amNodes []string
+	nmNet := net
+	nmNet.AuthKeys = nil // node managers take the cluster's key only
 	if cfg.AMNode.MemoryMB > 0 && cfg.AMNode.Cores > 0 {
 		// Listening first: the resource manager reserves it by its id.
-		env, err := net.Listen("sparkNodeManagerAM", nil, 0)
+		env, t, err := nmNet.ListenTransport("sparkNodeManagerAM", conf, 0)
 		if err != nil {
 			return lc, err
 		}
 		lc.nmEnvs = append(lc.nmEnvs, env)
-		nodes = append(nodes, node{env: env, res: cfg.AMNode, name: "am-node"})
+		nodes = append(nodes, node{env: env, transport: t, res: cfg.AMNode, name: "am-node"})
 		amNodes = append(amNodes, env.Address().HostPort())
 	}
 	lc.rm, err = StartResourceManager(lc.rmEnv, ResourceManagerConfig{StagingDir: filepath.Join(lc.dir, "staging"),
-		NodeExpiry: cfg.NodeExpiry, AMNodes: amNodes, Logger: &cfg.Logger})
+		NodeExpiry: cfg.NodeExpiry, AMNodes: amNodes, Logger: &cfg.Logger, AppKeys: keys, PeerKeyID: rmTransport.PeerKeyID})
 	if err != nil {
 		return lc, err
 	}
 	for i := 0; i < cfg.Workers; i++ {
-		env, err := net.Listen(fmt.Sprintf("sparkNodeManager%d", i+1), nil, 0)
+		env, t, err := nmNet.ListenTransport(fmt.Sprintf("sparkNodeManager%d", i+1), conf, 0)
 		if err != nil {
 			return lc, err
 		}
 		lc.nmEnvs = append(lc.nmEnvs, env)
-		nodes = append(nodes, node{env: env, res: Resource{MemoryMB: cfg.WorkerMemoryMB, Cores: cfg.WorkerCores},
+		nodes = append(nodes, node{env: env, transport: t, res: Resource{MemoryMB: cfg.WorkerMemoryMB, Cores: cfg.WorkerCores},
 			name: fmt.Sprintf("node%d", i+1)})
 	}
 	for _, n := range nodes {
 		nm, err := StartNodeManager(ctx, n.env, NodeManagerConfig{ResourceManager: lc.rm.Address(), Capability: n.res,
-			Dir: filepath.Join(lc.dir, n.name), Executable: cfg.Executable, Logger: &cfg.Logger, EnvWhitelist: cfg.EnvWhitelist})
+			Dir: filepath.Join(lc.dir, n.name), Executable: cfg.Executable, Logger: &cfg.Logger, EnvWhitelist: cfg.EnvWhitelist,
+			PeerKeyID: n.transport.PeerKeyID})
 		if err != nil {
 			return lc, err
 		}

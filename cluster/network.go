@@ -41,6 +41,11 @@ type TCPNetwork struct {
 	AdvertiseHost string
 	// Logger is passed to the envs (default: netty's).
 	Logger *zerolog.Logger
+	// AuthKeys, when set, resolves the key ids that peers dialling the
+	// listening envs present (netty.WithAuthKeys): a resource manager's
+	// AppKeys.Lookup, or a client-mode driver's, whose application master
+	// dials it with the application's id.
+	AuthKeys func(keyID string) (secret []byte, ok bool)
 }
 
 var _ Network = TCPNetwork{}
@@ -56,12 +61,30 @@ func (n TCPNetwork) opts() []netty.Option {
 	if n.Logger != nil {
 		o = append(o, netty.WithLogger(*n.Logger))
 	}
+	if n.AuthKeys != nil {
+		o = append(o, netty.WithAuthKeys(n.AuthKeys))
+	}
 	return o
 }
 
 // Listen creates a listening env on port (0: random).
 func (n TCPNetwork) Listen(name string, conf *actor.Conf, port int) (*actor.Env, error) {
 	return netty.NewEnv(name, conf, append(n.opts(), netty.WithPort(port))...)
+}
+
+// ListenTransport is Listen that also returns the env's transport, whose
+// PeerKeyID a resource manager or node manager authorises asks with.
+func (n TCPNetwork) ListenTransport(name string, conf *actor.Conf, port int) (*actor.Env, *netty.Transport, error) {
+	t := netty.NewTransport(append(n.opts(), netty.WithPort(port))...)
+	opts := []actor.Option{actor.WithTransport(t)}
+	if n.Logger != nil {
+		opts = append(opts, actor.WithLogger(*n.Logger))
+	}
+	env, err := actor.NewEnv(name, conf, opts...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return env, t, nil
 }
 
 // Client creates an env in client mode (it does not listen).

@@ -36,6 +36,9 @@ func (nm *NodeManager) startContainer(req *messages.NmStartContainer) (*messages
 	}
 	nm.starting.Add(1)
 	defer nm.starting.Done()
+	if acls := req.GetLaunchContext().GetAcls(); acls != nil {
+		nm.acls[req.GetAppId()] = acls
+	}
 	nm.mu.Unlock()
 	spec := containerSpec{id: id, appID: req.GetAppId(), command: req.GetLaunchContext().GetCommand(),
 		env: req.GetLaunchContext().GetEnvironment(), files: req.GetLaunchContext().GetFiles(),
@@ -43,6 +46,9 @@ func (nm *NodeManager) startContainer(req *messages.NmStartContainer) (*messages
 		secret: req.GetLaunchContext().GetSecret(), passEnv: nm.cfg.EnvWhitelist}
 	workDir := filepath.Join(nm.cfg.Dir, "apps", spec.appID, id)
 	logDir := filepath.Join(nm.cfg.Dir, "logs", spec.appID, id)
+	if err := nm.keepACLs(spec.appID, req.GetLaunchContext().GetAcls()); err != nil {
+		return nil, fmt.Errorf("cluster: container %s: %w", id, err)
+	}
 	p, err := launchContainer(spec, nm.cfg.Executable, workDir, logDir)
 	if err != nil {
 		return nil, err
@@ -110,17 +116,36 @@ func (nm *NodeManager) Containers() []string {
 // message fails its asker with "Unsupported message".
 func newNMEndpoint(nm *NodeManager) *actor.Router {
 	r := actor.NewRouter()
-	actor.HandleAsk(r, func(_ *actor.CallContext, m *messages.NmStartContainer) (*messages.NmStartContainerResponse, error) {
+	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.NmStartContainer) (*messages.NmStartContainerResponse, error) {
+		// Ids first: whoever asks, an id that is no id is refused as such.
+		if err := ValidateAppID(m.GetAppId()); err != nil {
+			return nil, err
+		}
+		if err := ValidateContainerID(m.GetContainer().GetContainerId()); err != nil {
+			return nil, err
+		}
+		if err := nm.requireRM(ctx, "container start"); err != nil {
+			return nil, err
+		}
 		return nm.startContainer(m)
 	})
-	actor.HandleAsk(r, func(_ *actor.CallContext, m *messages.NmStopContainer) (*messages.NmStopContainerResponse, error) {
+	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.NmStopContainer) (*messages.NmStopContainerResponse, error) {
+		if err := nm.requireRM(ctx, "container stop"); err != nil {
+			return nil, err
+		}
 		nm.stopContainer(m.GetContainerId(), m.GetExitStatus(), m.GetDiagnostics())
 		return &messages.NmStopContainerResponse{}, nil
 	})
-	actor.HandleAsk(r, func(_ *actor.CallContext, m *messages.NmGetApplicationLogs) (*messages.NmApplicationLogs, error) {
+	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.NmGetApplicationLogs) (*messages.NmApplicationLogs, error) {
+		if err := nm.requireLogAccess(ctx, m.GetAppId(), m.GetUser()); err != nil {
+			return nil, err
+		}
 		return nm.applicationLogs(m.GetAppId())
 	})
-	actor.HandleAsk(r, func(_ *actor.CallContext, m *messages.NmReadContainerLog) (*messages.NmContainerLogChunk, error) {
+	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.NmReadContainerLog) (*messages.NmContainerLogChunk, error) {
+		if err := nm.requireLogAccess(ctx, m.GetAppId(), m.GetUser()); err != nil {
+			return nil, err
+		}
 		return nm.readLog(m)
 	})
 	return r

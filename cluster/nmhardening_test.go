@@ -170,3 +170,78 @@ func TestNodeManagerRemovesLeftoversOnStart(t *testing.T) {
 		t.Fatalf("a dead container's folder is still there: %v", err)
 	}
 }
+
+// A node manager starts and stops containers on its resource manager's
+// word only: any other peer could run what it liked on the node.
+func TestNodeManagerTakesContainerStartsFromItsResourceManagerOnly(t *testing.T) {
+	mc := newMemCluster(t, cluster.Resource{MemoryMB: 1024, Cores: 2})
+	ref := mc.rogueNMRef(0)
+	dir := t.TempDir()
+	proof := filepath.Join(dir, "ran")
+	_, err := ref.AskSync(testContext(t, 10*time.Second), &messages.NmStartContainer{AppId: "application_1_0001",
+		Container:     &messages.RmContainer{ContainerId: "container_1_0001_01_000001", Resource: &messages.RmResource{MemoryMb: 64, Cores: 1}},
+		LaunchContext: &messages.RmLaunchContext{Command: []string{"/bin/sh", "-c", "touch " + proof}}})
+	if !errors.Is(err, cluster.ErrPermissionDenied) && (err == nil || !strings.Contains(err.Error(), "permission denied")) {
+		t.Fatalf("a container start from another peer: %v, want permission denied", err)
+	}
+	if got := mc.nms[0].Containers(); len(got) != 0 {
+		t.Fatalf("containers running: %v", got)
+	}
+	if _, err := os.Stat(proof); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the container ran: %v", err)
+	}
+	// Stops too: the resource manager's containers are not another peer's to stop.
+	h := mc.submitShell(`sleep 60`, cluster.Resource{MemoryMB: 256, Cores: 1})
+	eventually(t, 10*time.Second, "the AM container", func() bool { return len(mc.nms[0].Containers()) == 1 })
+	_, err = ref.AskSync(testContext(t, 10*time.Second), &messages.NmStopContainer{ContainerId: mc.nms[0].Containers()[0]})
+	if err == nil || !strings.Contains(err.Error(), "permission denied") {
+		t.Fatalf("a container stop from another peer: %v, want permission denied", err)
+	}
+	if r, err := h.Poll(context.Background()); err != nil || r.State.Terminal() {
+		t.Fatalf("after the refused stop: %+v, %v", r, err)
+	}
+}
+
+// With spark.acls.enable, only the owner, a modify-ACL user or an admin
+// kills an application, and only the owner, a view-ACL user or an admin
+// reads its logs.
+func TestACLsGuardKillAndLogs(t *testing.T) {
+	mc := newMemCluster(t, cluster.Resource{MemoryMB: 1024, Cores: 2})
+	k, v, _ := strings.Cut(mc.marker, "=")
+	owner := mc.client.AsUser("alice")
+	h, err := owner.Submit(testContext(t, 10*time.Second), cluster.Submission{Name: "shell", AMResource: cluster.Resource{MemoryMB: 256, Cores: 1},
+		AMCommand: []string{"/bin/sh", "-c", "echo hello; sleep 60"}, AMEnv: map[string]string{k: v},
+		ACLs:           cluster.ACLs{Enabled: true, View: []string{"victor"}, Modify: []string{"mod"}},
+		ReportInterval: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc.amLogDir(h)
+	ctx := testContext(t, 20*time.Second)
+	for _, user := range []string{"mallory", "mod"} {
+		listing, err := mc.client.AsUser(user).ApplicationLogs(ctx, h.AppID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(listing.Logs) != 0 || len(listing.Unavailable) != 1 || !strings.Contains(listing.Unavailable[0], "permission denied") {
+			t.Errorf("logs as %s: %+v", user, listing)
+		}
+	}
+	for _, user := range []string{"alice", "victor"} {
+		listing, err := mc.client.AsUser(user).ApplicationLogs(ctx, h.AppID())
+		if err != nil || len(listing.Logs) != 2 {
+			t.Errorf("logs as %s: %+v, %v", user, listing, err)
+		}
+	}
+	for _, user := range []string{"mallory", "victor"} {
+		if _, err := mc.client.AsUser(user).Kill(ctx, h.AppID(), ""); err == nil || !strings.Contains(err.Error(), "permission denied") {
+			t.Errorf("kill as %s: %v, want permission denied", user, err)
+		}
+	}
+	if r, err := h.Poll(ctx); err != nil || r.State != cluster.StateAccepted && r.State != cluster.StateRunning {
+		t.Fatalf("after the refused kills: %+v, %v", r, err)
+	}
+	if killed, err := mc.client.AsUser("mod").Kill(ctx, h.AppID(), ""); err != nil || !killed {
+		t.Fatalf("kill as a modify-ACL user: %v, %v", killed, err)
+	}
+}

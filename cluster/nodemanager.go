@@ -46,6 +46,16 @@ type NodeManagerConfig struct {
 	// SPARKRPC_LOG_FORMAT of it, beside what its launch context sets (YARN's
 	// yarn.nodemanager.env-whitelist).
 	EnvWhitelist []string
+	// PeerKeyID tells which key the live connection of a peer identity
+	// authenticated with; it is (*netty.Transport).PeerKeyID of the env's
+	// transport. Required when the env's conf turns spark.authenticate on:
+	// container starts and stops are then accepted only from the resource
+	// manager's identity authenticated with the cluster's key (without
+	// spark.authenticate, from the resource manager's identity).
+	PeerKeyID func(identity string) (keyID string, ok bool)
+	// AdminACLs are users that may read every application's logs on this
+	// node (spark.admin.acls; "*": everyone).
+	AdminACLs []string
 	// Executable replaces a command's first word "sparkrpc"; default
 	// os.Executable().
 	Executable string
@@ -90,6 +100,7 @@ type NodeManager struct {
 
 	mu         sync.Mutex
 	containers map[string]*containerProc
+	acls       map[string]*messages.RmAppAcls // by application id, from launch contexts
 	completed  []*messages.RmContainerStatus
 	closed     bool
 	starting   sync.WaitGroup // container starts in flight
@@ -131,6 +142,9 @@ func StartNodeManager(ctx context.Context, env *actor.Env, cfg NodeManagerConfig
 	if env.Address().IsZero() {
 		return nil, errors.New("cluster: a node manager's env must listen")
 	}
+	if authOn(env.Conf()) && cfg.PeerKeyID == nil {
+		return nil, configError("NodeManagerConfig", "PeerKeyID", "is required with spark.authenticate on (the env's transport's PeerKeyID)")
+	}
 	abs, err := filepath.Abs(cfg.Dir)
 	if err != nil {
 		return nil, err
@@ -145,7 +159,7 @@ func StartNodeManager(ctx context.Context, env *actor.Env, cfg NodeManagerConfig
 	}
 	nm := &NodeManager{cfg: cfg, env: env, nodeID: env.Address().HostPort(),
 		log:        log.With().Str("component", "nodemanager").Str("node", env.Address().HostPort()).Logger(),
-		containers: make(map[string]*containerProc), kick: make(chan struct{}, 1),
+		containers: make(map[string]*containerProc), acls: make(map[string]*messages.RmAppAcls), kick: make(chan struct{}, 1),
 		stop: make(chan struct{}), loopDone: make(chan struct{})}
 	nm.stopCtx, nm.cancelStop = context.WithCancel(context.Background())
 	nm.rm = env.RemoteRef(cfg.ResourceManager, ResourceManagerEndpointName)

@@ -45,6 +45,24 @@ type ResourceManagerConfig struct {
 	// embedded local cluster reserves one, so that its W workers each run an
 	// executor.
 	AMNodes []string
+	// AppKeys is where the resource manager keeps its live applications'
+	// secrets; its Lookup must be the resolver of the env's key ids
+	// (netty.WithAuthKeys) so that application masters authenticate with
+	// their application's secret. Nil: a table of its own (enough without
+	// spark.authenticate).
+	AppKeys *AppKeys
+	// PeerKeyID tells which key the live connection of a peer identity
+	// authenticated with ("" the cluster's, else an application id); it is
+	// (*netty.Transport).PeerKeyID of the env's transport. Required when the
+	// env's conf turns spark.authenticate on: application-master messages
+	// are then accepted only from a connection authenticated with their
+	// application's key, client, admin and node-manager messages only with
+	// the cluster's.
+	PeerKeyID func(identity string) (keyID string, ok bool)
+	// AdminACLs are users that may kill any application and read any
+	// application's logs (the resource manager's spark.admin.acls; "*":
+	// everyone).
+	AdminACLs []string
 	// Logger is the resource manager's logger (nil: the env's).
 	Logger *zerolog.Logger
 	// Now returns the current time (nil: time.Now); for tests.
@@ -60,6 +78,8 @@ type ResourceManager struct {
 	ref        *actor.Ref
 	log        zerolog.Logger
 	ownStaging bool
+	auth       bool // spark.authenticate is on in the env's conf
+	keys       *AppKeys
 	ts         int64
 	stop       chan struct{}
 	done       chan struct{}
@@ -84,14 +104,21 @@ func StartResourceManager(env *actor.Env, cfg ResourceManagerConfig) (*ResourceM
 		log = *cfg.Logger
 	}
 	rm := &ResourceManager{cfg: cfg, env: env, log: log.With().Str("component", "resourcemanager").Logger(),
-		ts: cfg.Now().UnixMilli(), stop: make(chan struct{}), done: make(chan struct{})}
+		ts: cfg.Now().UnixMilli(), stop: make(chan struct{}), done: make(chan struct{}),
+		auth: authOn(env.Conf()), keys: cfg.AppKeys}
+	if rm.keys == nil {
+		rm.keys = NewAppKeys()
+	}
+	if rm.auth && cfg.PeerKeyID == nil {
+		return nil, configError("ResourceManagerConfig", "PeerKeyID", "is required with spark.authenticate on (the env's transport's PeerKeyID)")
+	}
 	if cfg.StagingDir == "" {
 		d, err := os.MkdirTemp("", "sparkrpc-staging-")
 		if err != nil {
 			return nil, fmt.Errorf("cluster: resource manager staging folder: %w", err)
 		}
 		rm.cfg.StagingDir, rm.ownStaging = d, true
-	} else if err := os.MkdirAll(cfg.StagingDir, 0o755); err != nil {
+	} else if err := mkdirPrivate(cfg.StagingDir); err != nil {
 		return nil, fmt.Errorf("cluster: resource manager staging folder: %w", err)
 	}
 	core := newRMCore(rm.ts, cfg.Queues, cfg.Now)

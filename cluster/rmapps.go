@@ -50,6 +50,15 @@ func (c *rmCore) submit(req *messages.RmSubmitApplication) ([]rmAction, error) {
 	a.amResource = res
 	a.amLaunch = req.GetAmLaunchContext()
 	a.unmanagedDriver = req.GetUnmanagedDriver()
+	a.secret = req.GetAppSecret()
+	a.acls = req.GetAcls()
+	if a.acls == nil {
+		a.acls = &messages.RmAppAcls{}
+	}
+	a.acls.Owner = a.user
+	if a.amLaunch != nil {
+		a.amLaunch.Acls = a.acls
+	}
 	// SUBMITTED, then at once ACCEPTED: the scheduler has no admission
 	// control beyond the checks above.
 	a.state = StateSubmitted
@@ -142,6 +151,10 @@ func (c *rmCore) finishApp(a *rmApp, state AppState, final FinalStatus, diag str
 	if a.staged {
 		a.staged = false
 		acts = append(acts, rmAction{kind: actRemoveStaging, appID: a.id})
+	}
+	if a.secret != nil {
+		a.secret = nil
+		acts = append(acts, rmAction{kind: actForgetSecret, appID: a.id})
 	}
 	return acts
 }

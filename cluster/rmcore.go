@@ -43,6 +43,7 @@ type rmContainer struct {
 	node     *rmNode
 	resource Resource
 	am       bool
+	launched bool // its start was asked of its node manager
 }
 
 type rmApp struct {
@@ -69,6 +70,10 @@ type rmApp struct {
 	tasksRunning          int32
 	amLogDir              string
 	staged                bool
+	// secret is the application's secret (spark.authenticate), in memory
+	// only, until the application ends; acls its ACLs.
+	secret []byte
+	acls   *messages.RmAppAcls
 }
 
 type actionKind int
@@ -77,6 +82,7 @@ const (
 	actStartContainer actionKind = iota + 1
 	actStopContainer
 	actRemoveStaging
+	actForgetSecret
 )
 
 // rmAction is an effect the endpoint must carry out.

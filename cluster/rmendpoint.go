@@ -52,12 +52,18 @@ func newRMEndpoint(rm *ResourceManager, core *rmCore) *rmEndpoint {
 		return nil
 	})
 	// Clients.
-	actor.HandleAsk(r, func(*actor.CallContext, *messages.RmNewApplication) (*messages.RmNewApplicationResponse, error) {
+	actor.HandleAsk(r, func(ctx *actor.CallContext, _ *messages.RmNewApplication) (*messages.RmNewApplicationResponse, error) {
+		if err := e.requireClusterKey(ctx, "a new application"); err != nil {
+			return nil, err
+		}
 		id, maxRes := core.newApplication()
 		e.log.Info().Str("app", id).Msg("new application")
 		return &messages.RmNewApplicationResponse{AppId: id, MaxResource: maxRes.proto()}, nil
 	})
 	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.RmSubmitApplication) (*messages.RmSubmitApplicationResponse, error) {
+		if err := e.requireClusterKey(ctx, "a submission"); err != nil {
+			return nil, err
+		}
 		acts, err := e.submit(m)
 		if err != nil {
 			e.log.Warn().Err(err).Str("app", m.GetAppId()).Msg("submission refused")
@@ -67,10 +73,21 @@ func newRMEndpoint(rm *ResourceManager, core *rmCore) *rmEndpoint {
 		e.run(ctx.Context, acts)
 		return &messages.RmSubmitApplicationResponse{}, nil
 	})
-	actor.HandleAsk(r, func(_ *actor.CallContext, m *messages.RmGetApplicationReport) (*messages.RmApplicationReport, error) {
+	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.RmGetApplicationReport) (*messages.RmApplicationReport, error) {
+		if err := e.requireClusterOrAppKey(ctx, m.GetAppId(), "a report"); err != nil {
+			return nil, err
+		}
 		return core.report(m.GetAppId())
 	})
 	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.RmKillApplication) (*messages.RmKillApplicationResponse, error) {
+		if err := e.requireClusterOrAppKey(ctx, m.GetAppId(), "a kill"); err != nil {
+			return nil, err
+		}
+		if a, err := core.app(m.GetAppId()); err == nil && !aclAllows(a.acls, e.rm.cfg.AdminACLs, m.GetUser(), true) {
+			e.log.Warn().Str("app", a.id).Str("user", m.GetUser()).Msg("kill refused by the application's ACLs")
+			return nil, fmt.Errorf("%w: user %q may not kill application %s (owner %s; spark.modify.acls, spark.admin.acls)",
+				ErrPermissionDenied, m.GetUser(), a.id, a.user)
+		}
 		killed, state, acts, err := core.kill(m.GetAppId(), m.GetDiagnostics())
 		if err != nil {
 			return nil, err
@@ -81,14 +98,23 @@ func newRMEndpoint(rm *ResourceManager, core *rmCore) *rmEndpoint {
 		e.run(ctx.Context, acts)
 		return &messages.RmKillApplicationResponse{Killed: killed, State: messages.RmAppState(state)}, nil
 	})
-	actor.HandleAsk(r, func(*actor.CallContext, *messages.RmGetClusterNodes) (*messages.RmClusterNodes, error) {
+	actor.HandleAsk(r, func(ctx *actor.CallContext, _ *messages.RmGetClusterNodes) (*messages.RmClusterNodes, error) {
+		if err := e.requireClusterKey(ctx, "the list of nodes"); err != nil {
+			return nil, err
+		}
 		return &messages.RmClusterNodes{Nodes: core.nodeReports()}, nil
 	})
-	actor.HandleAsk(r, func(_ *actor.CallContext, m *messages.RmGetApplications) (*messages.RmApplications, error) {
+	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.RmGetApplications) (*messages.RmApplications, error) {
+		if err := e.requireClusterKey(ctx, "the list of applications"); err != nil {
+			return nil, err
+		}
 		return core.applications(m.GetStates()), nil
 	})
 	// Application masters.
-	actor.HandleAsk(r, func(_ *actor.CallContext, m *messages.AmRegister) (*messages.AmRegisterResponse, error) {
+	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.AmRegister) (*messages.AmRegisterResponse, error) {
+		if err := e.requireAppKey(ctx, m.GetAppId(), "an application master's registration"); err != nil {
+			return nil, err
+		}
 		resp, err := core.registerAM(m)
 		if err != nil {
 			return nil, err
@@ -97,6 +123,9 @@ func newRMEndpoint(rm *ResourceManager, core *rmCore) *rmEndpoint {
 		return resp, nil
 	})
 	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.AmAllocate) (*messages.AmAllocateResponse, error) {
+		if err := e.requireAppKey(ctx, m.GetAppId(), "an allocation"); err != nil {
+			return nil, err
+		}
 		resp, acts, err := core.allocateFor(m)
 		if err != nil {
 			return nil, err
@@ -105,6 +134,9 @@ func newRMEndpoint(rm *ResourceManager, core *rmCore) *rmEndpoint {
 		return resp, nil
 	})
 	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.AmUnregister) (*messages.AmUnregisterResponse, error) {
+		if err := e.requireAppKey(ctx, m.GetAppId(), "an application master's unregistration"); err != nil {
+			return nil, err
+		}
 		acts, err := core.unregisterAM(m)
 		if err != nil {
 			return nil, err
@@ -115,6 +147,9 @@ func newRMEndpoint(rm *ResourceManager, core *rmCore) *rmEndpoint {
 	})
 	// Node managers.
 	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.NmRegister) (*messages.NmRegisterResponse, error) {
+		if err := e.requireClusterKey(ctx, "a node's registration"); err != nil {
+			return nil, err
+		}
 		acts := core.registerNode(m)
 		e.log.Info().Str("node", m.GetNodeId()).Int64("memoryMB", m.GetCapability().GetMemoryMb()).
 			Int32("cores", m.GetCapability().GetCores()).Msg("node registered")
@@ -122,6 +157,9 @@ func newRMEndpoint(rm *ResourceManager, core *rmCore) *rmEndpoint {
 		return &messages.NmRegisterResponse{HeartbeatIntervalMs: 1000}, nil
 	})
 	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.NmHeartbeat) (*messages.NmHeartbeatResponse, error) {
+		if err := e.requireClusterKey(ctx, "a node's heartbeat"); err != nil {
+			return nil, err
+		}
 		resp, acts := core.heartbeat(m)
 		e.run(ctx.Context, acts)
 		return resp, nil
@@ -155,14 +193,24 @@ func (e *rmEndpoint) submit(m *messages.RmSubmitApplication) ([]rmAction, error)
 	if a.state != StateNew {
 		return nil, fmt.Errorf("%w: application %s is already %s", ErrInvalidState, a.id, a.state)
 	}
+	if e.rm.auth && len(m.GetAppSecret()) == 0 {
+		return nil, fmt.Errorf("%w: application %s has no secret: with spark.authenticate on, the submitter generates one", ErrPermissionDenied, a.id)
+	}
 	dir := e.stagingDir(a.id)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := mkdirPrivate(dir); err != nil {
 		return nil, fmt.Errorf("cluster: staging folder of %s: %w", a.id, err)
 	}
-	conf := propertiesText(m.GetConf())
-	if err := os.WriteFile(filepath.Join(dir, StagingConfFile), conf, 0o600); err != nil {
+	// Neither the staged conf nor the AM's holds a secret: the AM gets the
+	// application's on a pipe (RmLaunchContext.secret) and presents its
+	// application id as key id.
+	staged := withoutSecrets(m.GetConf())
+	if err := writePrivate(filepath.Join(dir, StagingConfFile), propertiesText(staged)); err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("cluster: staging folder of %s: %w", a.id, err)
+	}
+	conf := propertiesText(staged)
+	if len(m.GetAppSecret()) > 0 {
+		conf = propertiesText(containerAuthConf(staged, a.id))
 	}
 	lc := proto.Clone(m.GetAmLaunchContext()).(*messages.RmLaunchContext)
 	if lc == nil {
@@ -172,14 +220,19 @@ func (e *rmEndpoint) submit(m *messages.RmSubmitApplication) ([]rmAction, error)
 		lc.Files = map[string][]byte{}
 	}
 	lc.Files[StagingConfFile] = conf
+	lc.Secret = m.GetAppSecret()
 	req := proto.Clone(m).(*messages.RmSubmitApplication)
 	req.AmLaunchContext = lc
+	req.Conf = nil
 	acts, err := e.core.submit(req)
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
 	}
 	a.staged = true
+	if len(m.GetAppSecret()) > 0 {
+		e.rm.keys.set(a.id, m.GetAppSecret())
+	}
 	return acts, nil
 }
 
@@ -194,6 +247,8 @@ func (e *rmEndpoint) run(ctx *actor.Context, acts []rmAction) {
 	self := ctx.Self()
 	for _, a := range acts {
 		switch a.kind {
+		case actForgetSecret:
+			e.rm.keys.forget(a.appID)
 		case actRemoveStaging:
 			if err := os.RemoveAll(e.stagingDir(a.appID)); err != nil {
 				e.log.Warn().Err(err).Str("app", a.appID).Msg("cannot remove the staging folder")
@@ -224,6 +279,33 @@ func (e *rmEndpoint) run(ctx *actor.Context, acts []rmAction) {
 			}()
 		}
 	}
+}
+
+// ReceiveAndReply handles AmStartContainer, which it answers once the node
+// manager has, and hands every other ask to the Router.
+func (e *rmEndpoint) ReceiveAndReply(ctx *actor.CallContext, msg proto.Message) error {
+	m, ok := msg.(*messages.AmStartContainer)
+	if !ok {
+		return e.Router.ReceiveAndReply(ctx, msg)
+	}
+	if err := e.requireAppKey(ctx, m.GetAppId(), "a container start"); err != nil {
+		return err
+	}
+	act, err := e.core.startExecutor(m.GetAppId(), m.GetContainerId(), m.GetLaunchContext())
+	if err != nil {
+		return err
+	}
+	nm := e.rm.env.RemoteRef(parseNodeAddress(act.nodeAddress), NodeManagerEndpointName)
+	f := nm.Ask(context.Background(), act.start)
+	go func() {
+		res, err := actor.ResultAs[*messages.NmStartContainerResponse](f)
+		if err != nil {
+			ctx.SendFailure(err)
+			return
+		}
+		ctx.Reply(res)
+	}()
+	return nil
 }
 
 // parseNodeAddress parses a node manager's "host:port"; a malformed one

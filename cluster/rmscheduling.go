@@ -24,7 +24,7 @@ func (c *rmCore) schedule() []rmAction {
 			continue
 		}
 		ct := c.allocate(a, n, a.amResource)
-		ct.am = true
+		ct.am, ct.launched = true, true
 		a.amContainer = ct
 		acts = append(acts, rmAction{kind: actStartContainer, nodeAddress: n.address, appID: a.id,
 			start: &messages.NmStartContainer{Container: c.containerProto(ct), AppId: a.id, LaunchContext: a.amLaunch}})
@@ -115,6 +115,32 @@ func (c *rmCore) allocateFor(req *messages.AmAllocate) (*messages.AmAllocateResp
 	a.completed = nil
 	resp.NumClusterNodes = int32(c.liveNodes())
 	return resp, acts, nil
+}
+
+// startExecutor checks that container id was allocated to the running
+// application appID, is not its AM's and was not started yet, and returns
+// the start to ask of its node manager: lc with the application's secret
+// and ACLs, which only the resource manager sets.
+func (c *rmCore) startExecutor(appID, id string, lc *messages.RmLaunchContext) (rmAction, error) {
+	a, err := c.app(appID)
+	if err != nil {
+		return rmAction{}, err
+	}
+	if a.state != StateRunning {
+		return rmAction{}, fmt.Errorf("%w: application %s is %s; only a running application starts containers", ErrInvalidState, a.id, a.state)
+	}
+	ct, ok := a.containers[id]
+	if !ok || ct.am {
+		return rmAction{}, fmt.Errorf("%w: container %s is not allocated to application %s", ErrPermissionDenied, id, a.id)
+	}
+	if ct.launched {
+		return rmAction{}, fmt.Errorf("%w: container %s of application %s was already started", ErrInvalidState, id, a.id)
+	}
+	ct.launched = true
+	out := &messages.RmLaunchContext{Command: lc.GetCommand(), Environment: lc.GetEnvironment(), Files: lc.GetFiles(),
+		Secret: a.secret, Acls: a.acls}
+	return rmAction{kind: actStartContainer, nodeAddress: ct.node.address, appID: a.id,
+		start: &messages.NmStartContainer{Container: c.containerProto(ct), AppId: a.id, LaunchContext: out}}, nil
 }
 
 func (c *rmCore) stopAction(ct *rmContainer, status int32, diag string) rmAction {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/netty"
 )
 
 // quietLogger returns log for an env whose connection failures are all
@@ -61,7 +62,20 @@ func runOnLocalCluster(ctx context.Context, cfg SubmitConfig, fn AppFunc, mode s
 	if err != nil {
 		return err
 	}
-	lc, err := StartLocalCluster(ctx, LocalClusterConfig{Workers: m.Workers, WorkerCores: m.WorkerCores, WorkerMemoryMB: m.WorkerMemoryMB,
+	// With spark.authenticate the embedded daemons share a secret of their
+	// own, which this process's client uses too; the application gets
+	// another (runOnRM).
+	var clusterSecret []byte
+	if authOn(conf) {
+		if clusterSecret, err = GenerateSecret(); err != nil {
+			return err
+		}
+		for _, k := range secretKeys {
+			conf.Remove(k)
+		}
+		conf.Set(netty.KeyAuthenticateSecret, string(clusterSecret))
+	}
+	lc, err := StartLocalCluster(ctx, LocalClusterConfig{Secret: clusterSecret, Workers: m.Workers, WorkerCores: m.WorkerCores, WorkerMemoryMB: m.WorkerMemoryMB,
 		AMNode: Resource{MemoryMB: amMem, Cores: amCores},
 		Dir:    conf.Get(KeyLocalClusterDir, ""), Executable: cfg.Executable, NodeExpiry: expiry, Logger: cfg.Logger,
 		EnvWhitelist: SplitList(conf.Get(KeyContainerEnvWhitelist, ""))})
@@ -119,15 +133,39 @@ func runOnRM(ctx context.Context, cfg SubmitConfig, fn AppFunc, rm actor.RpcAddr
 	if cfg.Network != nil {
 		net, clientNet = cfg.Network, cfg.Network
 	}
+	// The client talks to the resource manager with the cluster's secret
+	// (conf's, as given); the application, its driver here in client mode
+	// included, uses its own secret, generated here as Spark on YARN does.
 	cenv, err := clientNet.Client("sparkSubmit", conf.Clone())
 	if err != nil {
 		return err
 	}
 	defer shutdownEnv(cenv, log)
 	client := NewClient(cenv, rm)
+	var appSecret []byte
+	appKeys := NewAppKeys()
+	if authOn(conf) {
+		if appSecret, err = GenerateSecret(); err != nil {
+			return err
+		}
+		for _, k := range secretKeys {
+			conf.Remove(k)
+		}
+		conf.Set(netty.KeyAuthenticateSecret, string(appSecret))
+		if tn, ok := net.(TCPNetwork); ok {
+			// A client-mode AM dials the driver with its application id.
+			tn.AuthKeys = appKeys.Lookup
+			net = tn
+		}
+	}
+	acls, err := ACLsFromConf(conf)
+	if err != nil {
+		return err
+	}
 	printer := &reportPrinter{w: cfg.Stderr, tty: isTerminal(cfg.Stderr), hideLogs: embedded && !conf.Contains(KeyLocalClusterDir)}
 	sub := Submission{Name: conf.Get(KeyAppName, cfg.Class), Queue: conf.Get(KeyQueue, "default"),
-		ExecutorResource: Resource{MemoryMB: execMem, Cores: execCores}, ReportInterval: reportInterval}
+		ExecutorResource: Resource{MemoryMB: execMem, Cores: execCores}, ReportInterval: reportInterval,
+		AppSecret: appSecret, ACLs: acls}
 	if !embedded {
 		checkCapacity(ctx, cfg.Stderr, client, conf, mode, sub.ExecutorResource)
 	}
@@ -176,7 +214,7 @@ func runOnRM(ctx context.Context, cfg SubmitConfig, fn AppFunc, rm actor.RpcAddr
 		return err
 	}
 	printer.noTasks = true
-	return runClientMode(ctx, cfg, fn, client, sub, net, printer)
+	return runClientMode(ctx, cfg, fn, client, sub, net, printer, appKeys)
 }
 
 // localHostFor returns this machine's address on the route to addr (so

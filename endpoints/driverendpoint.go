@@ -95,12 +95,20 @@ func (e *driverEndpoint) killTask(_ *actor.Context, m *messages.KillTask) error 
 	return ex.ref.Send(m)
 }
 
+// isSecretKey reports whether key says where the driver's secret comes
+// from (spark.authenticate.secret, .secret.file, .keyId): an executor has
+// its own, handed to it by its node manager, and the driver's never leaves
+// its process.
+func isSecretKey(key string) bool {
+	return key == "spark.authenticate.secret" || key == "spark.authenticate.secret.file" || key == "spark.authenticate.keyId"
+}
+
 // retrieveSparkAppConfig answers an executor's config fetcher with the
-// application's spark.* properties.
+// application's spark.* properties, but those of its secret.
 func (e *driverEndpoint) retrieveSparkAppConfig(_ *actor.CallContext, m *messages.RetrieveSparkAppConfig) (*messages.SparkAppConfig, error) {
 	props := e.d.env.Conf().All()
 	for k := range props {
-		if !strings.HasPrefix(k, "spark.") {
+		if !strings.HasPrefix(k, "spark.") || isSecretKey(k) {
 			delete(props, k)
 		}
 	}

@@ -21,6 +21,7 @@ func init() { subcommands = append(subcommands, newAppsCmd) }
 
 func newAppsCmd() *cobra.Command {
 	var rm, states string
+	var cf clientConfFlags
 	cmd := &cobra.Command{
 		Use:   "apps --rm HOST:PORT [--state STATES]",
 		Short: "List the applications of a resource manager (yarn application -list)",
@@ -47,7 +48,7 @@ that have not ended: SUBMITTED,ACCEPTED,RUNNING.`,
 			if err != nil {
 				return err
 			}
-			return withRMClient(cmd, addr, "sparkrpcApps", func(ctx context.Context, c *cluster.Client) error {
+			return withRMClient(cmd, addr, &cf, "sparkrpcApps", func(ctx context.Context, c *cluster.Client) error {
 				apps, err := c.Applications(ctx, want...)
 				if err != nil {
 					return &exitError{code: 1, err: fmt.Errorf("cannot list the applications of rm://%s: %w", addr.HostPort(), err)}
@@ -59,6 +60,7 @@ that have not ended: SUBMITTED,ACCEPTED,RUNNING.`,
 	}
 	cmd.Flags().StringVar(&rm, "rm", "", "the resource manager's `HOST:PORT` (or rm://HOST:PORT)")
 	cmd.Flags().StringVar(&states, "state", "", "comma-separated `STATES` to list, or ALL (default SUBMITTED,ACCEPTED,RUNNING)")
+	cf.add(cmd)
 	return cmd
 }
 
@@ -93,11 +95,27 @@ func parseStates(s string) ([]cluster.AppState, error) {
 	return out, nil
 }
 
+// clientConfFlags are the conf flags of a resource manager's client
+// command: with spark.authenticate, where the cluster's secret is.
+type clientConfFlags struct {
+	propertiesFile string
+	confs          []string
+}
+
+func (f *clientConfFlags) add(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.propertiesFile, "properties-file", "", "a `FILE` of properties (key value lines), e.g. spark.authenticate and spark.authenticate.secret (mode 0600)")
+	cmd.Flags().StringArrayVar(&f.confs, "conf", nil, "a configuration property `KEY=VALUE` (repeatable), e.g. spark.authenticate.secret.file=FILE")
+}
+
 // withRMClient runs fn with a client of the resource manager at addr; fn's
 // context ends on SIGINT or SIGTERM.
-func withRMClient(cmd *cobra.Command, addr actor.RpcAddress, name string, fn func(context.Context, *cluster.Client) error) error {
+func withRMClient(cmd *cobra.Command, addr actor.RpcAddress, cf *clientConfFlags, name string, fn func(context.Context, *cluster.Client) error) error {
+	conf, err := parseConfs(cf.propertiesFile, cf.confs)
+	if err != nil {
+		return err
+	}
 	log := newLogger(cmd.ErrOrStderr(), zerolog.WarnLevel, name)
-	env, err := cluster.TCPNetwork{Logger: &log}.Client(name, nil)
+	env, err := cluster.TCPNetwork{Logger: &log}.Client(name, conf)
 	if err != nil {
 		return err
 	}

@@ -31,16 +31,16 @@ const defaultPortMaxRetries = 16
 // retried on port+1, port+2, ... up to spark.port.maxRetries times (Spark's
 // Utils.startServiceOnPort), each move logged; past that, or with
 // spark.port.maxRetries=0, a port in use is an error naming the key.
-func listen(n cluster.TCPNetwork, name string, conf *actor.Conf, port int, log zerolog.Logger) (*actor.Env, error) {
+func listen(n cluster.TCPNetwork, name string, conf *actor.Conf, port int, log zerolog.Logger) (*actor.Env, *netty.Transport, error) {
 	if conf == nil {
 		conf = actor.NewConf()
 	}
 	retries, err := conf.GetInt(keyPortMaxRetries, defaultPortMaxRetries)
 	if err != nil {
-		return nil, usagef("%v", err)
+		return nil, nil, usagef("%v", err)
 	}
 	if retries < 0 {
-		return nil, usagef("%s must be at least 0, not %d", keyPortMaxRetries, retries)
+		return nil, nil, usagef("%s must be at least 0, not %d", keyPortMaxRetries, retries)
 	}
 	if port == 0 {
 		retries = 0 // a random port is never in use
@@ -48,12 +48,12 @@ func listen(n cluster.TCPNetwork, name string, conf *actor.Conf, port int, log z
 	one := conf.Clone().Set(keyPortMaxRetries, "0") // the moves are made and logged here
 	for i := 0; ; i++ {
 		p := port + i
-		env, err := n.Listen(name, one, p)
+		env, t, err := n.ListenTransport(name, one, p)
 		if err == nil {
-			return env, nil
+			return env, t, nil
 		}
 		if !errors.Is(err, syscall.EADDRINUSE) {
-			return nil, err
+			return nil, nil, err
 		}
 		if i >= retries || p >= 65535 {
 			host := n.BindHost
@@ -61,9 +61,9 @@ func listen(n cluster.TCPNetwork, name string, conf *actor.Conf, port int, log z
 				host = "127.0.0.1"
 			}
 			if retries == 0 {
-				return nil, fmt.Errorf("cannot listen on %s port %d: the port is in use (%s=0: no other port is tried)", host, port, keyPortMaxRetries)
+				return nil, nil, fmt.Errorf("cannot listen on %s port %d: the port is in use (%s=0: no other port is tried)", host, port, keyPortMaxRetries)
 			}
-			return nil, fmt.Errorf("cannot listen on %s: ports %d to %d are in use (%s=%d)", host, port, p, keyPortMaxRetries, retries)
+			return nil, nil, fmt.Errorf("cannot listen on %s: ports %d to %d are in use (%s=%d)", host, port, p, keyPortMaxRetries, retries)
 		}
 		log.Warn().Msgf("Service '%s' could not bind on port %d (in use). Attempting port %d (%s=%d).", name, p, p+1, keyPortMaxRetries, retries)
 	}
@@ -73,14 +73,17 @@ func listen(n cluster.TCPNetwork, name string, conf *actor.Conf, port int, log z
 // port in use (Spark's spark.port.maxRetries).
 const keyPortMaxRetries = netty.KeyPortMaxRetries
 
-// parseConfs returns the configuration of repeated --conf KEY=VALUE flags.
-func parseConfs(kvs []string) (*actor.Conf, error) {
-	conf := actor.NewConf()
-	for _, kv := range kvs {
-		if err := setConfArg(conf, kv); err != nil {
-			return nil, err
-		}
+// parseConfs returns the configuration of a daemon's --properties-file
+// and repeated --conf KEY=VALUE flags, and of the environment
+// (SPARKRPC_AUTH_SECRET), checking that authentication, when on, has a
+// secret.
+func parseConfs(propertiesFile string, kvs []string) (*actor.Conf, error) {
+	conf, err := daemonConf(propertiesFile, kvs)
+	if err != nil {
+		return nil, err
 	}
-	applyEnvironment(conf)
+	if err := authSecretCheck(conf); err != nil {
+		return nil, usagef("%v", err)
+	}
 	return conf, nil
 }

@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/rs/zerolog"
+	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/endpoints"
 	"github.com/spf13/cobra"
@@ -17,7 +18,7 @@ func init() { subcommands = append(subcommands, newExecutorCmd) }
 
 func newExecutorCmd() *cobra.Command {
 	var cfg endpoints.ExecutorConfig
-	var workerURL string
+	var workerURL, propertiesFile string
 	cmd := &cobra.Command{
 		Use:   "executor --driver-url URL --executor-id ID --hostname HOST --cores N --app-id APP_ID [--resourceProfileId N]",
 		Short: "Run an executor (Spark's CoarseGrainedExecutorBackend)",
@@ -49,11 +50,29 @@ and exits 0. It exits 1 when the driver refuses it or goes away.`,
 					cfg.LogURLs[strings.ToLower(name)] = v
 				}
 			}
+			// The conf file its application master wrote; with
+			// spark.authenticate it names the pipe of the application's
+			// secret, read once here.
+			conf := actor.NewConf()
+			if propertiesFile != "" {
+				file, err := os.Open(propertiesFile)
+				if err != nil {
+					return usagef("--properties-file: %v", err)
+				}
+				err = conf.LoadProperties(file)
+				file.Close()
+				if err != nil {
+					return usagef("--properties-file %s: %v", propertiesFile, err)
+				}
+			}
+			if err := inlineSecretFile(conf); err != nil {
+				return err
+			}
 			log := newLogger(cmd.ErrOrStderr(), zerolog.InfoLevel, "executor")
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			err := endpoints.RunExecutor(ctx, cfg, endpoints.WithEnvFactory(cluster.TCPNetwork{Logger: &log}.Client),
-				endpoints.WithLogger(log))
+				endpoints.WithLogger(log), endpoints.WithExecutorConf(conf))
 			var ee *endpoints.ExitError
 			if errors.As(err, &ee) {
 				return &exitError{code: ee.Code, err: err}
@@ -70,5 +89,6 @@ and exits 0. It exits 1 when the driver refuses it or goes away.`,
 	fl.StringVar(&cfg.AppID, "app-id", "", "the application id")
 	fl.IntVar(&cfg.ResourceProfileID, "resourceProfileId", 0, "the executor's resource profile id")
 	fl.StringVar(&workerURL, "worker-url", "", "ignored (standalone mode's worker)")
+	fl.StringVar(&propertiesFile, "properties-file", "", "the executor's conf `FILE` (properties; its application master writes it into the container)")
 	return cmd
 }

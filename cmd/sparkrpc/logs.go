@@ -15,6 +15,7 @@ func init() { subcommands = append(subcommands, newLogsCmd) }
 
 func newLogsCmd() *cobra.Command {
 	var rm, container, files string
+	var cf clientConfFlags
 	cmd := &cobra.Command{
 		Use:   "logs --rm HOST:PORT APP_ID [--container CONTAINER_ID] [--log-files NAMES]",
 		Short: "Print the container logs of an application (yarn logs -applicationId)",
@@ -47,7 +48,7 @@ were written. Nodes the resource manager has lost are named on stderr.`,
 					wantFile[f] = true
 				}
 			}
-			return withRMClient(cmd, addr, "sparkrpcLogs", func(ctx context.Context, c *cluster.Client) error {
+			return withRMClient(cmd, addr, &cf, "sparkrpcLogs", func(ctx context.Context, c *cluster.Client) error {
 				listing, err := c.ApplicationLogs(ctx, appID)
 				if err != nil {
 					return &exitError{code: 1, err: fmt.Errorf("cannot get the logs of %s: %w", appID, err)}
@@ -91,6 +92,7 @@ were written. Nodes the resource manager has lost are named on stderr.`,
 	cmd.Flags().StringVar(&rm, "rm", "", "the resource manager's `HOST:PORT` (or rm://HOST:PORT)")
 	cmd.Flags().StringVar(&container, "container", "", "print only the logs of container `CONTAINER_ID`")
 	cmd.Flags().StringVar(&files, "log-files", "", "comma-separated log file `NAMES` to print, e.g. stderr (default all)")
+	cf.add(cmd)
 	return cmd
 }
 

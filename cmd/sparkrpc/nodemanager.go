@@ -27,6 +27,7 @@ func newNodeManagerCmd() *cobra.Command {
 		memory              string
 		grace, regTimeout   time.Duration
 		confs               []string
+		propertiesFile      string
 	)
 	cmd := &cobra.Command{
 		Use:   "nodemanager --rm HOST:PORT [--memory SIZE] [--cores N]",
@@ -67,7 +68,7 @@ listens on --webui-port, moving up the same way.`,
 			if regTimeout <= 0 {
 				return usagef("--register-timeout must be positive")
 			}
-			conf, err := parseConfs(confs)
+			conf, err := parseConfs(propertiesFile, confs)
 			if err != nil {
 				return err
 			}
@@ -84,7 +85,7 @@ listens on --webui-port, moving up the same way.`,
 			if log.GetLevel() > zerolog.DebugLevel {
 				envLog = log.Level(max(log.GetLevel(), zerolog.ErrorLevel))
 			}
-			env, err := listen(cluster.TCPNetwork{BindHost: bind, AdvertiseHost: host, Logger: &envLog}, "sparkNodeManager", conf, port, log)
+			env, transport, err := listen(cluster.TCPNetwork{BindHost: bind, AdvertiseHost: host, Logger: &envLog}, "sparkNodeManager", conf, port, log)
 			if err != nil {
 				return err
 			}
@@ -95,7 +96,8 @@ listens on --webui-port, moving up the same way.`,
 			}
 			nm, err := cluster.StartNodeManager(ctx, env, cluster.NodeManagerConfig{ResourceManager: rmAddr,
 				Capability: cluster.Resource{MemoryMB: mem >> 20, Cores: cores}, Dir: dir, KillGrace: grace,
-				RegisterTimeout: regTimeout, Logger: &log, EnvWhitelist: cluster.SplitList(conf.Get(cluster.KeyContainerEnvWhitelist, ""))})
+				RegisterTimeout: regTimeout, Logger: &log, EnvWhitelist: cluster.SplitList(conf.Get(cluster.KeyContainerEnvWhitelist, "")),
+				PeerKeyID: transport.PeerKeyID, AdminACLs: cluster.SplitList(conf.Get(cluster.KeyAdminACLs, ""))})
 			if err != nil {
 				if ctx.Err() != nil {
 					log.Info().Msg("stopped before registering with the resource manager")
@@ -125,7 +127,8 @@ listens on --webui-port, moving up the same way.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&rm, "rm", "", "the resource manager's HOST:PORT")
+	fl.StringVar(&rm, "rm", "", "the resource manager's HOST:PORT (as it advertises it: container starts are taken from that identity only)")
+	fl.StringVar(&propertiesFile, "properties-file", "", "a `FILE` of properties (key value lines), e.g. spark.authenticate and spark.authenticate.secret (mode 0600)")
 	fl.StringVar(&host, "host", "127.0.0.1", "the host name or address the resource manager and application masters use to reach this node")
 	fl.StringVar(&bind, "bind-address", "", "the address to listen on (default: --host; 0.0.0.0 for every interface)")
 	fl.IntVar(&port, "port", 0, "the port to listen on (0: a random port)")

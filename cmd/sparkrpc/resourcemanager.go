@@ -25,6 +25,7 @@ func newResourceManagerCmd() *cobra.Command {
 		expiry                      time.Duration
 		verbose                     bool
 		confs                       []string
+		propertiesFile              string
 	)
 	cmd := &cobra.Command{
 		Use:   "resourcemanager [--host HOST] [--port PORT]",
@@ -53,7 +54,7 @@ in use is an error.`,
 			if uiPort > 65535 {
 				return usagef("--webui-port must be at most 65535")
 			}
-			conf, err := parseConfs(confs)
+			conf, err := parseConfs(propertiesFile, confs)
 			if err != nil {
 				return err
 			}
@@ -64,7 +65,11 @@ in use is an error.`,
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			log := newLogger(cmd.ErrOrStderr(), level, "resourcemanager")
-			env, err := listen(cluster.TCPNetwork{BindHost: bind, AdvertiseHost: host, Logger: &log}, "sparkResourceManager", conf, port, log)
+			// Application masters authenticate with their application's
+			// secret, under its id.
+			keys := cluster.NewAppKeys()
+			env, transport, err := listen(cluster.TCPNetwork{BindHost: bind, AdvertiseHost: host, Logger: &log, AuthKeys: keys.Lookup},
+				"sparkResourceManager", conf, port, log)
 			if err != nil {
 				return err
 			}
@@ -74,7 +79,8 @@ in use is an error.`,
 					qs = append(qs, q)
 				}
 			}
-			rm, err := cluster.StartResourceManager(env, cluster.ResourceManagerConfig{Queues: qs, StagingDir: staging, NodeExpiry: expiry, Logger: &log})
+			rm, err := cluster.StartResourceManager(env, cluster.ResourceManagerConfig{Queues: qs, StagingDir: staging, NodeExpiry: expiry, Logger: &log,
+				AppKeys: keys, PeerKeyID: transport.PeerKeyID, AdminACLs: cluster.SplitList(conf.Get(cluster.KeyAdminACLs, ""))})
 			if err != nil {
 				shutdownEnv(env)
 				return err
@@ -102,6 +108,7 @@ in use is an error.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&host, "host", "127.0.0.1", "the host name or address node managers and clients use to reach it")
+	fl.StringVar(&propertiesFile, "properties-file", "", "a `FILE` of properties (key value lines), e.g. spark.authenticate and spark.authenticate.secret (mode 0600)")
 	fl.StringVar(&bind, "bind-address", "", "the address to listen on (default: --host; 0.0.0.0 for every interface)")
 	fl.IntVar(&port, "port", 8032, "the port to listen on (0: a random port)")
 	fl.IntVar(&uiPort, "webui-port", webui.DefaultResourceManagerUIPort, "the web UI's port, on --bind-address (0: a random port; -1: no web UI)")

@@ -108,3 +108,25 @@ func authSecretCheck(conf *actor.Conf) error {
 	}
 	return nil
 }
+
+// inlineSecretFile reads the secret file conf names (a container's is the
+// pipe its node manager handed it, which can be read once) into conf, in
+// this process's memory only, so that every env the process creates
+// authenticates with it.
+func inlineSecretFile(conf *actor.Conf) error {
+	path, ok := conf.Lookup(netty.KeyAuthenticateSecretFile)
+	if !ok || path == "" || conf.Contains(netty.KeyAuthenticateSecret) {
+		return nil
+	}
+	on, err := conf.GetBool(netty.KeyAuthenticate, false)
+	if err != nil || !on {
+		return err
+	}
+	secret, err := netty.ReadSecretFile(path)
+	if err != nil {
+		return err
+	}
+	conf.Remove(netty.KeyAuthenticateSecretFile)
+	conf.Set(netty.KeyAuthenticateSecret, string(secret))
+	return nil
+}

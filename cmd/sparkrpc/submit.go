@@ -269,7 +269,11 @@ func runAppAction(ctx context.Context, cmd *cobra.Command, master cluster.Master
 	// Connection failures come back as the error of the call: no warning
 	// before it.
 	log := newLogger(cmd.ErrOrStderr(), zerolog.ErrorLevel, "submit")
-	env, err := cluster.TCPNetwork{Logger: &log}.Client("sparkSubmit", nil)
+	conf, err := parseConfs(f.propertiesFile, f.confs)
+	if err != nil {
+		return err
+	}
+	env, err := cluster.TCPNetwork{Logger: &log}.Client("sparkSubmit", conf)
 	if err != nil {
 		return err
 	}
@@ -336,6 +340,9 @@ func newApplicationMasterCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
+			}
+			if err := inlineSecretFile(conf); err != nil {
+				return err
 			}
 			host := os.Getenv("NM_HOST")
 			if host == "" {
