@@ -16,7 +16,7 @@ func TestSecretOnCommandLineRefused(t *testing.T) {
 		{"submit", "--master", "local[1]", "--conf", "spark.authenticate=true", "--conf", " spark.authenticate.secret = s3cr3t", "--class", "SparkPi", "1"},
 	} {
 		_, stderr, code := runBin(t, marker, 30*time.Second, args...)
-		if code != 2 || !strings.Contains(stderr, "spark.authenticate.secret must not be given with --conf") ||
+		if code != 1 || !strings.Contains(stderr, "spark.authenticate.secret must not be given with --conf") ||
 			!strings.Contains(stderr, "spark.authenticate.secret.file") || !strings.Contains(stderr, "SPARKRPC_AUTH_SECRET") {
 			t.Errorf("%s: exit %d\n%s", args[0], code, stderr)
 		}
