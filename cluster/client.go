@@ -137,7 +137,11 @@ func (c *Client) Kill(ctx context.Context, appID, diagnostics string) (bool, err
 // application's driver when it runs here (client mode), for the
 // application's report. It does not wait for an answer.
 func (c *Client) ReportProgress(appID string, total, done, running int) error {
-	return c.rm.Send(&messages.RmTaskProgress{AppId: appID, TasksTotal: int32(total), TasksDone: int32(done), TasksRunning: int32(running)})
+	// An ask, so that the resource manager knows who reports; its answer
+	// does not matter.
+	f := c.rm.Ask(context.Background(), &messages.RmTaskProgress{AppId: appID, TasksTotal: int32(total), TasksDone: int32(done), TasksRunning: int32(running)})
+	go func() { _, _ = f.Result() }()
+	return nil
 }
 
 // Nodes returns the nodes the resource manager knows.

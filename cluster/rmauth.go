@@ -79,6 +79,14 @@ func (e *rmEndpoint) requireClusterOrAppKey(ctx *actor.CallContext, appID, what 
 	return nil
 }
 
+// requireSelf fails an ask that does not come from this env.
+func requireSelf(ctx *actor.CallContext, what string) error {
+	if id := ctx.SenderIdentity(); id != "" {
+		return fmt.Errorf("%w: %s is the resource manager's own; %s may not report it", ErrPermissionDenied, what, id)
+	}
+	return nil
+}
+
 func keyName(key string) string {
 	if key == "" {
 		return "the cluster's key"

@@ -123,3 +123,40 @@ func TestResourceManagerAuthorisesByKey(t *testing.T) {
 		})
 	}
 }
+
+// The outcome of a container's start is the resource manager's own: a peer
+// that reports one (as an ask or a one-way message) does not end an
+// application's master.
+func TestResourceManagerTakesContainerOutcomesFromItselfOnly(t *testing.T) {
+	mc := newMemCluster(t, cluster.Resource{MemoryMB: 1024, Cores: 2})
+	h := mc.submitShell(`sleep 60`, cluster.Resource{MemoryMB: 256, Cores: 1})
+	var am string
+	eventually(t, 10*time.Second, "the AM container", func() bool {
+		r, err := h.Poll(context.Background())
+		am = r.AMContainerID
+		return err == nil && am != "" && len(mc.nms[0].Containers()) == 1
+	})
+	log := zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.ErrorLevel)
+	env, err := actor.NewEnv("rogue", nil, actor.WithTransport(mc.net.ClientTransport()), actor.WithLogger(log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { env.Shutdown(context.Background()) })
+	rm := env.RemoteRef(mc.rm.Address(), cluster.ResourceManagerEndpointName)
+	fake := &messages.RmContainerStatus{ContainerId: am, State: messages.RmContainerState_RM_CONTAINER_STATE_COMPLETE, ExitStatus: 1,
+		Diagnostics: "forged"}
+	if _, err := rm.AskSync(testContext(t, 10*time.Second), fake); err == nil || !strings.Contains(err.Error(), "permission denied") {
+		t.Fatalf("a forged container status: %v, want permission denied", err)
+	}
+	if err := rm.Send(fake); err != nil {
+		t.Fatal(err)
+	}
+	// Asked after the one-way message, on the same connection: answered after it.
+	r, err := actor.AskAs[*messages.RmApplicationReport](testContext(t, 10*time.Second), rm, &messages.RmGetApplicationReport{AppId: h.AppID()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cluster.AppState(r.GetState()).Terminal() || strings.Contains(r.GetDiagnostics(), "forged") {
+		t.Fatalf("a forged status ended the application: %v", r)
+	}
+}

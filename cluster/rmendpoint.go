@@ -34,22 +34,34 @@ func newRMEndpoint(rm *ResourceManager, core *rmCore) *rmEndpoint {
 	// One-way messages: the endpoint's own ticks and the outcome of the
 	// container starts it asked for, and a client-mode driver's progress.
 	actor.Handle(r, e.checkNodes)
-	actor.Handle(r, func(ctx *actor.Context, m *messages.RmContainerStatus) error {
-		e.run(ctx, core.containerCompleted(m))
-		e.run(ctx, core.schedule())
-		return nil
+	// The outcomes of container starts are asks of the endpoint to itself:
+	// a one-way message carries no sender, and no other peer may report
+	// them.
+	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.RmContainerStatus) (*messages.BoolReply, error) {
+		if err := requireSelf(ctx, "a container's status"); err != nil {
+			return nil, err
+		}
+		e.run(ctx.Context, core.containerCompleted(m))
+		e.run(ctx.Context, core.schedule())
+		return &messages.BoolReply{Value: true}, nil
 	})
-	actor.Handle(r, func(_ *actor.Context, m *messages.RmTaskProgress) error {
-		core.taskProgress(m)
-		return nil
-	})
-	actor.Handle(r, func(_ *actor.Context, m *messages.RmContainerStarted) error {
+	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.RmContainerStarted) (*messages.BoolReply, error) {
+		if err := requireSelf(ctx, "a container's start"); err != nil {
+			return nil, err
+		}
 		for _, a := range core.apps {
 			if a.amContainer != nil && a.amContainer.id == m.GetContainerId() {
 				a.amLogDir = m.GetNodeId() + ":" + m.GetLogDir()
 			}
 		}
-		return nil
+		return &messages.BoolReply{Value: true}, nil
+	})
+	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.RmTaskProgress) (*messages.BoolReply, error) {
+		if err := e.requireClusterOrAppKey(ctx, m.GetAppId(), "task progress"); err != nil {
+			return nil, err
+		}
+		core.taskProgress(m)
+		return &messages.BoolReply{Value: true}, nil
 	})
 	// Clients.
 	actor.HandleAsk(r, func(ctx *actor.CallContext, _ *messages.RmNewApplication) (*messages.RmNewApplicationResponse, error) {
@@ -262,11 +274,11 @@ func (e *rmEndpoint) run(ctx *actor.Context, acts []rmAction) {
 				id := start.GetContainer().GetContainerId()
 				if err != nil {
 					e.log.Warn().Err(err).Str("container", id).Msg("cannot start container")
-					_ = self.Send(&messages.RmContainerStatus{ContainerId: id, State: messages.RmContainerState_RM_CONTAINER_STATE_COMPLETE,
+					self.Ask(context.Background(), &messages.RmContainerStatus{ContainerId: id, State: messages.RmContainerState_RM_CONTAINER_STATE_COMPLETE,
 						ExitStatus: containerExitInvalid, Diagnostics: "Cannot start container: " + err.Error()})
 					return
 				}
-				_ = self.Send(&messages.RmContainerStarted{ContainerId: id, LogDir: res.GetLogDir(), NodeId: start.GetContainer().GetNodeId()})
+				self.Ask(context.Background(), &messages.RmContainerStarted{ContainerId: id, LogDir: res.GetLogDir(), NodeId: start.GetContainer().GetNodeId()})
 			}()
 		case actStopContainer:
 			nm := e.rm.env.RemoteRef(parseNodeAddress(a.nodeAddress), NodeManagerEndpointName)
