@@ -36,8 +36,8 @@
 // NEW → SUBMITTED → ACCEPTED → RUNNING → FINISHED | FAILED | KILLED with a
 // final status, places containers without ever oversubscribing a node's
 // memory or cores, and fails the containers of nodes that miss heartbeats.
-// Each application gets a staging folder holding its configuration, removed
-// when it ends or its submission fails.
+// Each application gets a staging folder (0700) holding its configuration
+// without its secret, removed when it ends or its submission fails.
 //
 // A node manager registers with the resource manager, retrying with
 // exponential backoff and jitter (each attempt logged) for up to
@@ -68,6 +68,40 @@
 // final status. Its failures use Spark's
 // exit codes (13: no SparkContext in time, 15: the application failed or is
 // unknown, 11: too many executor failures).
+//
+// # Security
+//
+// With spark.authenticate on, every connection is authenticated (package
+// netty). The resource manager, the node managers and their clients share
+// the cluster's secret; each application has its own, which submit
+// generates (GenerateSecret) and sends with the submission
+// (Submission.AppSecret). The resource manager keeps it in memory only
+// (AppKeys, the resolver of its env's key ids) while the application
+// lives, and puts it in the launch context of each of the application's
+// containers; the node manager hands it to the process on an inherited pipe,
+// file descriptor 3 (ContainerSecretFile), which the container's conf names
+// as spark.authenticate.secret.file. No staged or container file holds a
+// secret. An application master dials with its application id as key id
+// (spark.authenticate.keyId). The resource manager takes an application
+// master's messages only from a connection authenticated with that
+// application's key, and client, admin and node-manager messages only with
+// the cluster's key (ResourceManagerConfig.PeerKeyID); a node manager takes
+// container starts and stops only from its resource manager
+// (NodeManagerConfig.PeerKeyID), so application masters start executors
+// through the resource manager (AmStartContainer), which checks the
+// container was allocated to them.
+//
+// Node managers check application and container ids against the forms the
+// resource manager mints (ValidateAppID, ValidateContainerID) before they
+// become paths, keep their folders 0700 and files 0600, give containers a
+// clean environment (NodeManagerConfig.EnvWhitelist adds variables) and
+// remove what dead containers left on start.
+//
+// Applications' ACLs follow Spark: spark.acls.enable, spark.admin.acls,
+// spark.modify.acls (kill) and spark.ui.view.acls (logs); the submitting
+// user owns the application. Clients name the requesting user (SPARK_USER
+// or the process's user, Client.AsUser); without Kerberos this is a claim,
+// as with YARN's simple authentication.
 //
 // # Web UI and tracking URL
 //
