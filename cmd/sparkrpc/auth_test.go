@@ -184,3 +184,46 @@ func TestSparkPiAuthenticatedOnResourceManager(t *testing.T) {
 		})
 	}
 }
+
+// runAs runs the binary to completion as user (SPARK_USER).
+func runAs(t *testing.T, marker, user string, d time.Duration, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	p := startIn(t, marker, t.TempDir(), []string{"SPARK_USER=" + user}, args...)
+	code = p.wait(t, d)
+	return p.stdout.String(), p.stderr.String(), code
+}
+
+// With spark.acls.enable another user may neither read an application's
+// logs nor kill it; its owner and the users its ACLs name may.
+func TestACLsRefuseOtherUsers(t *testing.T) {
+	marker := newMarker(t)
+	c := startRMCluster(t, marker, nil, []string{"--memory", "2g", "--cores", "2"})
+	defer c.stop(t)
+	master := "rm://" + c.addr
+	_, stderr, code := runAs(t, marker, "alice", time.Minute, "submit", "--master", master, "--deploy-mode", "cluster",
+		"--conf", "spark.acls.enable=true", "--conf", "spark.ui.view.acls=victor", "--conf", "spark.yarn.submit.waitAppCompletion=false",
+		"--conf", "spark.examples.sparkPi.taskDelay=200ms", "--num-executors", "1", "--class", "SparkPi", "2000")
+	m := appIDRe.FindStringSubmatch(stderr)
+	if code != 0 || m == nil {
+		t.Fatalf("submit: exit %d\n%s", code, stderr)
+	}
+	app := m[1]
+	eventually(t, time.Minute, "the application to run", func() bool {
+		out, _, _ := runBin(t, marker, 30*time.Second, "submit", "--master", master, "--status", app)
+		return strings.Contains(out, "state: RUNNING")
+	})
+	if _, stderr, code := runAs(t, marker, "mallory", time.Minute, "logs", "--rm", c.addr, app); code == 0 || !strings.Contains(stderr, "permission denied") {
+		t.Errorf("logs as another user: exit %d\n%s", code, stderr)
+	}
+	if out, stderr, code := runAs(t, marker, "victor", time.Minute, "logs", "--rm", c.addr, app); code != 0 || !strings.Contains(out, "LogType:stderr") {
+		t.Errorf("logs as a view-ACL user: exit %d\n%s%s", code, out, stderr)
+	}
+	for _, user := range []string{"mallory", "victor"} {
+		if _, stderr, code := runAs(t, marker, user, time.Minute, "submit", "--master", master, "--kill", app); code == 0 || !strings.Contains(stderr, "permission denied") {
+			t.Errorf("kill as %s: exit %d\n%s", user, code, stderr)
+		}
+	}
+	if out, stderr, code := runAs(t, marker, "alice", time.Minute, "submit", "--master", master, "--kill", app); code != 0 || !strings.Contains(out, "Killed application") {
+		t.Errorf("kill as the owner: exit %d\n%s%s", code, out, stderr)
+	}
+}
