@@ -79,8 +79,9 @@ func TestDaemonWebUIs(t *testing.T) {
 // With spark.authenticate on, the resource manager's UI wants the secret.
 func TestDaemonWebUIAuth(t *testing.T) {
 	marker := newMarker(t)
-	rm := start(t, marker, "resourcemanager", "--port", "0", "--webui-port", "0",
-		"--conf", "spark.authenticate=true", "--conf", "spark.authenticate.secret=s3cret")
+	// The secret from the environment: a command line may not carry it.
+	rm := startIn(t, marker, t.TempDir(), []string{envAuthSecret + "=s3cret"}, "resourcemanager", "--port", "0", "--webui-port", "0",
+		"--conf", "spark.authenticate=true")
 	url := uiURL(t, rm, "ResourceManager")
 	if code, body := httpGet(t, url+"/api/v1/applications"); code != 401 || !strings.Contains(body, "Authorization: Bearer") {
 		t.Fatalf("without the secret: %d %q", code, body)
