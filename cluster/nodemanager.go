@@ -34,9 +34,9 @@ type NodeManagerConfig struct {
 	// (required: both positive).
 	Capability Resource
 	// Dir is the node's local folder (required): container working folders
-	// go under Dir/apps, logs under Dir/logs/<app id>/<container id>. It and
-	// everything under it is private to the node manager's user (folders
-	// 0700, files 0600). A starting node manager removes the working
+	// go under Dir/apps, logs under Dir/logs/<app id>/<container id>. What the
+	// node manager creates in it is private to its user (folders 0700,
+	// files 0600); Dir itself is created 0700 when missing. A starting node manager removes the working
 	// folders that an earlier run's containers left in Dir/apps (their
 	// processes died with it); logs stay.
 	Dir string
@@ -178,11 +178,13 @@ func StartNodeManager(ctx context.Context, env *actor.Env, cfg NodeManagerConfig
 	return nm, nil
 }
 
-// prepareNodeDir creates the node's folder (0700), makes its apps and logs
-// folders private, and removes the working folders of containers that are
+// prepareNodeDir creates the node's folder (0700) if it is missing, makes
+// its logs folder and files private, and removes the working folders of containers that are
 // no longer running: a new node manager runs none yet.
 func prepareNodeDir(dir string) error {
-	if err := mkdirPrivate(dir); err != nil {
+	// A folder that exists keeps its mode (it may be shared); what the node
+	// manager creates in it is private.
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
 	if err := os.RemoveAll(filepath.Join(dir, "apps")); err != nil {

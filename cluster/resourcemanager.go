@@ -118,7 +118,7 @@ func StartResourceManager(env *actor.Env, cfg ResourceManagerConfig) (*ResourceM
 			return nil, fmt.Errorf("cluster: resource manager staging folder: %w", err)
 		}
 		rm.cfg.StagingDir, rm.ownStaging = d, true
-	} else if err := mkdirPrivate(cfg.StagingDir); err != nil {
+	} else if err := os.MkdirAll(cfg.StagingDir, 0o700); err != nil { // an existing folder keeps its mode; each application's is 0700
 		return nil, fmt.Errorf("cluster: resource manager staging folder: %w", err)
 	}
 	core := newRMCore(rm.ts, cfg.Queues, cfg.Now)
