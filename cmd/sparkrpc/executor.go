@@ -24,7 +24,10 @@ func newExecutorCmd() *cobra.Command {
 		Short: "Run an executor (Spark's CoarseGrainedExecutorBackend)",
 		Long: `Executor connects to the driver at --driver-url, fetches the application's
 configuration, registers as --executor-id and runs the tasks it is given
-until the driver stops it. Application masters start it in containers.
+until the driver stops it. Application masters start it in containers,
+with --properties-file naming the conf file they write into the container;
+with spark.authenticate its spark.authenticate.secret.file is the pipe on
+which the node manager hands the application's secret (read once).
 
 On SIGTERM it stops taking tasks, finishes the running ones, tells the driver
 and exits 0. It exits 1 when the driver refuses it or goes away.`,
