@@ -43,7 +43,10 @@ type SubmitConfig struct {
 	Class string
 	Args  []string
 	// Conf is the submission's configuration (nil: empty). Submit sets
-	// keys in it (spark.master, spark.app.id, defaults it fills in).
+	// keys in it (spark.master, spark.app.id, defaults it fills in). With
+	// spark.authenticate on a resource manager, its secret keys are the
+	// cluster's (the client's); Submit then replaces them, in Conf, with the
+	// application's generated secret, which the driver uses.
 	Conf *actor.Conf
 	// Stdout receives the application's output in local and client mode;
 	// Stderr the submission's progress (state changes, the task progress
