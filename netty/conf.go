@@ -33,6 +33,14 @@ const (
 	// at once (told why when not on TLS), counted in Stats.Refused and
 	// logged at most every 10 seconds. Default 1024.
 	KeyMaxPendingHandshakes = "spark.rpc.netty.maxPendingHandshakes"
+	// KeyIdentityProbeTimeout is how long an acceptor waits for the live
+	// connection of a listening identity to close when a second inbound
+	// connection claims that identity: a peer that restarted at the same
+	// address gets in once its old connection's end has arrived (at once
+	// when its process died, within TCP keepalive when its host did); a
+	// claim while the old connection stays up is refused with
+	// ErrIdentityInUse, counted in Stats.IdentityInUse. Default 1s.
+	KeyIdentityProbeTimeout = "spark.rpc.io.identityProbeTimeout"
 	// KeyConnectionCreationTimeout bounds a connect. Default
 	// spark.network.timeout (120s).
 	KeyConnectionCreationTimeout = "spark.rpc.io.connectionCreationTimeout"
@@ -101,11 +109,12 @@ const (
 
 // Defaults of the bounds.
 const (
-	defaultMaxQueuedBytes      = "64m"
-	defaultMaxInFlightBytes    = "64m"
-	defaultMaxInFlightMessages = 10000
-	defaultConnectBackoff      = "100ms"
-	defaultConnectBackoffMax   = "10s"
+	defaultMaxQueuedBytes       = "64m"
+	defaultMaxInFlightBytes     = "64m"
+	defaultMaxInFlightMessages  = 10000
+	defaultConnectBackoff       = "100ms"
+	defaultConnectBackoffMax    = "10s"
+	defaultIdentityProbeTimeout = "1s"
 )
 
 // positiveSize reads a size key in bytes that must be at least 1.

@@ -126,10 +126,52 @@ var testHookAccepted func(c *conn)
 // attach makes c the connection of peer p (the peer named in c.info when p is
 // nil). An inbound connection loses against one that this side dialled, or
 // that it is dialling when its identity is the smaller one, so that two envs
-// that dial each other at once end up with one connection; it replaces an
-// older inbound connection from the same peer (the peer restarted or
-// reconnected). It returns ErrDuplicateConnection when c lost.
+// that dial each other at once end up with one connection. An identity
+// cannot be taken over: a client-mode peer proved the key of its identity,
+// so its new connection replaces its old one (it reconnected); a second
+// inbound connection that claims a listening identity is kept only if the
+// live one closes within spark.rpc.io.identityProbeTimeout (the peer
+// restarted: the old connection's end is on its way), else it is refused
+// with ErrIdentityInUse. A connection this side dialled reached whoever
+// listens at the address, so it replaces an inbound one that claimed that
+// address meanwhile. It returns ErrDuplicateConnection when c lost.
 func (t *Transport) attach(c *conn, p *peer) error {
+	err := t.attachOnce(c, p)
+	var busy *identityBusy
+	if !errors.As(err, &busy) {
+		return err
+	}
+	if !t.awaitClosed(busy.live) {
+		return ErrIdentityInUse
+	}
+	// The live connection closed: the claim is the peer's new connection.
+	if err := t.attachOnce(c, p); !errors.As(err, &busy) {
+		return err
+	}
+	return ErrIdentityInUse
+}
+
+// identityBusy is attachOnce's answer when a live connection holds the
+// listening identity that an inbound connection claims.
+type identityBusy struct{ live *conn }
+
+func (e *identityBusy) Error() string { return ErrIdentityInUse.Error() }
+
+// awaitClosed waits at most spark.rpc.io.identityProbeTimeout for c to
+// close, and reports whether it did.
+func (t *Transport) awaitClosed(c *conn) bool {
+	timer := time.NewTimer(t.probeTimeout)
+	defer timer.Stop()
+	select {
+	case <-c.done:
+		return true
+	case <-timer.C:
+	case <-t.done:
+	}
+	return false
+}
+
+func (t *Transport) attachOnce(c *conn, p *peer) error {
 	if t.closing.Load() {
 		return ErrTransportClosed
 	}
@@ -163,12 +205,20 @@ func (t *Transport) attach(c *conn, p *peer) error {
 	var replaced *conn
 	dup := false
 	switch {
+	case c.outbound && p.conn != nil && !p.conn.outbound && !p.client:
+		// Attached while this side dialled, the inbound connection only
+		// claims the address that c reached.
+		replaced = p.conn
 	case c.outbound:
 		dup = p.conn != nil
 	case p.conn != nil && p.conn.outbound:
 		dup = true
+	case p.conn != nil && !p.client:
+		live := p.conn
+		p.mu.Unlock()
+		return &identityBusy{live: live}
 	case p.conn != nil:
-		replaced = p.conn
+		replaced = p.conn // the client proved its key: it reconnected
 	case p.dialing && t.info.Identity < p.identity:
 		dup = true
 	}

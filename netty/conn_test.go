@@ -171,7 +171,15 @@ func (f *fakePeer) accept() (net.Conn, *bufio.Reader) {
 	r := bufio.NewReader(c)
 	var hello messages.Handshake
 	readMsg(t, r, &hello)
-	writeMsg(t, c, &messages.HandshakeReply{Version: netty.ProtocolVersion, Identity: f.ln.Addr().String()})
+	if !hello.ClientMode {
+		writeMsg(t, c, &messages.HandshakeReply{Version: netty.ProtocolVersion, Identity: f.ln.Addr().String()})
+		return c, r
+	}
+	// A client proves its key: challenge it and take its signature.
+	writeMsg(t, c, &messages.HandshakeReply{Version: netty.ProtocolVersion, Identity: f.ln.Addr().String(), Nonce: make([]byte, 32)})
+	var p messages.HandshakeProof
+	readMsg(t, r, &p)
+	writeMsg(t, c, &messages.HandshakeResult{})
 	return c, r
 }
 

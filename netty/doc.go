@@ -54,10 +54,22 @@
 // closes between one and one and a quarter timeouts after its peer went
 // quiet.
 //
-// A new connection from a peer replaces the one it had: the old
-// connection's reader delivers what it had already read and stops before
-// the new connection delivers anything, so a peer's messages keep their
-// order across a reconnect.
+// An identity cannot be taken over. A client-mode peer's identity is
+// self-certifying (see Client mode), so its new connection is the same
+// client reconnecting and replaces the one it had. A second inbound
+// connection that claims a listening identity ("host:port") while a
+// connection with that identity is live is held for at most
+// spark.rpc.io.identityProbeTimeout (1s): if the live connection closes
+// meanwhile (the peer restarted at the same address, and its old
+// connection's end is arriving) the new one takes its place; otherwise it
+// is refused with ErrIdentityInUse (a *RefusedError on the dialer's side),
+// counted in Stats.IdentityInUse and logged at most every 10 seconds. A
+// connection this env dialled reached whoever listens at the address, so
+// it replaces an inbound connection that claimed that address while the
+// dial was under way. When a connection is replaced, the old connection's
+// reader delivers what it had already read and stops before the new
+// connection delivers anything, so a peer's messages keep their order
+// across a reconnect.
 //
 // Frames are a 4-byte big-endian length and a protobuf message; after the
 // handshake each is a messages.WireEnvelope naming the target endpoint (or
@@ -129,8 +141,15 @@
 // # Client mode
 //
 // With WithClientMode the transport does not listen. Its identity is a
-// unique client id; its endpoints' refs read spark-client://name; peers reach
-// them, and reply to its asks, over the connections it opened. For a peer in
+// self-certifying client id: at Start it makes an Ed25519 key, and its
+// identity is "client-" and the hex of the first 16 bytes of SHA-256 of the
+// public key. Its handshake sends the public key and signs the acceptor's
+// fresh nonce (with authentication on or off), and the acceptor refuses a
+// client whose identity is not its key's or whose signature does not
+// verify (ErrAuthFailed): nobody else can claim a client's identity, so the
+// replies and messages for a client go only to connections the client
+// opened. Its endpoints' refs read spark-client://name; peers reach them,
+// and reply to its asks, over the connections it opened. For a peer in
 // client mode, PeerAddress (hence CallContext.SenderAddress and timeout
 // errors) is the socket address of its connection.
 //
@@ -166,7 +185,8 @@
 // actor.ErrMessageTooLarge), an *EncodeError, a *QueueFullError, or
 // ErrTransportClosed after Shutdown. A queued message whose connect failed is reported to the host
 // with the connect error. Handshake failures match ErrAuthFailed,
-// ErrProtocol, ErrDuplicateConnection or ErrTooManyHandshakes (a
+// ErrProtocol, ErrDuplicateConnection, ErrTooManyHandshakes or
+// ErrIdentityInUse (a
 // *RefusedError carries the peer's reason). A connection closed for a silent
 // peer fails its asks with an *actor.ConnectionClosedError wrapping a
 // *ConnectionTimeoutError that names the key. Transport.Stats counts open
@@ -189,6 +209,8 @@
 //	                                 frame stalled this long, or this long quiet with asks
 //	                                 outstanding closes the connection, default
 //	                                 spark.network.timeout (120s)
+//	spark.rpc.io.identityProbeTimeout  how long a live connection may take to close
+//	                                 when a new one claims its listening identity, default 1s
 //	spark.rpc.netty.maxPendingHandshakes  accepted connections in handshake at most;
 //	                                 more are refused, default 1024
 //	spark.rpc.io.maxQueuedBytesPerConnection  bytes queued for one peer and not yet

@@ -117,6 +117,12 @@ func (t *Transport) serve(nc net.Conn) {
 		switch {
 		case errors.Is(err, ErrAuthFailed):
 			t.log.Warn().Err(err).Str("remote", nc.RemoteAddr().String()).Msg("authentication failed")
+		case errors.Is(err, ErrIdentityInUse):
+			t.identityInUse.Add(1)
+			if t.inUseLog.allow() {
+				t.log.Warn().Str("remote", nc.RemoteAddr().String()).Str("identity", c.info.Identity).Int64("refused", t.identityInUse.Load()).
+					Msgf("refused a connection that claims the identity of a live connection (it did not close within %s)", KeyIdentityProbeTimeout)
+			}
 		case errors.Is(err, ErrDuplicateConnection), errors.Is(err, ErrTransportClosed):
 		case errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF):
 			// Connected and closed without a byte: not an error.

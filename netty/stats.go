@@ -2,6 +2,11 @@
 
 package netty
 
+import (
+	"sync/atomic"
+	"time"
+)
+
 // Stats are counters of a Transport.
 type Stats struct {
 	// Connections is the number of established connections.
@@ -19,6 +24,9 @@ type Stats struct {
 	// Refused counts connections refused because
 	// spark.rpc.netty.maxPendingHandshakes were in handshake already.
 	Refused int64
+	// IdentityInUse counts inbound connections refused because they claimed
+	// the listening identity of a live connection (ErrIdentityInUse).
+	IdentityInUse int64
 	// TimedOut counts connections closed because the peer went silent in
 	// the middle of a frame, or with asks outstanding (see
 	// ConnectionTimeoutError).
@@ -30,5 +38,18 @@ func (t *Transport) Stats() Stats {
 	return Stats{
 		Connections: int(t.conns.Load()), ProtocolErrors: t.protocolErrors.Load(), AuthFailures: t.authFailures.Load(),
 		Handshaking: int(t.handshaking.Load()), Refused: t.refused.Load(), TimedOut: t.timeouts.Load(),
+		IdentityInUse: t.identityInUse.Load(),
 	}
+}
+
+// rateLog lets a kind of log line through at most once per
+// refusedLogInterval.
+type rateLog struct{ at atomic.Int64 } // UnixNano of the last line
+
+// allow reports whether a line may be logged now, and if so counts it as
+// logged.
+func (l *rateLog) allow() bool {
+	now := time.Now().UnixNano()
+	last := l.at.Load()
+	return (last == 0 || now-last >= int64(refusedLogInterval)) && l.at.CompareAndSwap(last, now)
 }

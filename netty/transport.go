@@ -3,9 +3,7 @@
 package netty
 
 import (
-	"crypto/rand"
 	"crypto/tls"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -79,6 +77,9 @@ type Transport struct {
 	refusedLogAt   atomic.Int64 // when the last refusal was logged (UnixNano)
 	timeouts       atomic.Int64
 	hsFailures     atomic.Int64 // handshakes failed for another reason than authentication
+	identityInUse  atomic.Int64 // inbound connections refused with ErrIdentityInUse
+	inUseLog       rateLog
+	probeTimeout   time.Duration // how long a claimed identity's live connection may take to close
 }
 
 // NewTransport returns a transport configured by opts. It reads the rest of
@@ -142,6 +143,9 @@ func (t *Transport) Start(host actor.TransportHost) (actor.TransportInfo, error)
 		return actor.TransportInfo{}, &actor.ConfError{Key: KeyConnectBackoffMax, Value: v,
 			Err: fmt.Errorf("must be at least %s (%s)", KeyConnectBackoff, t.backoffInitial)}
 	}
+	if t.probeTimeout, err = conf.GetDuration(KeyIdentityProbeTimeout, defaultIdentityProbeTimeout, time.Millisecond); err != nil {
+		return actor.TransportInfo{}, err
+	}
 	if t.maxHandshakes, err = conf.GetInt(KeyMaxPendingHandshakes, defaultMaxPendingHandshakes); err != nil {
 		return actor.TransportInfo{}, err
 	}
@@ -175,10 +179,9 @@ func (t *Transport) Start(host actor.TransportHost) (actor.TransportInfo, error)
 		return actor.TransportInfo{}, err
 	}
 	if t.opts.clientMode {
-		var id [8]byte
-		rand.Read(id[:]) //nolint:errcheck // never fails
-		t.info = actor.TransportInfo{Identity: "client-" + hex.EncodeToString(id[:]), ClientMode: true}
-		t.hs.identity, t.hs.clientMode = t.info.Identity, true
+		key, id := newClientKey()
+		t.info = actor.TransportInfo{Identity: id, ClientMode: true}
+		t.hs.identity, t.hs.clientMode, t.hs.clientKey = id, true, key
 		return t.info, nil
 	}
 	if t.tlsServer != nil && len(t.tlsServer.Certificates) == 0 {
