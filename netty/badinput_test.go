@@ -84,17 +84,37 @@ func rawID(name string) string {
 // off) as the client-mode peer named name: its identity is rawID(name).
 func rawClient(t *testing.T, env *actor.Env, name string) (net.Conn, *bufio.Reader) {
 	t.Helper()
-	c, err := net.Dial("tcp", env.Address().HostPort())
+	c, r, err := rawClientFrom(t, env, name, "")
+	if err != nil {
+		t.Fatalf("handshake refused: %v", err)
+	}
+	return c, r
+}
+
+// rawClientFrom is rawClient from the local IP from (any when empty); it
+// returns the refusal instead of failing t.
+func rawClientFrom(t *testing.T, env *actor.Env, name, from string) (net.Conn, *bufio.Reader, error) {
+	t.Helper()
+	c := dialFrom(t, env, from)
+	c.SetDeadline(time.Now().Add(waitFor)) //nolint:errcheck
+	r := bufio.NewReader(c)
+	return c, r, rawClientHandshake(t, c, r, name)
+}
+
+// dialFrom connects to env from the local IP from (any when empty); the
+// connection is closed when the test ends.
+func dialFrom(t testing.TB, env *actor.Env, from string) net.Conn {
+	t.Helper()
+	d := net.Dialer{Timeout: waitFor}
+	if from != "" {
+		d.LocalAddr = &net.TCPAddr{IP: net.ParseIP(from)}
+	}
+	c, err := d.Dial("tcp", env.Address().HostPort())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	c.SetDeadline(time.Now().Add(waitFor)) //nolint:errcheck
-	r := bufio.NewReader(c)
-	if err := rawClientHandshake(t, c, r, name); err != nil {
-		t.Fatalf("handshake refused: %v", err)
-	}
-	return c, r
+	return c
 }
 
 // rawClientHandshake plays the client side of the handshake (authentication

@@ -24,6 +24,8 @@ type conn struct {
 	p        *peer
 	outbound bool
 	keyID    string     // the key id the handshake authenticated with
+	src      string     // inbound: the source address the limits count it for
+	counted  bool       // inbound: counted as established (under p.mu, then read-only)
 	info     actor.Peer // as reported in events
 	sig      chan struct{}
 	done     chan struct{}
@@ -226,6 +228,12 @@ func (t *Transport) attachOnce(c *conn, p *peer) error {
 		p.mu.Unlock()
 		return fmt.Errorf("%w: a connection between %s and %s exists", ErrDuplicateConnection, t.info.Identity, p.identity)
 	}
+	if !c.outbound {
+		if err := t.establish(c, replaced != nil); err != nil {
+			p.mu.Unlock()
+			return err
+		}
+	}
 	c.p = p
 	c.prev = replaced
 	p.conn = c
@@ -294,6 +302,9 @@ func (c *conn) close(cause error) {
 		}
 		p.mu.Unlock()
 		t.conns.Add(-1)
+		if c.counted {
+			t.released(c)
+		}
 		if errors.Is(cause, ErrProtocol) {
 			t.protocolErrors.Add(1)
 		}
@@ -305,6 +316,12 @@ func (c *conn) close(cause error) {
 			return
 		}
 		if errors.Is(cause, io.EOF) || errors.Is(cause, net.ErrClosed) || errors.Is(cause, syscall.ECONNRESET) {
+			cause = nil
+		}
+		var idle *IdleTimeoutError
+		if errors.As(cause, &idle) {
+			// Nothing was lost: a normal disconnect.
+			t.log.Debug().Str("peer", c.info.Identity).Msg(idle.Error())
 			cause = nil
 		}
 		if cause != nil {

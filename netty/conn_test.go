@@ -106,7 +106,7 @@ func TestPendingHandshakeCap(t *testing.T) {
 		c.SetDeadline(time.Now().Add(waitFor)) //nolint:errcheck
 		var reply messages.HandshakeReply
 		readMsg(t, bufio.NewReader(c), &reply)
-		if reply.Error != "too many connections in handshake" {
+		if reply.Error != "too many connections in handshake (spark.rpc.netty.maxPendingHandshakes)" {
 			t.Fatalf("refusal %d: %v", i, &reply)
 		}
 		expectClosed(t, c)

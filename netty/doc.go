@@ -37,11 +37,30 @@
 // longer than spark.network.auth.rpcTimeout (30s) closes the connection.
 //
 // A connection in handshake costs little: its read buffer is 512 bytes and
-// grows to the full 64 KiB only once the handshake has succeeded. At most
-// spark.rpc.netty.maxPendingHandshakes (1024) accepted connections may be in
-// handshake at once; one accepted past that is closed at once (a plain-text
-// dialer is told why: *RefusedError matching ErrTooManyHandshakes), counted
-// in Stats.Refused, and logged at most every 10 seconds.
+// grows to the full 64 KiB only once the handshake has succeeded.
+//
+// # Connection limits
+//
+// Inbound connections are bounded, by source address (the dialer's IP) and
+// in total, so that one host's sockets cannot take every slot:
+//
+//   - At most spark.rpc.netty.maxPendingHandshakes (1024) accepted
+//     connections may be in handshake at once, and at most
+//     spark.rpc.netty.maxPendingHandshakesPerAddress (256) from one address;
+//     one accepted past either is closed at once (a plain-text dialer is
+//     told why: *RefusedError matching ErrTooManyHandshakes, its reason
+//     naming the key) and counted in Stats.Refused. A handshake that does
+//     not finish within spark.network.auth.rpcTimeout (30s) is closed, so
+//     a flood of idle or slow sockets holds its slots for that long at most.
+//   - At most spark.rpc.netty.maxConnections (8192) established inbound
+//     connections, and spark.rpc.netty.maxConnectionsPerAddress (1024) from
+//     one address; a handshake past either is refused once it has named
+//     its peer (ErrTooManyConnections, the reason naming the key), counted
+//     in Stats.RefusedConnections. A peer that reconnects replaces its own
+//     connection and is never refused for that. Connections this env dials
+//     are not counted.
+//
+// Refusals are logged at most every 10 seconds for each kind of limit.
 //
 // An established connection ends when its peer goes silent, as in Spark's
 // transport (spark.rpc.io.connectionTimeout, by default
@@ -49,10 +68,27 @@
 // for that long, or a connection on which asks of this env wait while
 // nothing is received or written and no ask is made for that long, is
 // closed with a *ConnectionTimeoutError, and the asks pending on it fail at
-// once. A quiet connection with no ask outstanding stays open. Only that
+// once. A quiet connection with no ask outstanding stays open (until the
+// idle timeout below). Only that
 // connection is affected; each is checked four times per timeout, so it
 // closes between one and one and a quarter timeouts after its peer went
 // quiet.
+//
+// Idle connections are closed too. An inbound connection that receives
+// nothing at all after its handshake is closed after
+// spark.rpc.io.connectionTimeout. Any established connection, either
+// direction, on which for spark.rpc.io.idleTimeout (30min; 0 turns it off)
+// nothing was received or written, no ask of this env waited and nothing
+// it delivered waited to be processed, is closed. Such a close loses
+// nothing: it is reported as a normal disconnect (endpoints' OnDisconnected
+// runs, on both sides, as for any closed connection), counted in
+// Stats.IdleClosed, and the next Send to a listening peer dials again.
+// Whether endpoints still hold refs to the peer does not count: a ref holds
+// no connection. Daemons that must not see each other disconnect (an
+// executor and its driver, which end on OnDisconnected, as in Spark) keep
+// their connection busy with heartbeats far more often than the idle
+// timeout; a client-mode peer, which cannot be dialled, must send (poll,
+// heartbeat) at least once per idle timeout to stay reachable.
 //
 // An identity cannot be taken over. A client-mode peer's identity is
 // self-certifying (see Client mode), so its new connection is the same
@@ -185,14 +221,17 @@
 // actor.ErrMessageTooLarge), an *EncodeError, a *QueueFullError, or
 // ErrTransportClosed after Shutdown. A queued message whose connect failed is reported to the host
 // with the connect error. Handshake failures match ErrAuthFailed,
-// ErrProtocol, ErrDuplicateConnection, ErrTooManyHandshakes or
-// ErrIdentityInUse (a
+// ErrProtocol, ErrDuplicateConnection, ErrTooManyHandshakes,
+// ErrTooManyConnections or ErrIdentityInUse (a
 // *RefusedError carries the peer's reason). A connection closed for a silent
 // peer fails its asks with an *actor.ConnectionClosedError wrapping a
-// *ConnectionTimeoutError that names the key. Transport.Stats counts open
-// connections, connections closed for protocol errors, failed
-// authentications, connections in handshake, connections refused for the
-// handshake cap, and connections closed for a silent peer.
+// *ConnectionTimeoutError that names the key; an idle connection closes
+// with an *IdleTimeoutError, reported as a normal disconnect.
+// Transport.Stats counts open connections, connections closed for protocol
+// errors, failed authentications, connections in handshake, connections
+// refused at the handshake and connection limits, impostors of a live
+// identity, connections closed for a silent peer and idle connections
+// closed.
 //
 // # Configuration
 //
@@ -211,8 +250,15 @@
 //	                                 spark.network.timeout (120s)
 //	spark.rpc.io.identityProbeTimeout  how long a live connection may take to close
 //	                                 when a new one claims its listening identity, default 1s
+//	spark.rpc.io.idleTimeout         an established connection idle this long is closed,
+//	                                 default 30min (0: off)
 //	spark.rpc.netty.maxPendingHandshakes  accepted connections in handshake at most;
 //	                                 more are refused, default 1024
+//	spark.rpc.netty.maxPendingHandshakesPerAddress  the same from one source address,
+//	                                 default 256
+//	spark.rpc.netty.maxConnections   established inbound connections at most, default 8192
+//	spark.rpc.netty.maxConnectionsPerAddress  the same from one source address,
+//	                                 default 1024
 //	spark.rpc.io.maxQueuedBytesPerConnection  bytes queued for one peer and not yet
 //	                                 written; past it Send and Ask fail, default 64m
 //	spark.rpc.io.maxInFlightMessagesPerConnection  messages delivered and not yet

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/sparkrpc/sparkrpc/actor"
@@ -41,8 +42,9 @@ var (
 	// opened from the peer's side. The dialer uses that connection instead.
 	ErrDuplicateConnection = errors.New("netty: duplicate connection")
 	// ErrTooManyHandshakes is the error of a dial that the peer refused
-	// because spark.rpc.netty.maxPendingHandshakes connections were in
-	// handshake there already.
+	// because spark.rpc.netty.maxPendingHandshakes connections, or
+	// spark.rpc.netty.maxPendingHandshakesPerAddress from the dialer's
+	// address, were in handshake there already (the reason names the key).
 	ErrTooManyHandshakes = errors.New("netty: too many connections in handshake")
 	// ErrIdentityInUse is the error of a dial that the peer refused because
 	// it has a live connection with a peer of the same listening identity
@@ -50,12 +52,17 @@ var (
 	// live connection; a dialer whose old connection is dead gets in once
 	// the peer has seen it close.
 	ErrIdentityInUse = errors.New("netty: identity in use by a live connection")
+	// ErrTooManyConnections is the error of a dial that the peer refused
+	// because spark.rpc.netty.maxConnections connections, or
+	// spark.rpc.netty.maxConnectionsPerAddress from the dialer's address,
+	// were established there already (the reason names the key).
+	ErrTooManyConnections = errors.New("netty: too many connections")
 )
 
 // RefusedError is a handshake that the peer refused, with the peer's reason.
 type RefusedError struct {
 	Reason string
-	Err    error // ErrAuthFailed, ErrDuplicateConnection, ErrTooManyHandshakes, ErrIdentityInUse, ErrProtocol
+	Err    error // ErrAuthFailed, ErrDuplicateConnection, ErrTooManyHandshakes, ErrTooManyConnections, ErrIdentityInUse, ErrProtocol
 }
 
 func (e *RefusedError) Error() string { return "netty: connection refused by peer: " + e.Reason }
@@ -75,6 +82,7 @@ const (
 	reasonAuthNone = "authentication not enabled"
 	reasonBusy     = "too many connections in handshake"
 	reasonKey      = "client identity does not match its key"
+	reasonTooMany  = "too many connections"
 )
 
 // handshakeConfig is one side's part in the handshake.
@@ -236,8 +244,10 @@ func refused(reason string, duplicate bool) error {
 		class = ErrAuthFailed
 	case reason == ErrIdentityInUse.Error():
 		class = ErrIdentityInUse
-	case reason == reasonBusy:
+	case strings.HasPrefix(reason, reasonBusy):
 		class = ErrTooManyHandshakes
+	case strings.HasPrefix(reason, reasonTooMany):
+		class = ErrTooManyConnections
 	default:
 		class = ErrProtocol
 	}

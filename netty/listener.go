@@ -33,43 +33,46 @@ func (t *Transport) acceptLoop() {
 			time.Sleep(10 * time.Millisecond)
 			continue
 		}
-		if t.handshaking.Add(1) > int64(t.maxHandshakes) {
-			t.handshaking.Add(-1)
-			t.refuseBusy(nc)
+		src := sourceOf(nc.RemoteAddr())
+		if l := t.admit(src); l != nil {
+			t.refuseAtAccept(nc, l)
 			continue
 		}
 		t.wg.Add(1)
-		go t.serve(nc)
+		go t.serve(nc, src)
 	}
 }
 
 // refusedLogInterval is the least time between two log lines about
-// connections refused for spark.rpc.netty.maxPendingHandshakes.
+// connections refused for the same kind of limit.
 const refusedLogInterval = 10 * time.Second
 
-// refuseBusy closes an accepted connection at once because too many are in
-// handshake. A plain-text dialer is told why (best effort: the write goes
-// into an empty socket buffer and does not block).
-func (t *Transport) refuseBusy(nc net.Conn) {
-	n := t.refused.Add(1)
+// refuseAtAccept closes an accepted connection at once because a limit is
+// reached. A plain-text dialer is told why (best effort: the write goes into
+// an empty socket buffer and does not block).
+func (t *Transport) refuseAtAccept(nc net.Conn, l *limit) {
+	n := l.counter.Add(1)
 	if t.tlsServer == nil {
-		nc.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))                                                     //nolint:errcheck // best effort
-		sendFrame(nc, &messages.HandshakeReply{Version: ProtocolVersion, Identity: t.info.Identity, Error: reasonBusy}) //nolint:errcheck // best effort
+		nc.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))                                                        //nolint:errcheck // best effort
+		sendFrame(nc, &messages.HandshakeReply{Version: ProtocolVersion, Identity: t.info.Identity, Error: l.err.Error()}) //nolint:errcheck // best effort
 	}
-	remote := nc.RemoteAddr().String()
 	nc.Close()
-	now := time.Now().UnixNano()
-	last := t.refusedLogAt.Load()
-	if (last == 0 || now-last >= int64(refusedLogInterval)) && t.refusedLogAt.CompareAndSwap(last, now) {
-		t.log.Warn().Str("remote", remote).Int64("refused", n).Int("limit", t.maxHandshakes).
-			Msgf("refused a connection: %d connections are in handshake already (%s); refused %d so far", t.maxHandshakes, KeyMaxPendingHandshakes, n)
+	t.logRefusal(l.log, l.err, n)
+}
+
+// logRefusal logs a refusal at a limit, at most once per
+// refusedLogInterval for each kind of limit.
+func (t *Transport) logRefusal(log *rateLog, e *LimitError, refused int64) {
+	if log.allow() {
+		t.log.Warn().Str("remote", e.Source).Int64("refused", refused).Int("limit", e.Limit).
+			Msgf("refused a connection: %s (%d) reached; refused %d so far", e.Key, e.Limit, refused)
 	}
 }
 
 // serve runs the acceptor's handshake on a new inbound connection.
-func (t *Transport) serve(nc net.Conn) {
+func (t *Transport) serve(nc net.Conn, src string) {
 	defer t.wg.Done()
-	defer t.handshaking.Add(-1)
+	defer t.handshakeDone(src)
 	if !t.track(nc) {
 		return
 	}
@@ -86,6 +89,7 @@ func (t *Transport) serve(nc net.Conn) {
 	}
 	fr := newFrameReader(rw, readBufferSize)
 	c := t.newConn(rw, fr, false)
+	c.src = src
 	_, err := acceptHandshake(fr, rw, t.hs, func(peer handshakeResult) error {
 		c.info.Identity, c.keyID = peer.identity, peer.keyID
 		if peer.clientMode {
@@ -117,6 +121,10 @@ func (t *Transport) serve(nc net.Conn) {
 		switch {
 		case errors.Is(err, ErrAuthFailed):
 			t.log.Warn().Err(err).Str("remote", nc.RemoteAddr().String()).Msg("authentication failed")
+		case errors.Is(err, ErrTooManyConnections):
+			var le *LimitError
+			errors.As(err, &le)
+			t.logRefusal(&t.connsLog, le, t.refusedConns.Add(1))
 		case errors.Is(err, ErrIdentityInUse):
 			t.identityInUse.Add(1)
 			if t.inUseLog.allow() {
