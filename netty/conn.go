@@ -29,6 +29,7 @@ type conn struct {
 	info     actor.Peer // as reported in events
 	sig      chan struct{}
 	done     chan struct{}
+	detached chan struct{} // closed once a closed attached connection has left its peer
 	readDone chan struct{} // closed when readLoop has returned, or cannot start
 	reading  atomic.Bool   // readLoop started, or the connection closed first
 	prev     *conn         // the connection c replaced: its reader stops first
@@ -81,6 +82,7 @@ func (t *Transport) newConn(rw net.Conn, fr *frameReader, outbound bool) *conn {
 		t: t, nc: rw, fr: fr, outbound: outbound,
 		sig:      make(chan struct{}, 1),
 		done:     make(chan struct{}),
+		detached: make(chan struct{}),
 		readDone: make(chan struct{}),
 		targets:  make(map[string]*target),
 		types:    make(map[string]*messageType),
@@ -138,19 +140,25 @@ var testHookAccepted func(c *conn)
 // listens at the address, so it replaces an inbound one that claimed that
 // address meanwhile. It returns ErrDuplicateConnection when c lost.
 func (t *Transport) attach(c *conn, p *peer) error {
-	err := t.attachOnce(c, p)
-	var busy *identityBusy
-	if !errors.As(err, &busy) {
-		return err
+	timer := time.NewTimer(t.probeTimeout)
+	defer timer.Stop()
+	for {
+		err := t.attachOnce(c, p)
+		var busy *identityBusy
+		if !errors.As(err, &busy) {
+			return err
+		}
+		// Wait for the live connection to close and leave its peer; then
+		// the claim is the peer's new connection (unless yet another
+		// connection took the identity meanwhile: wait for that one too).
+		select {
+		case <-busy.live.detached:
+		case <-timer.C:
+			return ErrIdentityInUse
+		case <-t.done:
+			return ErrTransportClosed
+		}
 	}
-	if !t.awaitClosed(busy.live) {
-		return ErrIdentityInUse
-	}
-	// The live connection closed: the claim is the peer's new connection.
-	if err := t.attachOnce(c, p); !errors.As(err, &busy) {
-		return err
-	}
-	return ErrIdentityInUse
 }
 
 // identityBusy is attachOnce's answer when a live connection holds the
@@ -158,20 +166,6 @@ func (t *Transport) attach(c *conn, p *peer) error {
 type identityBusy struct{ live *conn }
 
 func (e *identityBusy) Error() string { return ErrIdentityInUse.Error() }
-
-// awaitClosed waits at most spark.rpc.io.identityProbeTimeout for c to
-// close, and reports whether it did.
-func (t *Transport) awaitClosed(c *conn) bool {
-	timer := time.NewTimer(t.probeTimeout)
-	defer timer.Stop()
-	select {
-	case <-c.done:
-		return true
-	case <-timer.C:
-	case <-t.done:
-	}
-	return false
-}
 
 func (t *Transport) attachOnce(c *conn, p *peer) error {
 	if t.closing.Load() {
@@ -301,6 +295,7 @@ func (c *conn) close(cause error) {
 			t.peers.CompareAndDelete(p.identity, p)
 		}
 		p.mu.Unlock()
+		close(c.detached)
 		t.conns.Add(-1)
 		if c.counted {
 			t.released(c)

@@ -42,9 +42,6 @@ type limit struct {
 // limits are checked once the handshake has named the peer (establish): a
 // peer's reconnect at the limit replaces its own connection.
 func (t *Transport) admit(src string) *limit {
-	if t.closing.Load() {
-		return nil // serve closes it
-	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s := t.sources[src]

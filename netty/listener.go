@@ -112,10 +112,16 @@ func (t *Transport) serve(nc net.Conn, src string) {
 			c.close(err)
 			return
 		}
-		if errors.Is(err, ErrAuthFailed) {
-			// Counted before the close, so that a peer that sees the
-			// connection end finds the failure in Stats.
+		// Counted before the close, so that a peer that sees the
+		// connection end finds the refusal in Stats.
+		var refusedN int64
+		switch {
+		case errors.Is(err, ErrAuthFailed):
 			t.authFailures.Add(1)
+		case errors.Is(err, ErrTooManyConnections):
+			refusedN = t.refusedConns.Add(1)
+		case errors.Is(err, ErrIdentityInUse):
+			refusedN = t.identityInUse.Add(1)
 		}
 		t.untrack(nc)
 		switch {
@@ -124,11 +130,10 @@ func (t *Transport) serve(nc net.Conn, src string) {
 		case errors.Is(err, ErrTooManyConnections):
 			var le *LimitError
 			errors.As(err, &le)
-			t.logRefusal(&t.connsLog, le, t.refusedConns.Add(1))
+			t.logRefusal(&t.connsLog, le, refusedN)
 		case errors.Is(err, ErrIdentityInUse):
-			t.identityInUse.Add(1)
 			if t.inUseLog.allow() {
-				t.log.Warn().Str("remote", nc.RemoteAddr().String()).Str("identity", c.info.Identity).Int64("refused", t.identityInUse.Load()).
+				t.log.Warn().Str("remote", nc.RemoteAddr().String()).Str("identity", c.info.Identity).Int64("refused", refusedN).
 					Msgf("refused a connection that claims the identity of a live connection (it did not close within %s)", KeyIdentityProbeTimeout)
 			}
 		case errors.Is(err, ErrDuplicateConnection), errors.Is(err, ErrTransportClosed):
