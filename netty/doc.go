@@ -102,7 +102,12 @@
 // counted in Stats.IdentityInUse and logged at most every 10 seconds. A
 // connection this env dialled reached whoever listens at the address, so
 // it replaces an inbound connection that claimed that address while the
-// dial was under way. When a connection is replaced, the old connection's
+// dial was under way. A listening identity that no live connection holds
+// is taken at its word, as the address that replies and sends to it use
+// until the connection closes: with spark.authenticate on, only a holder
+// of a secret this env accepts can claim one (Transport.PeerKeyID tells
+// which), and TLS with a trust store authenticates the hosts. When a
+// connection is replaced, the old connection's
 // reader delivers what it had already read and stops before the new
 // connection delivers anything, so a peer's messages keep their order
 // across a reconnect.

@@ -180,7 +180,7 @@ func (r *idleReader) check() error {
 		r.c.closeWindow()
 		r.since = now
 	}
-	if r.progress || late || wrote || newest != r.newest || outstanding > 0 || f.pending.Load() > 0 {
+	if r.progress || late || wrote || newest != r.newest || outstanding > 0 || f.pending.Load() > 0 || r.c.sending() {
 		r.since = now
 	}
 	r.received = r.received || r.progress
@@ -220,4 +220,15 @@ func (r *idleReader) idleFail(d time.Duration, key string, silent bool) error {
 		peer = r.c.info.Address.HostPort()
 	}
 	return &IdleTimeoutError{Peer: peer, Idle: d.Round(time.Millisecond), Key: key, Silent: silent}
+}
+
+// sending reports whether frames are queued for c's peer or being written.
+func (c *conn) sending() bool {
+	p := c.p
+	if p == nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.conn == c && (!p.out.empty() || p.writing > 0 || c.busy)
 }
