@@ -158,3 +158,63 @@ func TestRestartedPeerGetsBackIn(t *testing.T) {
 		shutdown(t, again)
 	}
 }
+
+// A connection that this env dialled reached whoever listens at the
+// address, so it wins over an inbound connection that claimed that
+// address while the dial was under way: what this env sends next goes to
+// the real listener, and the impostor's connection is closed.
+func TestDialledConnectionWinsOverAClaim(t *testing.T) {
+	server, _ := serverWithTransport(t, nil)
+	// A listener whose identity sorts before the server's, so that an
+	// inbound claim of it wins over the server's dial in the crossing-dial
+	// rule.
+	var real *fakePeer
+	for range 50 {
+		f := newFakePeer(t)
+		if f.addr().HostPort() < server.Address().HostPort() {
+			real = f
+			break
+		}
+		f.ln.Close()
+	}
+	if real == nil {
+		t.Skip("no listening port sorts before the server's")
+	}
+	ref := server.RemoteRef(real.addr(), "sink")
+	if err := ref.Send(str("first")); err != nil {
+		t.Fatal(err)
+	}
+	real.ln.(*net.TCPListener).SetDeadline(time.Now().Add(waitFor)) //nolint:errcheck
+	rc, err := real.ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	rc.SetDeadline(time.Now().Add(waitFor)) //nolint:errcheck
+	rr := bufio.NewReader(rc)
+	var hello messages.Handshake
+	readMsg(t, rr, &hello)
+
+	// While the server waits for the real listener's answer, an impostor
+	// claims the listener's address.
+	reply, impostor := claimIdentity(t, server, real.addr().HostPort(), false)
+	if reply.Error != "" {
+		t.Fatalf("the claim was refused before the dial completed (%s): the test needs it accepted", reply.Error)
+	}
+	writeMsg(t, rc, &messages.HandshakeReply{Version: netty.ProtocolVersion, Identity: real.addr().HostPort()})
+	expectClosed(t, impostor)
+	if err := ref.Send(str("second")); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		var env messages.WireEnvelope
+		readMsg(t, rr, &env)
+		var s wrapperspb.StringValue
+		if err := proto.Unmarshal(env.Payload, &s); err != nil {
+			t.Fatal(err)
+		}
+		if s.GetValue() == "second" {
+			return
+		}
+	}
+}
