@@ -119,7 +119,8 @@ const (
 	// acceptor can accept several secrets (the cluster's, and each
 	// application's) and tell which one a connection used
 	// (Transport.PeerKeyID). The id crosses the wire in the clear and is
-	// bound into the proofs; the secret never does. At most 255 bytes.
+	// bound into the proofs; the secret never does. At most 255 bytes;
+	// ignored when KeyAuthenticate is off.
 	KeyAuthenticateKeyID = "spark.authenticate.keyId"
 	// KeyAuthTimeout bounds the whole connection handshake, TLS included
 	// (default 30s).

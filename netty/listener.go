@@ -43,10 +43,6 @@ func (t *Transport) acceptLoop() {
 	}
 }
 
-// refusedLogInterval is the least time between two log lines about
-// connections refused for the same kind of limit.
-const refusedLogInterval = 10 * time.Second
-
 // refuseAtAccept closes an accepted connection at once because a limit is
 // reached. A plain-text dialer is told why (best effort: the write goes into
 // an empty socket buffer and does not block).
@@ -126,7 +122,10 @@ func (t *Transport) serve(nc net.Conn, src string) {
 		t.untrack(nc)
 		switch {
 		case errors.Is(err, ErrAuthFailed):
-			t.log.Warn().Err(err).Str("remote", nc.RemoteAddr().String()).Msg("authentication failed")
+			if t.authLog.allow() { // a flood of failures must not flood the log
+				t.log.Warn().Err(err).Str("remote", nc.RemoteAddr().String()).Int64("failures", t.authFailures.Load()).
+					Msg("authentication failed (logged at most every 10s; Stats.AuthFailures counts them all)")
+			}
 		case errors.Is(err, ErrTooManyConnections):
 			var le *LimitError
 			errors.As(err, &le)
@@ -153,8 +152,11 @@ func (t *Transport) serve(nc net.Conn, src string) {
 }
 
 func (t *Transport) badConn(nc net.Conn, err error) {
-	t.protocolErrors.Add(1)
-	t.log.Warn().Err(err).Str("remote", nc.RemoteAddr().String()).Msg("closed a connection that does not speak the protocol")
+	n := t.protocolErrors.Add(1)
+	if t.badLog.allow() { // a flood of bad sockets must not flood the log
+		t.log.Warn().Err(err).Str("remote", nc.RemoteAddr().String()).Int64("protocolErrors", n).
+			Msg("closed a connection that does not speak the protocol (logged at most every 10s; Stats.ProtocolErrors counts them all)")
+	}
 }
 
 func sockAddress(a net.Addr) actor.RpcAddress {

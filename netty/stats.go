@@ -2,11 +2,6 @@
 
 package netty
 
-import (
-	"sync/atomic"
-	"time"
-)
-
 // Stats are counters of a Transport.
 type Stats struct {
 	// Connections is the number of established connections.
@@ -48,16 +43,4 @@ func (t *Transport) Stats() Stats {
 		Handshaking: int(t.handshaking.Load()), Refused: t.refused.Load(), TimedOut: t.timeouts.Load(),
 		IdentityInUse: t.identityInUse.Load(), RefusedConnections: t.refusedConns.Load(), IdleClosed: t.idleClosed.Load(),
 	}
-}
-
-// rateLog lets a kind of log line through at most once per
-// refusedLogInterval.
-type rateLog struct{ at atomic.Int64 } // UnixNano of the last line
-
-// allow reports whether a line may be logged now, and if so counts it as
-// logged.
-func (l *rateLog) allow() bool {
-	now := time.Now().UnixNano()
-	last := l.at.Load()
-	return (last == 0 || now-last >= int64(refusedLogInterval)) && l.at.CompareAndSwap(last, now)
 }

@@ -84,6 +84,8 @@ type Transport struct {
 	idleClosed     atomic.Int64
 	busyLog        rateLog
 	connsLog       rateLog
+	authLog        rateLog // failed authentications of inbound connections
+	badLog         rateLog // inbound connections that do not speak the protocol
 	timeouts       atomic.Int64
 	hsFailures     atomic.Int64 // handshakes failed for another reason than authentication
 	identityInUse  atomic.Int64 // inbound connections refused with ErrIdentityInUse
