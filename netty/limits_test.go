@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"github.com/sparkrpc/sparkrpc/netty"
@@ -207,5 +208,29 @@ func TestFloodDoesNotLockPeersOut(t *testing.T) {
 	t.Logf("stats %+v after %s", st, time.Since(start))
 	if st.Refused == 0 || st.Refused+st.ProtocolErrors != 2*n {
 		t.Fatalf("stats %+v: want every flood socket refused or closed as a failed handshake", st)
+	}
+}
+
+// Refusals are counted one by one but logged at most once per interval,
+// naming the key.
+func TestRefusalsAreLoggedOncePerInterval(t *testing.T) {
+	var logs syncBuffer
+	tr := netty.NewTransport(netty.WithLogger(zerolog.New(&logs)))
+	server, err := actor.NewEnv("server", actor.NewConf().Set(netty.KeyMaxPendingHandshakesPerAddress, "1"),
+		actor.WithTransport(tr), actor.WithLogger(testLogger(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { shutdown(t, server) })
+	dialFrom(t, server, hostB)
+	eventually(t, "the socket in handshake", func() bool { return tr.Stats().Handshaking == 1 })
+	for range 5 {
+		expectRefused(t, dialFrom(t, server, hostB), netty.KeyMaxPendingHandshakesPerAddress)
+	}
+	if st := tr.Stats(); st.Refused != 5 {
+		t.Fatalf("stats %+v: want 5 refused", st)
+	}
+	if n := strings.Count(logs.String(), netty.KeyMaxPendingHandshakesPerAddress+" (1) reached"); n != 1 {
+		t.Fatalf("%d log lines about the refusals, want 1:\n%s", n, logs.String())
 	}
 }
