@@ -11,7 +11,7 @@
 //
 //   dialer   -> acceptor  Handshake
 //   acceptor -> dialer    HandshakeReply   (error set: refused, connection closes)
-//   and, only when authentication is on:
+//   and, only when authentication is on or the dialer is in client mode:
 //   dialer   -> acceptor  HandshakeProof
 //   acceptor -> dialer    HandshakeResult  (error set: refused, connection closes)
 //
@@ -29,6 +29,16 @@
 // it. Fresh nonces on both sides defeat replay; the labels, and refusing a
 // peer that claims one's own identity or nonce, defeat reflection. The
 // secret never crosses the wire.
+//
+// A dialer in client mode (one that does not listen) is known by a
+// self-certifying identity: "client-" and the hex of the first 16 bytes of
+// SHA-256 of its Ed25519 public key (Handshake.public_key). It proves that
+// it holds the private key by signing, in HandshakeProof.signature, the same
+// length-prefixed fields as the proofs with label "sparkrpc-client-key"
+// (so the signature covers the acceptor's fresh nonce). The acceptor sends
+// its nonce to a client-mode dialer even when authentication is off, and
+// refuses a client whose identity does not match its key or whose
+// signature does not verify: nobody else can claim a client's identity.
 //
 // After the handshake every frame, in both directions, is a WireEnvelope.
 
@@ -52,7 +62,8 @@ const (
 // Handshake is the first frame the dialing side sends.
 type Handshake struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The wire protocol version (currently 3; version 3 added key_id).
+	// The wire protocol version (currently 4; version 3 added key_id, version
+	// 4 public_key and HandshakeProof.signature).
 	Version uint32 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
 	// The dialer's identity: its advertised listen address "host:port", or its
 	// client id when it does not listen (client_mode).
@@ -65,7 +76,10 @@ type Handshake struct {
 	// UTF-8); empty for the acceptor's default secret, and when authentication
 	// is off. An id the acceptor does not know fails the proof, like a wrong
 	// secret.
-	KeyId         string `protobuf:"bytes,5,opt,name=key_id,json=keyId,proto3" json:"key_id,omitempty"`
+	KeyId string `protobuf:"bytes,5,opt,name=key_id,json=keyId,proto3" json:"key_id,omitempty"`
+	// In client mode: the dialer's Ed25519 public key (32 bytes), from which
+	// its identity derives; empty otherwise.
+	PublicKey     []byte `protobuf:"bytes,6,opt,name=public_key,json=publicKey,proto3" json:"public_key,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -133,6 +147,13 @@ func (x *Handshake) GetKeyId() string {
 		return x.KeyId
 	}
 	return ""
+}
+
+func (x *Handshake) GetPublicKey() []byte {
+	if x != nil {
+		return x.PublicKey
+	}
+	return nil
 }
 
 // HandshakeReply is the acceptor's answer to Handshake.
@@ -229,10 +250,15 @@ func (x *HandshakeReply) GetDuplicate() bool {
 	return false
 }
 
-// HandshakeProof is the dialer's proof of the secret.
+// HandshakeProof is the dialer's proof of the secret and, in client mode,
+// of its key.
 type HandshakeProof struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Proof         []byte                 `protobuf:"bytes,1,opt,name=proof,proto3" json:"proof,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// HMAC proof of the secret; empty when authentication is off.
+	Proof []byte `protobuf:"bytes,1,opt,name=proof,proto3" json:"proof,omitempty"`
+	// In client mode: the Ed25519 signature that proves the key of the
+	// dialer's identity; empty otherwise.
+	Signature     []byte `protobuf:"bytes,2,opt,name=signature,proto3" json:"signature,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -270,6 +296,13 @@ func (*HandshakeProof) Descriptor() ([]byte, []int) {
 func (x *HandshakeProof) GetProof() []byte {
 	if x != nil {
 		return x.Proof
+	}
+	return nil
+}
+
+func (x *HandshakeProof) GetSignature() []byte {
+	if x != nil {
+		return x.Signature
 	}
 	return nil
 }
@@ -427,23 +460,26 @@ var File_wire_proto protoreflect.FileDescriptor
 const file_wire_proto_rawDesc = "" +
 	"\n" +
 	"\n" +
-	"wire.proto\x12\x11sparkrpc.messages\"\x8f\x01\n" +
+	"wire.proto\x12\x11sparkrpc.messages\"\xae\x01\n" +
 	"\tHandshake\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\rR\aversion\x12\x1a\n" +
 	"\bidentity\x18\x02 \x01(\tR\bidentity\x12\x1f\n" +
 	"\vclient_mode\x18\x03 \x01(\bR\n" +
 	"clientMode\x12\x14\n" +
 	"\x05nonce\x18\x04 \x01(\fR\x05nonce\x12\x15\n" +
-	"\x06key_id\x18\x05 \x01(\tR\x05keyId\"\xa6\x01\n" +
+	"\x06key_id\x18\x05 \x01(\tR\x05keyId\x12\x1d\n" +
+	"\n" +
+	"public_key\x18\x06 \x01(\fR\tpublicKey\"\xa6\x01\n" +
 	"\x0eHandshakeReply\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\rR\aversion\x12\x1a\n" +
 	"\bidentity\x18\x02 \x01(\tR\bidentity\x12\x14\n" +
 	"\x05nonce\x18\x03 \x01(\fR\x05nonce\x12\x14\n" +
 	"\x05proof\x18\x04 \x01(\fR\x05proof\x12\x14\n" +
 	"\x05error\x18\x05 \x01(\tR\x05error\x12\x1c\n" +
-	"\tduplicate\x18\x06 \x01(\bR\tduplicate\"&\n" +
+	"\tduplicate\x18\x06 \x01(\bR\tduplicate\"D\n" +
 	"\x0eHandshakeProof\x12\x14\n" +
-	"\x05proof\x18\x01 \x01(\fR\x05proof\"[\n" +
+	"\x05proof\x18\x01 \x01(\fR\x05proof\x12\x1c\n" +
+	"\tsignature\x18\x02 \x01(\fR\tsignature\"[\n" +
 	"\x0fHandshakeResult\x12\x14\n" +
 	"\x05error\x18\x01 \x01(\tR\x05error\x12\x1c\n" +
 	"\tduplicate\x18\x02 \x01(\bR\tduplicate\x12\x14\n" +

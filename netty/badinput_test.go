@@ -2,6 +2,8 @@ package netty_test
 
 import (
 	"bufio"
+	"crypto/ed25519"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -64,24 +66,76 @@ func readMsg(t testing.TB, r *bufio.Reader, m proto.Message) {
 	}
 }
 
-// rawClient connects to env and completes the handshake as a client-mode
-// peer named id.
-func rawClient(t *testing.T, env *actor.Env, id string) (net.Conn, *bufio.Reader) {
+// rawKey is the client key of a raw test client named name (the same for
+// the same name), and the identity it derives.
+func rawKey(name string) (ed25519.PrivateKey, string) {
+	seed := sha256.Sum256([]byte(name))
+	key := ed25519.NewKeyFromSeed(seed[:])
+	return key, netty.ClientIdentity(key.Public().(ed25519.PublicKey))
+}
+
+// rawID is the identity of the raw test client named name.
+func rawID(name string) string {
+	_, id := rawKey(name)
+	return id
+}
+
+// rawClient connects to env and completes the handshake (authentication
+// off) as the client-mode peer named name: its identity is rawID(name).
+func rawClient(t *testing.T, env *actor.Env, name string) (net.Conn, *bufio.Reader) {
 	t.Helper()
-	c, err := net.Dial("tcp", env.Address().HostPort())
+	c, r, err := rawClientFrom(t, env, name, "")
+	if err != nil {
+		t.Fatalf("handshake refused: %v", err)
+	}
+	return c, r
+}
+
+// rawClientFrom is rawClient from the local IP from (any when empty); it
+// returns the refusal instead of failing t.
+func rawClientFrom(t *testing.T, env *actor.Env, name, from string) (net.Conn, *bufio.Reader, error) {
+	t.Helper()
+	c := dialFrom(t, env, from)
+	c.SetDeadline(time.Now().Add(waitFor)) //nolint:errcheck
+	r := bufio.NewReader(c)
+	return c, r, rawClientHandshake(t, c, r, name)
+}
+
+// dialFrom connects to env from the local IP from (any when empty); the
+// connection is closed when the test ends.
+func dialFrom(t testing.TB, env *actor.Env, from string) net.Conn {
+	t.Helper()
+	d := net.Dialer{Timeout: waitFor}
+	if from != "" {
+		d.LocalAddr = &net.TCPAddr{IP: net.ParseIP(from)}
+	}
+	c, err := d.Dial("tcp", env.Address().HostPort())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	c.SetDeadline(time.Now().Add(waitFor)) //nolint:errcheck
-	writeMsg(t, c, &messages.Handshake{Version: netty.ProtocolVersion, Identity: id, ClientMode: true})
-	r := bufio.NewReader(c)
+	return c
+}
+
+// rawClientHandshake plays the client side of the handshake (authentication
+// off) on c as the client-mode peer named name; it returns the refusal.
+func rawClientHandshake(t *testing.T, c net.Conn, r *bufio.Reader, name string) error {
+	t.Helper()
+	key, id := rawKey(name)
+	writeMsg(t, c, &messages.Handshake{Version: netty.ProtocolVersion, Identity: id, ClientMode: true, PublicKey: key.Public().(ed25519.PublicKey)})
 	var reply messages.HandshakeReply
 	readMsg(t, r, &reply)
 	if reply.Error != "" {
-		t.Fatalf("handshake refused: %s", reply.Error)
+		return errors.New(reply.Error)
 	}
-	return c, r
+	sig := ed25519.Sign(key, netty.ClientTranscript(reply.Nonce, id, reply.Identity))
+	writeMsg(t, c, &messages.HandshakeProof{Signature: sig})
+	var res messages.HandshakeResult
+	readMsg(t, r, &res)
+	if res.Error != "" {
+		return errors.New(res.Error)
+	}
+	return nil
 }
 
 func expectClosed(t *testing.T, c net.Conn) {
@@ -206,7 +260,7 @@ func TestUnknownMessageTypeRaw(t *testing.T) {
 	server, _ := serverWithTransport(t, nil)
 	register(t, server, "echo", newEcho())
 	c, r := rawClient(t, server, "client-raw")
-	env := &messages.WireEnvelope{Target: "echo", SenderAddress: "client-raw", SenderId: "future$1", Type: "no.such.Type", Payload: []byte{8, 1}}
+	env := &messages.WireEnvelope{Target: "echo", SenderAddress: rawID("client-raw"), SenderId: "future$1", Type: "no.such.Type", Payload: []byte{8, 1}}
 	writeMsg(t, c, env)
 	var back messages.WireEnvelope
 	readMsg(t, r, &back)

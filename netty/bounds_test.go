@@ -50,7 +50,7 @@ func TestQueuedBytesToASilentPeerAreBounded(t *testing.T) {
 	server, _ := serverWithTransport(t, conf)
 	register(t, server, "echo", newEcho())
 	rawClient(t, server, "client-silent") // never reads
-	ref := clientRef(t, server, "client-silent", "sink")
+	ref := clientRef(t, server, rawID("client-silent"), "sink")
 	big := wrapperspb.Bytes(make([]byte, 1<<20))
 	before := heapInUse()
 	var qerr *netty.QueueFullError
@@ -108,7 +108,7 @@ func TestQueuedFramesLostWithAConnectionAreCounted(t *testing.T) {
 	}
 	t.Cleanup(func() { shutdown(t, server) })
 	c, _ := rawClient(t, server, "client-gone") // never reads
-	ref := clientRef(t, server, "client-gone", "sink")
+	ref := clientRef(t, server, rawID("client-gone"), "sink")
 	const n = 500
 	msg := wrapperspb.Bytes(make([]byte, 64<<10))
 	for i := range n {

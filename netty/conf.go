@@ -12,8 +12,14 @@ import (
 // spark.ssl.rpc.* namespace; each falls back to the same key under spark.ssl.*
 // (Spark's inheritance of SSL settings), so one set of files can serve every
 // module.
-// defaultMaxPendingHandshakes is the default of KeyMaxPendingHandshakes.
-const defaultMaxPendingHandshakes = 1024
+// Defaults of the connection limits.
+const (
+	defaultMaxPendingHandshakes           = 1024
+	defaultMaxPendingHandshakesPerAddress = 256
+	defaultMaxConnections                 = 8192
+	defaultMaxConnectionsPerAddress       = 1024
+	defaultIdleTimeout                    = "30min"
+)
 
 const (
 	// KeyPortMaxRetries is how many successive ports a server tries after
@@ -25,14 +31,49 @@ const (
 	// connection: a peer that sends nothing for this long in the middle of
 	// a frame, or while asks wait for its replies and none was made
 	// meanwhile, has its connection closed (*ConnectionTimeoutError); an
-	// idle connection with no ask outstanding stays open. Default
+	// idle connection with no ask outstanding stays open until
+	// KeyIdleTimeout, except an inbound one that never sent anything after
+	// its handshake, which is closed after this timeout. Default
 	// spark.network.timeout (120s).
 	KeyConnectionTimeout = "spark.rpc.io.connectionTimeout"
 	// KeyMaxPendingHandshakes caps the accepted connections whose
 	// handshake has not finished; a connection accepted past it is closed
-	// at once (told why when not on TLS), counted in Stats.Refused and
-	// logged at most every 10 seconds. Default 1024.
+	// at once (told why when not on TLS: ErrTooManyHandshakes), counted in
+	// Stats.Refused and logged at most every 10 seconds. Default 1024.
 	KeyMaxPendingHandshakes = "spark.rpc.netty.maxPendingHandshakes"
+	// KeyMaxPendingHandshakesPerAddress caps them per source address (the
+	// dialer's IP), so that one host cannot take every handshake slot; same
+	// refusal. Default 256.
+	KeyMaxPendingHandshakesPerAddress = "spark.rpc.netty.maxPendingHandshakesPerAddress"
+	// KeyMaxConnections caps the established inbound connections; a
+	// connection accepted past it is refused (ErrTooManyConnections),
+	// counted in Stats.RefusedConnections and logged at most every 10
+	// seconds. A peer's reconnect that replaces its own connection is never
+	// refused. Connections this env dials are not counted. Default 8192.
+	KeyMaxConnections = "spark.rpc.netty.maxConnections"
+	// KeyMaxConnectionsPerAddress caps them per source address; same
+	// refusal. Default 1024.
+	KeyMaxConnectionsPerAddress = "spark.rpc.netty.maxConnectionsPerAddress"
+	// KeyIdleTimeout closes an established connection, either direction,
+	// on which for this long nothing was received or written, no ask of
+	// this env waits and nothing delivered waits to be processed; its
+	// endpoints see the peer disconnect, and the next Send to a listening
+	// peer dials again. A client-mode peer is reachable only over the
+	// connections it opens, so a client that waits for messages pushed to
+	// it must send something (a heartbeat, a poll) at least this often.
+	// An inbound connection that has received nothing at all since its
+	// handshake is closed sooner, after spark.rpc.io.connectionTimeout. 0
+	// turns the idle close off (not that of silent inbound connections).
+	// Closes are counted in Stats.IdleClosed. Default 30min.
+	KeyIdleTimeout = "spark.rpc.io.idleTimeout"
+	// KeyIdentityProbeTimeout is how long an acceptor waits for the live
+	// connection of a listening identity to close when a second inbound
+	// connection claims that identity: a peer that restarted at the same
+	// address gets in once its old connection's end has arrived (at once
+	// when its process died, within TCP keepalive when its host did); a
+	// claim while the old connection stays up is refused with
+	// ErrIdentityInUse, counted in Stats.IdentityInUse. Default 1s.
+	KeyIdentityProbeTimeout = "spark.rpc.io.identityProbeTimeout"
 	// KeyConnectionCreationTimeout bounds a connect. Default
 	// spark.network.timeout (120s).
 	KeyConnectionCreationTimeout = "spark.rpc.io.connectionCreationTimeout"
@@ -78,7 +119,8 @@ const (
 	// acceptor can accept several secrets (the cluster's, and each
 	// application's) and tell which one a connection used
 	// (Transport.PeerKeyID). The id crosses the wire in the clear and is
-	// bound into the proofs; the secret never does. At most 255 bytes.
+	// bound into the proofs; the secret never does. At most 255 bytes;
+	// ignored when KeyAuthenticate is off.
 	KeyAuthenticateKeyID = "spark.authenticate.keyId"
 	// KeyAuthTimeout bounds the whole connection handshake, TLS included
 	// (default 30s).
@@ -101,11 +143,12 @@ const (
 
 // Defaults of the bounds.
 const (
-	defaultMaxQueuedBytes      = "64m"
-	defaultMaxInFlightBytes    = "64m"
-	defaultMaxInFlightMessages = 10000
-	defaultConnectBackoff      = "100ms"
-	defaultConnectBackoffMax   = "10s"
+	defaultMaxQueuedBytes       = "64m"
+	defaultMaxInFlightBytes     = "64m"
+	defaultMaxInFlightMessages  = 10000
+	defaultConnectBackoff       = "100ms"
+	defaultConnectBackoffMax    = "10s"
+	defaultIdentityProbeTimeout = "1s"
 )
 
 // positiveSize reads a size key in bytes that must be at least 1.

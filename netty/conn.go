@@ -24,9 +24,12 @@ type conn struct {
 	p        *peer
 	outbound bool
 	keyID    string     // the key id the handshake authenticated with
+	src      string     // inbound: the source address the limits count it for
+	counted  bool       // inbound: counted as established (under p.mu, then read-only)
 	info     actor.Peer // as reported in events
 	sig      chan struct{}
 	done     chan struct{}
+	detached chan struct{} // closed once a closed attached connection has left its peer
 	readDone chan struct{} // closed when readLoop has returned, or cannot start
 	reading  atomic.Bool   // readLoop started, or the connection closed first
 	prev     *conn         // the connection c replaced: its reader stops first
@@ -79,6 +82,7 @@ func (t *Transport) newConn(rw net.Conn, fr *frameReader, outbound bool) *conn {
 		t: t, nc: rw, fr: fr, outbound: outbound,
 		sig:      make(chan struct{}, 1),
 		done:     make(chan struct{}),
+		detached: make(chan struct{}),
 		readDone: make(chan struct{}),
 		targets:  make(map[string]*target),
 		types:    make(map[string]*messageType),
@@ -126,10 +130,44 @@ var testHookAccepted func(c *conn)
 // attach makes c the connection of peer p (the peer named in c.info when p is
 // nil). An inbound connection loses against one that this side dialled, or
 // that it is dialling when its identity is the smaller one, so that two envs
-// that dial each other at once end up with one connection; it replaces an
-// older inbound connection from the same peer (the peer restarted or
-// reconnected). It returns ErrDuplicateConnection when c lost.
+// that dial each other at once end up with one connection. An identity
+// cannot be taken over: a client-mode peer proved the key of its identity,
+// so its new connection replaces its old one (it reconnected); a second
+// inbound connection that claims a listening identity is kept only if the
+// live one closes within spark.rpc.io.identityProbeTimeout (the peer
+// restarted: the old connection's end is on its way), else it is refused
+// with ErrIdentityInUse. A connection this side dialled reached whoever
+// listens at the address, so it replaces an inbound one that claimed that
+// address meanwhile. It returns ErrDuplicateConnection when c lost.
 func (t *Transport) attach(c *conn, p *peer) error {
+	timer := time.NewTimer(t.probeTimeout)
+	defer timer.Stop()
+	for {
+		err := t.attachOnce(c, p)
+		var busy *identityBusy
+		if !errors.As(err, &busy) {
+			return err
+		}
+		// Wait for the live connection to close and leave its peer; then
+		// the claim is the peer's new connection (unless yet another
+		// connection took the identity meanwhile: wait for that one too).
+		select {
+		case <-busy.live.detached:
+		case <-timer.C:
+			return ErrIdentityInUse
+		case <-t.done:
+			return ErrTransportClosed
+		}
+	}
+}
+
+// identityBusy is attachOnce's answer when a live connection holds the
+// listening identity that an inbound connection claims.
+type identityBusy struct{ live *conn }
+
+func (e *identityBusy) Error() string { return ErrIdentityInUse.Error() }
+
+func (t *Transport) attachOnce(c *conn, p *peer) error {
 	if t.closing.Load() {
 		return ErrTransportClosed
 	}
@@ -163,18 +201,32 @@ func (t *Transport) attach(c *conn, p *peer) error {
 	var replaced *conn
 	dup := false
 	switch {
+	case c.outbound && p.conn != nil && !p.conn.outbound && !p.client:
+		// Attached while this side dialled, the inbound connection only
+		// claims the address that c reached.
+		replaced = p.conn
 	case c.outbound:
 		dup = p.conn != nil
 	case p.conn != nil && p.conn.outbound:
 		dup = true
+	case p.conn != nil && !p.client:
+		live := p.conn
+		p.mu.Unlock()
+		return &identityBusy{live: live}
 	case p.conn != nil:
-		replaced = p.conn
+		replaced = p.conn // the client proved its key: it reconnected
 	case p.dialing && t.info.Identity < p.identity:
 		dup = true
 	}
 	if dup {
 		p.mu.Unlock()
 		return fmt.Errorf("%w: a connection between %s and %s exists", ErrDuplicateConnection, t.info.Identity, p.identity)
+	}
+	if !c.outbound {
+		if err := t.establish(c, replaced != nil); err != nil {
+			p.mu.Unlock()
+			return err
+		}
 	}
 	c.p = p
 	c.prev = replaced
@@ -243,7 +295,11 @@ func (c *conn) close(cause error) {
 			t.peers.CompareAndDelete(p.identity, p)
 		}
 		p.mu.Unlock()
+		close(c.detached)
 		t.conns.Add(-1)
+		if c.counted {
+			t.released(c)
+		}
 		if errors.Is(cause, ErrProtocol) {
 			t.protocolErrors.Add(1)
 		}
@@ -255,6 +311,12 @@ func (c *conn) close(cause error) {
 			return
 		}
 		if errors.Is(cause, io.EOF) || errors.Is(cause, net.ErrClosed) || errors.Is(cause, syscall.ECONNRESET) {
+			cause = nil
+		}
+		var idle *IdleTimeoutError
+		if errors.As(cause, &idle) {
+			// Nothing was lost: a normal disconnect.
+			t.log.Debug().Str("peer", c.info.Identity).Msg(idle.Error())
 			cause = nil
 		}
 		if cause != nil {

@@ -106,7 +106,7 @@ func TestPendingHandshakeCap(t *testing.T) {
 		c.SetDeadline(time.Now().Add(waitFor)) //nolint:errcheck
 		var reply messages.HandshakeReply
 		readMsg(t, bufio.NewReader(c), &reply)
-		if reply.Error != "too many connections in handshake" {
+		if reply.Error != "too many connections in handshake (spark.rpc.netty.maxPendingHandshakes)" {
 			t.Fatalf("refusal %d: %v", i, &reply)
 		}
 		expectClosed(t, c)
@@ -171,7 +171,15 @@ func (f *fakePeer) accept() (net.Conn, *bufio.Reader) {
 	r := bufio.NewReader(c)
 	var hello messages.Handshake
 	readMsg(t, r, &hello)
-	writeMsg(t, c, &messages.HandshakeReply{Version: netty.ProtocolVersion, Identity: f.ln.Addr().String()})
+	if !hello.ClientMode {
+		writeMsg(t, c, &messages.HandshakeReply{Version: netty.ProtocolVersion, Identity: f.ln.Addr().String()})
+		return c, r
+	}
+	// A client proves its key: challenge it and take its signature.
+	writeMsg(t, c, &messages.HandshakeReply{Version: netty.ProtocolVersion, Identity: f.ln.Addr().String(), Nonce: make([]byte, 32)})
+	var p messages.HandshakeProof
+	readMsg(t, r, &p)
+	writeMsg(t, c, &messages.HandshakeResult{})
 	return c, r
 }
 

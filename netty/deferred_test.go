@@ -59,7 +59,7 @@ func TestLargeUndecodableRequestFailsTheAsker(t *testing.T) {
 	c, r := rawClient(t, server, "client-raw")
 	// Field 1 of a BytesValue claims more bytes than the payload holds.
 	bad := append([]byte{0x0a, 0xff, 0xff, 0xff, 0x7f}, make([]byte, 100<<10)...)
-	writeMsg(t, c, &messages.WireEnvelope{Target: "echo", SenderAddress: "client-raw", SenderId: "future$1", Type: "google.protobuf.BytesValue", Payload: bad})
+	writeMsg(t, c, &messages.WireEnvelope{Target: "echo", SenderAddress: rawID("client-raw"), SenderId: "future$1", Type: "google.protobuf.BytesValue", Payload: bad})
 	var back messages.WireEnvelope
 	readMsg(t, r, &back)
 	var f messages.RpcFailure
@@ -70,7 +70,7 @@ func TestLargeUndecodableRequestFailsTheAsker(t *testing.T) {
 		t.Fatalf("failure %v, %v", &f, err)
 	}
 	good, _ := proto.Marshal(wrapperspb.Bytes(make([]byte, 100<<10)))
-	writeMsg(t, c, &messages.WireEnvelope{Target: "echo", SenderAddress: "client-raw", SenderId: "future$2", Type: "google.protobuf.BytesValue", Payload: good})
+	writeMsg(t, c, &messages.WireEnvelope{Target: "echo", SenderAddress: rawID("client-raw"), SenderId: "future$2", Type: "google.protobuf.BytesValue", Payload: good})
 	readMsg(t, r, &back)
 	var v wrapperspb.BytesValue
 	if err := proto.Unmarshal(back.Payload, &v); back.Target != "future$2" || err != nil || len(v.GetValue()) != 100<<10 {

@@ -37,11 +37,30 @@
 // longer than spark.network.auth.rpcTimeout (30s) closes the connection.
 //
 // A connection in handshake costs little: its read buffer is 512 bytes and
-// grows to the full 64 KiB only once the handshake has succeeded. At most
-// spark.rpc.netty.maxPendingHandshakes (1024) accepted connections may be in
-// handshake at once; one accepted past that is closed at once (a plain-text
-// dialer is told why: *RefusedError matching ErrTooManyHandshakes), counted
-// in Stats.Refused, and logged at most every 10 seconds.
+// grows to the full 64 KiB only once the handshake has succeeded.
+//
+// # Connection limits
+//
+// Inbound connections are bounded, by source address (the dialer's IP) and
+// in total, so that one host's sockets cannot take every slot:
+//
+//   - At most spark.rpc.netty.maxPendingHandshakes (1024) accepted
+//     connections may be in handshake at once, and at most
+//     spark.rpc.netty.maxPendingHandshakesPerAddress (256) from one address;
+//     one accepted past either is closed at once (a plain-text dialer is
+//     told why: *RefusedError matching ErrTooManyHandshakes, its reason
+//     naming the key) and counted in Stats.Refused. A handshake that does
+//     not finish within spark.network.auth.rpcTimeout (30s) is closed, so
+//     a flood of idle or slow sockets holds its slots for that long at most.
+//   - At most spark.rpc.netty.maxConnections (8192) established inbound
+//     connections, and spark.rpc.netty.maxConnectionsPerAddress (1024) from
+//     one address; a handshake past either is refused once it has named
+//     its peer (ErrTooManyConnections, the reason naming the key), counted
+//     in Stats.RefusedConnections. A peer that reconnects replaces its own
+//     connection and is never refused for that. Connections this env dials
+//     are not counted.
+//
+// Refusals are logged at most every 10 seconds for each kind of limit.
 //
 // An established connection ends when its peer goes silent, as in Spark's
 // transport (spark.rpc.io.connectionTimeout, by default
@@ -49,15 +68,49 @@
 // for that long, or a connection on which asks of this env wait while
 // nothing is received or written and no ask is made for that long, is
 // closed with a *ConnectionTimeoutError, and the asks pending on it fail at
-// once. A quiet connection with no ask outstanding stays open. Only that
+// once. A quiet connection with no ask outstanding stays open (until the
+// idle timeout below). Only that
 // connection is affected; each is checked four times per timeout, so it
 // closes between one and one and a quarter timeouts after its peer went
 // quiet.
 //
-// A new connection from a peer replaces the one it had: the old
-// connection's reader delivers what it had already read and stops before
-// the new connection delivers anything, so a peer's messages keep their
-// order across a reconnect.
+// Idle connections are closed too. An inbound connection that receives
+// nothing at all after its handshake is closed after
+// spark.rpc.io.connectionTimeout. Any established connection, either
+// direction, on which for spark.rpc.io.idleTimeout (30min; 0 turns it off)
+// nothing was received or written, no ask of this env waited and nothing
+// it delivered waited to be processed, is closed. Such a close loses
+// nothing: it is reported as a normal disconnect (endpoints' OnDisconnected
+// runs, on both sides, as for any closed connection), counted in
+// Stats.IdleClosed, and the next Send to a listening peer dials again.
+// Whether endpoints still hold refs to the peer does not count: a ref holds
+// no connection. Daemons that must not see each other disconnect (an
+// executor and its driver, which end on OnDisconnected, as in Spark) keep
+// their connection busy with heartbeats far more often than the idle
+// timeout; a client-mode peer, which cannot be dialled, must send (poll,
+// heartbeat) at least once per idle timeout to stay reachable.
+//
+// An identity cannot be taken over. A client-mode peer's identity is
+// self-certifying (see Client mode), so its new connection is the same
+// client reconnecting and replaces the one it had. A second inbound
+// connection that claims a listening identity ("host:port") while a
+// connection with that identity is live is held for at most
+// spark.rpc.io.identityProbeTimeout (1s): if the live connection closes
+// meanwhile (the peer restarted at the same address, and its old
+// connection's end is arriving) the new one takes its place; otherwise it
+// is refused with ErrIdentityInUse (a *RefusedError on the dialer's side),
+// counted in Stats.IdentityInUse and logged at most every 10 seconds. A
+// connection this env dialled reached whoever listens at the address, so
+// it replaces an inbound connection that claimed that address while the
+// dial was under way. A listening identity that no live connection holds
+// is taken at its word, as the address that replies and sends to it use
+// until the connection closes: with spark.authenticate on, only a holder
+// of a secret this env accepts can claim one (Transport.PeerKeyID tells
+// which), and TLS with a trust store authenticates the hosts. When a
+// connection is replaced, the old connection's
+// reader delivers what it had already read and stops before the new
+// connection delivers anything, so a peer's messages keep their order
+// across a reconnect.
 //
 // Frames are a 4-byte big-endian length and a protobuf message; after the
 // handshake each is a messages.WireEnvelope naming the target endpoint (or
@@ -129,8 +182,15 @@
 // # Client mode
 //
 // With WithClientMode the transport does not listen. Its identity is a
-// unique client id; its endpoints' refs read spark-client://name; peers reach
-// them, and reply to its asks, over the connections it opened. For a peer in
+// self-certifying client id: at Start it makes an Ed25519 key, and its
+// identity is "client-" and the hex of the first 16 bytes of SHA-256 of the
+// public key. Its handshake sends the public key and signs the acceptor's
+// fresh nonce (with authentication on or off), and the acceptor refuses a
+// client whose identity is not its key's or whose signature does not
+// verify (ErrAuthFailed): nobody else can claim a client's identity, so the
+// replies and messages for a client go only to connections the client
+// opened. Its endpoints' refs read spark-client://name; peers reach them,
+// and reply to its asks, over the connections it opened. For a peer in
 // client mode, PeerAddress (hence CallContext.SenderAddress and timeout
 // errors) is the socket address of its connection.
 //
@@ -166,13 +226,17 @@
 // actor.ErrMessageTooLarge), an *EncodeError, a *QueueFullError, or
 // ErrTransportClosed after Shutdown. A queued message whose connect failed is reported to the host
 // with the connect error. Handshake failures match ErrAuthFailed,
-// ErrProtocol, ErrDuplicateConnection or ErrTooManyHandshakes (a
+// ErrProtocol, ErrDuplicateConnection, ErrTooManyHandshakes,
+// ErrTooManyConnections or ErrIdentityInUse (a
 // *RefusedError carries the peer's reason). A connection closed for a silent
 // peer fails its asks with an *actor.ConnectionClosedError wrapping a
-// *ConnectionTimeoutError that names the key. Transport.Stats counts open
-// connections, connections closed for protocol errors, failed
-// authentications, connections in handshake, connections refused for the
-// handshake cap, and connections closed for a silent peer.
+// *ConnectionTimeoutError that names the key; an idle connection closes
+// with an *IdleTimeoutError, reported as a normal disconnect.
+// Transport.Stats counts open connections, connections closed for protocol
+// errors, failed authentications, connections in handshake, connections
+// refused at the handshake and connection limits, impostors of a live
+// identity, connections closed for a silent peer and idle connections
+// closed.
 //
 // # Configuration
 //
@@ -189,8 +253,17 @@
 //	                                 frame stalled this long, or this long quiet with asks
 //	                                 outstanding closes the connection, default
 //	                                 spark.network.timeout (120s)
+//	spark.rpc.io.identityProbeTimeout  how long a live connection may take to close
+//	                                 when a new one claims its listening identity, default 1s
+//	spark.rpc.io.idleTimeout         an established connection idle this long is closed,
+//	                                 default 30min (0: off)
 //	spark.rpc.netty.maxPendingHandshakes  accepted connections in handshake at most;
 //	                                 more are refused, default 1024
+//	spark.rpc.netty.maxPendingHandshakesPerAddress  the same from one source address,
+//	                                 default 256
+//	spark.rpc.netty.maxConnections   established inbound connections at most, default 8192
+//	spark.rpc.netty.maxConnectionsPerAddress  the same from one source address,
+//	                                 default 1024
 //	spark.rpc.io.maxQueuedBytesPerConnection  bytes queued for one peer and not yet
 //	                                 written; past it Send and Ask fail, default 64m
 //	spark.rpc.io.maxInFlightMessagesPerConnection  messages delivered and not yet

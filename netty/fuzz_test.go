@@ -2,6 +2,7 @@ package netty
 
 import (
 	"bytes"
+	"crypto/ed25519"
 	"encoding/binary"
 	"io"
 	"testing"
@@ -51,7 +52,9 @@ func (c *rw) Write(b []byte) (int, error) { return c.out.Write(b) }
 func FuzzHandshake(f *testing.F) {
 	hello, _ := appendFrame(nil, &messages.Handshake{Version: ProtocolVersion, Identity: "127.0.0.1:7077"})
 	f.Add(hello)
-	hello2, _ := appendFrame(nil, &messages.Handshake{Version: ProtocolVersion, Identity: "client-1", ClientMode: true, Nonce: make([]byte, nonceLen)})
+	client := testClient("client-1")
+	hello2, _ := appendFrame(nil, &messages.Handshake{Version: ProtocolVersion, Identity: client.identity, ClientMode: true,
+		PublicKey: client.clientKey.Public().(ed25519.PublicKey), Nonce: make([]byte, nonceLen)})
 	proofFrame, _ := appendFrame(nil, &messages.HandshakeProof{Proof: make([]byte, 32)})
 	f.Add(append(hello2, proofFrame...))
 	f.Add([]byte("garbage"))
@@ -64,13 +67,18 @@ func FuzzHandshake(f *testing.F) {
 			if err == nil && secret != nil {
 				t.Fatalf("accepted %+v without the secret", res)
 			}
+			if err == nil && res.clientMode {
+				t.Fatalf("accepted client %+v without its key's signature", res)
+			}
 			if err == nil && res.identity == "" {
 				t.Fatal("accepted an empty identity")
 			}
 		}
 		// And as the acceptor's answer to a dialer.
 		c := &rw{Reader: bytes.NewReader(data)}
-		_, _ = dialHandshake(newFrameReader(c, 4096), c, handshakeConfig{identity: "client-1", clientMode: true, secret: []byte("s")})
+		dialer := client
+		dialer.secret = []byte("s")
+		_, _ = dialHandshake(newFrameReader(c, 4096), c, dialer)
 	})
 }
 

@@ -3,6 +3,7 @@
 package netty
 
 import (
+	"crypto/ed25519"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -10,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/sparkrpc/sparkrpc/actor"
@@ -20,8 +22,9 @@ import (
 // ProtocolVersion is the wire protocol version this package speaks. Version 2
 // has the dialer prove the shared secret first (version 1 had the acceptor
 // send its proof to anyone who connected); version 3 has the dialer name the
-// secret it proves (the key id, bound into both proofs).
-const ProtocolVersion = 3
+// secret it proves (the key id, bound into both proofs); version 4 makes
+// client identities self-certifying (an Ed25519 key, see clientkey.go).
+const ProtocolVersion = 4
 
 // Errors of the handshake and the framing.
 var (
@@ -39,15 +42,27 @@ var (
 	// opened from the peer's side. The dialer uses that connection instead.
 	ErrDuplicateConnection = errors.New("netty: duplicate connection")
 	// ErrTooManyHandshakes is the error of a dial that the peer refused
-	// because spark.rpc.netty.maxPendingHandshakes connections were in
-	// handshake there already.
+	// because spark.rpc.netty.maxPendingHandshakes connections, or
+	// spark.rpc.netty.maxPendingHandshakesPerAddress from the dialer's
+	// address, were in handshake there already (the reason names the key).
 	ErrTooManyHandshakes = errors.New("netty: too many connections in handshake")
+	// ErrIdentityInUse is the error of a dial that the peer refused because
+	// it has a live connection with a peer of the same listening identity
+	// (see Transport: an identity cannot be taken over). The peer keeps the
+	// live connection; a dialer whose old connection is dead gets in once
+	// the peer has seen it close.
+	ErrIdentityInUse = errors.New("netty: identity in use by a live connection")
+	// ErrTooManyConnections is the error of a dial that the peer refused
+	// because spark.rpc.netty.maxConnections connections, or
+	// spark.rpc.netty.maxConnectionsPerAddress from the dialer's address,
+	// were established there already (the reason names the key).
+	ErrTooManyConnections = errors.New("netty: too many connections")
 )
 
 // RefusedError is a handshake that the peer refused, with the peer's reason.
 type RefusedError struct {
 	Reason string
-	Err    error // ErrAuthFailed, ErrDuplicateConnection, ErrTooManyHandshakes, ErrProtocol
+	Err    error // ErrAuthFailed, ErrDuplicateConnection, ErrTooManyHandshakes, ErrTooManyConnections, ErrIdentityInUse, ErrProtocol
 }
 
 func (e *RefusedError) Error() string { return "netty: connection refused by peer: " + e.Reason }
@@ -61,10 +76,13 @@ const (
 	maxKeyIDLen    = 255
 	labelAcceptor  = "sparkrpc-acceptor"
 	labelDialer    = "sparkrpc-dialer"
+	labelClient    = "sparkrpc-client-key"
 	reasonAuth     = "authentication failed"
 	reasonAuthReq  = "authentication required"
 	reasonAuthNone = "authentication not enabled"
 	reasonBusy     = "too many connections in handshake"
+	reasonKey      = "client identity does not match its key"
+	reasonTooMany  = "too many connections"
 )
 
 // handshakeConfig is one side's part in the handshake.
@@ -76,6 +94,8 @@ type handshakeConfig struct {
 	// authKeys resolves a dialer's non-empty key id when accepting (nil:
 	// only the default secret is accepted).
 	authKeys func(keyID string) (secret []byte, ok bool)
+	// clientKey is the key a client-mode dialer's identity derives from.
+	clientKey ed25519.PrivateKey
 }
 
 // handshakeResult is what a handshake learns about the peer.
@@ -89,13 +109,20 @@ type handshakeResult struct {
 // dialer identity | acceptor identity | key id), every field length-prefixed.
 func proof(secret []byte, label string, dialerNonce, acceptorNonce []byte, dialerID, acceptorID, keyID string) []byte {
 	m := hmac.New(sha256.New, secret)
-	var l [4]byte
-	for _, f := range [][]byte{[]byte(label), dialerNonce, acceptorNonce, []byte(dialerID), []byte(acceptorID), []byte(keyID)} {
-		binary.BigEndian.PutUint32(l[:], uint32(len(f)))
-		m.Write(l[:])
-		m.Write(f)
-	}
+	m.Write(transcript(label, dialerNonce, acceptorNonce, dialerID, acceptorID, keyID))
 	return m.Sum(nil)
+}
+
+// transcript is what a proof or a client's signature covers: label |
+// dialer nonce | acceptor nonce | dialer identity | acceptor identity | key
+// id, every field prefixed with its 4-byte big-endian length.
+func transcript(label string, dialerNonce, acceptorNonce []byte, dialerID, acceptorID, keyID string) []byte {
+	var b []byte
+	for _, f := range [][]byte{[]byte(label), dialerNonce, acceptorNonce, []byte(dialerID), []byte(acceptorID), []byte(keyID)} {
+		b = binary.BigEndian.AppendUint32(b, uint32(len(f)))
+		b = append(b, f...)
+	}
+	return b
 }
 
 func newNonce() []byte {
@@ -129,9 +156,14 @@ func validIdentity(id string, clientMode bool) error {
 
 // dialHandshake runs the dialer's side of the handshake over fr and w. With
 // authentication on, the dialer proves the secret first, over both nonces,
-// and checks the acceptor's proof in its last frame.
+// and checks the acceptor's proof in its last frame. In client mode it also
+// proves its key (the acceptor sends a nonce for that even with
+// authentication off).
 func dialHandshake(fr *frameReader, w io.Writer, cfg handshakeConfig) (handshakeResult, error) {
 	hello := &messages.Handshake{Version: ProtocolVersion, Identity: cfg.identity, ClientMode: cfg.clientMode}
+	if cfg.clientMode {
+		hello.PublicKey = cfg.clientKey.Public().(ed25519.PublicKey)
+	}
 	if cfg.secret != nil {
 		hello.Nonce = newNonce()
 		hello.KeyId = cfg.keyID
@@ -153,23 +185,33 @@ func dialHandshake(fr *frameReader, w io.Writer, cfg handshakeConfig) (handshake
 		return handshakeResult{}, err
 	}
 	res := handshakeResult{identity: reply.Identity, keyID: hello.KeyId}
-	if cfg.secret == nil {
+	if cfg.secret == nil && !cfg.clientMode {
 		if len(reply.Nonce) != 0 || len(reply.Proof) != 0 {
 			return handshakeResult{}, fmt.Errorf("%w: peer authenticates but spark.authenticate is off here", ErrAuthFailed)
 		}
 		return res, nil
 	}
-	if reply.Identity == cfg.identity {
-		// Our own identity: a peer that reflects this env's frames back to it.
-		return handshakeResult{}, fmt.Errorf("%w: peer claims this env's own identity %s", ErrAuthFailed, reply.Identity)
+	if cfg.secret != nil {
+		if reply.Identity == cfg.identity {
+			// Our own identity: a peer that reflects this env's frames back to it.
+			return handshakeResult{}, fmt.Errorf("%w: peer claims this env's own identity %s", ErrAuthFailed, reply.Identity)
+		}
+		if len(reply.Nonce) != nonceLen || len(reply.Proof) != 0 {
+			return handshakeResult{}, fmt.Errorf("%w: peer did not authenticate", ErrAuthFailed)
+		}
+		if hmac.Equal(reply.Nonce, hello.Nonce) {
+			return handshakeResult{}, fmt.Errorf("%w: peer reflected this env's nonce", ErrAuthFailed)
+		}
+	} else if len(reply.Nonce) != nonceLen || len(reply.Proof) != 0 {
+		return handshakeResult{}, fmt.Errorf("%w: peer sent no challenge for this client's key", ErrProtocol)
 	}
-	if len(reply.Nonce) != nonceLen || len(reply.Proof) != 0 {
-		return handshakeResult{}, fmt.Errorf("%w: peer did not authenticate", ErrAuthFailed)
+	p := &messages.HandshakeProof{}
+	if cfg.secret != nil {
+		p.Proof = proof(cfg.secret, labelDialer, hello.Nonce, reply.Nonce, cfg.identity, reply.Identity, hello.KeyId)
 	}
-	if hmac.Equal(reply.Nonce, hello.Nonce) {
-		return handshakeResult{}, fmt.Errorf("%w: peer reflected this env's nonce", ErrAuthFailed)
+	if cfg.clientMode {
+		p.Signature = ed25519.Sign(cfg.clientKey, transcript(labelClient, hello.Nonce, reply.Nonce, cfg.identity, reply.Identity, hello.KeyId))
 	}
-	p := &messages.HandshakeProof{Proof: proof(cfg.secret, labelDialer, hello.Nonce, reply.Nonce, cfg.identity, reply.Identity, hello.KeyId)}
 	if err := sendFrame(w, p); err != nil {
 		return handshakeResult{}, err
 	}
@@ -179,6 +221,12 @@ func dialHandshake(fr *frameReader, w io.Writer, cfg handshakeConfig) (handshake
 	}
 	if result.Error != "" {
 		return handshakeResult{}, refused(result.Error, result.Duplicate)
+	}
+	if cfg.secret == nil {
+		if len(result.Proof) != 0 {
+			return handshakeResult{}, fmt.Errorf("%w: peer authenticates but spark.authenticate is off here", ErrAuthFailed)
+		}
+		return res, nil
 	}
 	want := proof(cfg.secret, labelAcceptor, hello.Nonce, reply.Nonce, cfg.identity, reply.Identity, hello.KeyId)
 	if !hmac.Equal(want, result.Proof) {
@@ -192,10 +240,14 @@ func refused(reason string, duplicate bool) error {
 	switch {
 	case duplicate:
 		class = ErrDuplicateConnection
-	case reason == reasonAuth || reason == reasonAuthReq || reason == reasonAuthNone:
+	case reason == reasonAuth || reason == reasonAuthReq || reason == reasonAuthNone || reason == reasonKey:
 		class = ErrAuthFailed
-	case reason == reasonBusy:
+	case reason == ErrIdentityInUse.Error():
+		class = ErrIdentityInUse
+	case strings.HasPrefix(reason, reasonBusy):
 		class = ErrTooManyHandshakes
+	case strings.HasPrefix(reason, reasonTooMany):
+		class = ErrTooManyConnections
 	default:
 		class = ErrProtocol
 	}
@@ -211,7 +263,8 @@ type acceptVerdict func(peer handshakeResult) error
 // acceptHandshake runs the acceptor's side of the handshake over fr and w.
 // With authentication on, it sends nothing derived from the secret until the
 // dialer has proved it: its reply carries only its nonce, and its proof goes
-// out in its last frame, after the dialer's proof checked out.
+// out in its last frame, after the dialer's proof checked out. A client-mode
+// dialer must also prove the key its identity derives from.
 func acceptHandshake(fr *frameReader, w io.Writer, cfg handshakeConfig, verdict acceptVerdict) (handshakeResult, error) {
 	var hello messages.Handshake
 	if err := fr.readMessage(&hello); err != nil {
@@ -231,30 +284,41 @@ func acceptHandshake(fr *frameReader, w io.Writer, cfg handshakeConfig, verdict 
 	if err := validKeyID(hello.KeyId); err != nil {
 		return refuse("bad key id", false, err)
 	}
+	if hello.ClientMode {
+		if err := checkClientIdentity(hello.Identity, hello.PublicKey); err != nil {
+			return refuse(reasonKey, false, err)
+		}
+	} else if len(hello.PublicKey) != 0 {
+		return refuse("bad identity", false, fmt.Errorf("%w: a listening peer sent a client key", ErrProtocol))
+	}
 	peer := handshakeResult{identity: hello.Identity, clientMode: hello.ClientMode, keyID: hello.KeyId}
+	secret, known := cfg.secret, true
 	if cfg.secret == nil {
 		if len(hello.Nonce) != 0 || hello.KeyId != "" {
 			return refuse(reasonAuthNone, false, fmt.Errorf("%w: peer authenticates but spark.authenticate is off here", ErrAuthFailed))
 		}
-		if err := verdict(peer); err != nil {
-			return refuse(err.Error(), errors.Is(err, ErrDuplicateConnection), err)
+		if !hello.ClientMode {
+			if err := verdict(peer); err != nil {
+				return refuse(err.Error(), errors.Is(err, ErrDuplicateConnection), err)
+			}
+			if err := sendFrame(w, &messages.HandshakeReply{Version: ProtocolVersion, Identity: cfg.identity}); err != nil {
+				return handshakeResult{}, err
+			}
+			return peer, nil
 		}
-		if err := sendFrame(w, &messages.HandshakeReply{Version: ProtocolVersion, Identity: cfg.identity}); err != nil {
-			return handshakeResult{}, err
+	} else {
+		if len(hello.Nonce) != nonceLen {
+			return refuse(reasonAuthReq, false, fmt.Errorf("%w: peer did not authenticate", ErrAuthFailed))
 		}
-		return peer, nil
+		if hello.Identity == cfg.identity {
+			// Our own identity: frames of this env reflected back to it.
+			return refuse(reasonAuth, false, fmt.Errorf("%w: peer claims this env's own identity %s", ErrAuthFailed, hello.Identity))
+		}
+		// An unknown key id goes through the same exchange as a wrong
+		// secret, and fails the same way: the dialer learns nothing about
+		// which ids exist.
+		secret, known = cfg.resolveKey(hello.KeyId)
 	}
-	if len(hello.Nonce) != nonceLen {
-		return refuse(reasonAuthReq, false, fmt.Errorf("%w: peer did not authenticate", ErrAuthFailed))
-	}
-	if hello.Identity == cfg.identity {
-		// Our own identity: frames of this env reflected back to it.
-		return refuse(reasonAuth, false, fmt.Errorf("%w: peer claims this env's own identity %s", ErrAuthFailed, hello.Identity))
-	}
-	// An unknown key id goes through the same exchange as a wrong secret,
-	// and fails the same way: the dialer learns nothing about which ids
-	// exist.
-	secret, known := cfg.resolveKey(hello.KeyId)
 	nonce := newNonce()
 	if err := sendFrame(w, &messages.HandshakeReply{Version: ProtocolVersion, Identity: cfg.identity, Nonce: nonce}); err != nil {
 		return handshakeResult{}, err
@@ -262,25 +326,43 @@ func acceptHandshake(fr *frameReader, w io.Writer, cfg handshakeConfig, verdict 
 	var p messages.HandshakeProof
 	if err := fr.readMessage(&p); err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			// The dialer hung up instead of proving the secret.
+			// The dialer hung up instead of proving the secret or its key.
 			return handshakeResult{}, fmt.Errorf("%w: peer closed the connection during authentication", ErrAuthFailed)
 		}
 		return handshakeResult{}, err
 	}
-	want := proof(secret, labelDialer, hello.Nonce, nonce, hello.Identity, cfg.identity, hello.KeyId)
-	if !hmac.Equal(want, p.Proof) || !known {
+	fail := func(err error) (handshakeResult, error) {
 		sendFrame(w, &messages.HandshakeResult{Error: reasonAuth}) //nolint:errcheck // closing anyway
+		return handshakeResult{}, err
+	}
+	if cfg.secret != nil {
+		want := proof(secret, labelDialer, hello.Nonce, nonce, hello.Identity, cfg.identity, hello.KeyId)
 		if !known {
-			return handshakeResult{}, fmt.Errorf("%w: peer %s authenticates with unknown key id %q", ErrAuthFailed, hello.Identity, hello.KeyId)
+			return fail(fmt.Errorf("%w: peer %s authenticates with unknown key id %q", ErrAuthFailed, hello.Identity, hello.KeyId))
 		}
-		return handshakeResult{}, fmt.Errorf("%w: peer %s does not know the secret of key id %q", ErrAuthFailed, hello.Identity, hello.KeyId)
+		if !hmac.Equal(want, p.Proof) {
+			return fail(fmt.Errorf("%w: peer %s does not know the secret of key id %q", ErrAuthFailed, hello.Identity, hello.KeyId))
+		}
+	} else if len(p.Proof) != 0 {
+		return fail(fmt.Errorf("%w: peer authenticates but spark.authenticate is off here", ErrAuthFailed))
+	}
+	if hello.ClientMode {
+		signed := transcript(labelClient, hello.Nonce, nonce, hello.Identity, cfg.identity, hello.KeyId)
+		if !ed25519.Verify(ed25519.PublicKey(hello.PublicKey), signed, p.Signature) {
+			return fail(fmt.Errorf("%w: peer does not hold the key of client identity %s", ErrAuthFailed, hello.Identity))
+		}
+	} else if len(p.Signature) != 0 {
+		return fail(fmt.Errorf("%w: a listening peer sent a client signature", ErrProtocol))
 	}
 	if err := verdict(peer); err != nil {
-		// A duplicate after authentication: the dialer learns it from the text.
+		// Refused after authentication: the dialer learns why from the text.
 		sendFrame(w, &messages.HandshakeResult{Error: err.Error(), Duplicate: errors.Is(err, ErrDuplicateConnection)}) //nolint:errcheck // closing anyway
 		return handshakeResult{}, err
 	}
-	result := &messages.HandshakeResult{Proof: proof(secret, labelAcceptor, hello.Nonce, nonce, hello.Identity, cfg.identity, hello.KeyId)}
+	result := &messages.HandshakeResult{}
+	if cfg.secret != nil {
+		result.Proof = proof(secret, labelAcceptor, hello.Nonce, nonce, hello.Identity, cfg.identity, hello.KeyId)
+	}
 	if err := sendFrame(w, result); err != nil {
 		return handshakeResult{}, err
 	}

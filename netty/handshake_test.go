@@ -1,6 +1,8 @@
 package netty
 
 import (
+	"crypto/ed25519"
+	"crypto/sha256"
 	"errors"
 	"net"
 	"testing"
@@ -36,9 +38,17 @@ func runHandshake(t *testing.T, dialer, acceptor handshakeConfig, verdict accept
 
 func accept(handshakeResult) error { return nil }
 
+// testClient is the handshake part of a client-mode dialer named name: its
+// key derives from the name, its identity from the key.
+func testClient(name string) handshakeConfig {
+	seed := sha256.Sum256([]byte(name))
+	key := ed25519.NewKeyFromSeed(seed[:])
+	return handshakeConfig{identity: clientIdentity(key.Public().(ed25519.PublicKey)), clientMode: true, clientKey: key}
+}
+
 func TestHandshake(t *testing.T) {
 	server := handshakeConfig{identity: "127.0.0.1:7077"}
-	client := handshakeConfig{identity: "client-1", clientMode: true}
+	client := testClient("client-1")
 	withSecret := func(c handshakeConfig, s string) handshakeConfig { c.secret = []byte(s); return c }
 	dup := func(handshakeResult) error { return ErrDuplicateConnection }
 	for _, tc := range []struct {
@@ -139,7 +149,8 @@ func handshakeSide(c net.Conn, f func(fr *frameReader) error) <-chan error {
 func TestHandshakeReplay(t *testing.T) {
 	secret := []byte("s")
 	acc := handshakeConfig{identity: "127.0.0.1:7077", secret: secret}
-	dial := handshakeConfig{identity: "client-1", clientMode: true, secret: secret}
+	dial := testClient("client-1")
+	dial.secret = secret
 
 	// Record a good handshake, played by hand on the dialer's side.
 	ac, dc := net.Pipe()
@@ -150,13 +161,14 @@ func TestHandshakeReplay(t *testing.T) {
 		return err
 	})
 	d := newPipeFrames(t, dc)
-	hello := &messages.Handshake{Version: ProtocolVersion, Identity: dial.identity, ClientMode: true, Nonce: newNonce()}
+	hello := &messages.Handshake{Version: ProtocolVersion, Identity: dial.identity, ClientMode: true, PublicKey: dial.clientKey.Public().(ed25519.PublicKey), Nonce: newNonce()}
 	d.send(hello)
 	var reply messages.HandshakeReply
 	if err := d.read(&reply); err != nil {
 		t.Fatal(err)
 	}
-	dialerProof := &messages.HandshakeProof{Proof: proof(secret, labelDialer, hello.Nonce, reply.Nonce, dial.identity, reply.Identity, "")}
+	dialerProof := &messages.HandshakeProof{Proof: proof(secret, labelDialer, hello.Nonce, reply.Nonce, dial.identity, reply.Identity, ""),
+		Signature: ed25519.Sign(dial.clientKey, transcript(labelClient, hello.Nonce, reply.Nonce, dial.identity, reply.Identity, ""))}
 	d.send(dialerProof)
 	var result messages.HandshakeResult
 	if err := d.read(&result); err != nil || result.Error != "" {
@@ -305,7 +317,7 @@ func TestAcceptorProvesLast(t *testing.T) {
 		return err
 	})
 	d := newPipeFrames(t, dc)
-	d.send(&messages.Handshake{Version: ProtocolVersion, Identity: "client-x", ClientMode: true, Nonce: newNonce()})
+	d.send(&messages.Handshake{Version: ProtocolVersion, Identity: "127.0.0.1:1", Nonce: newNonce()})
 	var reply messages.HandshakeReply
 	if err := d.read(&reply); err != nil {
 		t.Fatal(err)
@@ -341,7 +353,9 @@ func TestHandshakeKeyIDs(t *testing.T) {
 	}
 	acc := handshakeConfig{identity: "127.0.0.1:7077", secret: []byte("cluster"), authKeys: keys}
 	client := func(secret, keyID string) handshakeConfig {
-		return handshakeConfig{identity: "client-1", clientMode: true, secret: []byte(secret), keyID: keyID}
+		c := testClient("client-1")
+		c.secret, c.keyID = []byte(secret), keyID
+		return c
 	}
 	for _, tc := range []struct {
 		name     string
@@ -386,7 +400,7 @@ func TestUnknownKeyIDGivesNoHint(t *testing.T) {
 			return err
 		})
 		d := newPipeFrames(t, dc)
-		hello := &messages.Handshake{Version: ProtocolVersion, Identity: "client-x", ClientMode: true, Nonce: newNonce(), KeyId: keyID}
+		hello := &messages.Handshake{Version: ProtocolVersion, Identity: "127.0.0.1:1", Nonce: newNonce(), KeyId: keyID}
 		d.send(hello)
 		var reply messages.HandshakeReply
 		if err := d.read(&reply); err != nil {
@@ -395,7 +409,7 @@ func TestUnknownKeyIDGivesNoHint(t *testing.T) {
 		if reply.Error != "" || len(reply.Nonce) != nonceLen || len(reply.Proof) != 0 {
 			t.Fatalf("key id %s: reply %v", keyID, &reply)
 		}
-		d.send(&messages.HandshakeProof{Proof: proof([]byte("wrong"), labelDialer, hello.Nonce, reply.Nonce, "client-x", reply.Identity, keyID)})
+		d.send(&messages.HandshakeProof{Proof: proof([]byte("wrong"), labelDialer, hello.Nonce, reply.Nonce, hello.Identity, reply.Identity, keyID)})
 		var res messages.HandshakeResult
 		if err := d.read(&res); err != nil {
 			t.Fatal(err)
@@ -409,5 +423,65 @@ func TestUnknownKeyIDGivesNoHint(t *testing.T) {
 	}
 	if !proto.Equal(results["app-1"], results["app-2"]) || results["app-1"].Error != reasonAuth {
 		t.Fatalf("known id refused with %v, unknown with %v", results["app-1"], results["app-2"])
+	}
+}
+
+// A client-mode dialer gets in only under the identity its key derives, and
+// only with a signature of that key over the acceptor's fresh nonce: a
+// peer that knows a client's identity and public key, or has a key of its
+// own, cannot claim the client's identity.
+func TestClientMustProveItsKey(t *testing.T) {
+	acc := handshakeConfig{identity: "127.0.0.1:7077"}
+	victim, other := testClient("victim"), testClient("other")
+	for _, secret := range []string{"", "s"} {
+		acc.secret = nil
+		if secret != "" {
+			acc.secret = []byte(secret)
+		}
+		t.Run("secret="+secret, func(t *testing.T) {
+			ok := victim
+			ok.secret = acc.secret
+			if _, ares, derr, aerr := runHandshake(t, ok, acc, accept); derr != nil || aerr != nil || ares.identity != victim.identity {
+				t.Fatalf("the client itself: %v, %v, %+v", derr, aerr, ares)
+			}
+			// Another key under the victim's identity.
+			impostor := other
+			impostor.identity, impostor.secret = victim.identity, acc.secret
+			if _, _, derr, aerr := runHandshake(t, impostor, acc, accept); !errors.Is(derr, ErrAuthFailed) || !errors.Is(aerr, ErrAuthFailed) {
+				t.Fatalf("another key: dialer %v, acceptor %v; want ErrAuthFailed", derr, aerr)
+			}
+			// The victim's public key without its private key: played by
+			// hand, with the signature of another key.
+			ac, dc := net.Pipe()
+			defer ac.Close()
+			defer dc.Close()
+			aerr := handshakeSide(ac, func(fr *frameReader) error {
+				_, err := acceptHandshake(fr, ac, acc, accept)
+				return err
+			})
+			d := newPipeFrames(t, dc)
+			hello := &messages.Handshake{Version: ProtocolVersion, Identity: victim.identity, ClientMode: true,
+				PublicKey: victim.clientKey.Public().(ed25519.PublicKey)}
+			if acc.secret != nil {
+				hello.Nonce = newNonce()
+			}
+			d.send(hello)
+			var reply messages.HandshakeReply
+			if err := d.read(&reply); err != nil || reply.Error != "" || len(reply.Nonce) != nonceLen {
+				t.Fatalf("reply %v, %v", &reply, err)
+			}
+			p := &messages.HandshakeProof{Signature: ed25519.Sign(other.clientKey, transcript(labelClient, hello.Nonce, reply.Nonce, victim.identity, reply.Identity, ""))}
+			if acc.secret != nil {
+				p.Proof = proof(acc.secret, labelDialer, hello.Nonce, reply.Nonce, victim.identity, reply.Identity, "")
+			}
+			d.send(p)
+			var res messages.HandshakeResult
+			if err := d.read(&res); err != nil || res.Error != reasonAuth || len(res.Proof) != 0 {
+				t.Fatalf("result %v, %v", &res, err)
+			}
+			if err := <-aerr; !errors.Is(err, ErrAuthFailed) {
+				t.Fatalf("acceptor: %v", err)
+			}
+		})
 	}
 }

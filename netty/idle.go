@@ -1,4 +1,4 @@
-// Read deadlines: closing connections stalled mid-frame or silent with asks outstanding.
+// Read deadlines: closing connections stalled mid-frame, silent with asks outstanding, or idle.
 
 package netty
 
@@ -22,7 +22,8 @@ const idleChecks = 4
 // default spark.network.timeout): in the middle of a frame, or while asks of
 // this env were waiting for replies on it and no new ask was made (Spark's
 // TransportChannelHandler: "quiet ... while there are outstanding
-// requests"). A connection idle with no ask outstanding stays open. The asks
+// requests"). A connection idle with no ask outstanding stays open (until
+// spark.rpc.io.idleTimeout, see IdleTimeoutError). The asks
 // pending on the connection fail with an *actor.ConnectionClosedError that
 // wraps this error.
 type ConnectionTimeoutError struct {
@@ -50,6 +51,34 @@ func (e *ConnectionTimeoutError) Error() string {
 // Timeout reports true: the error is a timeout (net.Error).
 func (e *ConnectionTimeoutError) Timeout() bool { return true }
 
+// IdleTimeoutError is why a connection was closed for being idle: for
+// Idle, nothing was received or written on it, no ask of this env waited
+// on it and nothing it delivered waited to be processed
+// (spark.rpc.io.idleTimeout); or, Silent, an inbound connection received
+// nothing at all since its handshake (spark.rpc.io.connectionTimeout).
+// Nothing is lost with such a connection: the close is reported as a
+// normal disconnect, and the next Send to a listening peer dials again.
+type IdleTimeoutError struct {
+	// Peer is the peer's address (its socket address for a client-mode peer).
+	Peer string
+	// Idle is how long the connection was idle.
+	Idle time.Duration
+	// Key is the configuration key of the timeout.
+	Key string
+	// Silent is true for an inbound connection that never sent a frame.
+	Silent bool
+}
+
+func (e *IdleTimeoutError) Error() string {
+	if e.Silent {
+		return fmt.Sprintf("netty: connection from %s sent nothing for %s after its handshake; closing it. This timeout is controlled by %s", e.Peer, e.Idle, e.Key)
+	}
+	return fmt.Sprintf("netty: connection with %s idle for %s; closing it. This timeout is controlled by %s", e.Peer, e.Idle, e.Key)
+}
+
+// Timeout reports true: the error is a timeout (net.Error).
+func (e *IdleTimeoutError) Timeout() bool { return true }
+
 // establishReader gives c's frame reader its full buffer and, unless the
 // connection timeout is off, the read deadlines that close a silent
 // connection. It runs once the handshake has succeeded.
@@ -76,6 +105,10 @@ type idleReader struct {
 	rw       net.Conn // the connection (a *tls.Conn passes deadlines on)
 	timeout  time.Duration
 	key      string
+	idle     time.Duration // spark.rpc.io.idleTimeout (0: off)
+	start    time.Time     // when the connection was established
+	since    time.Time     // when it was last seen active
+	received bool          // a byte arrived since the handshake
 	period   time.Duration
 	deadline time.Time
 	progress bool   // bytes arrived since the last check
@@ -85,13 +118,19 @@ type idleReader struct {
 }
 
 // newIdleReader returns the reader of c's established connection, or nil
-// when the connection timeout is off.
+// when both the connection timeout and the idle timeout are off.
 func (t *Transport) newIdleReader(c *conn) *idleReader {
-	if t.idleTimeout <= 0 {
+	if t.idleTimeout <= 0 && t.idleConnTimeout <= 0 {
 		return nil
 	}
-	r := &idleReader{c: c, rw: c.nc, timeout: t.idleTimeout, key: t.idleTimeoutKey, period: max(t.idleTimeout/idleChecks, time.Millisecond)}
-	r.deadline = time.Now().Add(r.period)
+	shortest := t.idleTimeout
+	if shortest <= 0 || (t.idleConnTimeout > 0 && t.idleConnTimeout < shortest) {
+		shortest = t.idleConnTimeout
+	}
+	now := time.Now()
+	r := &idleReader{c: c, rw: c.nc, timeout: t.idleTimeout, key: t.idleTimeoutKey, idle: t.idleConnTimeout,
+		period: max(shortest/idleChecks, time.Millisecond), start: now, since: now}
+	r.deadline = now.Add(r.period)
 	r.rw.SetReadDeadline(r.deadline) //nolint:errcheck // a closed connection fails the read
 	return r
 }
@@ -134,14 +173,32 @@ func (r *idleReader) check() error {
 		r.silent++
 		r.quiet++
 	}
+	f := &r.c.flow
+	if f.n > 0 {
+		// What the open window delivered is processed when its marks
+		// have run: count it as pending from now on.
+		r.c.closeWindow()
+		r.since = now
+	}
+	if r.progress || late || wrote || newest != r.newest || outstanding > 0 || f.pending.Load() > 0 || r.c.sending() {
+		r.since = now
+	}
+	r.received = r.received || r.progress
 	r.progress = false
 	r.newest = newest
-	checks := int((r.timeout + r.period - 1) / r.period)
-	switch {
-	case r.silent >= checks && r.c.fr.midFrame():
-		return r.fail(false, 0)
-	case r.quiet >= checks && outstanding > 0:
-		return r.fail(true, outstanding)
+	if r.timeout > 0 {
+		checks := int((r.timeout + r.period - 1) / r.period)
+		switch {
+		case r.silent >= checks && r.c.fr.midFrame():
+			return r.fail(false, 0)
+		case r.quiet >= checks && outstanding > 0:
+			return r.fail(true, outstanding)
+		case !r.c.outbound && !r.received && now.Sub(r.start) >= r.timeout:
+			return r.idleFail(now.Sub(r.start), r.key, true)
+		}
+	}
+	if r.idle > 0 && now.Sub(r.since) >= r.idle {
+		return r.idleFail(now.Sub(r.since), KeyIdleTimeout, false)
 	}
 	r.deadline = now.Add(r.period)
 	return r.rw.SetReadDeadline(r.deadline)
@@ -154,4 +211,24 @@ func (r *idleReader) fail(idle bool, outstanding int) error {
 		peer = r.c.info.Address.HostPort()
 	}
 	return &ConnectionTimeoutError{Peer: peer, Duration: r.timeout, Key: r.key, MidFrame: !idle, Outstanding: outstanding}
+}
+
+func (r *idleReader) idleFail(d time.Duration, key string, silent bool) error {
+	r.c.t.idleClosed.Add(1)
+	peer := r.c.info.Identity
+	if !r.c.info.Address.IsZero() {
+		peer = r.c.info.Address.HostPort()
+	}
+	return &IdleTimeoutError{Peer: peer, Idle: d.Round(time.Millisecond), Key: key, Silent: silent}
+}
+
+// sending reports whether frames are queued for c's peer or being written.
+func (c *conn) sending() bool {
+	p := c.p
+	if p == nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.conn == c && (!p.out.empty() || p.writing > 0 || c.busy)
 }

@@ -33,43 +33,42 @@ func (t *Transport) acceptLoop() {
 			time.Sleep(10 * time.Millisecond)
 			continue
 		}
-		if t.handshaking.Add(1) > int64(t.maxHandshakes) {
-			t.handshaking.Add(-1)
-			t.refuseBusy(nc)
+		src := sourceOf(nc.RemoteAddr())
+		if l := t.admit(src); l != nil {
+			t.refuseAtAccept(nc, l)
 			continue
 		}
 		t.wg.Add(1)
-		go t.serve(nc)
+		go t.serve(nc, src)
 	}
 }
 
-// refusedLogInterval is the least time between two log lines about
-// connections refused for spark.rpc.netty.maxPendingHandshakes.
-const refusedLogInterval = 10 * time.Second
-
-// refuseBusy closes an accepted connection at once because too many are in
-// handshake. A plain-text dialer is told why (best effort: the write goes
-// into an empty socket buffer and does not block).
-func (t *Transport) refuseBusy(nc net.Conn) {
-	n := t.refused.Add(1)
+// refuseAtAccept closes an accepted connection at once because a limit is
+// reached. A plain-text dialer is told why (best effort: the write goes into
+// an empty socket buffer and does not block).
+func (t *Transport) refuseAtAccept(nc net.Conn, l *limit) {
+	n := l.counter.Add(1)
 	if t.tlsServer == nil {
-		nc.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))                                                     //nolint:errcheck // best effort
-		sendFrame(nc, &messages.HandshakeReply{Version: ProtocolVersion, Identity: t.info.Identity, Error: reasonBusy}) //nolint:errcheck // best effort
+		nc.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))                                                        //nolint:errcheck // best effort
+		sendFrame(nc, &messages.HandshakeReply{Version: ProtocolVersion, Identity: t.info.Identity, Error: l.err.Error()}) //nolint:errcheck // best effort
 	}
-	remote := nc.RemoteAddr().String()
 	nc.Close()
-	now := time.Now().UnixNano()
-	last := t.refusedLogAt.Load()
-	if (last == 0 || now-last >= int64(refusedLogInterval)) && t.refusedLogAt.CompareAndSwap(last, now) {
-		t.log.Warn().Str("remote", remote).Int64("refused", n).Int("limit", t.maxHandshakes).
-			Msgf("refused a connection: %d connections are in handshake already (%s); refused %d so far", t.maxHandshakes, KeyMaxPendingHandshakes, n)
+	t.logRefusal(l.log, l.err, n)
+}
+
+// logRefusal logs a refusal at a limit, at most once per
+// refusedLogInterval for each kind of limit.
+func (t *Transport) logRefusal(log *rateLog, e *LimitError, refused int64) {
+	if log.allow() {
+		t.log.Warn().Str("remote", e.Source).Int64("refused", refused).Int("limit", e.Limit).
+			Msgf("refused a connection: %s (%d) reached; refused %d so far", e.Key, e.Limit, refused)
 	}
 }
 
 // serve runs the acceptor's handshake on a new inbound connection.
-func (t *Transport) serve(nc net.Conn) {
+func (t *Transport) serve(nc net.Conn, src string) {
 	defer t.wg.Done()
-	defer t.handshaking.Add(-1)
+	defer t.handshakeDone(src)
 	if !t.track(nc) {
 		return
 	}
@@ -86,6 +85,7 @@ func (t *Transport) serve(nc net.Conn) {
 	}
 	fr := newFrameReader(rw, readBufferSize)
 	c := t.newConn(rw, fr, false)
+	c.src = src
 	_, err := acceptHandshake(fr, rw, t.hs, func(peer handshakeResult) error {
 		c.info.Identity, c.keyID = peer.identity, peer.keyID
 		if peer.clientMode {
@@ -108,15 +108,33 @@ func (t *Transport) serve(nc net.Conn) {
 			c.close(err)
 			return
 		}
-		if errors.Is(err, ErrAuthFailed) {
-			// Counted before the close, so that a peer that sees the
-			// connection end finds the failure in Stats.
+		// Counted before the close, so that a peer that sees the
+		// connection end finds the refusal in Stats.
+		var refusedN int64
+		switch {
+		case errors.Is(err, ErrAuthFailed):
 			t.authFailures.Add(1)
+		case errors.Is(err, ErrTooManyConnections):
+			refusedN = t.refusedConns.Add(1)
+		case errors.Is(err, ErrIdentityInUse):
+			refusedN = t.identityInUse.Add(1)
 		}
 		t.untrack(nc)
 		switch {
 		case errors.Is(err, ErrAuthFailed):
-			t.log.Warn().Err(err).Str("remote", nc.RemoteAddr().String()).Msg("authentication failed")
+			if t.authLog.allow() { // a flood of failures must not flood the log
+				t.log.Warn().Err(err).Str("remote", nc.RemoteAddr().String()).Int64("failures", t.authFailures.Load()).
+					Msg("authentication failed (logged at most every 10s; Stats.AuthFailures counts them all)")
+			}
+		case errors.Is(err, ErrTooManyConnections):
+			var le *LimitError
+			errors.As(err, &le)
+			t.logRefusal(&t.connsLog, le, refusedN)
+		case errors.Is(err, ErrIdentityInUse):
+			if t.inUseLog.allow() {
+				t.log.Warn().Str("remote", nc.RemoteAddr().String()).Str("identity", c.info.Identity).Int64("refused", refusedN).
+					Msgf("refused a connection that claims the identity of a live connection (it did not close within %s)", KeyIdentityProbeTimeout)
+			}
 		case errors.Is(err, ErrDuplicateConnection), errors.Is(err, ErrTransportClosed):
 		case errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF):
 			// Connected and closed without a byte: not an error.
@@ -134,8 +152,11 @@ func (t *Transport) serve(nc net.Conn) {
 }
 
 func (t *Transport) badConn(nc net.Conn, err error) {
-	t.protocolErrors.Add(1)
-	t.log.Warn().Err(err).Str("remote", nc.RemoteAddr().String()).Msg("closed a connection that does not speak the protocol")
+	n := t.protocolErrors.Add(1)
+	if t.badLog.allow() { // a flood of bad sockets must not flood the log
+		t.log.Warn().Err(err).Str("remote", nc.RemoteAddr().String()).Int64("protocolErrors", n).
+			Msg("closed a connection that does not speak the protocol (logged at most every 10s; Stats.ProtocolErrors counts them all)")
+	}
 }
 
 func sockAddress(a net.Addr) actor.RpcAddress {

@@ -21,7 +21,13 @@ var (
 		"Connection handshakes that failed: reason auth (the shared secret was not proved) or protocol (bad or silent handshake, failed TLS handshake).",
 		"reason")
 	descRefused = metricDesc("connections_refused_total",
-		"Connections refused because spark.rpc.netty.maxPendingHandshakes were in handshake already.")
+		"Connections refused because spark.rpc.netty.maxPendingHandshakes (or spark.rpc.netty.maxPendingHandshakesPerAddress from their address) were in handshake already.")
+	descRefusedConns = metricDesc("connections_refused_established_total",
+		"Connections refused because spark.rpc.netty.maxConnections (or spark.rpc.netty.maxConnectionsPerAddress from their address) were established already.")
+	descIdentityInUse = metricDesc("connections_identity_in_use_total",
+		"Inbound connections refused because they claimed the listening identity of a live connection.")
+	descIdleClosed = metricDesc("connections_idle_closed_total",
+		"Connections closed because they were idle (spark.rpc.io.idleTimeout, or silent since their handshake).")
 	descTimedOut = metricDesc("connections_timed_out_total",
 		"Connections closed because the peer went silent mid-frame or with asks outstanding.")
 	descProtocolErrors = metricDesc("protocol_errors_total",
@@ -37,7 +43,7 @@ var (
 // Describe implements prometheus.Collector: an env whose transport is a
 // Transport registers it in its registry (see actor.Env.Metrics).
 func (t *Transport) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descConnsOpen, descHandshaking, descHSFailed, descRefused, descTimedOut,
+	for _, d := range []*prometheus.Desc{descConnsOpen, descHandshaking, descHSFailed, descRefused, descRefusedConns, descIdentityInUse, descIdleClosed, descTimedOut,
 		descProtocolErrors, descSentBytes, descRecvBytes, descQueued} {
 		ch <- d
 	}
@@ -60,6 +66,9 @@ func (t *Transport) Collect(ch chan<- prometheus.Metric) {
 	counter(descHSFailed, float64(s.AuthFailures), "auth")
 	counter(descHSFailed, float64(t.hsFailures.Load()), "protocol")
 	counter(descRefused, float64(s.Refused))
+	counter(descRefusedConns, float64(s.RefusedConnections))
+	counter(descIdentityInUse, float64(s.IdentityInUse))
+	counter(descIdleClosed, float64(s.IdleClosed))
 	counter(descTimedOut, float64(s.TimedOut))
 	counter(descProtocolErrors, float64(s.ProtocolErrors))
 	t.peers.Range(func(_, v any) bool {

@@ -38,7 +38,7 @@ func TestUnknownReplyTypeFailsTheAsk(t *testing.T) {
 	a := asker{results: make(chan error, 1)}
 	register(t, server, "asker", a)
 	c, r := rawClient(t, server, "client-raw")
-	ref, _ := proto.Marshal(&messages.EndpointRef{Address: "client-raw", Name: "answerer", Client: true})
+	ref, _ := proto.Marshal(&messages.EndpointRef{Address: rawID("client-raw"), Name: "answerer", Client: true})
 	writeMsg(t, c, &messages.WireEnvelope{Target: "asker", Type: "sparkrpc.messages.EndpointRef", Payload: ref})
 	var req messages.WireEnvelope
 	readMsg(t, r, &req)
@@ -148,7 +148,7 @@ func TestPeerThatStopsReadingIsDropped(t *testing.T) {
 	evs := newEvents()
 	register(t, server, "events", evs)
 	c, _ := rawClient(t, server, "client-stuck")
-	ref, _ := proto.Marshal(&messages.EndpointRef{Address: "client-stuck", Name: "sink", Client: true})
+	ref, _ := proto.Marshal(&messages.EndpointRef{Address: rawID("client-stuck"), Name: "sink", Client: true})
 	writeMsg(t, c, &messages.WireEnvelope{Target: "flooder", Type: "sparkrpc.messages.EndpointRef", Payload: ref})
 	evs.wait(t, "disconnected", nil)
 	if n := tr.Stats().Connections; n != 0 {

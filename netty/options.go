@@ -49,8 +49,10 @@ func WithAdvertiseHost(host string) Option {
 func WithPort(port int) Option { return optionFunc(func(o *options) { o.port = port }) }
 
 // WithClientMode makes the transport not listen (Spark's clientMode): its
-// identity is a unique client id, its endpoints are spark-client://name, and
-// peers reach it only over the connections it opened.
+// identity is a client id derived from a key it makes at Start and proves
+// in every handshake (so no other peer can claim it), its endpoints are
+// spark-client://name, and peers reach it only over the connections it
+// opened.
 func WithClientMode() Option { return optionFunc(func(o *options) { o.clientMode = true }) }
 
 // WithLogger sets the logger of the transport (and of the env, with

@@ -38,7 +38,9 @@ func testServer(t *testing.T, tr *Transport) *actor.Env {
 
 // dialAs connects to addr as the client-mode peer id, with this package's
 // own dialer handshake.
-func dialAs(t *testing.T, addr, id string) (net.Conn, *frameReader) {
+// dialAs connects to addr as the client-mode peer named name (its identity
+// is testClient(name).identity).
+func dialAs(t *testing.T, addr, name string) (net.Conn, *frameReader) {
 	t.Helper()
 	nc, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -47,8 +49,8 @@ func dialAs(t *testing.T, addr, id string) (net.Conn, *frameReader) {
 	t.Cleanup(func() { nc.Close() })
 	nc.SetDeadline(time.Now().Add(reconnectWait)) //nolint:errcheck
 	fr := newFrameReader(nc, readBufferSize)
-	if _, err := dialHandshake(fr, nc, handshakeConfig{identity: id, clientMode: true}); err != nil {
-		t.Fatalf("handshake as %s: %v", id, err)
+	if _, err := dialHandshake(fr, nc, testClient(name)); err != nil {
+		t.Fatalf("handshake as %s: %v", name, err)
 	}
 	fr.max = 1 << 20
 	return nc, fr
@@ -117,19 +119,19 @@ func TestReplacementKeepsPerSenderOrder(t *testing.T) {
 	// has a full buffer left to deliver when the new connection starts.
 	const rounds, n = 20, 15000
 	for round := range int64(rounds) {
-		id := fmt.Sprintf("client-order-%d", round)
+		name := fmt.Sprintf("client-order-%d", round)
 		msgs := make([]proto.Message, n+1000)
 		for i := range msgs {
 			msgs[i] = wrapperspb.Int64(round*1e6 + int64(i))
 		}
-		old, _ := dialAs(t, server.Address().HostPort(), id)
+		old, _ := dialAs(t, server.Address().HostPort(), name)
 		streamed := make(chan struct{})
 		go func() {
 			defer close(streamed)
 			old.Write(frames(t, "order", msgs[:n]...)) //nolint:errcheck // cut short by the replacement
 		}()
 		waitUntil(t, func() bool { return seq.received(round) >= 1000 }, "the old connection's first messages")
-		cur, _ := dialAs(t, server.Address().HostPort(), id) // replaces old
+		cur, _ := dialAs(t, server.Address().HostPort(), name) // replaces old
 		if _, err := cur.Write(frames(t, "order", msgs[n:]...)); err != nil {
 			t.Fatal(err)
 		}
@@ -161,7 +163,8 @@ func waitUntil(t *testing.T, cond func() bool, what string) {
 // client-mode peer keep working. The hook closes the old connection at the
 // point where attach once released the peer's lock.
 func TestReconnectRacingCloseLeavesNoZombie(t *testing.T) {
-	const id = "client-zombie"
+	const name = "client-zombie"
+	id := testClient(name).identity
 	var armed atomic.Bool
 	var closers sync.WaitGroup
 	testHookAttach = func(p *peer) {
@@ -185,9 +188,9 @@ func TestReconnectRacingCloseLeavesNoZombie(t *testing.T) {
 	tr := NewTransport(WithLogger(zerolog.Nop()))
 	server := testServer(t, tr)
 	t.Cleanup(closers.Wait)
-	dialAs(t, server.Address().HostPort(), id)
+	dialAs(t, server.Address().HostPort(), name)
 	armed.Store(true)
-	_, fr := dialAs(t, server.Address().HostPort(), id)
+	_, fr := dialAs(t, server.Address().HostPort(), name)
 	if armed.Load() {
 		t.Fatal("the hook did not run")
 	}
@@ -215,7 +218,8 @@ func TestReconnectRacingCloseLeavesNoZombie(t *testing.T) {
 // queued). It waits for the writer, which starts after the handshake. The
 // frame is an ask, the kind of frame Send writes inline.
 func TestSendDuringTheAcceptorsHandshakeWaitsForIt(t *testing.T) {
-	const id = "client-early"
+	const name = "client-early"
+	id := testClient(name).identity
 	tr := NewTransport(WithLogger(zerolog.Nop()))
 	var sent atomic.Bool
 	testHookAccepted = func(c *conn) {
@@ -229,7 +233,7 @@ func TestSendDuringTheAcceptorsHandshakeWaitsForIt(t *testing.T) {
 	}
 	t.Cleanup(func() { testHookAccepted = nil })
 	server := testServer(t, tr)
-	_, fr := dialAs(t, server.Address().HostPort(), id)
+	_, fr := dialAs(t, server.Address().HostPort(), name)
 	if !sent.Load() {
 		t.Fatal("the hook did not run")
 	}

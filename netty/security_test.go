@@ -204,7 +204,7 @@ func TestUnauthenticatedConnectorGetsNoProof(t *testing.T) {
 	c.SetDeadline(time.Now().Add(waitFor)) //nolint:errcheck
 	nonce := make([]byte, 32)
 	rand.Read(nonce) //nolint:errcheck
-	writeMsg(t, c, &messages.Handshake{Version: netty.ProtocolVersion, Identity: "client-probe", ClientMode: true, Nonce: nonce})
+	writeMsg(t, c, &messages.Handshake{Version: netty.ProtocolVersion, Identity: "127.0.0.1:1", Nonce: nonce})
 	r := bufio.NewReader(c)
 	var reply messages.HandshakeReply
 	readMsg(t, r, &reply)

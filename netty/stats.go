@@ -17,8 +17,19 @@ type Stats struct {
 	// has not finished yet.
 	Handshaking int
 	// Refused counts connections refused because
-	// spark.rpc.netty.maxPendingHandshakes were in handshake already.
+	// spark.rpc.netty.maxPendingHandshakes were in handshake already, or
+	// spark.rpc.netty.maxPendingHandshakesPerAddress from their address.
 	Refused int64
+	// RefusedConnections counts connections refused because
+	// spark.rpc.netty.maxConnections were established already, or
+	// spark.rpc.netty.maxConnectionsPerAddress from their address.
+	RefusedConnections int64
+	// IdleClosed counts connections closed for being idle
+	// (IdleTimeoutError).
+	IdleClosed int64
+	// IdentityInUse counts inbound connections refused because they claimed
+	// the listening identity of a live connection (ErrIdentityInUse).
+	IdentityInUse int64
 	// TimedOut counts connections closed because the peer went silent in
 	// the middle of a frame, or with asks outstanding (see
 	// ConnectionTimeoutError).
@@ -30,5 +41,6 @@ func (t *Transport) Stats() Stats {
 	return Stats{
 		Connections: int(t.conns.Load()), ProtocolErrors: t.protocolErrors.Load(), AuthFailures: t.authFailures.Load(),
 		Handshaking: int(t.handshaking.Load()), Refused: t.refused.Load(), TimedOut: t.timeouts.Load(),
+		IdentityInUse: t.identityInUse.Load(), RefusedConnections: t.refusedConns.Load(), IdleClosed: t.idleClosed.Load(),
 	}
 }

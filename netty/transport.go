@@ -3,9 +3,7 @@
 package netty
 
 import (
-	"crypto/rand"
 	"crypto/tls"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -40,52 +38,66 @@ const (
 type Transport struct {
 	opts options
 
-	host           actor.TransportHost
-	log            zerolog.Logger
-	info           actor.TransportInfo
-	maxSize        int
-	hs             handshakeConfig
-	hsTimeout      time.Duration
-	connectTimeout time.Duration
-	writeTimeout   time.Duration    // a peer that reads nothing for this long is dropped
-	idleTimeout    time.Duration    // a peer silent mid-frame or with asks outstanding is dropped
-	idleTimeoutKey string           // the key that set idleTimeout
-	maxHandshakes  int              // accepted connections in handshake at most
-	backoffInitial time.Duration    // first reconnect backoff window
-	backoffMax     time.Duration    // its cap
-	maxQueued      int64            // bound of a peer's outbound bytes
-	maxInFlight    int64            // bound of a connection's unprocessed messages
-	maxInFlightB   int64            // bound of their bytes
-	inlineQuiet    time.Duration    // see defaultInlineQuiet
-	now            func() time.Time // the clock of writes (quiet time, write deadline): time.Now, or a test's
-	tlsServer      *tls.Config
-	tlsClient      *tls.Config
-	ln             net.Listener
+	host            actor.TransportHost
+	log             zerolog.Logger
+	info            actor.TransportInfo
+	maxSize         int
+	hs              handshakeConfig
+	hsTimeout       time.Duration
+	connectTimeout  time.Duration
+	writeTimeout    time.Duration    // a peer that reads nothing for this long is dropped
+	idleTimeout     time.Duration    // a peer silent mid-frame or with asks outstanding is dropped
+	idleTimeoutKey  string           // the key that set idleTimeout
+	maxHandshakes   int              // accepted connections in handshake at most
+	maxHSPerAddr    int              // and from one source address
+	maxConns        int              // established inbound connections at most
+	maxConnsPerAddr int              // and from one source address
+	idleConnTimeout time.Duration    // an idle connection is closed after this long
+	backoffInitial  time.Duration    // first reconnect backoff window
+	backoffMax      time.Duration    // its cap
+	maxQueued       int64            // bound of a peer's outbound bytes
+	maxInFlight     int64            // bound of a connection's unprocessed messages
+	maxInFlightB    int64            // bound of their bytes
+	inlineQuiet     time.Duration    // see defaultInlineQuiet
+	now             func() time.Time // the clock of writes (quiet time, write deadline): time.Now, or a test's
+	tlsServer       *tls.Config
+	tlsClient       *tls.Config
+	ln              net.Listener
 
 	started atomic.Bool
 	closing atomic.Bool
 	done    chan struct{}
 
-	mu    sync.Mutex
-	peers sync.Map              // identity -> *peer
-	raw   map[net.Conn]struct{} // every open socket, for Shutdown
-	conns atomic.Int64          // attached connections
-	wg    sync.WaitGroup
+	mu      sync.Mutex
+	peers   sync.Map              // identity -> *peer
+	raw     map[net.Conn]struct{} // every open socket, for Shutdown
+	sources map[string]*source    // inbound connections by source address
+	inbound int                   // established inbound connections
+	conns   atomic.Int64          // attached connections
+	wg      sync.WaitGroup
 
 	protocolErrors atomic.Int64
 	authFailures   atomic.Int64
 	handshaking    atomic.Int64 // accepted connections in handshake
-	refused        atomic.Int64
-	refusedLogAt   atomic.Int64 // when the last refusal was logged (UnixNano)
+	refused        atomic.Int64 // connections refused at a handshake limit
+	refusedConns   atomic.Int64 // connections refused at an established-connection limit
+	idleClosed     atomic.Int64
+	busyLog        rateLog
+	connsLog       rateLog
+	authLog        rateLog // failed authentications of inbound connections
+	badLog         rateLog // inbound connections that do not speak the protocol
 	timeouts       atomic.Int64
 	hsFailures     atomic.Int64 // handshakes failed for another reason than authentication
+	identityInUse  atomic.Int64 // inbound connections refused with ErrIdentityInUse
+	inUseLog       rateLog
+	probeTimeout   time.Duration // how long a claimed identity's live connection may take to close
 }
 
 // NewTransport returns a transport configured by opts. It reads the rest of
 // its configuration (limits, authentication, TLS, port retries) from the
 // env's Conf when the env starts it.
 func NewTransport(opts ...Option) *Transport {
-	t := &Transport{raw: make(map[net.Conn]struct{}), done: make(chan struct{})}
+	t := &Transport{raw: make(map[net.Conn]struct{}), sources: make(map[string]*source), done: make(chan struct{})}
 	for _, o := range opts {
 		o.apply(&t.opts)
 	}
@@ -142,11 +154,14 @@ func (t *Transport) Start(host actor.TransportHost) (actor.TransportInfo, error)
 		return actor.TransportInfo{}, &actor.ConfError{Key: KeyConnectBackoffMax, Value: v,
 			Err: fmt.Errorf("must be at least %s (%s)", KeyConnectBackoff, t.backoffInitial)}
 	}
-	if t.maxHandshakes, err = conf.GetInt(KeyMaxPendingHandshakes, defaultMaxPendingHandshakes); err != nil {
+	if t.probeTimeout, err = conf.GetDuration(KeyIdentityProbeTimeout, defaultIdentityProbeTimeout, time.Millisecond); err != nil {
 		return actor.TransportInfo{}, err
 	}
-	if t.maxHandshakes < 1 {
-		return actor.TransportInfo{}, &actor.ConfError{Key: KeyMaxPendingHandshakes, Value: strconv.Itoa(t.maxHandshakes), Err: errors.New("must be at least 1")}
+	if err := t.readLimits(conf); err != nil {
+		return actor.TransportInfo{}, err
+	}
+	if t.idleConnTimeout, err = conf.GetDuration(KeyIdleTimeout, defaultIdleTimeout, time.Second); err != nil {
+		return actor.TransportInfo{}, err
 	}
 	if t.maxQueued, err = positiveSize(conf, KeyMaxQueuedBytes, defaultMaxQueuedBytes); err != nil {
 		return actor.TransportInfo{}, err
@@ -175,10 +190,9 @@ func (t *Transport) Start(host actor.TransportHost) (actor.TransportInfo, error)
 		return actor.TransportInfo{}, err
 	}
 	if t.opts.clientMode {
-		var id [8]byte
-		rand.Read(id[:]) //nolint:errcheck // never fails
-		t.info = actor.TransportInfo{Identity: "client-" + hex.EncodeToString(id[:]), ClientMode: true}
-		t.hs.identity, t.hs.clientMode = t.info.Identity, true
+		key, id := newClientKey()
+		t.info = actor.TransportInfo{Identity: id, ClientMode: true}
+		t.hs.identity, t.hs.clientMode, t.hs.clientKey = id, true, key
 		return t.info, nil
 	}
 	if t.tlsServer != nil && len(t.tlsServer.Certificates) == 0 {
