@@ -95,7 +95,7 @@ type jobsView struct {
 	TasksDone, TasksRun int
 }
 
-func (u *DriverUI) jobsPage(w http.ResponseWriter, _ *http.Request) {
+func (u *DriverUI) jobsPage(w http.ResponseWriter, r *http.Request) {
 	v := jobsView{App: u.app, Uptime: time.Since(u.app.Start).Round(time.Second)}
 	for _, j := range u.status.jobsSnapshot() {
 		if j.Status == "RUNNING" {
@@ -112,7 +112,7 @@ func (u *DriverUI) jobsPage(w http.ResponseWriter, _ *http.Request) {
 			v.Cores += ex.Cores
 		}
 	}
-	render(w, "jobs", page{Title: "Spark Jobs", Heading: u.heading(), Nav: u.nav("/jobs/"), Data: v}, u.o.beforeSend)
+	render(w, r, "jobs", page{Title: "Spark Jobs", Heading: u.heading(), Nav: u.nav("/jobs/"), Data: v}, u.o.beforeSend)
 }
 
 // executorsView is the executors page's data.
@@ -122,7 +122,7 @@ type executorsView struct {
 	Cores, Running, Done, Fail int
 }
 
-func (u *DriverUI) executorsPage(w http.ResponseWriter, _ *http.Request) {
+func (u *DriverUI) executorsPage(w http.ResponseWriter, r *http.Request) {
 	v := executorsView{Executors: u.status.executorsSnapshot(u.d.LastHeartbeats())}
 	for _, ex := range v.Executors {
 		if ex.IsActive() {
@@ -135,12 +135,12 @@ func (u *DriverUI) executorsPage(w http.ResponseWriter, _ *http.Request) {
 		v.Done += ex.Completed
 		v.Fail += ex.Failed
 	}
-	render(w, "executors", page{Title: "Executors", Heading: u.heading(), Nav: u.nav("/executors/"), Data: v}, u.o.beforeSend)
+	render(w, r, "executors", page{Title: "Executors", Heading: u.heading(), Nav: u.nav("/executors/"), Data: v}, u.o.beforeSend)
 }
 
-func (u *DriverUI) endpointsPage(w http.ResponseWriter, _ *http.Request) {
+func (u *DriverUI) endpointsPage(w http.ResponseWriter, r *http.Request) {
 	env := u.d.Env()
 	v := endpointsView{Env: env.Name(), Address: env.Address().String(), Dropped: env.Dropped(),
 		Endpoints: u.rates.sample(env.EndpointStats(), time.Now())}
-	render(w, "endpoints", page{Title: "Endpoints", Heading: u.heading(), Nav: u.nav("/endpoints/"), Data: v}, u.o.beforeSend)
+	render(w, r, "endpoints", page{Title: "Endpoints", Heading: u.heading(), Nav: u.nav("/endpoints/"), Data: v}, u.o.beforeSend)
 }
