@@ -26,6 +26,7 @@
 //	GET /api/v1/applications/{id}/allexecutors       [ExecutorSummary], removed ones too
 //	GET /api/v1/applications/{id}/jobs[?status=S]    [JobData]
 //	GET /api/v1/applications/{id}/jobs/{jobId}       JobData
+//	GET /api/v1/applications/{id}/environment        {"runtime": {...}, "sparkProperties": [[key, value], ...]}
 //
 // Field names are Spark's (id, hostPort, isActive, totalCores, activeTasks,
 // completedTasks, failedTasks, jobId, status, numTasks, numActiveTasks,
@@ -45,6 +46,19 @@
 //	spark.authenticate.secret        the shared secret
 //	spark.authenticate.secret.file   a file (mode 0600) or pipe holding it, read when the secret is not set
 //	spark.driver.appUIAddress        set to the driver UI's URL: the tracking URL
+//	spark.redaction.regex     (?i)secret|password|token|access[.]?key
+//	                                 conf entries whose key or value it matches are shown
+//	                                 as "*********(redacted)"
+//
+// # Redaction
+//
+// The driver's environment page (/environment/) and its API list the
+// driver's configuration as Spark's do, with the value of every entry
+// whose key or value matches spark.redaction.regex replaced by
+// "*********(redacted)" (Redact). Whatever the regex says,
+// spark.authenticate.secret and any value holding the secret the UI
+// requires are hidden too, and a regex that does not compile hides every
+// value. No other page or API answer shows configuration values.
 //
 // # Authentication
 //

@@ -24,10 +24,12 @@ type AppInfo struct {
 // scheduler and the scheduler never waits for a page.
 //
 // Routes: / (redirects to /jobs/), /jobs/, /executors/, /endpoints/,
-// /metrics, and the REST API /api/v1/applications,
+// /environment/ (the configuration, sensitive values redacted), /metrics,
+// and the REST API /api/v1/applications,
 // /api/v1/applications/{id}, /api/v1/applications/{id}/executors,
 // /api/v1/applications/{id}/allexecutors, /api/v1/applications/{id}/jobs
-// (?status=RUNNING|SUCCEEDED|FAILED) and /api/v1/applications/{id}/jobs/{jobId}.
+// (?status=RUNNING|SUCCEEDED|FAILED), /api/v1/applications/{id}/jobs/{jobId}
+// and /api/v1/applications/{id}/environment.
 type DriverUI struct {
 	d      *endpoints.Driver
 	app    AppInfo
@@ -54,12 +56,14 @@ func NewDriverUI(d *endpoints.Driver, app AppInfo, opts ...Option) *DriverUI {
 	mux.HandleFunc("GET /jobs/{$}", u.jobsPage)
 	mux.HandleFunc("GET /executors/{$}", u.executorsPage)
 	mux.HandleFunc("GET /endpoints/{$}", u.endpointsPage)
+	mux.HandleFunc("GET /environment/{$}", u.environmentPage)
 	mux.HandleFunc("GET /api/v1/applications", u.apiApplications)
 	mux.HandleFunc("GET /api/v1/applications/{id}", u.apiApplication)
 	mux.HandleFunc("GET /api/v1/applications/{id}/executors", u.apiExecutors(false))
 	mux.HandleFunc("GET /api/v1/applications/{id}/allexecutors", u.apiExecutors(true))
 	mux.HandleFunc("GET /api/v1/applications/{id}/jobs", u.apiJobs)
 	mux.HandleFunc("GET /api/v1/applications/{id}/jobs/{jobId}", u.apiJob)
+	mux.HandleFunc("GET /api/v1/applications/{id}/environment", u.apiEnvironment)
 	mux.HandleFunc("GET /api/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusNotFound, "no such API route: "+r.URL.Path)
 	})
@@ -72,7 +76,7 @@ func (u *DriverUI) ServeHTTP(w http.ResponseWriter, r *http.Request) { u.h.Serve
 
 func (u *DriverUI) nav(active string) []navLink {
 	return nav(active, navLink{Href: "/jobs/", Label: "Jobs"}, navLink{Href: "/executors/", Label: "Executors"},
-		navLink{Href: "/endpoints/", Label: "Endpoints"})
+		navLink{Href: "/endpoints/", Label: "Endpoints"}, navLink{Href: "/environment/", Label: "Environment"})
 }
 
 func (u *DriverUI) heading() string { return u.app.Name + " — " + u.appID() }

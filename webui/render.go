@@ -55,7 +55,7 @@ var funcs = template.FuncMap{
 }
 
 // pages are the templates, each executed as "layout" with its own "content".
-var pages = parsePages("jobs", "executors", "endpoints", "rmapps", "rmnodes", "nmcontainers")
+var pages = parsePages("jobs", "executors", "endpoints", "environment", "rmapps", "rmnodes", "nmcontainers")
 
 func parsePages(names ...string) map[string]*template.Template {
 	m := make(map[string]*template.Template, len(names))
