@@ -324,7 +324,7 @@ func TestBrowserSeesTheUIsWithAuth(t *testing.T) {
 	prompt := answerAuth(t, browser)
 	const statusJS = `performance.getEntriesByType('navigation')[0].responseStatus`
 	for _, p := range pages {
-		if err := chromedp.Do(browser, chromedp.Navigate(p.url), chromedp.WaitVisible(`#unauthorized`)); err != nil {
+		if err := doWithin(browser, 30*time.Second, chromedp.Navigate(p.url), chromedp.WaitVisible(`#unauthorized`)); err != nil {
 			t.Fatalf("%s without credentials: %v", p.url, err)
 		}
 		if status := inBrowser(t, browser, chromedp.Evaluate[int](statusJS)); status != 401 {
@@ -337,7 +337,7 @@ func TestBrowserSeesTheUIsWithAuth(t *testing.T) {
 	// With them, as a person types them in the browser's prompt.
 	prompt.provide("alice", secret)
 	for _, p := range pages {
-		if err := chromedp.Do(browser, chromedp.Navigate(p.url), chromedp.WaitVisible(p.ready)); err != nil {
+		if err := doWithin(browser, 30*time.Second, chromedp.Navigate(p.url), chromedp.WaitVisible(p.ready)); err != nil {
 			t.Fatalf("%s with credentials: %v", p.url, err)
 		}
 		if status := inBrowser(t, browser, chromedp.Evaluate[int](statusJS)); status != 200 {
@@ -356,7 +356,7 @@ func TestBrowserSeesTheUIsWithAuth(t *testing.T) {
 		t.Fatalf("the environment page shows the secret or its file, or redacts nothing:\n%s", envText)
 	}
 	inBrowser(t, browser, chromedp.Evaluate[bool](`document.getElementById('content').innerHTML = ''; true`))
-	if err := chromedp.Do(browser, chromedp.WaitVisible(pages[2].ready)); err != nil {
+	if err := doWithin(browser, 30*time.Second, chromedp.WaitVisible(pages[2].ready)); err != nil {
 		t.Fatalf("the environment page did not refresh itself: %v", err)
 	}
 	shot := inBrowser(t, browser, chromedp.FullScreenshot(100))
@@ -367,6 +367,14 @@ func TestBrowserSeesTheUIsWithAuth(t *testing.T) {
 	}
 	submit.wait(t, time.Minute)
 	c.stop(t)
+}
+
+// doWithin runs steps in the browser, which has run already, giving up
+// after d.
+func doWithin(browser context.Context, d time.Duration, steps ...chromedp.Action[chromedp.Void]) error {
+	ctx, cancel := context.WithTimeout(browser, d)
+	defer cancel()
+	return chromedp.Do(ctx, steps...)
 }
 
 // checkChallenges checks that the browser was challenged at least n times,
