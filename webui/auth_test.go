@@ -123,6 +123,10 @@ func TestAuthBasic(t *testing.T) {
 			t.Fatalf("user %q: shown in the header = %v:\n%s", user, shown, body)
 		}
 	}
+	// With auth off nothing is checked, so no user is recorded.
+	if resp, body := do(t, newNodeUI(t)+"/", "Authorization", basic("alice", "anything")); resp.StatusCode != http.StatusOK || strings.Contains(body, `id="user"`) {
+		t.Fatalf("auth off: %d, a user shown:\n%s", resp.StatusCode, body)
+	}
 	if resp, body := do(t, url+"/api/v1/containers", "Authorization", basic("prometheus", "s3cret")); resp.StatusCode != http.StatusOK {
 		t.Fatalf("API with Basic: %d %q", resp.StatusCode, body)
 	}
