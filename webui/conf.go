@@ -20,11 +20,14 @@ const (
 	// KeyPortMaxRetries is how many successive ports a UI tries after a
 	// port in use (default 16), as for every sparkrpc server.
 	KeyPortMaxRetries = netty.KeyPortMaxRetries
-	// KeyAuthenticate, when true, makes every UI require
-	// KeyAuthenticateSecret as a bearer token.
+	// KeyAuthenticate, when true, makes every UI require the shared
+	// secret: as a bearer token, or as the password of HTTP Basic.
 	KeyAuthenticate = netty.KeyAuthenticate
 	// KeyAuthenticateSecret is the shared secret.
 	KeyAuthenticateSecret = netty.KeyAuthenticateSecret
+	// KeyAuthenticateSecretFile names a file (mode 0600) or pipe holding
+	// the shared secret, read when KeyAuthenticateSecret is not set.
+	KeyAuthenticateSecretFile = netty.KeyAuthenticateSecretFile
 	// KeyDriverUIAddress is set by StartDriverUI to the UI's URL (Spark's
 	// spark.driver.appUIAddress); an application master registers it as the
 	// application's tracking URL.

@@ -26,6 +26,7 @@
 //	GET /api/v1/applications/{id}/allexecutors       [ExecutorSummary], removed ones too
 //	GET /api/v1/applications/{id}/jobs[?status=S]    [JobData]
 //	GET /api/v1/applications/{id}/jobs/{jobId}       JobData
+//	GET /api/v1/applications/{id}/environment        {"runtime": {...}, "sparkProperties": [[key, value], ...]}
 //
 // Field names are Spark's (id, hostPort, isActive, totalCores, activeTasks,
 // completedTasks, failedTasks, jobId, status, numTasks, numActiveTasks,
@@ -41,9 +42,51 @@
 //	spark.ui.enabled          true   the driver serves its UI
 //	spark.ui.port             4040   the driver UI's first port (0: a free port)
 //	spark.port.maxRetries     16     ports tried after a port in use, each move logged
-//	spark.authenticate        false  pages, API and /metrics require the secret:
-//	spark.authenticate.secret        "Authorization: Bearer SECRET" (else 401)
+//	spark.authenticate        false  pages, API and /metrics require the secret (else 401)
+//	spark.authenticate.secret        the shared secret
+//	spark.authenticate.secret.file   a file (mode 0600) or pipe holding it, read when the secret is not set
 //	spark.driver.appUIAddress        set to the driver UI's URL: the tracking URL
+//	spark.redaction.regex     (?i)secret|password|token|access[.]?key
+//	                                 conf entries whose key or value it matches are shown
+//	                                 as "*********(redacted)"
+//
+// # Redaction
+//
+// The driver's environment page (/environment/) and its API list the
+// driver's configuration as Spark's do, with the value of every entry
+// whose key or value matches spark.redaction.regex replaced by
+// "*********(redacted)" (Redact). Whatever the regex says,
+// spark.authenticate.secret and any value holding the secret the UI
+// requires are hidden too, and a regex that does not compile hides every
+// value. No other page or API answer shows configuration values.
+//
+// # Authentication
+//
+// With spark.authenticate on, a request must carry the shared secret in
+// its Authorization header: scripts and Prometheus send
+// "Authorization: Bearer SECRET"; a browser sends HTTP Basic credentials,
+// any user name and the secret as the password. A request without them
+// gets 401 with the challenges `Basic realm="sparkrpc"` (so a browser asks
+// for the credentials, and keeps sending them to that host and port) and
+// `Bearer realm="sparkrpc"`; its body is JSON on /api/, an HTML page for a
+// browser, text otherwise. The secret is compared in constant time (as
+// SHA-256 digests, so its length does not show) and is never taken from
+// the URL (query parameters land in access logs and the browser's
+// history). Refused credentials are logged at warn level at most once a
+// minute, with the client's address, the path, the scheme and how many
+// were refused since the last line, never with what was offered; a request
+// with no credentials at all, a browser's first, is not logged.
+//
+// The user name of Basic credentials is kept in the request's context
+// (User) and shown in the pages' header; it is claimed, not proven: anyone
+// who knows the secret may send any name. There is no login form with a
+// session cookie: a cookie is sent to every port of its host, so a cookie
+// set by one UI would reach every other web server on that machine,
+// another application's UI included, whereas a browser keeps Basic
+// credentials for one host and port. Without TLS (the UIs serve plain
+// HTTP) the secret crosses the network in the clear with every request,
+// as a bearer token or as Basic credentials alike: serve the UIs on a
+// trusted network or behind a TLS proxy.
 //
 // No page changes state: there is no kill action, so spark.ui.killEnabled
 // has nothing to allow.

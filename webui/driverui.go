@@ -24,10 +24,12 @@ type AppInfo struct {
 // scheduler and the scheduler never waits for a page.
 //
 // Routes: / (redirects to /jobs/), /jobs/, /executors/, /endpoints/,
-// /metrics, and the REST API /api/v1/applications,
+// /environment/ (the configuration, sensitive values redacted), /metrics,
+// and the REST API /api/v1/applications,
 // /api/v1/applications/{id}, /api/v1/applications/{id}/executors,
 // /api/v1/applications/{id}/allexecutors, /api/v1/applications/{id}/jobs
-// (?status=RUNNING|SUCCEEDED|FAILED) and /api/v1/applications/{id}/jobs/{jobId}.
+// (?status=RUNNING|SUCCEEDED|FAILED), /api/v1/applications/{id}/jobs/{jobId}
+// and /api/v1/applications/{id}/environment.
 type DriverUI struct {
 	d      *endpoints.Driver
 	app    AppInfo
@@ -54,12 +56,14 @@ func NewDriverUI(d *endpoints.Driver, app AppInfo, opts ...Option) *DriverUI {
 	mux.HandleFunc("GET /jobs/{$}", u.jobsPage)
 	mux.HandleFunc("GET /executors/{$}", u.executorsPage)
 	mux.HandleFunc("GET /endpoints/{$}", u.endpointsPage)
+	mux.HandleFunc("GET /environment/{$}", u.environmentPage)
 	mux.HandleFunc("GET /api/v1/applications", u.apiApplications)
 	mux.HandleFunc("GET /api/v1/applications/{id}", u.apiApplication)
 	mux.HandleFunc("GET /api/v1/applications/{id}/executors", u.apiExecutors(false))
 	mux.HandleFunc("GET /api/v1/applications/{id}/allexecutors", u.apiExecutors(true))
 	mux.HandleFunc("GET /api/v1/applications/{id}/jobs", u.apiJobs)
 	mux.HandleFunc("GET /api/v1/applications/{id}/jobs/{jobId}", u.apiJob)
+	mux.HandleFunc("GET /api/v1/applications/{id}/environment", u.apiEnvironment)
 	mux.HandleFunc("GET /api/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusNotFound, "no such API route: "+r.URL.Path)
 	})
@@ -72,7 +76,7 @@ func (u *DriverUI) ServeHTTP(w http.ResponseWriter, r *http.Request) { u.h.Serve
 
 func (u *DriverUI) nav(active string) []navLink {
 	return nav(active, navLink{Href: "/jobs/", Label: "Jobs"}, navLink{Href: "/executors/", Label: "Executors"},
-		navLink{Href: "/endpoints/", Label: "Endpoints"})
+		navLink{Href: "/endpoints/", Label: "Endpoints"}, navLink{Href: "/environment/", Label: "Environment"})
 }
 
 func (u *DriverUI) heading() string { return u.app.Name + " — " + u.appID() }
@@ -95,7 +99,7 @@ type jobsView struct {
 	TasksDone, TasksRun int
 }
 
-func (u *DriverUI) jobsPage(w http.ResponseWriter, _ *http.Request) {
+func (u *DriverUI) jobsPage(w http.ResponseWriter, r *http.Request) {
 	v := jobsView{App: u.app, Uptime: time.Since(u.app.Start).Round(time.Second)}
 	for _, j := range u.status.jobsSnapshot() {
 		if j.Status == "RUNNING" {
@@ -112,7 +116,7 @@ func (u *DriverUI) jobsPage(w http.ResponseWriter, _ *http.Request) {
 			v.Cores += ex.Cores
 		}
 	}
-	render(w, "jobs", page{Title: "Spark Jobs", Heading: u.heading(), Nav: u.nav("/jobs/"), Data: v}, u.o.beforeSend)
+	render(w, r, "jobs", page{Title: "Spark Jobs", Heading: u.heading(), Nav: u.nav("/jobs/"), Data: v}, u.o.beforeSend)
 }
 
 // executorsView is the executors page's data.
@@ -122,7 +126,7 @@ type executorsView struct {
 	Cores, Running, Done, Fail int
 }
 
-func (u *DriverUI) executorsPage(w http.ResponseWriter, _ *http.Request) {
+func (u *DriverUI) executorsPage(w http.ResponseWriter, r *http.Request) {
 	v := executorsView{Executors: u.status.executorsSnapshot(u.d.LastHeartbeats())}
 	for _, ex := range v.Executors {
 		if ex.IsActive() {
@@ -135,12 +139,12 @@ func (u *DriverUI) executorsPage(w http.ResponseWriter, _ *http.Request) {
 		v.Done += ex.Completed
 		v.Fail += ex.Failed
 	}
-	render(w, "executors", page{Title: "Executors", Heading: u.heading(), Nav: u.nav("/executors/"), Data: v}, u.o.beforeSend)
+	render(w, r, "executors", page{Title: "Executors", Heading: u.heading(), Nav: u.nav("/executors/"), Data: v}, u.o.beforeSend)
 }
 
-func (u *DriverUI) endpointsPage(w http.ResponseWriter, _ *http.Request) {
+func (u *DriverUI) endpointsPage(w http.ResponseWriter, r *http.Request) {
 	env := u.d.Env()
 	v := endpointsView{Env: env.Name(), Address: env.Address().String(), Dropped: env.Dropped(),
 		Endpoints: u.rates.sample(env.EndpointStats(), time.Now())}
-	render(w, "endpoints", page{Title: "Endpoints", Heading: u.heading(), Nav: u.nav("/endpoints/"), Data: v}, u.o.beforeSend)
+	render(w, r, "endpoints", page{Title: "Endpoints", Heading: u.heading(), Nav: u.nav("/endpoints/"), Data: v}, u.o.beforeSend)
 }

@@ -15,8 +15,9 @@ var (
 	// ErrPortInUse is returned by Start when every port it may try is taken.
 	ErrPortInUse = errors.New("webui: port in use")
 	// ErrNoSecret is returned by SecretFromConf when spark.authenticate is
-	// on and spark.authenticate.secret is not set.
-	ErrNoSecret = errors.New("webui: spark.authenticate is true but spark.authenticate.secret is not set")
+	// on and neither spark.authenticate.secret nor
+	// spark.authenticate.secret.file is set.
+	ErrNoSecret = errors.New("webui: spark.authenticate is true but neither spark.authenticate.secret nor spark.authenticate.secret.file is set")
 )
 
 // apiError is the JSON body of every API error: {"error": "...", "status": 404}.

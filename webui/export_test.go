@@ -1,8 +1,16 @@
 package webui
 
+import "time"
+
 // WithBeforeSend runs hook in every page handler after the page is
 // rendered from its snapshot and before it is written: a test holds a
 // render there to show that nothing else waits for it.
 func WithBeforeSend(hook func()) Option {
 	return optionFunc(func(o *options) { o.beforeSend = hook })
+}
+
+// WithClock sets the clock that spaces the log lines about refused
+// credentials.
+func WithClock(now func() time.Time) Option {
+	return optionFunc(func(o *options) { o.now = now })
 }

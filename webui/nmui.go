@@ -52,7 +52,7 @@ func NewNodeManagerUI(nodeID string, containers func() []Container, opts ...Opti
 // ServeHTTP implements http.Handler.
 func (u *NodeManagerUI) ServeHTTP(w http.ResponseWriter, r *http.Request) { u.h.ServeHTTP(w, r) }
 
-func (u *NodeManagerUI) containersPage(w http.ResponseWriter, _ *http.Request) {
-	render(w, "nmcontainers", page{Title: "NodeManager", Heading: u.nodeID,
+func (u *NodeManagerUI) containersPage(w http.ResponseWriter, r *http.Request) {
+	render(w, r, "nmcontainers", page{Title: "NodeManager", Heading: u.nodeID,
 		Nav: nav("/", navLink{Href: "/", Label: "Containers"}), Data: u.containers()}, u.o.beforeSend)
 }

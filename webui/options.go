@@ -4,6 +4,7 @@ package webui
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/rs/zerolog"
 )
@@ -16,7 +17,8 @@ type options struct {
 	metrics    http.Handler
 	secret     string
 	log        zerolog.Logger
-	beforeSend func() // test hook: runs after a page's snapshot, before it is written
+	now        func() time.Time // the clock of the refusals' log limit (tests set it)
+	beforeSend func()           // test hook: runs after a page's snapshot, before it is written
 }
 
 type optionFunc func(*options)
@@ -27,15 +29,18 @@ func (f optionFunc) apply(o *options) { f(o) }
 // or env's registry). Without it, /metrics answers 404.
 func WithMetrics(h http.Handler) Option { return optionFunc(func(o *options) { o.metrics = h }) }
 
-// WithSecret makes every page, API call and /metrics require the header
-// "Authorization: Bearer secret" (see SecretFromConf); "" requires nothing.
+// WithSecret makes every page, API call and /metrics require secret:
+// from scripts as the header "Authorization: Bearer secret", from browsers
+// as the password of HTTP Basic (any user name, see User). Refused
+// credentials are logged with the UI's logger at most once a minute.
+// "" requires nothing. See SecretFromConf.
 func WithSecret(secret string) Option { return optionFunc(func(o *options) { o.secret = secret }) }
 
 // WithLogger sets the UI's logger (default: none).
 func WithLogger(l zerolog.Logger) Option { return optionFunc(func(o *options) { o.log = l }) }
 
 func buildOptions(opts []Option) options {
-	o := options{log: zerolog.Nop()}
+	o := options{log: zerolog.Nop(), now: time.Now}
 	for _, opt := range opts {
 		opt.apply(&o)
 	}
@@ -55,7 +60,7 @@ func (o *options) metricsHandler() http.Handler {
 // finish wraps a UI's mux with the secret check and the common headers.
 func (o *options) finish(mux *http.ServeMux) http.Handler {
 	mux.Handle("GET /metrics", o.metricsHandler())
-	return requireSecret(o.secret, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return requireSecret(o.secret, o.log, o.now, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Frame-Options", "SAMEORIGIN")
 		w.Header().Set("Cache-Control", "no-store")
 		mux.ServeHTTP(w, r)

@@ -55,7 +55,7 @@ var funcs = template.FuncMap{
 }
 
 // pages are the templates, each executed as "layout" with its own "content".
-var pages = parsePages("jobs", "executors", "endpoints", "rmapps", "rmnodes", "nmcontainers")
+var pages = parsePages("jobs", "executors", "endpoints", "environment", "rmapps", "rmnodes", "nmcontainers")
 
 func parsePages(names ...string) map[string]*template.Template {
 	m := make(map[string]*template.Template, len(names))
@@ -76,12 +76,14 @@ type page struct {
 	Title   string // the product: "Spark Jobs", "ResourceManager"
 	Heading string
 	Nav     []navLink
+	User    string // the authenticated user's name (see User), shown in the header
 	Data    any
 }
 
-// render executes the page template into a buffer and writes it; hook
-// (tests only) runs between the two.
-func render(w http.ResponseWriter, name string, p page, hook func()) {
+// render executes the page template for request r into a buffer and
+// writes it; hook (tests only) runs between the two.
+func render(w http.ResponseWriter, r *http.Request, name string, p page, hook func()) {
+	p.User, _ = User(r.Context())
 	var buf bytes.Buffer
 	if err := pages[name].ExecuteTemplate(&buf, "layout", p); err != nil {
 		http.Error(w, "rendering "+name+": "+err.Error(), http.StatusInternalServerError)

@@ -184,7 +184,7 @@ func (u *ResourceManagerUI) appsPage(w http.ResponseWriter, r *http.Request) {
 			v.Running++
 		}
 	}
-	render(w, "rmapps", page{Title: "ResourceManager", Heading: "All Applications", Nav: u.nav("/cluster/apps"), Data: v}, u.o.beforeSend)
+	render(w, r, "rmapps", page{Title: "ResourceManager", Heading: "All Applications", Nav: u.nav("/cluster/apps"), Data: v}, u.o.beforeSend)
 }
 
 func (u *ResourceManagerUI) nodesPage(w http.ResponseWriter, r *http.Request) {
@@ -193,7 +193,7 @@ func (u *ResourceManagerUI) nodesPage(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "asking the resource manager: "+err.Error(), http.StatusBadGateway)
 		return
 	}
-	render(w, "rmnodes", page{Title: "ResourceManager", Heading: "Nodes of the cluster", Nav: u.nav("/cluster/nodes"), Data: nodes}, u.o.beforeSend)
+	render(w, r, "rmnodes", page{Title: "ResourceManager", Heading: "Nodes of the cluster", Nav: u.nav("/cluster/nodes"), Data: nodes}, u.o.beforeSend)
 }
 
 func (u *ResourceManagerUI) apiApps(w http.ResponseWriter, r *http.Request) {

@@ -3,16 +3,21 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/chromedp"
+	"github.com/sparkrpc/sparkrpc/netty"
 )
 
 // envScreenshots names a folder where TestBrowserSeesTheUIs saves its
@@ -199,4 +204,189 @@ func TestBrowserSeesTheUIs(t *testing.T) {
 	}
 	submit.wait(t, time.Minute)
 	c.stop(t)
+}
+
+// authAnswerer answers the browser's HTTP authentication challenges as a
+// person at its credentials prompt does: Cancel until provide is called,
+// then the credentials given.
+type authAnswerer struct {
+	mu             sync.Mutex
+	user, password string
+	answer         fetch.AuthChallengeResponseResponse
+	seen           []fetch.AuthChallenge
+}
+
+// answerAuth makes the browser pass every HTTP authentication challenge
+// to a new authAnswerer; the test's cleanup stops the answering.
+func answerAuth(t *testing.T, browser context.Context) *authAnswerer {
+	t.Helper()
+	a := &authAnswerer{answer: fetch.AuthChallengeResponseResponseCancelAuth}
+	ctx, stop := context.WithCancel(browser)
+	paused := chromedp.Events(ctx, fetch.RequestPaused)
+	challenged := chromedp.Events(ctx, fetch.AuthRequired)
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		for ev, err := range paused {
+			if err != nil {
+				return
+			}
+			_, _ = chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		for ev, err := range challenged {
+			if err != nil {
+				return
+			}
+			a.mu.Lock()
+			if ev.AuthChallenge != nil {
+				a.seen = append(a.seen, *ev.AuthChallenge)
+			}
+			resp := &fetch.AuthChallengeResponse{Response: a.answer}
+			if a.answer == fetch.AuthChallengeResponseResponseProvideCredentials {
+				resp.Username, resp.Password = a.user, a.password
+			}
+			a.mu.Unlock()
+			_, _ = chromedp.Call(ctx, fetch.ContinueWithAuth, fetch.ContinueWithAuthParams{RequestID: ev.RequestID, AuthChallengeResponse: resp})
+		}
+	}()
+	t.Cleanup(func() {
+		stop()
+		wg.Wait()
+	})
+	handle := true
+	if _, err := chromedp.Call(browser, fetch.Enable, fetch.EnableParams{HandleAuthRequests: &handle}); err != nil {
+		t.Fatalf("Fetch.enable: %v", err)
+	}
+	return a
+}
+
+// provide makes the answerer give user and password from now on.
+func (a *authAnswerer) provide(user, password string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.user, a.password, a.answer = user, password, fetch.AuthChallengeResponseResponseProvideCredentials
+}
+
+// challenges returns the challenges seen so far and forgets them.
+func (a *authAnswerer) challenges() []fetch.AuthChallenge {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	seen := a.seen
+	a.seen = nil
+	return seen
+}
+
+// With spark.authenticate on, a person's browser gets the 401 page from
+// each UI (the resource manager's, a node manager's, the driver's) until
+// it gives credentials; asked for them by the UI's Basic challenge, it
+// gives a user name and the secret as the password, and sees the pages,
+// its user name in their header, the pages refreshing themselves, and the
+// driver's environment with the secret hidden.
+func TestBrowserSeesTheUIsWithAuth(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	browser := newBrowser(t, ctx)
+
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		t.Fatal(err)
+	}
+	secret := hex.EncodeToString(raw)
+	secretFile := filepath.Join(t.TempDir(), "secret")
+	if err := netty.WriteSecretFile(secretFile, []byte(secret)); err != nil {
+		t.Fatal(err)
+	}
+	auth := []string{"--conf", "spark.authenticate=true", "--conf", "spark.authenticate.secret.file=" + secretFile}
+	marker := newMarker(t)
+	c := startRMCluster(t, marker, auth, append([]string{"--memory", "1g", "--cores", "1"}, auth...))
+	rmUI, nmUI := uiURL(t, c.rm, "ResourceManager"), uiURL(t, c.nms[0], "NodeManager")
+	submit := start(t, marker, append(append([]string{"submit", "--master", "local[2]", "--name", "SparkPi behind a password",
+		"--conf", "spark.ui.port=0", "--conf", "spark.examples.sparkPi.taskDelay=100ms"}, auth...), "--class", "SparkPi", "2000")...)
+	var driverUI string
+	eventually(t, time.Minute, "the driver's tracking URL", func() bool {
+		if m := trackingRe.FindStringSubmatch(submit.stderr.String()); m != nil {
+			driverUI = m[1]
+		}
+		return driverUI != ""
+	})
+	pages := []struct{ url, ready string }{
+		{rmUI + "/cluster/nodes", `tr.node`},
+		{nmUI + "/", `main#content`},
+		{driverUI + "/environment/", `tr.property[data-key="spark.authenticate.secret.file"]`},
+	}
+
+	// Without credentials (the person cancels the browser's prompt): the
+	// 401 page, on every UI.
+	prompt := answerAuth(t, browser)
+	const statusJS = `performance.getEntriesByType('navigation')[0].responseStatus`
+	for _, p := range pages {
+		if err := doWithin(browser, 30*time.Second, chromedp.Navigate(p.url), chromedp.WaitVisible(`#unauthorized`)); err != nil {
+			t.Fatalf("%s without credentials: %v", p.url, err)
+		}
+		if status := inBrowser(t, browser, chromedp.Evaluate[int](statusJS)); status != 401 {
+			t.Fatalf("%s without credentials: status %d, want 401", p.url, status)
+		}
+	}
+
+	checkChallenges(t, prompt.challenges(), len(pages))
+
+	// With them, as a person types them in the browser's prompt.
+	prompt.provide("alice", secret)
+	for _, p := range pages {
+		if err := doWithin(browser, 30*time.Second, chromedp.Navigate(p.url), chromedp.WaitVisible(p.ready)); err != nil {
+			t.Fatalf("%s with credentials: %v", p.url, err)
+		}
+		if status := inBrowser(t, browser, chromedp.Evaluate[int](statusJS)); status != 200 {
+			t.Fatalf("%s with credentials: status %d, want 200", p.url, status)
+		}
+		if user := inBrowser(t, browser, chromedp.Text(`#user`)); user != "alice" {
+			t.Fatalf("%s: the header names user %q, want alice", p.url, user)
+		}
+	}
+	checkChallenges(t, prompt.challenges(), len(pages))
+	// The environment page hides the secret's file and never shows the
+	// secret; the page's own refresh gets through with the credentials the
+	// browser keeps.
+	envText := inBrowser(t, browser, chromedp.Evaluate[string](`document.documentElement.outerHTML`))
+	if strings.Contains(envText, secret) || strings.Contains(envText, secretFile) || !strings.Contains(envText, "*********(redacted)") {
+		t.Fatalf("the environment page shows the secret or its file, or redacts nothing:\n%s", envText)
+	}
+	inBrowser(t, browser, chromedp.Evaluate[bool](`document.getElementById('content').innerHTML = ''; true`))
+	if err := doWithin(browser, 30*time.Second, chromedp.WaitVisible(pages[2].ready)); err != nil {
+		t.Fatalf("the environment page did not refresh itself: %v", err)
+	}
+	shot := inBrowser(t, browser, chromedp.FullScreenshot(100))
+	saveScreenshot(t, "driver-ui-environment-auth.png", shot)
+
+	if err := submit.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	submit.wait(t, time.Minute)
+	c.stop(t)
+}
+
+// doWithin runs steps in the browser, which has run already, giving up
+// after d.
+func doWithin(browser context.Context, d time.Duration, steps ...chromedp.Action[chromedp.Void]) error {
+	ctx, cancel := context.WithTimeout(browser, d)
+	defer cancel()
+	return chromedp.Do(ctx, steps...)
+}
+
+// checkChallenges checks that the browser was challenged at least n times,
+// each time for Basic credentials in realm sparkrpc.
+func checkChallenges(t *testing.T, seen []fetch.AuthChallenge, n int) {
+	t.Helper()
+	if len(seen) < n {
+		t.Fatalf("%d authentication challenges, want at least %d: %+v", len(seen), n, seen)
+	}
+	for _, ch := range seen {
+		if !strings.EqualFold(ch.Scheme, "basic") || ch.Realm != "sparkrpc" {
+			t.Fatalf("challenge %+v, want Basic in realm sparkrpc", ch)
+		}
+	}
 }

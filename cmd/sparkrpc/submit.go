@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/cluster/kubernetes"
 	_ "github.com/sparkrpc/sparkrpc/examples" // the example applications (SparkPi, WordCount, ...)
+	"github.com/sparkrpc/sparkrpc/webui"
 	"github.com/spf13/cobra"
 )
 
@@ -241,18 +241,11 @@ func runSubmit(cmd *cobra.Command, f *submitFlags, args []string) error {
 func printParsed(w io.Writer, f *submitFlags, master cluster.Master, conf *actor.Conf, args []string) {
 	fmt.Fprintf(w, "Parsed arguments:\n  master                  %s\n  deployMode              %s\n  class                   %s\n  childArgs               [%s]\n  propertiesFile          %s\n\nSpark properties used:\n",
 		master, conf.Get(cluster.KeyDeployMode, "client"), f.class, strings.Join(args, " "), f.propertiesFile)
-	all := conf.All()
-	keys := make([]string, 0, len(all))
-	for k := range all {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		v := all[k]
-		if strings.Contains(strings.ToLower(k), "secret") || strings.Contains(strings.ToLower(k), "password") {
-			v = "*********(redacted)"
-		}
-		fmt.Fprintf(w, "  (%s,%s)\n", k, v)
+	// Values that spark.redaction.regex matches, by key or by value, are
+	// hidden as Spark hides them; a regex that does not compile hides all.
+	re, _ := webui.RedactionRegex(conf)
+	for _, kv := range webui.Redact(re, conf.All()) {
+		fmt.Fprintf(w, "  (%s,%s)\n", kv[0], kv[1])
 	}
 	fmt.Fprintln(w)
 }
