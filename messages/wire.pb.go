@@ -23,10 +23,10 @@
 // "sparkrpc-dialer" for the dialer's proof and "sparkrpc-acceptor" for the
 // acceptor's. The secret is the one the dialer's key id (Handshake.key_id)
 // names: an acceptor may accept several (the cluster's and each
-// application's); an empty key id names its default secret. The dialer proves first (HandshakeProof); the acceptor
-// sends its proof (HandshakeResult.proof) only once the dialer's has checked
-// out, so a peer that does not know the secret learns nothing derived from
-// it. Fresh nonces on both sides defeat replay; the labels, and refusing a
+// application's); an empty key id names its default secret. The dialer
+// proves first (HandshakeProof); the acceptor sends its proof
+// (HandshakeResult.proof) only once the dialer's has checked out, so a peer
+// that does not know the secret learns nothing derived from it. Fresh nonces on both sides defeat replay; the labels, and refusing a
 // peer that claims one's own identity or nonce, defeat reflection. The
 // secret never crosses the wire.
 //
