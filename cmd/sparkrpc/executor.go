@@ -8,8 +8,10 @@ import (
 	"syscall"
 
 	"github.com/rs/zerolog"
+	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/endpoints"
+	"github.com/sparkrpc/sparkrpc/netty"
 	"github.com/spf13/cobra"
 )
 
@@ -18,6 +20,7 @@ func init() { subcommands = append(subcommands, newExecutorCmd) }
 func newExecutorCmd() *cobra.Command {
 	var cfg endpoints.ExecutorConfig
 	var workerURL string
+	var confs []string
 	cmd := &cobra.Command{
 		Use:   "executor --driver-url URL --executor-id ID --hostname HOST --cores N --app-id APP_ID [--resourceProfileId N]",
 		Short: "Run an executor (Spark's CoarseGrainedExecutorBackend)",
@@ -49,11 +52,15 @@ and exits 0. It exits 1 when the driver refuses it or goes away.`,
 					cfg.LogURLs[strings.ToLower(name)] = v
 				}
 			}
+			conf, err := executorStartupConf(confs)
+			if err != nil {
+				return err
+			}
 			log := newLogger(cmd.ErrOrStderr(), zerolog.InfoLevel, "executor")
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			err := endpoints.RunExecutor(ctx, cfg, endpoints.WithEnvFactory(cluster.TCPNetwork{Logger: &log}.Client),
-				endpoints.WithLogger(log))
+			err = endpoints.RunExecutor(ctx, cfg, endpoints.WithEnvFactory(cluster.TCPNetwork{Logger: &log}.Client),
+				endpoints.WithLogger(log), endpoints.WithExecutorConf(conf))
 			var ee *endpoints.ExitError
 			if errors.As(err, &ee) {
 				return &exitError{code: ee.Code, err: err}
@@ -70,5 +77,25 @@ and exits 0. It exits 1 when the driver refuses it or goes away.`,
 	fl.StringVar(&cfg.AppID, "app-id", "", "the application id")
 	fl.IntVar(&cfg.ResourceProfileID, "resourceProfileId", 0, "the executor's resource profile id")
 	fl.StringVar(&workerURL, "worker-url", "", "ignored (standalone mode's worker)")
+	fl.StringArrayVar(&confs, "conf", nil, "a startup configuration property KEY=VALUE, used before the driver's (repeatable; "+
+		netty.KeyAuthenticateSecret+" is refused: give "+netty.KeyAuthenticateSecretFile+")")
 	return cmd
+}
+
+// executorStartupConf is the executor's own configuration from its --conf
+// arguments (the keys it needs before it can reach the driver, such as
+// spark.authenticate and spark.authenticate.secret.file). A secret on the
+// command line is refused: any process of the machine could read it.
+func executorStartupConf(confs []string) (*actor.Conf, error) {
+	conf := actor.NewConf()
+	for _, kv := range confs {
+		if err := conf.SetFromArg(kv); err != nil {
+			return nil, usagef("%v", err)
+		}
+	}
+	if _, ok := conf.Lookup(netty.KeyAuthenticateSecret); ok {
+		return nil, usagef("--conf %s would show the secret to every process of the machine: give %s (a file of mode 0600)",
+			netty.KeyAuthenticateSecret, netty.KeyAuthenticateSecretFile)
+	}
+	return conf, nil
 }
