@@ -3,9 +3,7 @@ package kubernetes
 // authsecret.go carries the application's shared secret (spark.authenticate)
 // to its pods as Spark on Kubernetes does: a Kubernetes Secret holding it,
 // mounted by the driver pod and the executor pods, whose configuration names
-// the file (spark.authenticate.secret.file) and never the value. It also
-// says which configuration keys are sensitive (spark.redaction.regex), so
-// that none of them reaches a pod's arguments.
+// the file (spark.authenticate.secret.file) and never the value.
 
 import (
 	"context"
@@ -13,7 +11,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"path"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -31,12 +28,6 @@ const (
 	// driver with spark.authenticate on creates the Secret itself. Not a
 	// Spark key.
 	KeyAuthSecretName = "spark.sparkrpc.kubernetes.authenticate.secretName"
-	// KeyRedactionRegex is Spark's spark.redaction.regex: configuration keys
-	// it matches are sensitive and are never passed to a pod's arguments
-	// (DefaultRedactionRegex is always applied as well).
-	KeyRedactionRegex = "spark.redaction.regex"
-	// DefaultRedactionRegex is Spark's default of spark.redaction.regex.
-	DefaultRedactionRegex = `(?i)secret|password|token|access[.]?key`
 	// AuthSecretKey is the key of the secret in the Kubernetes Secret.
 	AuthSecretKey = "auth-secret"
 	// AuthSecretVolumeName is the pods' volume of the Secret.
@@ -48,38 +39,6 @@ const (
 
 // AuthSecretFile is the secret file of a pod that mounts the Secret.
 var AuthSecretFile = path.Join(AuthSecretMountPath, AuthSecretKey)
-
-var defaultRedaction = regexp.MustCompile(DefaultRedactionRegex)
-
-// redactor tells sensitive configuration keys: those spark.redaction.regex
-// or its default match. A key naming a file (ending in "file", as
-// spark.authenticate.secret.file or ...oauthTokenFile) holds a path, not a
-// secret, and is not sensitive.
-type redactor struct{ res []*regexp.Regexp }
-
-func newRedactor(conf *actor.Conf) (*redactor, error) {
-	r := &redactor{res: []*regexp.Regexp{defaultRedaction}}
-	if s, ok := conf.Lookup(KeyRedactionRegex); ok && s != "" {
-		re, err := regexp.Compile(s)
-		if err != nil {
-			return nil, badConf(KeyRedactionRegex, s, "not a regular expression: "+err.Error())
-		}
-		r.res = append(r.res, re)
-	}
-	return r, nil
-}
-
-func (r *redactor) sensitive(key string) bool {
-	if strings.HasSuffix(strings.ToLower(key), "file") {
-		return false
-	}
-	for _, re := range r.res {
-		if re.MatchString(key) {
-			return true
-		}
-	}
-	return false
-}
 
 // authEnabled reports spark.authenticate.
 func authEnabled(conf *actor.Conf) (bool, error) {
