@@ -152,7 +152,8 @@ var hex64 = regexp.MustCompile(`^[0-9a-f]{64}$`)
 // process of the application holds it; the Secret is deleted at the end.
 func TestKubernetesAuthClientMode(t *testing.T) {
 	c := needCluster(t)
-	conf := e2eConf(t, 2).Set(netty.KeyAuthenticate, "true")
+	// Tasks that take a while: every executor process lives long enough to be seen.
+	conf := e2eConf(t, 2).Set(netty.KeyAuthenticate, "true").Set("spark.examples.sparkPi.taskDelay", "500ms")
 	appID := NewAppID()
 	conf.Set(cluster.KeyAppID, appID)
 	prefix := conf.Get(KeyExecutorPodNamePrefix, "")
@@ -209,7 +210,8 @@ func TestKubernetesAuthClusterMode(t *testing.T) {
 		Set(KeyAuthDriverPrefix+AuthOAuthTokenFile, tok).
 		Set(KeyAuthDriverPrefix+AuthCACertFile, controlPlane.CAFile()).
 		Set(netty.KeyAuthenticate, "true").
-		Set(netty.KeyAuthenticateSecret, secret)
+		Set(netty.KeyAuthenticateSecret, secret).
+		Set("spark.examples.sparkPi.taskDelay", "500ms")
 	w := watchApp(t, c, appID, prefix+"-auth-secret")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
