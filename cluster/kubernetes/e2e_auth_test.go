@@ -219,11 +219,12 @@ func TestKubernetesAuthClusterMode(t *testing.T) {
 	defer func() { _ = c.CoreV1().Pods("default").Delete(context.Background(), driver, metav1.DeleteOptions{}) }()
 	_, stderr, err := submit(ctx, t, conf, "SparkPi", "4")
 	logs, lerr := c.CoreV1().Pods("default").GetLogs(driver, &corev1.PodLogOptions{}).DoRaw(ctx)
+	// Whatever the outcome, the secret must be nowhere.
+	w.check(t, secret, 3, map[string]int{" executor ": 2, " driver ": 1})
 	if err != nil {
 		t.Fatalf("submit: %v\n%s\ndriver log (%v):\n%s", err, stderr, lerr, logs)
 	}
 	checkPi(t, string(logs), 4)
-	w.check(t, secret, 3, map[string]int{" executor ": 2, " driver ": 1})
 	if bytes.Contains(logs, []byte(secret)) || strings.Contains(stderr.String(), secret) {
 		t.Errorf("a log holds the secret")
 	}
