@@ -30,6 +30,11 @@ const (
 	KeyAuthSecretName = "spark.sparkrpc.kubernetes.authenticate.secretName"
 	// AuthSecretKey is the key of the secret in the Kubernetes Secret.
 	AuthSecretKey = "auth-secret"
+	// DriverOAuthTokenKey is the key, in the same Secret, of the driver
+	// pod's spark.kubernetes.authenticate.driver.oauthToken (cluster mode),
+	// which the driver pod alone mounts and names in
+	// spark.kubernetes.authenticate.driver.oauthTokenFile, as Spark does.
+	DriverOAuthTokenKey = "driver-oauth-token"
 	// AuthSecretVolumeName is the pods' volume of the Secret.
 	AuthSecretVolumeName = "spark-auth-secret"
 	// AuthSecretMountPath is where the pods mount it: their
@@ -69,24 +74,30 @@ func appAuthSecret(conf *actor.Conf) (secret []byte, generated bool, err error) 
 // resources are named with prefix.
 func AuthSecretName(prefix string) string { return prefix + "-auth-secret" }
 
-// authSecret is the Kubernetes Secret holding secret, labelled with the
-// application's labels.
-func (c *Config) authSecret(name string, secret []byte) *corev1.Secret {
+// authSecret is the Kubernetes Secret holding data (AuthSecretKey: the
+// shared secret; DriverOAuthTokenKey: the driver pod's token), labelled
+// with the application's labels.
+func (c *Config) authSecret(name string, data map[string][]byte) *corev1.Secret {
 	immutable := true
 	return &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: c.Namespace, Labels: map[string]string{
 			LabelAppSelector: c.AppID, LabelAppName: AppNameLabel(c.AppName)}},
 		Type:      corev1.SecretTypeOpaque,
 		Immutable: &immutable,
-		Data:      map[string][]byte{AuthSecretKey: secret},
+		Data:      data,
 	}
 }
 
-// authVolume is the pods' volume of Secret name: the secret alone, mode 0400.
-func authVolume(name string) corev1.Volume {
+// authVolume is the pods' volume of Secret name with keys (each a file of
+// its name), mode 0400.
+func authVolume(name string, keys ...string) corev1.Volume {
 	mode := int32(0o400)
+	items := make([]corev1.KeyToPath, 0, len(keys))
+	for _, k := range keys {
+		items = append(items, corev1.KeyToPath{Key: k, Path: k})
+	}
 	return corev1.Volume{Name: AuthSecretVolumeName, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
-		SecretName: name, DefaultMode: &mode, Items: []corev1.KeyToPath{{Key: AuthSecretKey, Path: AuthSecretKey}}}}}
+		SecretName: name, DefaultMode: &mode, Items: items}}}
 }
 
 func authMount() corev1.VolumeMount {
@@ -163,7 +174,7 @@ func setupDriverAuth(ctx context.Context, conf *actor.Conf, kcfg *Config, client
 			conf.Set(netty.KeyAuthenticateSecret, string(secret)) // for the driver's own env, in memory only
 		}
 		da.name = AuthSecretName(kcfg.PodNamePrefix)
-		s := kcfg.authSecret(da.name, secret)
+		s := kcfg.authSecret(da.name, map[string][]byte{AuthSecretKey: secret})
 		if owner != nil {
 			s.OwnerReferences = []metav1.OwnerReference{*owner}
 		}

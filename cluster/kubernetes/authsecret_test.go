@@ -42,9 +42,14 @@ func checkAuthVolume(t *testing.T, spec corev1.PodSpec, secretName string) {
 	}
 }
 
+func driverPodNoSecret(m cluster.Master, conf *actor.Conf, kcfg *Config) (*corev1.Pod, []string, error) {
+	pod, _, dropped, err := driverPod(cluster.SubmitConfig{Master: m, Class: "SparkPi", Conf: conf}, kcfg, "app-driver", nil)
+	return pod, dropped, err
+}
+
 // TestDriverPodKeepsSecretsOut: the cluster-mode driver pod's arguments
 // carry no sensitive key (Spark's redaction regex, and the user's), only
-// the file of the mounted Secret.
+// the files of the mounted Secret (the shared secret, the driver's token).
 func TestDriverPodKeepsSecretsOut(t *testing.T) {
 	conf := actor.NewConf().
 		Set(KeyContainerImage, "img").
@@ -61,31 +66,39 @@ func TestDriverPodKeepsSecretsOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, _ := cluster.ParseMaster("k8s://https://127.0.0.1:6443")
-	pod, _, dropped, err := driverPod(cluster.SubmitConfig{Master: m, Class: "SparkPi", Conf: conf}, kcfg, "app-driver", "app-auth-secret")
+	secret := kcfg.authSecret("app-auth-secret", map[string][]byte{AuthSecretKey: []byte("s3cr3t-value"), DriverOAuthTokenKey: []byte("t0ken-value")})
+	pod, _, dropped, err := driverPod(cluster.SubmitConfig{Master: m, Class: "SparkPi", Conf: conf}, kcfg, "app-driver", secret)
 	if err != nil {
 		t.Fatal(err)
 	}
 	noValueIn(t, "the driver pod", pod, "s3cr3t-value", "t0ken-value", "passw0rd-value", "cust0m-value")
-	want := []string{"spark.custom.credential", "spark.db.password", KeyAuthDriverPrefix + AuthOAuthToken}
+	want := []string{"spark.custom.credential", "spark.db.password"}
 	if !slices.Equal(dropped, want) {
 		t.Errorf("dropped %q, want %q", dropped, want)
 	}
 	args := pod.Spec.Containers[0].Args
 	for _, a := range []string{netty.KeyAuthenticate + "=true", netty.KeyAuthenticateSecretFile + "=" + AuthSecretFile,
-		KeyAuthSecretName + "=app-auth-secret", KeyRedactionRegex + "=(?i)credential"} {
+		KeyAuthSecretName + "=app-auth-secret", KeyRedactionRegex + "=(?i)credential",
+		KeyAuthDriverPrefix + AuthOAuthTokenFile + "=" + AuthSecretMountPath + "/" + DriverOAuthTokenKey} {
 		if !slices.Contains(args, a) {
 			t.Errorf("args lack %q: %q", a, args)
 		}
 	}
 	checkAuthVolume(t, pod.Spec, "app-auth-secret")
+	if items := pod.Spec.Volumes[0].Secret.Items; len(items) != 2 {
+		t.Errorf("the driver pod mounts %+v, want the secret and its token", items)
+	}
 
 	// Without authentication, no volume, and the secret is still left out.
 	conf.Set(netty.KeyAuthenticate, "false")
-	pod, _, _, err = driverPod(cluster.SubmitConfig{Master: m, Class: "SparkPi", Conf: conf}, kcfg, "app-driver", "")
+	pod, dropped, err = driverPodNoSecret(m, conf, kcfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	noValueIn(t, "the driver pod", pod, "s3cr3t-value")
+	noValueIn(t, "the driver pod", pod, "s3cr3t-value", "t0ken-value")
+	if want := []string{"spark.authenticate.secret", "spark.custom.credential", "spark.db.password", KeyAuthDriverPrefix + AuthOAuthToken}; !slices.Equal(dropped, want) {
+		t.Errorf("dropped %q, want %q", dropped, want)
+	}
 	if len(pod.Spec.Volumes) != 0 {
 		t.Errorf("volumes %+v", pod.Spec.Volumes)
 	}

@@ -42,9 +42,11 @@
 // More generally, keys that spark.redaction.regex matches (Spark's default
 // (?i)secret|password|token|access[.]?key is always applied too; keys ending
 // in "file" name files and pass) never reach a pod's arguments: the driver
-// pod does not get them, and submit prints their names. A driver pod that
-// needs spark.kubernetes.authenticate.driver.oauthToken must be given
-// oauthTokenFile or a service account instead.
+// pod does not get them, and submit prints their names. The exception is
+// spark.kubernetes.authenticate.driver.oauthToken, which, as in Spark, goes
+// into the same Secret (key driver-oauth-token, mounted by the driver pod
+// alone) and reaches the driver as
+// spark.kubernetes.authenticate.driver.oauthTokenFile.
 //
 // # Allocation
 //

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -37,9 +39,11 @@ func passToDriver(key string) bool {
 
 // driverPod returns the driver pod of cluster mode and its headless service.
 // Sensitive keys (spark.redaction.regex) are left out of its arguments and
-// returned (but for spark.authenticate.secret); with authSecret set, the pod mounts that Secret and its
-// spark.authenticate.secret.file names the mounted file.
-func driverPod(cfg cluster.SubmitConfig, kcfg *Config, podName, authSecret string) (*corev1.Pod, *corev1.Service, []string, error) {
+// returned, but for those secret carries: with secret (see
+// Config.authSecret) the pod mounts it, its spark.authenticate.secret.file
+// names the shared secret's file and its
+// spark.kubernetes.authenticate.driver.oauthTokenFile the token's.
+func driverPod(cfg cluster.SubmitConfig, kcfg *Config, podName string, secret *corev1.Secret) (*corev1.Pod, *corev1.Service, []string, error) {
 	conf := cfg.Conf
 	red, err := newRedactor(conf)
 	if err != nil {
@@ -75,12 +79,28 @@ func driverPod(cfg cluster.SubmitConfig, kcfg *Config, podName, authSecret strin
 	labels[LabelRole] = RoleDriver
 	args := []string{"driver", "--master", cfg.Master.String(), "--class", cfg.Class}
 	pass := map[string]string{}
+	var keys []string // of the secret, mounted
+	if secret != nil {
+		if _, ok := secret.Data[AuthSecretKey]; ok {
+			keys = append(keys, AuthSecretKey)
+			pass[netty.KeyAuthenticate] = "true"
+			pass[netty.KeyAuthenticateSecretFile] = AuthSecretFile
+			pass[KeyAuthSecretName] = secret.Name
+		}
+		if _, ok := secret.Data[DriverOAuthTokenKey]; ok {
+			keys = append(keys, DriverOAuthTokenKey)
+			pass[KeyAuthDriverPrefix+AuthOAuthTokenFile] = path.Join(AuthSecretMountPath, DriverOAuthTokenKey)
+		}
+	}
 	var dropped []string
 	for k, v := range conf.All() {
+		_, replaced := pass[k]
 		switch {
-		case !passToDriver(k):
+		case !passToDriver(k) || replaced:
 		case red.sensitive(k):
-			if k != netty.KeyAuthenticateSecret {
+			carried := k == netty.KeyAuthenticateSecret && slices.Contains(keys, AuthSecretKey) ||
+				k == KeyAuthDriverPrefix+AuthOAuthToken && slices.Contains(keys, DriverOAuthTokenKey)
+			if !carried {
 				dropped = append(dropped, k)
 			}
 		default:
@@ -88,11 +108,6 @@ func driverPod(cfg cluster.SubmitConfig, kcfg *Config, podName, authSecret strin
 		}
 	}
 	sort.Strings(dropped)
-	if authSecret != "" {
-		pass[netty.KeyAuthenticate] = "true"
-		pass[netty.KeyAuthenticateSecretFile] = AuthSecretFile
-		pass[KeyAuthSecretName] = authSecret
-	}
 	args = append(args, confArgs(pass)...)
 	args = append(args, "--")
 	args = append(args, cfg.Args...)
@@ -135,8 +150,8 @@ func driverPod(cfg cluster.SubmitConfig, kcfg *Config, podName, authSecret strin
 		Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone, Selector: map[string]string{LabelAppSelector: kcfg.AppID, LabelRole: RoleDriver},
 			Ports: []corev1.ServicePort{{Name: "driver-rpc-port", Port: DriverPort}}},
 	}
-	if authSecret != "" {
-		pod.Spec.Volumes = []corev1.Volume{authVolume(authSecret)}
+	if len(keys) > 0 {
+		pod.Spec.Volumes = []corev1.Volume{authVolume(secret.Name, keys...)}
 		pod.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{authMount()}
 	}
 	return pod, svc, dropped, nil
@@ -179,19 +194,22 @@ func submitCluster(ctx context.Context, cfg cluster.SubmitConfig) error {
 	if err != nil {
 		return err
 	}
-	var secret *corev1.Secret
+	data := map[string][]byte{}
 	if auth {
 		value, _, err := appAuthSecret(conf)
 		if err != nil {
 			return err
 		}
-		secret = kcfg.authSecret(AuthSecretName(kcfg.PodNamePrefix), value)
+		data[AuthSecretKey] = value
 	}
-	secretName := ""
-	if secret != nil {
-		secretName = secret.Name
+	if tok := conf.Get(KeyAuthDriverPrefix+AuthOAuthToken, ""); tok != "" {
+		data[DriverOAuthTokenKey] = []byte(tok)
 	}
-	pod, svc, dropped, err := driverPod(cfg, kcfg, podName, secretName)
+	var secret *corev1.Secret
+	if len(data) > 0 {
+		secret = kcfg.authSecret(AuthSecretName(kcfg.PodNamePrefix), data)
+	}
+	pod, svc, dropped, err := driverPod(cfg, kcfg, podName, secret)
 	if err != nil {
 		return err
 	}

@@ -92,27 +92,29 @@ func (w *appWatch) end() {
 	<-w.stopped
 }
 
-// check fails when secret is in a pod spec or a process's command line or
+// check fails when a secret is in a pod spec or a process's command line or
 // environment, or when fewer than the pods and processes wanted were seen
 // (procs: how many processes' command lines have each word).
-func (w *appWatch) check(t *testing.T, secret string, pods int, procs map[string]int) {
+func (w *appWatch) check(t *testing.T, secrets []string, pods int, procs map[string]int) {
 	t.Helper()
 	w.end()
-	if len(secret) < 16 {
-		t.Fatalf("secret %q: too short to search for", secret)
-	}
-	for name, b := range w.pods {
-		if bytes.Contains(b, []byte(secret)) {
-			t.Errorf("pod %s holds the secret in its spec (as the API server has it):\n%.2000s", name, b)
+	for _, secret := range secrets {
+		if len(secret) < 16 {
+			t.Fatalf("secret %q: too short to search for", secret)
+		}
+		for name, b := range w.pods {
+			if bytes.Contains(b, []byte(secret)) {
+				t.Errorf("pod %s holds a secret in its spec (as the API server has it):\n%.2000s", name, b)
+			}
+		}
+		for pid, b := range w.procs {
+			if bytes.Contains(b, []byte(secret)) {
+				t.Errorf("process %s holds a secret in its command line or environment: %q", pid, bytes.ReplaceAll(b, []byte{0}, []byte{' '}))
+			}
 		}
 	}
 	if len(w.pods) < pods {
 		t.Errorf("saw %d pods of the application, want %d", len(w.pods), pods)
-	}
-	for pid, b := range w.procs {
-		if bytes.Contains(b, []byte(secret)) {
-			t.Errorf("process %s holds the secret in its command line or environment: %q", pid, bytes.ReplaceAll(b, []byte{0}, []byte{' '}))
-		}
 	}
 	for word, n := range procs {
 		seen := 0
@@ -169,7 +171,7 @@ func TestKubernetesAuthClientMode(t *testing.T) {
 	if !hex64.MatchString(secret) {
 		t.Fatalf("the generated secret %q is not 32 bytes in hex", secret)
 	}
-	w.check(t, secret, 2, map[string]int{" executor ": 2})
+	w.check(t, []string{secret}, 2, map[string]int{" executor ": 2})
 	if w.secret == nil || string(w.secret.Data["auth-secret"]) != secret || w.secret.Labels[LabelAppSelector] != appID {
 		t.Errorf("the application's Secret while it ran: %+v", w.secret)
 	}
@@ -183,19 +185,17 @@ func TestKubernetesAuthClientMode(t *testing.T) {
 }
 
 // TestKubernetesAuthClusterMode: SparkPi with spark.authenticate and a
-// given secret in cluster mode: the driver pod and its executor pods mount
-// the Secret, which the driver pod owns; the secret is in no pod's
-// arguments (it used to be, as --conf spark.authenticate.secret=...), no
-// process's command line or environment, no log.
+// given secret in cluster mode, the driver pod authenticating to the API
+// server with spark.kubernetes.authenticate.driver.oauthToken: the driver
+// pod mounts the Secret that carries both (and owns it), its executor pods
+// mount the shared secret alone; neither value is in a pod's arguments (the
+// secret used to be, as --conf spark.authenticate.secret=...), a process's
+// command line or environment, or a log.
 func TestKubernetesAuthClusterMode(t *testing.T) {
 	c := needCluster(t)
 	var b [32]byte
 	_, _ = rand.Read(b[:])
 	secret := hex.EncodeToString(b[:])
-	tok := filepath.Join(t.TempDir(), "token")
-	if err := os.WriteFile(tok, []byte(controlPlane.AdminToken()), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	prefix := fmt.Sprintf("ca%d", time.Now().UnixNano()%1e9)
 	appID := NewAppID()
 	conf := actor.NewConf().
@@ -207,7 +207,7 @@ func TestKubernetesAuthClusterMode(t *testing.T) {
 		Set(KeyExecutorPodNamePrefix, prefix).
 		Set(KeyBatchDelay, "100ms").
 		Set(KeyReportInterval, "5s").
-		Set(KeyAuthDriverPrefix+AuthOAuthTokenFile, tok).
+		Set(KeyAuthDriverPrefix+AuthOAuthToken, controlPlane.AdminToken()).
 		Set(KeyAuthDriverPrefix+AuthCACertFile, controlPlane.CAFile()).
 		Set(netty.KeyAuthenticate, "true").
 		Set(netty.KeyAuthenticateSecret, secret).
@@ -220,15 +220,17 @@ func TestKubernetesAuthClusterMode(t *testing.T) {
 	_, stderr, err := submit(ctx, t, conf, "SparkPi", "4")
 	logs, lerr := c.CoreV1().Pods("default").GetLogs(driver, &corev1.PodLogOptions{}).DoRaw(ctx)
 	// Whatever the outcome, the secret must be nowhere.
-	w.check(t, secret, 3, map[string]int{" executor ": 2, " driver ": 1})
+	w.check(t, []string{secret, controlPlane.AdminToken()}, 3, map[string]int{" executor ": 2, " driver ": 1})
 	if err != nil {
 		t.Fatalf("submit: %v\n%s\ndriver log (%v):\n%s", err, stderr, lerr, logs)
 	}
 	checkPi(t, string(logs), 4)
-	if bytes.Contains(logs, []byte(secret)) || strings.Contains(stderr.String(), secret) {
-		t.Errorf("a log holds the secret")
+	for _, s := range []string{secret, controlPlane.AdminToken()} {
+		if bytes.Contains(logs, []byte(s)) || strings.Contains(stderr.String(), s) {
+			t.Errorf("a log holds a secret")
+		}
+		noSecretInConfigMaps(t, c, s)
 	}
-	noSecretInConfigMaps(t, c, secret)
 	s, err := c.CoreV1().Secrets("default").Get(ctx, prefix+"-auth-secret", metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("the application's Secret: %v", err)

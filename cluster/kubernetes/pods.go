@@ -98,7 +98,7 @@ func (c *Config) ExecutorPod(id int64, driverURL string, owner *metav1.OwnerRefe
 		pod.OwnerReferences = []metav1.OwnerReference{*owner}
 	}
 	if c.AuthSecretName != "" {
-		pod.Spec.Volumes = append(pod.Spec.Volumes, authVolume(c.AuthSecretName))
+		pod.Spec.Volumes = append(pod.Spec.Volumes, authVolume(c.AuthSecretName, AuthSecretKey))
 		pod.Spec.Containers[0].VolumeMounts = append(pod.Spec.Containers[0].VolumeMounts, authMount())
 	}
 	return pod
