@@ -173,6 +173,13 @@ type Config struct {
 	// DriverReadinessTimeout bounds the wait for the driver pod's Ready
 	// condition before the first executor pods are created.
 	DriverReadinessTimeout time.Duration
+	// AuthSecretName, when set, is the Kubernetes Secret holding the
+	// application's spark.authenticate secret: executor pods mount it at
+	// AuthSecretMountPath.
+	AuthSecretName string
+	// ExecutorConf is the configuration executor pods are started with
+	// (--conf arguments): never a sensitive key.
+	ExecutorConf map[string]string
 }
 
 // ErrInvalidConfig is matched by configuration errors of this package (with

@@ -14,9 +14,39 @@
 // (spark.executor.memoryOverhead, or spark.kubernetes.memoryOverheadFactor ×
 // memory, at least 384 MiB). The container runs
 //
-//	sparkrpc executor --driver-url URL --executor-id ID --hostname $(SPARK_EXECUTOR_POD_IP) --cores N --app-id APP
+//	sparkrpc executor --driver-url URL --executor-id ID --hostname $(SPARK_EXECUTOR_POD_IP) --cores N --app-id APP [--conf K=V]...
 //
-// with SPARK_EXECUTOR_POD_IP from the Downward API (status.podIP).
+// with SPARK_EXECUTOR_POD_IP from the Downward API (status.podIP), and as
+// --conf the driver's startup keys an executor needs before it can reach
+// the driver (spark.auth*, spark.network.*, spark.rpc.*, spark.ssl.*), never
+// a sensitive one.
+//
+// # Authentication
+//
+// With spark.authenticate=true, submit takes the secret it is given
+// (spark.authenticate.secret, or the file spark.authenticate.secret.file
+// names) or, as Spark on Kubernetes, generates one for the application
+// (32 random bytes, hex; in client mode it stays in the driver's memory).
+// It creates a Kubernetes Secret <prefix>-auth-secret (labels
+// spark-app-selector and spark-app-name) holding it under the key
+// auth-secret; in cluster mode the driver pod becomes its owner, so that it
+// is collected with the pod, and in client mode the driver deletes it at
+// the end. The driver pod (cluster mode) and the executor pods mount it
+// (volume spark-auth-secret, mode 0400) at /var/run/secrets/sparkrpc/auth,
+// and their configuration says
+// spark.authenticate.secret.file=/var/run/secrets/sparkrpc/auth/auth-secret;
+// the driver pod also gets spark.sparkrpc.kubernetes.authenticate.secretName
+// to mount the same Secret in its executor pods. The secret's value is never
+// in a pod spec (arguments, environment, annotations), a ConfigMap or a log.
+//
+// More generally, keys that spark.redaction.regex matches (Spark's default
+// (?i)secret|password|token|access[.]?key is always applied too; keys ending
+// in "file" name files and pass) never reach a pod's arguments: the driver
+// pod does not get them, and submit prints their names. The exception is
+// spark.kubernetes.authenticate.driver.oauthToken, which, as in Spark, goes
+// into the same Secret (key driver-oauth-token, mounted by the driver pod
+// alone) and reaches the driver as
+// spark.kubernetes.authenticate.driver.oauthTokenFile.
 //
 // # Allocation
 //
@@ -115,4 +145,7 @@
 //	spark.kubernetes.authenticate.submission.{oauthToken,oauthTokenFile,caCertFile,clientCertFile,clientKeyFile}
 //	spark.kubernetes.authenticate.driver.{oauthToken,oauthTokenFile,caCertFile,clientCertFile,clientKeyFile}
 //	spark.sparkrpc.kubernetes.executable                     sparkrpc (the command the pods run)
+//	spark.authenticate, spark.authenticate.secret(.file)     false (see Authentication)
+//	spark.redaction.regex                                    (?i)secret|password|token|access[.]?key
+//	spark.sparkrpc.kubernetes.authenticate.secretName        (set by submit for a driver pod)
 package kubernetes

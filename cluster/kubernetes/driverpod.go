@@ -8,16 +8,20 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/netty"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 	toolswatch "k8s.io/client-go/tools/watch"
@@ -34,48 +38,77 @@ func passToDriver(key string) bool {
 }
 
 // driverPod returns the driver pod of cluster mode and its headless service.
-func driverPod(cfg cluster.SubmitConfig, kcfg *Config, podName string) (*corev1.Pod, *corev1.Service, error) {
+// Sensitive keys (spark.redaction.regex) are left out of its arguments and
+// returned, but for those secret carries: with secret (see
+// Config.authSecret) the pod mounts it, its spark.authenticate.secret.file
+// names the shared secret's file and its
+// spark.kubernetes.authenticate.driver.oauthTokenFile the token's.
+func driverPod(cfg cluster.SubmitConfig, kcfg *Config, podName string, secret *corev1.Secret) (*corev1.Pod, *corev1.Service, []string, error) {
 	conf := cfg.Conf
+	red, err := newRedactor(conf)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	image := kcfg.DriverImage
 	if image == "" {
 		image = kcfg.ExecutorImage
 	}
 	memMiB, err := conf.GetSizeAsBytes(cluster.KeyDriverMemory, "1g", 1<<20)
 	if err != nil {
-		return nil, nil, wrapConf(err)
+		return nil, nil, nil, wrapConf(err)
 	}
 	memMiB >>= 20
 	over, err := overheadMiB(conf, KeyDriverMemoryOverhead, memMiB)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	cores := conf.Get(KeyDriverRequestCores, conf.Get(cluster.KeyDriverCores, "1"))
 	if err := checkQuantity(cores); err != nil {
-		return nil, nil, badConf(KeyDriverRequestCores, cores, err.Error())
+		return nil, nil, nil, badConf(KeyDriverRequestCores, cores, err.Error())
 	}
 	labels, err := prefixed(conf, KeyDriverLabelPrefix, true)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	annotations, err := prefixed(conf, KeyDriverAnnotationPrefix, false)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	labels[LabelAppSelector] = kcfg.AppID
 	labels[LabelAppName] = AppNameLabel(kcfg.AppName)
 	labels[LabelRole] = RoleDriver
 	args := []string{"driver", "--master", cfg.Master.String(), "--class", cfg.Class}
-	all := conf.All()
-	keys := make([]string, 0, len(all))
-	for k := range all {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if passToDriver(k) {
-			args = append(args, "--conf", k+"="+all[k])
+	pass := map[string]string{}
+	var keys []string // of the secret, mounted
+	if secret != nil {
+		if _, ok := secret.Data[AuthSecretKey]; ok {
+			keys = append(keys, AuthSecretKey)
+			pass[netty.KeyAuthenticate] = "true"
+			pass[netty.KeyAuthenticateSecretFile] = AuthSecretFile
+			pass[KeyAuthSecretName] = secret.Name
+		}
+		if _, ok := secret.Data[DriverOAuthTokenKey]; ok {
+			keys = append(keys, DriverOAuthTokenKey)
+			pass[KeyAuthDriverPrefix+AuthOAuthTokenFile] = path.Join(AuthSecretMountPath, DriverOAuthTokenKey)
 		}
 	}
+	var dropped []string
+	for k, v := range conf.All() {
+		_, replaced := pass[k]
+		switch {
+		case !passToDriver(k) || replaced:
+		case red.sensitive(k):
+			carried := k == netty.KeyAuthenticateSecret && slices.Contains(keys, AuthSecretKey) ||
+				k == KeyAuthDriverPrefix+AuthOAuthToken && slices.Contains(keys, DriverOAuthTokenKey)
+			if !carried {
+				dropped = append(dropped, k)
+			}
+		default:
+			pass[k] = v
+		}
+	}
+	sort.Strings(dropped)
+	args = append(args, confArgs(pass)...)
 	args = append(args, "--")
 	args = append(args, cfg.Args...)
 	mem := resource.MustParse(fmt.Sprintf("%dMi", memMiB+over))
@@ -86,7 +119,7 @@ func driverPod(cfg cluster.SubmitConfig, kcfg *Config, podName string) (*corev1.
 	if l := conf.Get(KeyDriverLimitCores, ""); l != "" {
 		q, err := resource.ParseQuantity(l)
 		if err != nil {
-			return nil, nil, badConf(KeyDriverLimitCores, l, err.Error())
+			return nil, nil, nil, badConf(KeyDriverLimitCores, l, err.Error())
 		}
 		res.Limits[corev1.ResourceCPU] = q
 	}
@@ -117,7 +150,11 @@ func driverPod(cfg cluster.SubmitConfig, kcfg *Config, podName string) (*corev1.
 		Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone, Selector: map[string]string{LabelAppSelector: kcfg.AppID, LabelRole: RoleDriver},
 			Ports: []corev1.ServicePort{{Name: "driver-rpc-port", Port: DriverPort}}},
 	}
-	return pod, svc, nil
+	if len(keys) > 0 {
+		pod.Spec.Volumes = []corev1.Volume{authVolume(secret.Name, keys...)}
+		pod.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{authMount()}
+	}
+	return pod, svc, dropped, nil
 }
 
 // submitCluster creates the driver pod and its service, then (unless
@@ -153,17 +190,74 @@ func submitCluster(ctx context.Context, cfg cluster.SubmitConfig) error {
 	if err := client.CheckAccess(ctx, kcfg.Namespace); err != nil {
 		return err
 	}
-	pod, svc, err := driverPod(cfg, kcfg, podName)
+	auth, err := authEnabled(conf)
 	if err != nil {
 		return err
+	}
+	data := map[string][]byte{}
+	if auth {
+		value, _, err := appAuthSecret(conf)
+		if err != nil {
+			return err
+		}
+		data[AuthSecretKey] = value
+	}
+	if tok := conf.Get(KeyAuthDriverPrefix+AuthOAuthToken, ""); tok != "" {
+		data[DriverOAuthTokenKey] = []byte(tok)
+	}
+	var secret *corev1.Secret
+	if len(data) > 0 {
+		secret = kcfg.authSecret(AuthSecretName(kcfg.PodNamePrefix), data)
+	}
+	pod, svc, dropped, err := driverPod(cfg, kcfg, podName, secret)
+	if err != nil {
+		return err
+	}
+	if len(dropped) > 0 {
+		fmt.Fprintf(cfg.Stderr, "Not passed to the driver pod (sensitive keys, %s): %s\n", KeyRedactionRegex, strings.Join(dropped, ", "))
+	}
+	if secret != nil {
+		// The Secret exists before the pod that mounts it; once the pod
+		// exists it becomes the Secret's owner, so that deleting the
+		// driver pod deletes it.
+		cctx, cancel := context.WithTimeout(ctx, client.Timeout)
+		_, err := client.CoreV1().Secrets(kcfg.Namespace).Create(cctx, secret, metav1.CreateOptions{})
+		cancel()
+		if err != nil {
+			return client.apiError(err, "create", "secrets", kcfg.Namespace)
+		}
+	}
+	deleteSecret := func() {
+		if secret != nil {
+			dctx, cancel := context.WithTimeout(context.Background(), client.Timeout)
+			_ = client.CoreV1().Secrets(kcfg.Namespace).Delete(dctx, secret.Name, metav1.DeleteOptions{})
+			cancel()
+		}
 	}
 	cctx, cancel := context.WithTimeout(ctx, client.Timeout)
 	created, err := client.CoreV1().Pods(kcfg.Namespace).Create(cctx, pod, metav1.CreateOptions{})
 	cancel()
 	if err != nil {
+		deleteSecret()
 		return client.apiError(err, "create", "pods", kcfg.Namespace)
 	}
-	svc.OwnerReferences = []metav1.OwnerReference{*ownerReferenceTo(created)}
+	owner := ownerReferenceTo(created)
+	if secret != nil {
+		patch := fmt.Sprintf(`{"metadata":{"ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":%q,"uid":%q,"controller":true}]}}`,
+			owner.Name, owner.UID)
+		cctx, cancel := context.WithTimeout(ctx, client.Timeout)
+		_, err := client.CoreV1().Secrets(kcfg.Namespace).Patch(cctx, secret.Name, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+		cancel()
+		if err != nil {
+			err = client.apiError(err, "patch", "secrets/"+secret.Name, kcfg.Namespace)
+			dctx, cancel := context.WithTimeout(context.Background(), client.Timeout)
+			_ = client.CoreV1().Pods(kcfg.Namespace).Delete(dctx, podName, metav1.DeleteOptions{})
+			cancel()
+			deleteSecret()
+			return err
+		}
+	}
+	svc.OwnerReferences = []metav1.OwnerReference{*owner}
 	cctx, cancel = context.WithTimeout(ctx, client.Timeout)
 	_, err = client.CoreV1().Services(kcfg.Namespace).Create(cctx, svc, metav1.CreateOptions{})
 	cancel()

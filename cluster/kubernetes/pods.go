@@ -74,13 +74,13 @@ func (c *Config) ExecutorPod(id int64, driverURL string, owner *metav1.OwnerRefe
 				Image:           c.ExecutorImage,
 				ImagePullPolicy: corev1.PullPolicy(c.PullPolicy),
 				Command:         []string{c.Executable},
-				Args: []string{"executor",
+				Args: append([]string{"executor",
 					"--driver-url", driverURL,
 					"--executor-id", sid,
 					"--hostname", "$(" + EnvExecutorPodIP + ")",
 					"--cores", strconv.Itoa(c.ExecutorCores),
 					"--app-id", c.AppID,
-					"--resourceProfileId", "0"},
+					"--resourceProfileId", "0"}, confArgs(c.ExecutorConf)...),
 				Env: []corev1.EnvVar{
 					{Name: "SPARK_DRIVER_URL", Value: driverURL},
 					{Name: "SPARK_EXECUTOR_CORES", Value: strconv.Itoa(c.ExecutorCores)},
@@ -96,6 +96,10 @@ func (c *Config) ExecutorPod(id int64, driverURL string, owner *metav1.OwnerRefe
 	}
 	if owner != nil {
 		pod.OwnerReferences = []metav1.OwnerReference{*owner}
+	}
+	if c.AuthSecretName != "" {
+		pod.Spec.Volumes = append(pod.Spec.Volumes, authVolume(c.AuthSecretName, AuthSecretKey))
+		pod.Spec.Containers[0].VolumeMounts = append(pod.Spec.Containers[0].VolumeMounts, authMount())
 	}
 	return pod
 }

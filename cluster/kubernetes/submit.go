@@ -119,6 +119,15 @@ func runDriver(ctx context.Context, cfg cluster.SubmitConfig, inPod bool) error 
 		}
 		owner = ownerReferenceTo(pod)
 	}
+	auth, err := setupDriverAuth(ctx, conf, kcfg, client, owner)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := auth.cleanup(client, kcfg.Namespace); err != nil {
+			log.Warn().Err(err).Msg("deleting the application's secret")
+		}
+	}()
 	host := conf.Get("spark.driver.host", "")
 	if host == "" {
 		if ip := os.Getenv("SPARK_DRIVER_POD_IP"); inPod && ip != "" {

@@ -11,6 +11,7 @@ import (
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/endpoints"
+	"github.com/sparkrpc/sparkrpc/netty"
 	"github.com/spf13/cobra"
 )
 
@@ -19,6 +20,7 @@ func init() { subcommands = append(subcommands, newExecutorCmd) }
 func newExecutorCmd() *cobra.Command {
 	var cfg endpoints.ExecutorConfig
 	var workerURL, propertiesFile string
+	var confs []string
 	cmd := &cobra.Command{
 		Use:   "executor --driver-url URL --executor-id ID --hostname HOST --cores N --app-id APP_ID [--resourceProfileId N]",
 		Short: "Run an executor (Spark's CoarseGrainedExecutorBackend)",
@@ -53,28 +55,19 @@ and exits 0. It exits 1 when the driver refuses it or goes away.`,
 					cfg.LogURLs[strings.ToLower(name)] = v
 				}
 			}
-			// The conf file its application master wrote; with
-			// spark.authenticate it names the pipe of the application's
-			// secret, read once here.
-			conf := actor.NewConf()
-			if propertiesFile != "" {
-				file, err := os.Open(propertiesFile)
-				if err != nil {
-					return usagef("--properties-file: %v", err)
-				}
-				err = conf.LoadProperties(file)
-				file.Close()
-				if err != nil {
-					return usagef("--properties-file %s: %v", propertiesFile, err)
-				}
+			conf, err := executorStartupConf(propertiesFile, confs)
+			if err != nil {
+				return err
 			}
+			// With spark.authenticate, the secret file (or the pipe of
+			// the application's secret) is read once, here.
 			if err := inlineSecretFile(conf); err != nil {
 				return err
 			}
 			log := newLogger(cmd.ErrOrStderr(), zerolog.InfoLevel, "executor")
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			err := endpoints.RunExecutor(ctx, cfg, endpoints.WithEnvFactory(cluster.TCPNetwork{Logger: &log}.Client),
+			err = endpoints.RunExecutor(ctx, cfg, endpoints.WithEnvFactory(cluster.TCPNetwork{Logger: &log}.Client),
 				endpoints.WithLogger(log), endpoints.WithExecutorConf(conf))
 			var ee *endpoints.ExitError
 			if errors.As(err, &ee) {
@@ -93,5 +86,37 @@ and exits 0. It exits 1 when the driver refuses it or goes away.`,
 	fl.IntVar(&cfg.ResourceProfileID, "resourceProfileId", 0, "the executor's resource profile id")
 	fl.StringVar(&workerURL, "worker-url", "", "ignored (standalone mode's worker)")
 	fl.StringVar(&propertiesFile, "properties-file", "", "the executor's conf `FILE` (properties; its application master writes it into the container)")
+	fl.StringArrayVar(&confs, "conf", nil, "a startup configuration property KEY=VALUE, used before the driver's (repeatable; "+
+		netty.KeyAuthenticateSecret+" is refused: give "+netty.KeyAuthenticateSecretFile+")")
 	return cmd
+}
+
+// executorStartupConf is the executor's own configuration: the conf file
+// its application master wrote (--properties-file), then its --conf
+// arguments (the keys it needs before it can reach the driver, such as
+// spark.authenticate and spark.authenticate.secret.file). A secret on the
+// command line is refused: any process of the machine could read it.
+func executorStartupConf(propertiesFile string, confs []string) (*actor.Conf, error) {
+	conf := actor.NewConf()
+	if propertiesFile != "" {
+		file, err := os.Open(propertiesFile)
+		if err != nil {
+			return nil, usagef("--properties-file: %v", err)
+		}
+		err = conf.LoadProperties(file)
+		file.Close()
+		if err != nil {
+			return nil, usagef("--properties-file %s: %v", propertiesFile, err)
+		}
+	}
+	for _, kv := range confs {
+		if strings.HasPrefix(kv, netty.KeyAuthenticateSecret+"=") {
+			return nil, usagef("--conf %s would show the secret to every process of the machine: give %s (a file of mode 0600)",
+				netty.KeyAuthenticateSecret, netty.KeyAuthenticateSecretFile)
+		}
+		if err := conf.SetFromArg(kv); err != nil {
+			return nil, usagef("%v", err)
+		}
+	}
+	return conf, nil
 }

@@ -41,9 +41,14 @@
 //     deletion sends SIGTERM to the group and SIGKILL after the grace period, and the pod leaves
 //     the API as soon as its process has ended; `kubectl logs` works. Volumes (projected
 //     service-account tokens, config maps, secrets, Downward API, emptyDir) are written to the
-//     working directory, each mount a link at its mount path relative to it
-//     (./var/run/secrets/kubernetes.io/serviceaccount/token), and a pod with a service account
-//     gets KUBECONFIG naming its token and the CA. There is no cluster DNS and no service network: pods
+//     working directory (mode 0700; secret files 0600; a Secret is read from the API server when
+//     the pod starts), each mount a link at its mount path relative to it
+//     (./var/run/secrets/kubernetes.io/serviceaccount/token); a mount path in the container's
+//     command, args or environment values (a word starting with it) is rewritten to its link, so
+//     that --conf k=/mnt/secret/key finds the file; the volumes are removed as soon as the
+//     process has ended. A pod with a service account gets KUBECONFIG naming its token and the
+//     CA. The environment is the container's own plus PATH, HOME, TMPDIR, LANG, TZ, HOSTNAME and
+//     KUBERNETES_SERVICE_HOST/PORT: never the node's other variables. There is no cluster DNS and no service network: pods
 //     reach each other and the API server on 127.0.0.1 (KUBERNETES_SERVICE_HOST/PORT name the
 //     API server).
 //

@@ -280,6 +280,33 @@ func TestKubernetesControlPlane(t *testing.T) {
 		t.Fatalf("log of pod volumes = %q, %v", logs, err)
 	}
 
+	// A Secret volume at an absolute mount path: the node reads the Secret from the API server,
+	// writes its keys 0600 in a 0700 folder, and rewrites the mount path in the command line to
+	// where it put them.
+	if _, err := c.CoreV1().Secrets("default").Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "pw"},
+		Data: map[string][]byte{"key": []byte("s3cr3t")}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	sec := processPod("secret-volume", `cat /etc/pw/key; echo; stat -L -c %a /etc/pw/key /etc/pw .`)
+	sec.Spec.Volumes = []corev1.Volume{{Name: "pw", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "pw"}}}}
+	sec.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "pw", MountPath: "/etc/pw", ReadOnly: true}}
+	if _, err := pods.Create(ctx, sec, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, time.Minute, "pod secret-volume Succeeded", func() error {
+		p, err := pods.Get(ctx, "secret-volume", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if p.Status.Phase != corev1.PodSucceeded {
+			return fmt.Errorf("phase %q", p.Status.Phase)
+		}
+		return nil
+	})
+	if logs, err := podLog(ctx, c, "secret-volume"); err != nil || logs != "s3cr3t\n600\n700\n700\n" {
+		t.Fatalf("log of pod secret-volume = %q, %v", logs, err)
+	}
+
 	// A pod asking for more cpu than the node has stays Pending with the scheduler's reason.
 	big := processPod("too-big", "exit 0")
 	big.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100")}

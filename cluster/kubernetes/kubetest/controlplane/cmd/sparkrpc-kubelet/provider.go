@@ -133,6 +133,7 @@ func (p *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 		err = p.start(pp, vols)
 	}
 	if err != nil {
+		unmount(pp.dir)
 		p.cfg.logger.Warn("pod failed to start", "pod", key, "err", err)
 		close(pp.exited)
 		pp.pod.Status.Phase = corev1.PodFailed
@@ -181,10 +182,14 @@ func (p *provider) start(pp *podProc, vols *podVolumes) error {
 	mapping := expansion.MappingFuncFor(vars)
 	var argv []string
 	for _, s := range c.Command {
-		argv = append(argv, expansion.Expand(s, mapping))
+		argv = append(argv, vols.localize(expansion.Expand(s, mapping)))
 	}
 	for _, s := range c.Args {
-		argv = append(argv, expansion.Expand(s, mapping))
+		argv = append(argv, vols.localize(expansion.Expand(s, mapping)))
+	}
+	for i, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		env[i] = k + "=" + vols.localize(v)
 	}
 	if len(argv) == 0 {
 		return fmt.Errorf("container %s has neither command nor args (the image is not run by this node)", c.Name)
@@ -193,7 +198,7 @@ func (p *provider) start(pp *podProc, vols *podVolumes) error {
 	if err != nil {
 		return fmt.Errorf("container %s: %w", c.Name, err)
 	}
-	logf, err := os.OpenFile(pp.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	logf, err := os.OpenFile(pp.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return err
 	}
@@ -223,6 +228,7 @@ func (p *provider) wait(pp *podProc, cmd *exec.Cmd, logf *os.File) {
 	_ = cmd.Wait()
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	logf.Close()
+	unmount(pp.dir) // the pod has ended: its secrets leave the disk
 
 	st := cmd.ProcessState
 	code := st.ExitCode()

@@ -11,6 +11,21 @@ package main
 // ./var/run/secrets/kubernetes.io/serviceaccount). Other volume types are
 // not provided.
 //
+// So that a program finds a file of a mount by its absolute path, the node
+// rewrites the container's command, arguments and environment values: a
+// mount path at the start of a word (after the start, a space, '=', ':' or
+// ',') and followed by '/' or the end of the word becomes the absolute path
+// of its link (`--conf k=/var/run/secrets/x/key` runs as `--conf
+// k=PODDIR/var/run/secrets/x/key`). Only paths are rewritten, never a
+// volume's contents; the pod spec is not changed.
+//
+// The pod's directory and its volumes are mode 0700; secret files (and
+// tokens and the kubeconfig) 0600. A Secret is read from the API server when
+// the pod starts (not from the node's informer cache, which may not have
+// seen a Secret created just before the pod). The volumes are removed as
+// soon as the pod's process has ended (the logs stay until the pod is
+// deleted), as the kubelet unmounts a terminated pod's volumes.
+//
 // For the service-account volume that the API server's ServiceAccount
 // admission adds to every pod, the node requests a token bound to the pod
 // (TokenRequest API, as the kubelet does), refreshes it at 80 % of its
@@ -26,6 +41,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -54,14 +70,18 @@ type podVolumes struct {
 	tokens     []projectedToken
 	expiry     time.Time // of the first token to expire
 	kubeconfig string    // "" when the container does not mount the service-account volume
+	mounts     []mount   // the first container's mounts that the node provided
 }
+
+// mount is a mount path and the absolute path of its link in the pod's directory.
+type mount struct{ path, local string }
 
 // mountVolumes writes pod's volumes under dir and links the first
 // container's mounts; it returns the service-account tokens to refresh
 // and the kubeconfig of the pod's credentials.
 func (p *provider) mountVolumes(ctx context.Context, pod *corev1.Pod, dir string) (*podVolumes, error) {
 	pv := &podVolumes{}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
 	made := map[string]string{} // volume name -> directory
@@ -85,7 +105,7 @@ func (p *provider) mountVolumes(ctx context.Context, pod *corev1.Pod, dir string
 			continue
 		}
 		link := filepath.Join(dir, filepath.Clean("/"+m.MountPath))
-		if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(link), 0o700); err != nil {
 			return nil, err
 		}
 		target := vdir
@@ -97,6 +117,9 @@ func (p *provider) mountVolumes(ctx context.Context, pod *corev1.Pod, dir string
 		}
 		if err := os.Symlink(target, link); err != nil && !errors.Is(err, os.ErrExist) {
 			return nil, fmt.Errorf("mount %s: %w", m.MountPath, err)
+		}
+		if filepath.IsAbs(m.MountPath) && filepath.Clean(m.MountPath) != "/" {
+			pv.mounts = append(pv.mounts, mount{path: filepath.Clean(m.MountPath), local: link})
 		}
 		if filepath.Clean(m.MountPath) == serviceAccountMountPath {
 			kc := filepath.Join(dir, "kubeconfig")
@@ -114,15 +137,15 @@ func (p *provider) mountVolumes(ctx context.Context, pod *corev1.Pod, dir string
 func (p *provider) writeVolume(ctx context.Context, pod *corev1.Pod, v *corev1.Volume, vdir string, pv *podVolumes) (bool, error) {
 	switch {
 	case v.EmptyDir != nil:
-		return true, os.MkdirAll(vdir, 0o755)
+		return true, os.MkdirAll(vdir, 0o700)
 	case v.ConfigMap != nil:
 		return true, p.writeConfigMap(pod.Namespace, v.ConfigMap.Name, v.ConfigMap.Items, v.ConfigMap.Optional, vdir)
 	case v.Secret != nil:
-		return true, p.writeSecret(pod.Namespace, v.Secret.SecretName, v.Secret.Items, v.Secret.Optional, vdir)
+		return true, p.writeSecret(ctx, pod.Namespace, v.Secret.SecretName, v.Secret.Items, v.Secret.Optional, vdir)
 	case v.DownwardAPI != nil:
 		return true, p.writeDownwardAPI(pod, v.DownwardAPI.Items, vdir)
 	case v.Projected != nil:
-		if err := os.MkdirAll(vdir, 0o755); err != nil {
+		if err := os.MkdirAll(vdir, 0o700); err != nil {
 			return true, err
 		}
 		for _, src := range v.Projected.Sources {
@@ -146,7 +169,7 @@ func (p *provider) writeVolume(ctx context.Context, pod *corev1.Pod, v *corev1.V
 			case src.ConfigMap != nil:
 				err = p.writeConfigMap(pod.Namespace, src.ConfigMap.Name, src.ConfigMap.Items, src.ConfigMap.Optional, vdir)
 			case src.Secret != nil:
-				err = p.writeSecret(pod.Namespace, src.Secret.Name, src.Secret.Items, src.Secret.Optional, vdir)
+				err = p.writeSecret(ctx, pod.Namespace, src.Secret.Name, src.Secret.Items, src.Secret.Optional, vdir)
 			case src.DownwardAPI != nil:
 				err = p.writeDownwardAPI(pod, src.DownwardAPI.Items, vdir)
 			}
@@ -185,7 +208,7 @@ func (p *provider) requestToken(ctx context.Context, pod *corev1.Pod, t projecte
 func (p *provider) writeConfigMap(ns, name string, items []corev1.KeyToPath, optional *bool, vdir string) error {
 	cm, err := p.listers.ConfigMaps.ConfigMaps(ns).Get(name)
 	if apierrors.IsNotFound(err) && optional != nil && *optional {
-		return os.MkdirAll(vdir, 0o755)
+		return os.MkdirAll(vdir, 0o700)
 	}
 	if err != nil {
 		return fmt.Errorf("config map %s: %w", name, err)
@@ -200,10 +223,14 @@ func (p *provider) writeConfigMap(ns, name string, items []corev1.KeyToPath, opt
 	return writeItems(vdir, data, items, 0o644, optional != nil && *optional)
 }
 
-func (p *provider) writeSecret(ns, name string, items []corev1.KeyToPath, optional *bool, vdir string) error {
-	s, err := p.listers.Secrets.Secrets(ns).Get(name)
+// writeSecret writes Secret ns/name, read from the API server, into vdir
+// (files 0600).
+func (p *provider) writeSecret(ctx context.Context, ns, name string, items []corev1.KeyToPath, optional *bool, vdir string) error {
+	rctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	s, err := p.cfg.client.CoreV1().Secrets(ns).Get(rctx, name, metav1.GetOptions{})
+	cancel()
 	if apierrors.IsNotFound(err) && optional != nil && *optional {
-		return os.MkdirAll(vdir, 0o755)
+		return os.MkdirAll(vdir, 0o700)
 	}
 	if err != nil {
 		return fmt.Errorf("secret %s: %w", name, err)
@@ -223,7 +250,7 @@ func writeItems(vdir string, data map[string][]byte, items []corev1.KeyToPath, m
 				return err
 			}
 		}
-		return os.MkdirAll(vdir, 0o755)
+		return os.MkdirAll(vdir, 0o700)
 	}
 	for _, it := range items {
 		v, ok := data[it.Key]
@@ -245,7 +272,7 @@ func writeItems(vdir string, data map[string][]byte, items []corev1.KeyToPath, m
 }
 
 func (p *provider) writeDownwardAPI(pod *corev1.Pod, items []corev1.DownwardAPIVolumeFile, vdir string) error {
-	if err := os.MkdirAll(vdir, 0o755); err != nil {
+	if err := os.MkdirAll(vdir, 0o700); err != nil {
 		return err
 	}
 	for _, it := range items {
@@ -291,7 +318,7 @@ func inside(dir, rel string) (string, error) {
 
 // writeFile replaces file atomically (a reader never sees half a token).
 func writeFile(file string, data []byte, mode os.FileMode) error {
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
 		return err
 	}
 	tmp := file + ".tmp"
@@ -330,4 +357,47 @@ func (p *provider) refreshTokens(pp *podProc, tokens []projectedToken, expiry ti
 		}
 		p.refreshTokens(pp, tokens, next)
 	})
+}
+
+// localize rewrites the mount paths in s to their links (see the file's comment).
+func (pv *podVolumes) localize(s string) string {
+	if pv == nil || len(pv.mounts) == 0 {
+		return s
+	}
+	var b strings.Builder
+	i := 0
+	for i < len(s) {
+		if i == 0 || strings.IndexByte(" =:,", s[i-1]) >= 0 {
+			if m, ok := pv.mountAt(s[i:]); ok {
+				b.WriteString(m.local)
+				i += len(m.path)
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+		i++
+	}
+	return b.String()
+}
+
+// mountAt is the longest mount whose path starts s, followed by '/' or the
+// end of a word.
+func (pv *podVolumes) mountAt(s string) (mount, bool) {
+	var best mount
+	found := false
+	for _, m := range pv.mounts {
+		if !strings.HasPrefix(s, m.path) || found && len(m.path) <= len(best.path) {
+			continue
+		}
+		if rest := s[len(m.path):]; rest == "" || strings.IndexByte("/ :,", rest[0]) >= 0 {
+			best, found = m, true
+		}
+	}
+	return best, found
+}
+
+// unmount removes the pod's volumes (its process has ended).
+func unmount(dir string) {
+	_ = os.RemoveAll(filepath.Join(dir, "volumes"))
+	_ = os.Remove(filepath.Join(dir, "kubeconfig"))
 }
