@@ -64,8 +64,12 @@ func (e *Env) countDropped(name string, msg proto.Message) {
 
 // deliver hands an inbound message to its endpoint, future or protoactor
 // process (see TransportHost.Deliver).
+//
+// A reply to an ask (no sender, a "future$" target) is not delivered here:
+// a transport hands it to LookupReply, which checks the peer it came from.
 func (e *Env) deliver(target, sender *protoactor.PID, msg proto.Message) {
-	if sender == nil && deliverReply(e, target.Id, msg) {
+	if sender == nil && isFutureID(target.Id) {
+		e.log.Debug().Str("to", target.Id).Msg("Ignored a reply that is not bound to its ask's peer")
 		return
 	}
 	if c := e.runningCell(target.Id); c != nil {
@@ -77,12 +81,6 @@ func (e *Env) deliver(target, sender *protoactor.PID, msg proto.Message) {
 			p.SendUserMessage(target, protoactorMessage(sender, msg)) // a protoactor future or actor
 			return
 		}
-	}
-	if sender == nil && isFutureID(target.Id) {
-		// A reply to an ask that has completed (timed out, aborted): not a
-		// message dropped by a stopped endpoint.
-		e.log.Debug().Str("to", target.Id).Msg("Ignored a reply to an ask that has completed")
-		return
 	}
 	if e.stopped.Load() {
 		if sender != nil {

@@ -13,6 +13,7 @@ import (
 	protoactor "github.com/asynkron/protoactor-go/actor"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // Future is the pending result of an ask. It completes exactly once: with the
@@ -37,10 +38,15 @@ type Future struct {
 	timeout RpcTimeout
 	target  *Ref
 	ctx     context.Context // the ask's context when it can end, else nil
-	id      uint64          // registry id of a remote ask, 0 otherwise
-	peer    string          // identity of the peer of a remote ask
-	queued  bool            // queued for the sweeper (set and read by the asker)
-	replyTo protoactor.PID  // the sender PID of a remote ask
+	id      uint64          // registry id of the ask (random), 0 when not registered
+	seq     uint64          // sequence number of the ask (see TransportHost.PendingAsks)
+	// want is the full name of the reply type the asker expects (AskAs,
+	// ResultAs's type when the ask is made by AskAs), or "" for any: a
+	// reply of another type (but RpcFailure) is refused undecoded.
+	want    protoreflect.FullName
+	peer    string         // identity of the peer of a remote ask
+	queued  bool           // queued for the sweeper (set and read by the asker)
+	replyTo protoactor.PID // the sender PID of a remote ask
 	// replyID holds the bytes of replyTo.Id, so that the id string of an ask
 	// is no allocation of its own: it is written once, before the request
 	// is sent, and never changed.

@@ -29,8 +29,8 @@ func (s transportSink) Inbox(id string) Inbox {
 	return nil // not a nil *inbox: an Inbox that is nil
 }
 
-func (s transportSink) DeliverReply(id []byte, msg proto.Message) bool {
-	return deliverReply(s.e, id, msg)
+func (s transportSink) LookupReply(from string, id []byte) (PendingReply, ReplyStatus) {
+	return lookupReply(s.e, from, id)
 }
 
 func (s transportSink) Connected(peer Peer) {
@@ -87,10 +87,10 @@ func (e *Env) pendingAsks(peer string) (n int, newest uint64) {
 	for i := range r.shards {
 		s := &r.shards[i]
 		s.mu.Lock()
-		for id, f := range s.m {
+		for _, f := range s.m {
 			if f.peer == peer && f.state.Load() == 0 {
 				n++
-				newest = max(newest, id)
+				newest = max(newest, f.seq)
 			}
 		}
 		s.mu.Unlock()

@@ -71,6 +71,7 @@ func appendMessage(dst []byte, msg proto.Message, size int, vt bool) ([]byte, er
 // messageType decodes the payloads of one message type.
 type messageType struct {
 	mt   protoreflect.MessageType
+	name protoreflect.FullName
 	zero vtDecoder  // the type's zero value, when it is a vtprotobuf message
 	plan *checkPlan // what to check after a vtprotobuf decode (see vtcheck.go)
 	// fields is plan without protobuf reflection, when the type allows it
@@ -91,7 +92,7 @@ func findMessageType(typ []byte) (*messageType, error) {
 	if err != nil {
 		return nil, &errUnknownType{string(typ)}
 	}
-	t := &messageType{mt: mt, unknown: -1, goType: reflect.TypeOf(mt.Zero().Interface())}
+	t := &messageType{mt: mt, name: mt.Descriptor().FullName(), unknown: -1, goType: reflect.TypeOf(mt.Zero().Interface())}
 	if zero, ok := mt.New().Interface().(vtDecoder); ok {
 		t.zero = zero // a new message, not Zero's nil pointer, which clones to nil
 		t.plan = planChecks(mt.Descriptor())

@@ -45,3 +45,16 @@ func (e *QueueFullError) Error() string {
 
 // Is reports whether target is ErrQueueFull.
 func (e *QueueFullError) Is(target error) bool { return target == ErrQueueFull }
+
+// RefusedTypeError is a message that was not decoded because its target
+// does not take its type: an endpoint whose accepted types do not include
+// it (actor.Acceptor, actor.Router), or an ask that expects another reply
+// type (actor.AskAs). The asker gets it as an RpcFailure.
+type RefusedTypeError struct {
+	Type   string // the message's type
+	Target string // the endpoint or reply id it was sent to
+}
+
+func (e *RefusedTypeError) Error() string {
+	return fmt.Sprintf("netty: %s does not take messages of type %s", e.Target, e.Type)
+}

@@ -97,16 +97,14 @@ func (c *conn) handle(b []byte) error {
 	if err != nil {
 		return err
 	}
-	t := c.t
 	var msg proto.Message
 	if len(e.senderID) == 0 && isFutureID(e.target) {
-		// A reply: route it to its ask without building (or caching) a
-		// PID for a target that is used once.
+		// A reply: route it to its ask (replies.go) without building (or
+		// caching) a PID for a target that is used once.
 		c.flush()
 		c.awaitedRead++
-		if msg, err = c.decode(e.typ, e.payload); err == nil && t.host.DeliverReply(e.target, msg) {
-			return nil
-		}
+		c.handleReply(e)
+		return nil
 	}
 	tg := c.lastTarget
 	if tg == nil || string(e.target) != tg.pid.Id {
@@ -115,11 +113,10 @@ func (c *conn) handle(b []byte) error {
 	target := tg.pid
 	var sender *protoactor.PID
 	if len(e.senderID) > 0 {
-		addr := c.info.Identity
-		if len(e.senderAddr) > 0 && !bytes.Equal(e.senderAddr, []byte(addr)) {
-			addr = string(e.senderAddr)
-		}
-		sender = newSenderPID(addr, e.senderID)
+		// The sender is on the connection's peer, whatever the frame's
+		// sender_address says: its reply goes back over this connection
+		// (or nowhere), and no address a peer writes is ever dialled.
+		sender = newSenderPID(c.info.Identity, e.senderID)
 		c.awaitedRead++
 	}
 	if msg == nil {

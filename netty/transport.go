@@ -79,6 +79,10 @@ type Transport struct {
 	refusedLogAt   atomic.Int64 // when the last refusal was logged (UnixNano)
 	timeouts       atomic.Int64
 	hsFailures     atomic.Int64 // handshakes failed for another reason than authentication
+	forgedReplies  atomic.Int64 // replies from a connection whose peer the ask did not go to
+	forgedLogAt    atomic.Int64 // when the last was logged (UnixNano)
+	unrouted       atomic.Int64 // replies and failure notices whose connection is gone
+	refusedTypes   atomic.Int64 // frames refused undecoded: a type their target does not take
 }
 
 // NewTransport returns a transport configured by opts. It reads the rest of
