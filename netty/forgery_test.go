@@ -164,3 +164,5 @@ func TestFrameSenderAddressIsNeverDialled(t *testing.T) {
 		t.Errorf("Connections = %d, want 1 (the attacker's)", got)
 	}
 }
+
+func protoUnmarshal(b []byte, m proto.Message) error { return proto.Unmarshal(b, m) }
