@@ -72,9 +72,9 @@ func decodeLimit(n int) int64 { return decodeRatio*int64(n) + decodeSlack }
 // Elements' sizes in Go, and what growing a slice of them costs.
 const (
 	sliceGrowth = 5
-	ptrSize    = 8
-	stringSize = 16
-	sliceSize  = 24
+	ptrSize     = 8
+	stringSize  = 16
+	sliceSize   = 24
 )
 
 // costPlan is what decoding a message type costs, field by field.
