@@ -8,6 +8,7 @@ import (
 	protoactor "github.com/asynkron/protoactor-go/actor"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // reply sends a reply or failure to the sender PID of an ask.
@@ -93,6 +94,31 @@ func (e *Env) deliver(target, sender *protoactor.PID, msg proto.Message) {
 		return
 	}
 	e.dropped(target.Id, msg)
+}
+
+// noEndpoint handles a message for target that runs no endpoint without
+// its payload, as deliver would, or returns false when deliver must have
+// the message (see TransportHost.NoEndpoint).
+func (e *Env) noEndpoint(target, sender *protoactor.PID, typ protoreflect.FullName) bool {
+	if e.runningCell(target.Id) != nil {
+		return false
+	}
+	if p, ok := e.localProcess(target.Id); ok {
+		if _, isCell := p.(*cell); !isCell {
+			return false
+		}
+	}
+	switch {
+	case e.stopped.Load():
+		if sender != nil {
+			e.reply(sender, FailureToProto(ErrEnvStopped))
+		}
+	case sender != nil:
+		e.replyNotFound(sender, target.Id)
+	default:
+		e.dropped(target.Id, &messages.WireEnvelope{Target: target.Id, Type: string(typ)})
+	}
+	return true
 }
 
 // deliverReply hands msg, a reply or an RpcFailure, to the pending remote

@@ -9,6 +9,7 @@ import (
 	protoactor "github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // Transport carries messages between envs. The actor package declares it and
@@ -86,6 +87,17 @@ type TransportHost interface {
 	// not registered fails the asker ("Could not find NAME.") or counts the
 	// message as dropped.
 	Deliver(target, sender *protoactor.PID, msg proto.Message)
+	// NoEndpoint handles a message for the local target id that runs no
+	// endpoint (Inbox returned nil), of the type typ, without its payload:
+	// it fails the asker ("Could not find NAME.", or the env is stopped),
+	// or counts a one-way message as dropped (the drop handler gets a
+	// WireEnvelope that names the target and type), and returns true. It
+	// returns false when the target is there after all (an endpoint
+	// registered meanwhile, or a plain protoactor process): the transport
+	// then decodes the message and calls Deliver. A transport calls it
+	// before it decodes such a message, so that a frame for a target that
+	// does not exist costs no decode.
+	NoEndpoint(target, sender *protoactor.PID, typ protoreflect.FullName) bool
 	// Inbox returns the inbox of the running local endpoint whose name is
 	// id, or nil when there is none (no such endpoint, or it is stopping). A
 	// transport may keep it for a target and post to it instead of calling
@@ -154,6 +166,12 @@ type Inbox interface {
 	// once posts them with PostBatch. The endpoint keeps no reference to
 	// batch itself.
 	PostBatch(batch []Inbound) bool
+	// Accepts reports whether the endpoint takes messages of the type
+	// name (see Acceptor). A transport asks before it decodes a message,
+	// and refuses one it does not accept: it does not post it, and calls
+	// TransportHost.Undeliverable with an error that matches
+	// ErrUnsupportedMessage.
+	Accepts(name protoreflect.FullName) bool
 }
 
 // Inbound is one message a transport posts with Inbox.PostBatch: the

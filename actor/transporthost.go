@@ -6,6 +6,7 @@ import (
 	protoactor "github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // transportSink is the TransportHost of an env: what its transport calls.
@@ -20,6 +21,10 @@ func (s transportSink) Logger() zerolog.Logger { return s.e.baseLog }
 
 func (s transportSink) Deliver(target, sender *protoactor.PID, msg proto.Message) {
 	s.e.deliver(target, sender, msg)
+}
+
+func (s transportSink) NoEndpoint(target, sender *protoactor.PID, typ protoreflect.FullName) bool {
+	return s.e.noEndpoint(target, sender, typ)
 }
 
 func (s transportSink) Inbox(id string) Inbox {

@@ -5,6 +5,8 @@ package netty
 import (
 	"errors"
 	"fmt"
+
+	"github.com/sparkrpc/sparkrpc/actor"
 )
 
 // EncodeError is a message that could not be marshalled. A reply that cannot
@@ -58,3 +60,7 @@ type RefusedTypeError struct {
 func (e *RefusedTypeError) Error() string {
 	return fmt.Sprintf("netty: %s does not take messages of type %s", e.Target, e.Type)
 }
+
+// Unwrap returns actor.ErrUnsupportedMessage, so that the asker's failure
+// has the code UNSUPPORTED_MESSAGE.
+func (e *RefusedTypeError) Unwrap() error { return actor.ErrUnsupportedMessage }

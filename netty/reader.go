@@ -97,7 +97,6 @@ func (c *conn) handle(b []byte) error {
 	if err != nil {
 		return err
 	}
-	var msg proto.Message
 	if len(e.senderID) == 0 && isFutureID(e.target) {
 		// A reply: route it to its ask (replies.go) without building (or
 		// caching) a PID for a target that is used once.
@@ -119,24 +118,28 @@ func (c *conn) handle(b []byte) error {
 		sender = newSenderPID(c.info.Identity, e.senderID)
 		c.awaitedRead++
 	}
-	if msg == nil {
-		mt, err := c.messageType(e.typ)
-		if err == nil && c.fr.chunk != nil {
-			// A frame larger than the read buffer: the endpoint's loop
-			// decodes it (deferred.go).
-			chunk := c.fr.takeChunk()
-			c.post(tg, actor.Inbound{Sender: sender, Deferred: newPendingDecode(c, mt, target, sender, chunk, e.payload)})
-			c.delivered(target, cap(chunk))
-			return nil
-		}
-		if err == nil {
-			msg, err = mt.decode(e.payload)
-		}
-		if err != nil {
-			c.flush()
-			c.undecodable(target, sender, string(e.typ), err)
-			return nil
-		}
+	mt, err := c.messageType(e.typ)
+	if err != nil {
+		c.flush()
+		c.undecodable(target, sender, string(e.typ), err)
+		return nil
+	}
+	if !c.admit(tg, sender, mt) {
+		return nil // answered, or dropped, undecoded (admit.go)
+	}
+	if c.fr.chunk != nil {
+		// A frame larger than the read buffer: the endpoint's loop
+		// decodes it (deferred.go).
+		chunk := c.fr.takeChunk()
+		c.post(tg, actor.Inbound{Sender: sender, Deferred: newPendingDecode(c, mt, target, sender, chunk, e.payload)})
+		c.delivered(target, cap(chunk))
+		return nil
+	}
+	msg, err := mt.decode(e.payload)
+	if err != nil {
+		c.flush()
+		c.undecodable(target, sender, string(e.typ), err)
+		return nil
 	}
 	c.post(tg, actor.Inbound{Sender: sender, Msg: msg})
 	c.delivered(target, len(b))
@@ -162,6 +165,8 @@ func (c *conn) targetOf(id []byte) *target {
 type target struct {
 	pid   *protoactor.PID
 	inbox actor.Inbox // nil until found, or once it has stopped
+	// accepted is the message type its inbox last accepted (admit).
+	accepted *messageType
 }
 
 // senderIDRoom is the longest sender id kept in its PID's allocation: an
