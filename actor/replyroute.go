@@ -49,19 +49,26 @@ type PendingReply struct {
 	// process and PID.
 	p   protoactor.Process
 	pid *protoactor.PID
-	fn  func(proto.Message) // see PendingReplyFunc
+	fn   func(proto.Message) // see PendingReplyFunc
+	want protoreflect.FullName
 }
 
-// PendingReplyFunc returns a PendingReply, of an ask that accepts any type,
-// that fn completes: for a TransportHost other than an env's (a
-// transport's tests, say).
-func PendingReplyFunc(fn func(proto.Message)) PendingReply { return PendingReply{fn: fn} }
+// PendingReplyFunc returns a PendingReply that fn completes, of an ask that
+// takes replies of the type want ("" for any) and failures: for a
+// TransportHost other than an env's (a transport's tests, say).
+func PendingReplyFunc(want protoreflect.FullName, fn func(proto.Message)) PendingReply {
+	return PendingReply{fn: fn, want: want}
+}
 
 // Accepts reports whether the ask takes a reply of the message type name
 // (a transport checks it before it decodes the reply): the type the asker
 // expects (AskAs), any type when it expects none, and RpcFailure always.
 func (r PendingReply) Accepts(name protoreflect.FullName) bool {
-	return r.f == nil || r.f.want == "" || name == r.f.want || name == rpcFailureName
+	want := r.want
+	if r.f != nil {
+		want = r.f.want
+	}
+	return want == "" || name == want || name == rpcFailureName
 }
 
 // Complete completes the ask with msg, a reply or an RpcFailure.

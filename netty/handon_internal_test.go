@@ -21,7 +21,7 @@ type replyHost struct {
 
 func (h replyHost) LookupReply(_ string, id []byte) (actor.PendingReply, actor.ReplyStatus) {
 	id = bytes.Clone(id)
-	return actor.PendingReplyFunc(func(msg proto.Message) {
+	return actor.PendingReplyFunc("", func(msg proto.Message) {
 		h.log.events = append(h.log.events, fmt.Sprintf("reply %s %s", id, msg.(*wrapperspb.StringValue).GetValue()))
 	}), actor.ReplyPending
 }

@@ -73,7 +73,9 @@ func (t *Transport) logForgedReply(c *conn, e envelope) {
 	if last != 0 && now-last < int64(forgedReplyLogInterval) || !t.forgedLogAt.CompareAndSwap(last, now) {
 		return
 	}
-	t.log.Warn().Str("peer", c.info.Identity).Str("remote", c.nc.RemoteAddr().String()).Str("to", string(e.target)).
-		Int64("dropped", t.forgedReplies.Load()).
-		Msg("dropped a reply to an ask that went to another peer (logged at most once a minute)")
+	ev := t.log.Warn().Str("peer", c.info.Identity).Str("to", string(e.target)).Int64("dropped", t.forgedReplies.Load())
+	if c.nc != nil {
+		ev = ev.Str("remote", c.nc.RemoteAddr().String())
+	}
+	ev.Msg("dropped a reply to an ask that went to another peer (logged at most once a minute)")
 }
