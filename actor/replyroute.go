@@ -47,8 +47,8 @@ type PendingReply struct {
 	f *Future
 	// A plain protoactor future (RequestFuture to a remote PID): its
 	// process and PID.
-	p   protoactor.Process
-	pid *protoactor.PID
+	p    protoactor.Process
+	pid  *protoactor.PID
 	fn   func(proto.Message) // see PendingReplyFunc
 	want protoreflect.FullName
 }
