@@ -200,15 +200,6 @@ type errUnknownType struct{ typ string }
 
 func (e *errUnknownType) Error() string { return "unknown message type " + e.typ }
 
-// decode unmarshals a payload of the message type typ.
-func (c *conn) decode(typ, payload []byte) (proto.Message, error) {
-	mt, err := c.messageType(typ)
-	if err != nil {
-		return nil, err
-	}
-	return mt.decode(payload)
-}
-
 // messageType returns the message type whose full name is typ, kept for
 // the connection.
 func (c *conn) messageType(typ []byte) (*messageType, error) {
@@ -230,8 +221,8 @@ func (c *conn) messageType(typ []byte) (*messageType, error) {
 	return mt, nil
 }
 
-// undecodable fails the asker of a message that cannot be decoded: the
-// remote asker of a request, or the local future a reply was for.
+// undecodable fails the remote asker of a request that cannot be decoded
+// (a reply that cannot be decoded fails its ask in handleReply).
 func (c *conn) undecodable(target, sender *protoactor.PID, typ string, err error) {
 	t := c.t
 	f := &messages.RpcFailure{
@@ -240,12 +231,9 @@ func (c *conn) undecodable(target, sender *protoactor.PID, typ string, err error
 		Type:    "netty.DecodeError",
 	}
 	t.log.Warn().Str("type", typ).Str("to", target.Id).Err(err).Msg("cannot decode message")
-	switch {
-	case sender != nil:
+	if sender != nil {
 		if serr := t.Send(sender, nil, f); serr != nil {
 			t.log.Warn().Err(serr).Msg("cannot report a decode failure")
 		}
-	case isFutureID(target.Id):
-		t.host.Deliver(target, nil, f)
 	}
 }
