@@ -23,10 +23,11 @@ import (
 // depends on closes. Its methods are safe for concurrent use by any number of
 // goroutines.
 //
-// A remote ask is registered in its env under an id of its own, which is
-// the sender PID of the request: the reply comes back to it over the
-// transport (TransportHost.Deliver, DeliverReply). A Future is also a protoactor
-// Process, so that protoactor code holding one can complete it.
+// A remote ask is registered in its env under a random id of its own, which
+// is the sender PID of the request: the reply comes back to it over the
+// transport (TransportHost.LookupReply), from the peer it went to only. A
+// Future is also a protoactor Process, so that protoactor code holding one
+// can complete it.
 type Future struct {
 	done  chan struct{}
 	state atomic.Uint32
