@@ -46,18 +46,20 @@ type Future struct {
 	// reply of another type (but RpcFailure) is refused undecoded.
 	want    protoreflect.FullName
 	peer    string         // identity of the peer of a remote ask
-	queued  bool           // queued for the sweeper (set and read by the asker)
 	replyTo protoactor.PID // the sender PID of a remote ask
 	// replyID holds the bytes of replyTo.Id, so that the id string of an ask
 	// is no allocation of its own: it is written once, before the request
 	// is sent, and never changed.
 	replyID [futureIDLen]byte
-	start   time.Duration // when a timed ask was made (askStats.now), else 0
+	// The two flags fill replyID's padding, which keeps a Future in the
+	// 352-byte size class.
+	queued bool          // queued for the sweeper (set and read by the asker)
+	armed  bool          // under mu
+	start  time.Duration // when a timed ask was made (askStats.now), else 0
 
 	mu     sync.Mutex
 	timer  *time.Timer
 	stopFn func() bool
-	armed  bool
 
 	// call is the CallContext of a local ask, set by the endpoint that
 	// handles it: the handler's way to the future, in the future's own

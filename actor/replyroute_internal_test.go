@@ -2,6 +2,7 @@ package actor
 
 import (
 	"testing"
+	"unsafe"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/wrapperspb"
@@ -90,3 +91,11 @@ func TestRouterHandles(t *testing.T) {
 }
 
 func protoreflectName(s string) protoreflect.FullName { return protoreflect.FullName(s) }
+
+// A Future stays in the 352-byte size class: the reply binding's fields
+// (seq, want) cost no allocation size on the ask path.
+func TestFutureSizeClass(t *testing.T) {
+	if n := unsafe.Sizeof(Future{}); n > 352 {
+		t.Fatalf("a Future is %d bytes, over the 352-byte size class", n)
+	}
+}
