@@ -21,11 +21,9 @@ import (
 
 // admit reports whether a frame of type mt from sender (nil for a one-way
 // message) for tg is to be decoded and delivered. When not, it has
-// answered or dropped it.
+// answered or dropped it. The reader calls it unless tg's inbox is known
+// and accepted mt last time.
 func (c *conn) admit(tg *target, sender *protoactor.PID, mt *messageType) bool {
-	if tg.accepted == mt && tg.inbox != nil {
-		return true
-	}
 	if tg.inbox == nil {
 		tg.inbox = c.t.host.Inbox(tg.pid.Id)
 	}

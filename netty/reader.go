@@ -124,7 +124,7 @@ func (c *conn) handle(b []byte) error {
 		c.undecodable(target, sender, string(e.typ), err)
 		return nil
 	}
-	if !c.admit(tg, sender, mt) {
+	if (tg.accepted != mt || tg.inbox == nil) && !c.admit(tg, sender, mt) {
 		return nil // answered, or dropped, undecoded (admit.go)
 	}
 	if c.fr.chunk != nil {
