@@ -12,6 +12,7 @@ import (
 	protoactor "github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // stopSignal is the queued poison that stops an endpoint after the messages
@@ -51,6 +52,7 @@ type cell struct {
 	in   *inbox // what a transport keeps to post to it (TransportHost.Inbox)
 
 	replier  Replier
+	accepts  func(protoreflect.FullName) bool // the types it takes from a transport; nil: any
 	onError  ErrorHandler
 	threads  int
 	loop     *poolDispatcher // dedicated loop, nil on the shared one
@@ -84,6 +86,11 @@ func newCell(e *Env, name string, ep Endpoint) *cell {
 	c.ctx.cell = c
 	c.in = newInbox(c)
 	c.replier, _ = ep.(Replier)
+	if a, ok := ep.(Acceptor); ok {
+		c.accepts = a.Accepts
+	} else if r, ok := ep.(*Router); ok {
+		c.accepts = r.Handles
+	}
 	c.onError, _ = ep.(ErrorHandler)
 	if iso, ok := ep.(Isolated); ok {
 		c.threads = max(1, iso.ThreadCount())

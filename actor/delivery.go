@@ -8,6 +8,7 @@ import (
 	protoactor "github.com/asynkron/protoactor-go/actor"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // reply sends a reply or failure to the sender PID of an ask.
@@ -64,8 +65,12 @@ func (e *Env) countDropped(name string, msg proto.Message) {
 
 // deliver hands an inbound message to its endpoint, future or protoactor
 // process (see TransportHost.Deliver).
+//
+// A reply to an ask (no sender, a "future$" target) is not delivered here:
+// a transport hands it to LookupReply, which checks the peer it came from.
 func (e *Env) deliver(target, sender *protoactor.PID, msg proto.Message) {
-	if sender == nil && deliverReply(e, target.Id, msg) {
+	if sender == nil && isFutureID(target.Id) {
+		e.log.Debug().Str("to", target.Id).Msg("Ignored a reply that is not bound to its ask's peer")
 		return
 	}
 	if c := e.runningCell(target.Id); c != nil {
@@ -78,12 +83,6 @@ func (e *Env) deliver(target, sender *protoactor.PID, msg proto.Message) {
 			return
 		}
 	}
-	if sender == nil && isFutureID(target.Id) {
-		// A reply to an ask that has completed (timed out, aborted): not a
-		// message dropped by a stopped endpoint.
-		e.log.Debug().Str("to", target.Id).Msg("Ignored a reply to an ask that has completed")
-		return
-	}
 	if e.stopped.Load() {
 		if sender != nil {
 			e.reply(sender, FailureToProto(ErrEnvStopped))
@@ -95,6 +94,31 @@ func (e *Env) deliver(target, sender *protoactor.PID, msg proto.Message) {
 		return
 	}
 	e.dropped(target.Id, msg)
+}
+
+// noEndpoint handles a message for target that runs no endpoint without
+// its payload, as deliver would, or returns false when deliver must have
+// the message (see TransportHost.NoEndpoint).
+func (e *Env) noEndpoint(target, sender *protoactor.PID, typ protoreflect.FullName) bool {
+	if e.runningCell(target.Id) != nil {
+		return false
+	}
+	if p, ok := e.localProcess(target.Id); ok {
+		if _, isCell := p.(*cell); !isCell {
+			return false
+		}
+	}
+	switch {
+	case e.stopped.Load():
+		if sender != nil {
+			e.reply(sender, FailureToProto(ErrEnvStopped))
+		}
+	case sender != nil:
+		e.replyNotFound(sender, target.Id)
+	default:
+		e.dropped(target.Id, &messages.WireEnvelope{Target: target.Id, Type: string(typ)})
+	}
+	return true
 }
 
 // deliverReply hands msg, a reply or an RpcFailure, to the pending remote

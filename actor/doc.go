@@ -197,7 +197,10 @@
 //
 // A Transport is given its env's TransportHost when the env starts it
 // (Transport.Start), and nowhere else: delivery of inbound messages and
-// replies (Deliver, DeliverReply, and an endpoint's Inbox, which a
+// replies (Deliver; LookupReply, which finds an ask only for the peer it
+// went to; NoEndpoint, which answers a message for a missing target
+// without its payload; and an endpoint's Inbox, which says what types it
+// Accepts and which a
 // transport may keep per target and post to one message at a time or, with
 // PostBatch, many under one lock), network events (Connected,
 // Disconnected, NetworkError), messages that could not be sent
@@ -207,6 +210,12 @@
 // above. A transport's contract (what Send, PeerAddress and Shutdown
 // promise) is documented on Transport; MemNetwork is a complete in-memory
 // example.
+//
+// An endpoint may implement Acceptor to say which message types it takes
+// from other envs; a transport refuses the others before decoding them. A
+// bare *Router takes the types it has handlers for (Router.Handles). AskAs
+// binds its ask to the reply type it expects, and a remote reply of another
+// type is refused undecoded. Reply-to ids are random.
 //
 // # Logging
 //

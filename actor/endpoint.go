@@ -8,6 +8,7 @@ import (
 	protoactor "github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // Endpoint handles the one-way messages sent to it with Ref.Send: Spark's
@@ -42,6 +43,24 @@ func (f ReceiveFunc) Receive(ctx *Context, msg proto.Message) error { return f(c
 // "Unsupported message".
 type Replier interface {
 	ReceiveAndReply(ctx *CallContext, msg proto.Message) error
+}
+
+// Acceptor is implemented by endpoints that tell which message types they
+// take from other envs. A transport asks it before it decodes a message for
+// the endpoint: a message of a type it does not accept is refused without
+// being decoded (an asker fails with an error that matches
+// ErrUnsupportedMessage; a one-way message is counted as dropped). Accepts
+// is called from the transport's goroutines, concurrently with the
+// endpoint's handlers: it must be safe for concurrent use, and its answers
+// must not change once the endpoint is registered. Without it an endpoint
+// that is a *Router takes the types it has handlers for (Router.Handles),
+// and any other endpoint any registered type (still within the transport's
+// decode bound). An endpoint that embeds a Router and has no handler of
+// its own besides can accept what the Router handles:
+//
+//	func (e *myEndpoint) Accepts(name protoreflect.FullName) bool { return e.Router.Handles(name) }
+type Acceptor interface {
+	Accepts(name protoreflect.FullName) bool
 }
 
 // Starter is implemented by endpoints with a start hook. OnStart runs before

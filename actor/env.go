@@ -37,7 +37,8 @@ type Env struct {
 	lookupTimeout RpcTimeout
 	onDrop        func(name string, msg proto.Message)
 	numDropped    atomic.Uint64
-	dropLog       dropLog // undeliverable messages, rate-limited
+	dropLog       dropLog   // undeliverable messages, rate-limited
+	paReplies     paReplies // plain protoactor asks to remote PIDs, bound to their peer
 
 	// The protoactor actor system that plain protoactor code uses to reach
 	// the endpoints; created by System on first use (see System).

@@ -13,6 +13,7 @@ import (
 	protoactor "github.com/asynkron/protoactor-go/actor"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // Future is the pending result of an ask. It completes exactly once: with the
@@ -22,10 +23,11 @@ import (
 // depends on closes. Its methods are safe for concurrent use by any number of
 // goroutines.
 //
-// A remote ask is registered in its env under an id of its own, which is
-// the sender PID of the request: the reply comes back to it over the
-// transport (TransportHost.Deliver, DeliverReply). A Future is also a protoactor
-// Process, so that protoactor code holding one can complete it.
+// A remote ask is registered in its env under a random id of its own, which
+// is the sender PID of the request: the reply comes back to it over the
+// transport (TransportHost.LookupReply), from the peer it went to only. A
+// Future is also a protoactor Process, so that protoactor code holding one
+// can complete it.
 type Future struct {
 	done  chan struct{}
 	state atomic.Uint32
@@ -37,20 +39,27 @@ type Future struct {
 	timeout RpcTimeout
 	target  *Ref
 	ctx     context.Context // the ask's context when it can end, else nil
-	id      uint64          // registry id of a remote ask, 0 otherwise
-	peer    string          // identity of the peer of a remote ask
-	queued  bool            // queued for the sweeper (set and read by the asker)
-	replyTo protoactor.PID  // the sender PID of a remote ask
+	id      uint64          // registry id of the ask (random), 0 when not registered
+	seq     uint64          // sequence number of the ask (see TransportHost.PendingAsks)
+	// want is the full name of the reply type the asker expects (AskAs,
+	// ResultAs's type when the ask is made by AskAs), or "" for any: a
+	// reply of another type (but RpcFailure) is refused undecoded.
+	want    protoreflect.FullName
+	peer    string         // identity of the peer of a remote ask
+	replyTo protoactor.PID // the sender PID of a remote ask
 	// replyID holds the bytes of replyTo.Id, so that the id string of an ask
 	// is no allocation of its own: it is written once, before the request
 	// is sent, and never changed.
 	replyID [futureIDLen]byte
-	start   time.Duration // when a timed ask was made (askStats.now), else 0
+	// The two flags fill replyID's padding, which keeps a Future in the
+	// 352-byte size class.
+	queued bool          // queued for the sweeper (set and read by the asker)
+	armed  bool          // under mu
+	start  time.Duration // when a timed ask was made (askStats.now), else 0
 
 	mu     sync.Mutex
 	timer  *time.Timer
 	stopFn func() bool
-	armed  bool
 
 	// call is the CallContext of a local ask, set by the endpoint that
 	// handles it: the handler's way to the future, in the future's own

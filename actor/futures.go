@@ -3,6 +3,7 @@
 package actor
 
 import (
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,10 +15,13 @@ import (
 // of in protoactor's process registry (which hashes each id with murmur into
 // a concurrent map) and without a timer of its own at first:
 //
-//   - A remote ask gets a numeric id, and its reply-to PID the id
-//     futureIDPrefix+base36(id). Replies are routed back by parsing that id
-//     and looking the future up in a sharded map (TransportHost.Deliver,
-//     DeliverReply, Undeliverable). The map also answers "every ask
+//   - A remote ask gets a random 64-bit id, and its reply-to PID the id
+//     futureIDPrefix+base36(id): a peer cannot guess the id of an ask made
+//     to another peer. Replies are routed back by parsing that id and
+//     looking the future up in a sharded map (TransportHost.LookupReply,
+//     Undeliverable), which also checks that the reply comes from the peer
+//     the ask went to. Asks are numbered in sequence besides (Future.seq,
+//     for PendingAsks). The map also answers "every ask
 //     pending on a peer" when its connection closes, and "every ask" at
 //     Shutdown.
 //   - Timeouts and context watches are armed lazily: an ask is queued as
@@ -132,18 +136,31 @@ func parseFutureID[S string | []byte](s S) (uint64, bool) {
 // protoactor's).
 func isFutureID(id string) bool { return strings.HasPrefix(id, "future$") }
 
-// add registers the ask f (local or remote) under a new id and queues it
-// for arming. It returns false, and registers nothing, once failAll has
-// begun.
+// add registers the ask f (local or remote) under a new random id, and
+// queues it for arming. It returns false, and registers nothing, once
+// failAll has begun.
 func (r *futureRegistry) add(f *Future) (uint64, bool) {
-	id := r.seq.Add(1)
-	s := &r.shards[id%futureShards]
-	s.mu.Lock()
-	if r.refusing.Load() {
+	seq := r.seq.Add(1)
+	var id uint64
+	var s *futureShard
+	for {
+		// math/rand/v2's generator is seeded from the system's randomness
+		// for each thread and allocates nothing.
+		if id = rand.Uint64(); id == 0 {
+			continue
+		}
+		s = &r.shards[id%futureShards]
+		s.mu.Lock()
+		if r.refusing.Load() {
+			s.mu.Unlock()
+			return 0, false
+		}
+		if _, taken := s.m[id]; !taken {
+			break
+		}
 		s.mu.Unlock()
-		return 0, false
 	}
-	f.id = id
+	f.id, f.seq = id, seq
 	s.m[id] = f
 	armNow := r.queueLocked(s, f)
 	s.mu.Unlock()

@@ -9,6 +9,7 @@ import (
 
 	protoactor "github.com/asynkron/protoactor-go/actor"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // inbox is the Inbox of one endpoint. It refers to the endpoint's cell only
@@ -34,6 +35,13 @@ func (in *inbox) Post(sender *protoactor.PID, msg proto.Message) bool {
 	}
 	c.postInbound(sender, msg)
 	return true
+}
+
+// Accepts reports whether the endpoint takes messages of the type name
+// (Acceptor): any type when it does not say, or once it has stopped.
+func (in *inbox) Accepts(name protoreflect.FullName) bool {
+	c := in.c.Load()
+	return c == nil || c.accepts == nil || c.accepts(name)
 }
 
 // PostBatch queues every message of batch as Post would, under one lock,

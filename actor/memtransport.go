@@ -100,6 +100,13 @@ func (t *memTransport) Send(target, sender *protoactor.PID, msg proto.Message) e
 		t.host.Connected(Peer{Identity: peer.info.Identity, Address: t.PeerAddress(peer.info.Identity)})
 		peer.host.Connected(Peer{Identity: t.info.Identity, Address: peer.PeerAddress(t.info.Identity)})
 	}
+	if sender == nil && isFutureID(target.Id) {
+		// A reply goes to its ask only if the ask went to this env.
+		if r, st := peer.host.LookupReply(t.info.Identity, []byte(target.Id)); st == ReplyPending {
+			r.Complete(proto.Clone(msg))
+		}
+		return nil
+	}
 	peer.host.Deliver(target, sender, proto.Clone(msg))
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	protoactor "github.com/asynkron/protoactor-go/actor"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // Ref is a reference to an endpoint, local or remote: Spark's
@@ -122,6 +123,13 @@ func (r *Ref) Ask(ctx context.Context, msg proto.Message) *Future {
 
 // AskWithTimeout is Ask with an explicit timeout.
 func (r *Ref) AskWithTimeout(ctx context.Context, msg proto.Message, t RpcTimeout) *Future {
+	return r.ask(ctx, msg, t, "")
+}
+
+// ask is AskWithTimeout of a reply of the type want ("" for any): the
+// transport refuses, without decoding it, a reply of another type (but
+// RpcFailure).
+func (r *Ref) ask(ctx context.Context, msg proto.Message, t RpcTimeout, want protoreflect.FullName) *Future {
 	if isNilMessage(msg) {
 		return failedFuture(ErrNilMessage)
 	}
@@ -159,7 +167,7 @@ func (r *Ref) AskWithTimeout(ctx context.Context, msg proto.Message, t RpcTimeou
 	}
 	// The future is registered (and its timeout set) before the request
 	// is sent, so that a fast reply always finds it.
-	f.peer = r.pid.Address
+	f.peer, f.want = r.pid.Address, want
 	f.watch(ctx)
 	f.start = e.asks.now() // before add: the timer may fire at once
 	id, ok := e.futures.add(f)
@@ -190,8 +198,16 @@ func (r *Ref) AskSyncWithTimeout(ctx context.Context, msg proto.Message, t RpcTi
 
 // AskAs asks r with the env's default timeout and returns the reply as a T;
 // a reply of another type is a *ReplyTypeError.
+//
+// The reply is bound to T before the request leaves: a remote reply of
+// another type is refused by the transport without being decoded, and the
+// ask fails with an RpcFailure that names both types.
 func AskAs[T proto.Message](ctx context.Context, r *Ref, msg proto.Message) (T, error) {
-	return ResultAs[T](r.Ask(ctx, msg))
+	var want protoreflect.FullName
+	if zero := any(*new(T)); zero != nil { // nil when T is an interface
+		want = zero.(proto.Message).ProtoReflect().Descriptor().FullName()
+	}
+	return ResultAs[T](r.ask(ctx, msg, r.env.askTimeout, want))
 }
 
 // ResultAs waits for f and returns its reply as a T; a reply of another type

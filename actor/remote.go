@@ -117,6 +117,11 @@ func (p *remoteProcess) SendUserMessage(pid *protoactor.PID, message any) {
 		}
 		return
 	}
+	if sender != nil && sender.Address == p.env.identity && isProtoactorFutureID(sender.Id) {
+		// A plain protoactor RequestFuture: its reply is taken from this
+		// peer only (see paReplies).
+		p.env.paReplies.bind(sender.Id, pid.Address)
+	}
 	if err := p.env.transport.Send(pid, sender, pm); err != nil {
 		p.env.undeliverable(pid, sender, pm, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"reflect"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // Router is an endpoint made of typed handlers: one function per message
@@ -39,6 +40,8 @@ import (
 type Router struct {
 	send map[reflect.Type]func(*Context, proto.Message) error
 	ask  map[reflect.Type]func(*CallContext, proto.Message) error
+	// names holds the full names of the types with a handler (Handles).
+	names map[protoreflect.FullName]struct{}
 }
 
 var (
@@ -66,6 +69,23 @@ func Handle[T proto.Message](r *Router, fn func(ctx *Context, m T) error) {
 		r.send = make(map[reflect.Type]func(*Context, proto.Message) error)
 	}
 	r.send[t] = func(ctx *Context, m proto.Message) error { return fn(ctx, m.(T)) }
+	r.addName(*new(T))
+}
+
+// addName records the full name of the type of m, a typed nil.
+func (r *Router) addName(m proto.Message) {
+	if r.names == nil {
+		r.names = make(map[protoreflect.FullName]struct{})
+	}
+	r.names[m.ProtoReflect().Descriptor().FullName()] = struct{}{}
+}
+
+// Handles reports whether r has a handler (one-way or ask) for the message
+// type of the full name name. A transport refuses, before decoding it, a
+// message for a Router endpoint that it does not handle (see Acceptor).
+func (r *Router) Handles(name protoreflect.FullName) bool {
+	_, ok := r.names[name]
+	return ok
 }
 
 // HandleAsk registers fn as r's handler of asks of type Req (Ref.Ask,
@@ -90,6 +110,7 @@ func HandleAsk[Req, Resp proto.Message](r *Router, fn func(ctx *CallContext, m R
 	if r.ask == nil {
 		r.ask = make(map[reflect.Type]func(*CallContext, proto.Message) error)
 	}
+	r.addName(*new(Req))
 	r.ask[t] = func(ctx *CallContext, m proto.Message) error {
 		resp, err := fn(ctx, m.(Req))
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	protoactor "github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // Transport carries messages between envs. The actor package declares it and
@@ -80,24 +81,39 @@ type TransportHost interface {
 	Conf() *Conf
 	// Logger is the env's logger (see Env.Logger).
 	Logger() zerolog.Logger
-	// Deliver hands an inbound message to the local endpoint or future whose
-	// id is target.Id. sender is nil for a one-way message. A target that is
+	// Deliver hands an inbound message to the local endpoint (or plain
+	// protoactor process) whose id is target.Id. sender is nil for a one-way
+	// message; a reply to an ask goes to LookupReply instead. A target that is
 	// not registered fails the asker ("Could not find NAME.") or counts the
 	// message as dropped.
 	Deliver(target, sender *protoactor.PID, msg proto.Message)
+	// NoEndpoint handles a message for the local target id that runs no
+	// endpoint (Inbox returned nil), of the type typ, without its payload:
+	// it fails the asker ("Could not find NAME.", or the env is stopped),
+	// or counts a one-way message as dropped (the drop handler gets a
+	// WireEnvelope that names the target and type), and returns true. It
+	// returns false when the target is there after all (an endpoint
+	// registered meanwhile, or a plain protoactor process): the transport
+	// then decodes the message and calls Deliver. A transport calls it
+	// before it decodes such a message, so that a frame for a target that
+	// does not exist costs no decode.
+	NoEndpoint(target, sender *protoactor.PID, typ protoreflect.FullName) bool
 	// Inbox returns the inbox of the running local endpoint whose name is
 	// id, or nil when there is none (no such endpoint, or it is stopping). A
 	// transport may keep it for a target and post to it instead of calling
 	// Deliver, until Post reports false. Keeping it does not keep a stopped
 	// endpoint in memory.
 	Inbox(id string) Inbox
-	// DeliverReply hands msg, a reply or an RpcFailure, to the pending ask
-	// of this env whose reply-to PID has the id id, and reports whether
-	// there was one. It is Deliver for a target that is an ask, without
-	// building the target's PID: a transport may call it first for a
-	// message without a sender whose target id starts with "future$", and
-	// call Deliver when it returns false. It allocates nothing.
-	DeliverReply(id []byte, msg proto.Message) bool
+	// LookupReply returns the pending ask of this env whose reply-to PID
+	// has the id id (a target id that starts with "future$", in a message
+	// without a sender), if it was sent to the peer whose identity is from:
+	// the peer of the connection the reply arrived on, never a field of the
+	// message. ReplyWrongPeer means the ask went to another peer: the reply
+	// must be dropped (and counted). The transport checks
+	// PendingReply.Accepts before it decodes the reply, and completes the
+	// ask with PendingReply.Complete. It allocates nothing for sparkrpc's
+	// asks. Deliver ignores replies.
+	LookupReply(from string, id []byte) (PendingReply, ReplyStatus)
 	// Connected reports a new connection to or from peer.
 	Connected(peer Peer)
 	// Disconnected reports that the connection to peer closed; every ask
@@ -141,7 +157,7 @@ type Inbox interface {
 	// any. A message posted is delivered as by Deliver in every other way:
 	// AfterProcessed counts it, and it keeps its order behind what was
 	// delivered to the endpoint before. Post is for endpoints only: a reply
-	// to an ask goes to DeliverReply or Deliver.
+	// to an ask goes to LookupReply.
 	Post(sender *protoactor.PID, msg proto.Message) bool
 	// PostBatch is Post of every message of batch, in order, under one
 	// lock of the endpoint's queue, and one wake-up of the endpoint's
@@ -150,6 +166,12 @@ type Inbox interface {
 	// once posts them with PostBatch. The endpoint keeps no reference to
 	// batch itself.
 	PostBatch(batch []Inbound) bool
+	// Accepts reports whether the endpoint takes messages of the type
+	// name (see Acceptor). A transport asks before it decodes a message,
+	// and refuses one it does not accept: it does not post it, and calls
+	// TransportHost.Undeliverable with an error that matches
+	// ErrUnsupportedMessage.
+	Accepts(name protoreflect.FullName) bool
 }
 
 // Inbound is one message a transport posts with Inbox.PostBatch: the

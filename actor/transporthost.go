@@ -6,6 +6,7 @@ import (
 	protoactor "github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // transportSink is the TransportHost of an env: what its transport calls.
@@ -22,6 +23,10 @@ func (s transportSink) Deliver(target, sender *protoactor.PID, msg proto.Message
 	s.e.deliver(target, sender, msg)
 }
 
+func (s transportSink) NoEndpoint(target, sender *protoactor.PID, typ protoreflect.FullName) bool {
+	return s.e.noEndpoint(target, sender, typ)
+}
+
 func (s transportSink) Inbox(id string) Inbox {
 	if c := s.e.runningCell(id); c != nil {
 		return c.in
@@ -29,8 +34,8 @@ func (s transportSink) Inbox(id string) Inbox {
 	return nil // not a nil *inbox: an Inbox that is nil
 }
 
-func (s transportSink) DeliverReply(id []byte, msg proto.Message) bool {
-	return deliverReply(s.e, id, msg)
+func (s transportSink) LookupReply(from string, id []byte) (PendingReply, ReplyStatus) {
+	return lookupReply(s.e, from, id)
 }
 
 func (s transportSink) Connected(peer Peer) {
@@ -87,10 +92,10 @@ func (e *Env) pendingAsks(peer string) (n int, newest uint64) {
 	for i := range r.shards {
 		s := &r.shards[i]
 		s.mu.Lock()
-		for id, f := range s.m {
+		for _, f := range s.m {
 			if f.peer == peer && f.state.Load() == 0 {
 				n++
-				newest = max(newest, id)
+				newest = max(newest, f.seq)
 			}
 		}
 		s.mu.Unlock()

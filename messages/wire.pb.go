@@ -377,10 +377,15 @@ type WireEnvelope struct {
 	// The id of the target PID (the endpoint name or the future's id) on the
 	// receiving env.
 	Target string `protobuf:"bytes,1,opt,name=target,proto3" json:"target,omitempty"`
-	// The sender PID's address (an env identity) and id; both empty for a
-	// one-way message.
+	// Ignored on receipt and no longer written (protocol 2 peers may still
+	// set it): the sender is always the peer of the connection the frame
+	// arrives on, and replies go back over that connection, never to an
+	// address a peer wrote. Kept so that older peers, which fall back to the
+	// connection's peer when it is empty, interoperate.
 	SenderAddress string `protobuf:"bytes,2,opt,name=sender_address,json=senderAddress,proto3" json:"sender_address,omitempty"`
-	SenderId      string `protobuf:"bytes,3,opt,name=sender_id,json=senderId,proto3" json:"sender_id,omitempty"`
+	// The sender PID's id (an ask's reply-to id); empty for a one-way
+	// message.
+	SenderId string `protobuf:"bytes,3,opt,name=sender_id,json=senderId,proto3" json:"sender_id,omitempty"`
 	// The protobuf full name of the message, resolved on receipt through the
 	// global registry.
 	Type string `protobuf:"bytes,4,opt,name=type,proto3" json:"type,omitempty"`

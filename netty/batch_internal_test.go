@@ -2,6 +2,7 @@ package netty
 
 import (
 	"fmt"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"slices"
 	"testing"
 
@@ -38,6 +39,8 @@ type batchInbox struct {
 	log      *batchLog
 	stopping bool
 }
+
+func (*batchInbox) Accepts(protoreflect.FullName) bool { return true }
 
 func (in *batchInbox) Post(_ *protoactor.PID, msg proto.Message) bool {
 	if in.stopping {

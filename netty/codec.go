@@ -71,6 +71,7 @@ func appendMessage(dst []byte, msg proto.Message, size int, vt bool) ([]byte, er
 // messageType decodes the payloads of one message type.
 type messageType struct {
 	mt   protoreflect.MessageType
+	name protoreflect.FullName
 	zero vtDecoder  // the type's zero value, when it is a vtprotobuf message
 	plan *checkPlan // what to check after a vtprotobuf decode (see vtcheck.go)
 	// fields is plan without protobuf reflection, when the type allows it
@@ -82,6 +83,9 @@ type messageType struct {
 	// none it is not asked for its descriptor (see msginfo.go). -1 otherwise.
 	unknown int
 	goType  reflect.Type // the Go type of its messages
+	// cost bounds what a payload may cost once decoded; nil when the
+	// type's decode is bounded by a constant (decodelimit.go).
+	cost *costPlan
 }
 
 // findMessageType looks up the message type of the full name typ in the
@@ -91,7 +95,8 @@ func findMessageType(typ []byte) (*messageType, error) {
 	if err != nil {
 		return nil, &errUnknownType{string(typ)}
 	}
-	t := &messageType{mt: mt, unknown: -1, goType: reflect.TypeOf(mt.Zero().Interface())}
+	t := &messageType{mt: mt, name: mt.Descriptor().FullName(), unknown: -1, goType: reflect.TypeOf(mt.Zero().Interface())}
+	t.cost = costPlanOf(mt.Descriptor(), t.goType)
 	if zero, ok := mt.New().Interface().(vtDecoder); ok {
 		t.zero = zero // a new message, not Zero's nil pointer, which clones to nil
 		t.plan = planChecks(mt.Descriptor())
@@ -107,7 +112,14 @@ func findMessageType(typ []byte) (*messageType, error) {
 }
 
 // decode unmarshals payload into a new message of the type.
+// A payload whose decoded form would exceed the decode bound is a
+// *DecodeLimitError, and is not decoded.
 func (t *messageType) decode(payload []byte) (proto.Message, error) {
+	if t.cost != nil {
+		if err := t.cost.check(t.name, payload); err != nil {
+			return nil, err
+		}
+	}
 	if t.zero != nil {
 		msg := t.zero.CloneMessageVT()
 		if err := msg.(vtDecoder).UnmarshalVT(payload); err != nil {

@@ -3,6 +3,7 @@ package netty
 import (
 	"bytes"
 	"errors"
+	"google.golang.org/protobuf/types/known/structpb"
 	"testing"
 
 	"github.com/sparkrpc/sparkrpc/messages"
@@ -173,8 +174,12 @@ func corrupt(t *testing.T, b []byte, bad string) []byte {
 // protobuf-go can encode and read back equal (its unknown fields aside,
 // whose tags protobuf-go may re-encode shorter): nothing malformed gets
 // through to an endpoint.
+//
+// A payload over the decode bound is refused (*DecodeLimitError) before
+// it is decoded, well-formed or not; google.protobuf.Value, recursive and
+// without vtprotobuf's methods, exercises the nesting limit.
 func FuzzCodecDecode(f *testing.F) {
-	samples := codecSamples()
+	samples := append(codecSamples(), structpb.NewStringValue("recursive"))
 	for _, msg := range samples {
 		b, err := proto.MarshalOptions{Deterministic: true}.Marshal(msg)
 		if err != nil {
@@ -190,6 +195,13 @@ func FuzzCodecDecode(f *testing.F) {
 				t.Fatal(err)
 			}
 			got, err := mt.decode(data)
+			var le *DecodeLimitError
+			if errors.As(err, &le) {
+				if mt.cost == nil {
+					t.Fatalf("%T: refused by the decode bound, which it is not subject to: %v", msg, err)
+				}
+				continue
+			}
 			plain := mt.mt.New().Interface()
 			if perr := proto.Unmarshal(data, plain); perr == nil {
 				if b, _ := (proto.MarshalOptions{Deterministic: true}).Marshal(plain); bytes.Equal(b, data) && !hasUnknown(plain.ProtoReflect()) &&

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"io"
 	"slices"
 	"testing"
@@ -21,6 +22,8 @@ type deferInbox struct {
 	events   []string
 	deferred []actor.Deferred
 }
+
+func (*deferInbox) Accepts(protoreflect.FullName) bool { return true }
 
 func (in *deferInbox) Post(sender *protoactor.PID, msg proto.Message) bool {
 	return in.PostBatch([]actor.Inbound{{Sender: sender, Msg: msg}})

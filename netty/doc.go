@@ -197,8 +197,10 @@
 // # Events
 //
 // The transport talks to its env only through the actor.TransportHost it is
-// given by Start: inbound messages go to Deliver (replies to DeliverReply
-// first; a connection keeps the Inbox of each endpoint it delivers to, and
+// given by Start: inbound messages go to Deliver (replies to LookupReply,
+// with the connection's peer identity, which must be the peer the ask went
+// to; a message for a name that runs no endpoint to NoEndpoint, undecoded;
+// a connection keeps the Inbox of each endpoint it delivers to, and
 // posts to it until the endpoint stops: the frames it reads for one endpoint
 // in a row, up to 32 of them, with one Inbox.PostBatch, and always before a
 // read that may wait), events to Connected, Disconnected
@@ -220,6 +222,19 @@
 // connection keeps working. Large frames are read in 1 MiB steps as their
 // bytes arrive.
 //
+// Nothing a peer writes in a frame routes or dials: the sender of a message
+// is the connection's peer (the envelope's sender_address is ignored and no
+// longer written), and replies and failure notices go only over the peer's
+// existing connection, else they are dropped (ErrReplyUnrouted,
+// Stats.UnroutedReplies). A reply is taken only from the peer its ask went
+// to (Stats.ForgedReplies counts the others, logged at most once a minute),
+// and only of the type the ask takes. A frame is decoded only once its
+// target is found and accepts its type (actor.Acceptor, actor.Router;
+// *RefusedTypeError, Stats.RefusedTypes), and only when its decoded form
+// stays within the decode bound: 16 bytes per payload byte + 4 KiB, and
+// sub-messages nested at most 100 deep (*DecodeLimitError). The bound is
+// fixed, not configured.
+//
 // # Errors and counters
 //
 // Send fails with an *actor.MessageTooLargeError (errors.Is
@@ -235,8 +250,8 @@
 // Transport.Stats counts open connections, connections closed for protocol
 // errors, failed authentications, connections in handshake, connections
 // refused at the handshake and connection limits, impostors of a live
-// identity, connections closed for a silent peer and idle connections
-// closed.
+// identity, connections closed for a silent peer, idle connections closed,
+// forged replies, unrouted replies and frames refused for their type.
 //
 // # Configuration
 //

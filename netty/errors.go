@@ -5,6 +5,8 @@ package netty
 import (
 	"errors"
 	"fmt"
+
+	"github.com/sparkrpc/sparkrpc/actor"
 )
 
 // EncodeError is a message that could not be marshalled. A reply that cannot
@@ -45,3 +47,20 @@ func (e *QueueFullError) Error() string {
 
 // Is reports whether target is ErrQueueFull.
 func (e *QueueFullError) Is(target error) bool { return target == ErrQueueFull }
+
+// RefusedTypeError is a message that was not decoded because its target
+// does not take its type: an endpoint whose accepted types do not include
+// it (actor.Acceptor, actor.Router), or an ask that expects another reply
+// type (actor.AskAs). The asker gets it as an RpcFailure.
+type RefusedTypeError struct {
+	Type   string // the message's type
+	Target string // the endpoint or reply id it was sent to
+}
+
+func (e *RefusedTypeError) Error() string {
+	return fmt.Sprintf("netty: %s does not take messages of type %s", e.Target, e.Type)
+}
+
+// Unwrap returns actor.ErrUnsupportedMessage, so that the asker's failure
+// has the code UNSUPPORTED_MESSAGE.
+func (e *RefusedTypeError) Unwrap() error { return actor.ErrUnsupportedMessage }

@@ -7,8 +7,13 @@ import (
 	"io"
 	"testing"
 
+	protoactor "github.com/asynkron/protoactor-go/actor"
+	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/messages"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
@@ -107,6 +112,147 @@ func FuzzAddressParser(f *testing.F) {
 			if b, err := actor.ParseHostPort(a.HostPort()); err != nil || b != a {
 				t.Fatalf("%q -> %v -> %v, %v", s, a, b, err)
 			}
+		}
+	})
+}
+
+// fuzzHost is the TransportHost of FuzzReaderRouting: an endpoint "any"
+// that takes every type, one "strict" that takes StringValue only, no
+// other name; an ask "future$.mine" pending on the connection's peer that
+// takes StringValue, and one "future$.theirs" pending on another peer.
+type fuzzHost struct {
+	actor.TransportHost
+	t         *testing.T
+	inboxes   map[string]actor.Inbox
+	completed []string // the asks completed, by id
+}
+
+func (h *fuzzHost) Inbox(id string) actor.Inbox { return h.inboxes[id] }
+
+func (h *fuzzHost) NoEndpoint(target, _ *protoactor.PID, _ protoreflect.FullName) bool {
+	if h.inboxes[target.Id] != nil {
+		h.t.Fatalf("NoEndpoint for %s, which runs", target.Id)
+	}
+	return true
+}
+
+func (h *fuzzHost) Deliver(target, _ *protoactor.PID, msg proto.Message) {
+	h.t.Fatalf("Deliver of a %T to %s, which runs no endpoint", msg, target.Id)
+}
+
+func (h *fuzzHost) Undeliverable(*protoactor.PID, *protoactor.PID, proto.Message, error) {}
+
+func (h *fuzzHost) AfterProcessed(_ *protoactor.PID, fn func()) { fn() }
+
+func (h *fuzzHost) LookupReply(from string, id []byte) (actor.PendingReply, actor.ReplyStatus) {
+	switch string(id) {
+	case "future$.theirs":
+		return actor.PendingReply{}, actor.ReplyWrongPeer
+	case "future$.mine":
+		if from != "client-1" {
+			h.t.Fatalf("reply looked up for %q, not the connection's peer", from)
+		}
+		id := string(id)
+		return actor.PendingReplyFunc("google.protobuf.StringValue", func(msg proto.Message) {
+			h.completed = append(h.completed, id)
+			switch msg.(type) {
+			case *wrapperspb.StringValue, *messages.RpcFailure:
+			default:
+				h.t.Fatalf("ask completed with a %T", msg)
+			}
+		}), actor.ReplyPending
+	}
+	return actor.PendingReply{}, actor.ReplyNotPending
+}
+
+// fuzzInbox takes what it is posted; strict ones only StringValue.
+type fuzzInbox struct {
+	t      *testing.T
+	strict bool
+}
+
+func (in *fuzzInbox) Accepts(name protoreflect.FullName) bool {
+	return !in.strict || name == "google.protobuf.StringValue"
+}
+
+func (in *fuzzInbox) Post(_ *protoactor.PID, msg proto.Message) bool {
+	return in.PostBatch([]actor.Inbound{{Msg: msg}})
+}
+
+func (in *fuzzInbox) PostBatch(batch []actor.Inbound) bool {
+	for _, m := range batch {
+		msg := m.Msg
+		if m.Deferred != nil {
+			var ok bool
+			if msg, ok = m.Deferred.Decode(); !ok {
+				continue
+			}
+		}
+		if _, ok := msg.(*wrapperspb.StringValue); in.strict && !ok {
+			in.t.Fatalf("the strict endpoint got a %T", msg)
+		}
+	}
+	return true
+}
+
+// FuzzReaderRouting feeds arbitrary frames to a connection's reader, as
+// from the peer "client-1": it never panics, never delivers to a target
+// that does not run, never posts a type an endpoint does not take, never
+// completes an ask that went to another peer, and completes the ask of
+// its own peer only with a reply of the type it takes or a failure.
+func FuzzReaderRouting(f *testing.F) {
+	add := func(frames ...[]byte) { f.Add(bytes.Join(frames, nil)) }
+	env := func(target, senderAddr, senderID string, msg proto.Message) []byte {
+		b, _, err := appendEnvelope(nil, target, senderAddr, senderID, msg, 1<<20)
+		if err != nil {
+			f.Fatal(err)
+		}
+		return b
+	}
+	add(env("any", "", "future$.1", wrapperspb.String("hi")))
+	add(env("strict", "", "future$.1", wrapperspb.Int64(1)), env("strict", "", "", wrapperspb.String("ok")))
+	add(env("future$.mine", "", "", wrapperspb.String("reply")))
+	add(env("future$.theirs", "", "", wrapperspb.String("forged")))
+	add(env("future$.mine", "", "", wrapperspb.Int64(2)))
+	add(env("missing", "10.0.0.1:22", "future$.2", wrapperspb.String("dial me")))
+	empty := protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.BytesType), 0)
+	amp := &messages.WireEnvelope{Target: "any", SenderId: "future$.3", Type: "sparkrpc.messages.AmAllocateResponse",
+		Payload: bytes.Repeat(empty, 4<<10)}
+	ampFrame, err := appendFrame(nil, amp)
+	if err != nil {
+		f.Fatal(err)
+	}
+	add(ampFrame)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		host := &fuzzHost{t: t, inboxes: map[string]actor.Inbox{
+			"any": &fuzzInbox{t: t}, "strict": &fuzzInbox{t: t, strict: true},
+		}}
+		tr := &Transport{host: host, maxSize: 1 << 20, maxInFlight: 1 << 30, maxInFlightB: 1 << 40, log: zerolog.Nop(), done: make(chan struct{})}
+		tr.info.Identity = "127.0.0.1:1"
+		tr.closing.Store(true) // answers are not sent: nothing is dialled
+		c := &conn{t: tr, targets: map[string]*target{}, types: map[string]*messageType{}}
+		c.info.Identity = "client-1"
+		src := bytes.NewReader(data)
+		c.fr = newFrameReader(src, 64<<10)
+		c.fr.max = 1 << 20
+		c.fr.establish(src)
+		for {
+			b, err := c.fr.next()
+			if err != nil {
+				break
+			}
+			if err := c.handle(b); err != nil {
+				break
+			}
+		}
+		c.flush()
+		for _, id := range host.completed {
+			if id != "future$.mine" {
+				t.Fatalf("completed the ask %s", id)
+			}
+		}
+		if n := tr.forgedReplies.Load(); n > 0 && bytes.Contains(data, []byte("future$.theirs")) == false {
+			t.Fatalf("%d forged replies counted without one", n)
 		}
 	})
 }

@@ -19,9 +19,11 @@ type replyHost struct {
 	*batchHost
 }
 
-func (h replyHost) DeliverReply(id []byte, msg proto.Message) bool {
-	h.log.events = append(h.log.events, fmt.Sprintf("reply %s %s", id, msg.(*wrapperspb.StringValue).GetValue()))
-	return true
+func (h replyHost) LookupReply(_ string, id []byte) (actor.PendingReply, actor.ReplyStatus) {
+	id = bytes.Clone(id)
+	return actor.PendingReplyFunc("", func(msg proto.Message) {
+		h.log.events = append(h.log.events, fmt.Sprintf("reply %s %s", id, msg.(*wrapperspb.StringValue).GetValue()))
+	}), actor.ReplyPending
 }
 
 // readAll runs the read loop's steps (handOn, next, handle) over stream,

@@ -134,15 +134,19 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 	if t.closing.Load() {
 		return ErrTransportClosed
 	}
-	p, err := t.peerFor(target.Address)
+	reply := isReply(target, sender)
+	p, err := t.peerForSend(target.Address, reply)
 	if err != nil {
 		return err
 	}
-	var sAddr, sID string
+	// The sender's address is not written (see the WireEnvelope's
+	// sender_address): the receiver takes the connection's peer as the
+	// sender.
+	var sID string
 	if sender != nil {
-		sAddr, sID = sender.Address, sender.Id
+		sID = sender.Id
 	}
-	h, err := sizeEnvelope(target.Id, sAddr, sID, msg, t.maxSize)
+	h, err := sizeEnvelope(target.Id, "", sID, msg, t.maxSize)
 	if err != nil {
 		return t.sendFailed(target, sender, msg, h.size, err)
 	}
@@ -150,12 +154,16 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 	for p.removed {
 		// Its connection closed and the peer left the map meanwhile.
 		p.mu.Unlock()
-		if p, err = t.peerFor(target.Address); err != nil {
+		if p, err = t.peerForSend(target.Address, reply); err != nil {
 			return err
 		}
 		p.mu.Lock()
 	}
 	c := p.conn
+	if c == nil && reply {
+		p.mu.Unlock()
+		return t.unroutedReply(target)
+	}
 	if c == nil && p.client {
 		p.mu.Unlock()
 		return fmt.Errorf("netty: no connection to client-mode peer %s: %w", p.identity, actor.ErrConnectionClosed)
@@ -210,6 +218,32 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 		c.signal()
 	}
 	return nil
+}
+
+// peerForSend returns the outbox of the peer identity. A reply (or failure
+// notice) only goes over the connection of the message it answers: when the
+// peer has no outbox (so no connection), it is not made one, and the reply
+// is dropped and counted (unroutedReply), never dialled.
+func (t *Transport) peerForSend(identity string, reply bool) (*peer, error) {
+	if !reply {
+		return t.peerFor(identity)
+	}
+	if v, ok := t.peers.Load(identity); ok {
+		return v.(*peer), nil
+	}
+	return nil, t.unroutedReply(&protoactor.PID{Address: identity})
+}
+
+// ErrReplyUnrouted matches the error of a reply (or failure notice) that
+// was not sent because the connection of the message it answers is gone.
+// It wraps actor.ErrConnectionClosed.
+var ErrReplyUnrouted = fmt.Errorf("netty: the connection a reply answers is gone, and replies are never dialled: %w", actor.ErrConnectionClosed)
+
+// unroutedReply counts a reply that has no connection to go over and
+// returns ErrReplyUnrouted (the env counts it as dropped).
+func (t *Transport) unroutedReply(target *protoactor.PID) error {
+	t.unrouted.Add(1)
+	return fmt.Errorf("%w (to %s)", ErrReplyUnrouted, target.Address)
 }
 
 // isReply reports whether a frame from sender to target is a reply: it has
@@ -290,7 +324,7 @@ func (c *conn) dropFrames(chunks [][]byte, skip int64, cause error) {
 		target := &protoactor.PID{Address: p.identity, Id: string(e.target)}
 		var sender *protoactor.PID
 		if len(e.senderID) > 0 {
-			sender = &protoactor.PID{Address: string(e.senderAddr), Id: string(e.senderID)}
+			sender = &protoactor.PID{Address: t.info.Identity, Id: string(e.senderID)}
 		}
 		msg, derr := decodeMessage(e.typ, e.payload)
 		if derr != nil {

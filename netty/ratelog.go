@@ -18,8 +18,11 @@ type rateLog struct{ at atomic.Int64 } // UnixNano of the last line
 
 // allow reports whether a line may be logged now, and if so counts it as
 // logged.
-func (l *rateLog) allow() bool {
+func (l *rateLog) allow() bool { return l.allowEvery(refusedLogInterval) }
+
+// allowEvery is allow with another interval.
+func (l *rateLog) allowEvery(interval time.Duration) bool {
 	now := time.Now().UnixNano()
 	last := l.at.Load()
-	return (last == 0 || now-last >= int64(refusedLogInterval)) && l.at.CompareAndSwap(last, now)
+	return (last == 0 || now-last >= int64(interval)) && l.at.CompareAndSwap(last, now)
 }

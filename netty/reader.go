@@ -97,16 +97,13 @@ func (c *conn) handle(b []byte) error {
 	if err != nil {
 		return err
 	}
-	t := c.t
-	var msg proto.Message
 	if len(e.senderID) == 0 && isFutureID(e.target) {
-		// A reply: route it to its ask without building (or caching) a
-		// PID for a target that is used once.
+		// A reply: route it to its ask (replies.go) without building (or
+		// caching) a PID for a target that is used once.
 		c.flush()
 		c.awaitedRead++
-		if msg, err = c.decode(e.typ, e.payload); err == nil && t.host.DeliverReply(e.target, msg) {
-			return nil
-		}
+		c.handleReply(e)
+		return nil
 	}
 	tg := c.lastTarget
 	if tg == nil || string(e.target) != tg.pid.Id {
@@ -115,31 +112,34 @@ func (c *conn) handle(b []byte) error {
 	target := tg.pid
 	var sender *protoactor.PID
 	if len(e.senderID) > 0 {
-		addr := c.info.Identity
-		if len(e.senderAddr) > 0 && !bytes.Equal(e.senderAddr, []byte(addr)) {
-			addr = string(e.senderAddr)
-		}
-		sender = newSenderPID(addr, e.senderID)
+		// The sender is on the connection's peer, whatever the frame's
+		// sender_address says: its reply goes back over this connection
+		// (or nowhere), and no address a peer writes is ever dialled.
+		sender = newSenderPID(c.info.Identity, e.senderID)
 		c.awaitedRead++
 	}
-	if msg == nil {
-		mt, err := c.messageType(e.typ)
-		if err == nil && c.fr.chunk != nil {
-			// A frame larger than the read buffer: the endpoint's loop
-			// decodes it (deferred.go).
-			chunk := c.fr.takeChunk()
-			c.post(tg, actor.Inbound{Sender: sender, Deferred: newPendingDecode(c, mt, target, sender, chunk, e.payload)})
-			c.delivered(target, cap(chunk))
-			return nil
-		}
-		if err == nil {
-			msg, err = mt.decode(e.payload)
-		}
-		if err != nil {
-			c.flush()
-			c.undecodable(target, sender, string(e.typ), err)
-			return nil
-		}
+	mt, err := c.messageType(e.typ)
+	if err != nil {
+		c.flush()
+		c.undecodable(target, sender, string(e.typ), err)
+		return nil
+	}
+	if (tg.accepted != mt || tg.inbox == nil) && !c.admit(tg, sender, mt) {
+		return nil // answered, or dropped, undecoded (admit.go)
+	}
+	if c.fr.chunk != nil {
+		// A frame larger than the read buffer: the endpoint's loop
+		// decodes it (deferred.go).
+		chunk := c.fr.takeChunk()
+		c.post(tg, actor.Inbound{Sender: sender, Deferred: newPendingDecode(c, mt, target, sender, chunk, e.payload)})
+		c.delivered(target, cap(chunk))
+		return nil
+	}
+	msg, err := mt.decode(e.payload)
+	if err != nil {
+		c.flush()
+		c.undecodable(target, sender, string(e.typ), err)
+		return nil
 	}
 	c.post(tg, actor.Inbound{Sender: sender, Msg: msg})
 	c.delivered(target, len(b))
@@ -165,6 +165,8 @@ func (c *conn) targetOf(id []byte) *target {
 type target struct {
 	pid   *protoactor.PID
 	inbox actor.Inbox // nil until found, or once it has stopped
+	// accepted is the message type its inbox last accepted (admit).
+	accepted *messageType
 }
 
 // senderIDRoom is the longest sender id kept in its PID's allocation: an
@@ -198,15 +200,6 @@ type errUnknownType struct{ typ string }
 
 func (e *errUnknownType) Error() string { return "unknown message type " + e.typ }
 
-// decode unmarshals a payload of the message type typ.
-func (c *conn) decode(typ, payload []byte) (proto.Message, error) {
-	mt, err := c.messageType(typ)
-	if err != nil {
-		return nil, err
-	}
-	return mt.decode(payload)
-}
-
 // messageType returns the message type whose full name is typ, kept for
 // the connection.
 func (c *conn) messageType(typ []byte) (*messageType, error) {
@@ -228,8 +221,8 @@ func (c *conn) messageType(typ []byte) (*messageType, error) {
 	return mt, nil
 }
 
-// undecodable fails the asker of a message that cannot be decoded: the
-// remote asker of a request, or the local future a reply was for.
+// undecodable fails the remote asker of a request that cannot be decoded
+// (a reply that cannot be decoded fails its ask in handleReply).
 func (c *conn) undecodable(target, sender *protoactor.PID, typ string, err error) {
 	t := c.t
 	f := &messages.RpcFailure{
@@ -238,12 +231,9 @@ func (c *conn) undecodable(target, sender *protoactor.PID, typ string, err error
 		Type:    "netty.DecodeError",
 	}
 	t.log.Warn().Str("type", typ).Str("to", target.Id).Err(err).Msg("cannot decode message")
-	switch {
-	case sender != nil:
+	if sender != nil {
 		if serr := t.Send(sender, nil, f); serr != nil {
 			t.log.Warn().Err(serr).Msg("cannot report a decode failure")
 		}
-	case isFutureID(target.Id):
-		t.host.Deliver(target, nil, f)
 	}
 }

@@ -34,6 +34,16 @@ type Stats struct {
 	// the middle of a frame, or with asks outstanding (see
 	// ConnectionTimeoutError).
 	TimedOut int64
+	// ForgedReplies counts replies dropped because the ask they name went
+	// to another peer than the one of the connection they arrived on.
+	ForgedReplies int64
+	// UnroutedReplies counts replies and failure notices not sent because
+	// the connection of the message they answer is gone: they are never
+	// sent over a connection dialled for them.
+	UnroutedReplies int64
+	// RefusedTypes counts messages refused without being decoded because
+	// their target (endpoint or ask) does not take their type.
+	RefusedTypes int64
 }
 
 // Stats returns the transport's counters.
@@ -42,5 +52,6 @@ func (t *Transport) Stats() Stats {
 		Connections: int(t.conns.Load()), ProtocolErrors: t.protocolErrors.Load(), AuthFailures: t.authFailures.Load(),
 		Handshaking: int(t.handshaking.Load()), Refused: t.refused.Load(), TimedOut: t.timeouts.Load(),
 		IdentityInUse: t.identityInUse.Load(), RefusedConnections: t.refusedConns.Load(), IdleClosed: t.idleClosed.Load(),
+		ForgedReplies: t.forgedReplies.Load(), UnroutedReplies: t.unrouted.Load(), RefusedTypes: t.refusedTypes.Load(),
 	}
 }

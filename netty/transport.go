@@ -91,6 +91,10 @@ type Transport struct {
 	identityInUse  atomic.Int64 // inbound connections refused with ErrIdentityInUse
 	inUseLog       rateLog
 	probeTimeout   time.Duration // how long a claimed identity's live connection may take to close
+	forgedReplies  atomic.Int64  // replies from a connection whose peer the ask did not go to
+	forgedLog      rateLog       // forged replies, logged at most once a minute
+	unrouted       atomic.Int64  // replies and failure notices whose connection is gone
+	refusedTypes   atomic.Int64  // frames refused undecoded: a type their target does not take
 }
 
 // NewTransport returns a transport configured by opts. It reads the rest of
