@@ -62,12 +62,19 @@ func FuzzHandshake(f *testing.F) {
 		PublicKey: client.clientKey.Public().(ed25519.PublicKey), Nonce: make([]byte, nonceLen)})
 	proofFrame, _ := appendFrame(nil, &messages.HandshakeProof{Proof: make([]byte, 32)})
 	f.Add(append(hello2, proofFrame...))
+	hello3, _ := appendFrame(nil, &messages.Handshake{Version: ProtocolVersion, Identity: "127.0.0.1:7077", KeyId: "app-1", Nonce: make([]byte, nonceLen)})
+	f.Add(append(hello3, proofFrame...))
 	f.Add([]byte("garbage"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, secret := range [][]byte{nil, []byte("secret")} {
 			c := &rw{Reader: bytes.NewReader(data)}
 			fr := newFrameReader(c, 4096)
 			cfg := handshakeConfig{identity: "127.0.0.1:1", secret: secret}
+			if secret != nil {
+				// Scoped secrets: a dialer naming a key id is checked
+				// against that key's secret.
+				cfg.authKeys = func(id string) ([]byte, bool) { return []byte("key-" + id), id == "app-1" }
+			}
 			res, err := acceptHandshake(fr, c, cfg, func(handshakeResult) error { return nil })
 			if err == nil && secret != nil {
 				t.Fatalf("accepted %+v without the secret", res)
