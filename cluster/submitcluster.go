@@ -6,6 +6,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -63,12 +64,18 @@ func runOnLocalCluster(ctx context.Context, cfg SubmitConfig, fn AppFunc, mode s
 		return err
 	}
 	// With spark.authenticate the embedded daemons share a secret of their
-	// own, which this process's client uses too; the application gets
-	// another (runOnRM).
+	// own, which this process's client uses too: the one the conf gives
+	// (so that its user can open the daemons' UIs), else a generated one.
+	// The application gets another (runOnRM).
 	var clusterSecret []byte
 	if authOn(conf) {
-		if clusterSecret, err = GenerateSecret(); err != nil {
+		if clusterSecret, err = netty.AuthSecret(conf); err != nil && !errors.Is(err, netty.ErrNoSecret) {
 			return err
+		}
+		if len(clusterSecret) == 0 {
+			if clusterSecret, err = GenerateSecret(); err != nil {
+				return err
+			}
 		}
 		for _, k := range secretKeys {
 			conf.Remove(k)

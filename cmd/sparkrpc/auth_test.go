@@ -127,10 +127,23 @@ func TestSparkPiAuthenticatedOnLocalCluster(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			marker := newMarker(t)
 			dir := t.TempDir()
-			s := newLeakScanner(t, marker, nil, dir)
-			p := start(t, marker, "submit", "--master", "local-cluster[2,1,512]", "--deploy-mode", mode,
-				"--conf", "spark.authenticate=true", "--conf", "spark.sparkrpc.localCluster.dir="+dir,
-				"--conf", "spark.examples.sparkPi.taskDelay=20ms", "--class", "SparkPi", "40")
+			args := []string{"submit", "--master", "local-cluster[2,1,512]", "--deploy-mode", mode,
+				"--conf", "spark.authenticate=true", "--conf", "spark.sparkrpc.localCluster.dir=" + dir,
+				"--conf", "spark.examples.sparkPi.taskDelay=20ms"}
+			var known [][]byte
+			if mode == "client" {
+				// A secret the user gives is the embedded daemons' (it
+				// opens their UIs); it leaks nowhere either.
+				secret := []byte("0123456789abcdef-local-cluster-secret")
+				file := filepath.Join(t.TempDir(), "secret")
+				if err := os.WriteFile(file, secret, 0o600); err != nil {
+					t.Fatal(err)
+				}
+				args = append(args, "--conf", "spark.authenticate.secret.file="+file)
+				known = append(known, secret)
+			}
+			s := newLeakScanner(t, marker, known, dir)
+			p := start(t, marker, append(args, "--class", "SparkPi", "40")...)
 			if code := s.watch(p, 2*time.Minute); code != 0 {
 				t.Fatalf("exit %d\n%s", code, p.stderr)
 			}
