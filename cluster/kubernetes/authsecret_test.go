@@ -13,6 +13,7 @@ import (
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/netty"
+	"github.com/sparkrpc/sparkrpc/webui"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -59,7 +60,7 @@ func TestDriverPodKeepsSecretsOut(t *testing.T) {
 		Set(KeyAuthDriverPrefix+AuthOAuthToken, "t0ken-value").
 		Set("spark.db.password", "passw0rd-value").
 		Set("spark.custom.credential", "cust0m-value").
-		Set(KeyRedactionRegex, "(?i)credential").
+		Set(webui.KeyRedactionRegex, "(?i)credential").
 		Set(cluster.KeyAppName, "app")
 	kcfg, err := ParseConfig(conf, "spark-1")
 	if err != nil {
@@ -78,7 +79,7 @@ func TestDriverPodKeepsSecretsOut(t *testing.T) {
 	}
 	args := pod.Spec.Containers[0].Args
 	for _, a := range []string{netty.KeyAuthenticate + "=true", netty.KeyAuthenticateSecretFile + "=" + AuthSecretFile,
-		KeyAuthSecretName + "=app-auth-secret", KeyRedactionRegex + "=(?i)credential",
+		KeyAuthSecretName + "=app-auth-secret", webui.KeyRedactionRegex + "=(?i)credential",
 		KeyAuthDriverPrefix + AuthOAuthTokenFile + "=" + AuthSecretMountPath + "/" + DriverOAuthTokenKey} {
 		if !slices.Contains(args, a) {
 			t.Errorf("args lack %q: %q", a, args)
@@ -162,8 +163,8 @@ func TestAppAuthSecret(t *testing.T) {
 	if s, gen, err := appAuthSecret(on().Set(netty.KeyAuthenticateSecretFile, f)); err != nil || gen || string(s) != "from-file" {
 		t.Fatalf("secret file: %q, %v, %v", s, gen, err)
 	}
-	if _, err := newRedactor(actor.NewConf().Set(KeyRedactionRegex, "(")); !errors.Is(err, ErrInvalidConfig) ||
-		!strings.Contains(err.Error(), KeyRedactionRegex) {
+	if _, err := newRedactor(actor.NewConf().Set(webui.KeyRedactionRegex, "(")); !errors.Is(err, ErrInvalidConfig) ||
+		!strings.Contains(err.Error(), webui.KeyRedactionRegex) {
 		t.Fatalf("bad regex: %v", err)
 	}
 }

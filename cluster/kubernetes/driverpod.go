@@ -16,6 +16,7 @@ import (
 
 	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/netty"
+	"github.com/sparkrpc/sparkrpc/webui"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -214,7 +215,7 @@ func submitCluster(ctx context.Context, cfg cluster.SubmitConfig) error {
 		return err
 	}
 	if len(dropped) > 0 {
-		fmt.Fprintf(cfg.Stderr, "Not passed to the driver pod (sensitive keys, %s): %s\n", KeyRedactionRegex, strings.Join(dropped, ", "))
+		fmt.Fprintf(cfg.Stderr, "Not passed to the driver pod (sensitive keys, %s): %s\n", webui.KeyRedactionRegex, strings.Join(dropped, ", "))
 	}
 	if secret != nil {
 		// The Secret exists before the pod that mounts it; once the pod

@@ -8,31 +8,25 @@ import (
 	"strings"
 
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/webui"
 )
 
-const (
-	// KeyRedactionRegex is Spark's spark.redaction.regex: configuration keys
-	// it matches are sensitive and are never passed to a pod's arguments
-	// (DefaultRedactionRegex is always applied as well).
-	KeyRedactionRegex = "spark.redaction.regex"
-	// DefaultRedactionRegex is Spark's default of spark.redaction.regex.
-	DefaultRedactionRegex = `(?i)secret|password|token|access[.]?key`
-)
-
-var defaultRedaction = regexp.MustCompile(DefaultRedactionRegex)
+var defaultRedaction = regexp.MustCompile(webui.DefaultRedactionRegex)
 
 // redactor tells sensitive configuration keys: those spark.redaction.regex
-// or its default match. A key naming a file (ending in "file", as
+// (webui.KeyRedactionRegex) or its default match: on Kubernetes the
+// default is applied as well as the user's regex, never replaced by it, so
+// that no secret-bearing key reaches a pod's arguments. A key naming a file (ending in "file", as
 // spark.authenticate.secret.file or ...oauthTokenFile) holds a path, not a
 // secret, and is not sensitive.
 type redactor struct{ res []*regexp.Regexp }
 
 func newRedactor(conf *actor.Conf) (*redactor, error) {
 	r := &redactor{res: []*regexp.Regexp{defaultRedaction}}
-	if s, ok := conf.Lookup(KeyRedactionRegex); ok && s != "" {
+	if s, ok := conf.Lookup(webui.KeyRedactionRegex); ok && s != "" {
 		re, err := regexp.Compile(s)
 		if err != nil {
-			return nil, badConf(KeyRedactionRegex, s, "not a regular expression: "+err.Error())
+			return nil, badConf(webui.KeyRedactionRegex, s, "not a regular expression: "+err.Error())
 		}
 		r.res = append(r.res, re)
 	}
