@@ -7,14 +7,13 @@ package kubernetes
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"path"
 	"sort"
 	"strings"
 
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/netty"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -63,11 +62,10 @@ func appAuthSecret(conf *actor.Conf) (secret []byte, generated bool, err error) 
 	if !errors.Is(err, netty.ErrNoSecret) {
 		return nil, false, wrapConf(err)
 	}
-	var b [32]byte
-	if _, err := rand.Read(b[:]); err != nil {
+	if s, err = cluster.GenerateSecret(); err != nil {
 		return nil, false, err
 	}
-	return []byte(hex.EncodeToString(b[:])), true, nil
+	return s, true, nil
 }
 
 // AuthSecretName is the name of the Secret of the application whose
