@@ -31,8 +31,17 @@ type rmEndpoint struct {
 func newRMEndpoint(rm *ResourceManager, core *rmCore) *rmEndpoint {
 	e := &rmEndpoint{Router: actor.NewRouter(), rm: rm, core: core, log: rm.log}
 	r := e.Router
-	// One-way messages: the endpoint's own ticks and the outcome of the
-	// container starts it asked for, and a client-mode driver's progress.
+	e.handleOwn(r)
+	e.handleClients(r)
+	e.handleAppMasters(r)
+	e.handleNodes(r)
+	return e
+}
+
+// handleOwn registers the endpoint's own messages: its ticks, the outcome
+// of the container starts it asked for, and a driver's task progress.
+func (e *rmEndpoint) handleOwn(r *actor.Router) {
+	core := e.core
 	actor.Handle(r, e.checkNodes)
 	// The outcomes of container starts are asks of the endpoint to itself:
 	// a one-way message carries no sender, and no other peer may report
@@ -63,7 +72,12 @@ func newRMEndpoint(rm *ResourceManager, core *rmCore) *rmEndpoint {
 		core.taskProgress(m)
 		return &messages.BoolReply{Value: true}, nil
 	})
-	// Clients.
+}
+
+// handleClients registers the messages of clients (submit, apps, kill),
+// which need the cluster's key.
+func (e *rmEndpoint) handleClients(r *actor.Router) {
+	core := e.core
 	actor.HandleAsk(r, func(ctx *actor.CallContext, _ *messages.RmNewApplication) (*messages.RmNewApplicationResponse, error) {
 		if err := e.requireClusterKey(ctx, "a new application"); err != nil {
 			return nil, err
@@ -122,7 +136,12 @@ func newRMEndpoint(rm *ResourceManager, core *rmCore) *rmEndpoint {
 		}
 		return core.applications(m.GetStates()), nil
 	})
-	// Application masters.
+}
+
+// handleAppMasters registers the messages of application masters, each
+// taken only with its own application's key.
+func (e *rmEndpoint) handleAppMasters(r *actor.Router) {
+	core := e.core
 	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.AmRegister) (*messages.AmRegisterResponse, error) {
 		if err := e.requireAppKey(ctx, m.GetAppId(), "an application master's registration"); err != nil {
 			return nil, err
@@ -157,7 +176,12 @@ func newRMEndpoint(rm *ResourceManager, core *rmCore) *rmEndpoint {
 		e.run(ctx.Context, acts)
 		return &messages.AmUnregisterResponse{}, nil
 	})
-	// Node managers.
+}
+
+// handleNodes registers the messages of node managers, which need the
+// cluster's key.
+func (e *rmEndpoint) handleNodes(r *actor.Router) {
+	core := e.core
 	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.NmRegister) (*messages.NmRegisterResponse, error) {
 		if err := e.requireClusterKey(ctx, "a node's registration"); err != nil {
 			return nil, err
@@ -176,7 +200,6 @@ func newRMEndpoint(rm *ResourceManager, core *rmCore) *rmEndpoint {
 		e.run(ctx.Context, acts)
 		return resp, nil
 	})
-	return e
 }
 
 // checkNodes, on the endpoint's tick, loses the nodes whose heartbeats
