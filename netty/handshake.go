@@ -260,6 +260,59 @@ func refused(reason string, duplicate bool) error {
 // before the acceptor's last handshake frame is written.
 type acceptVerdict func(peer handshakeResult) error
 
+// checkHello checks a dialer's first frame before anything is answered: its
+// protocol version, identity and key id, and that only a client-mode dialer
+// sends a key (whose identity must derive from it). On failure it returns
+// the reason to tell the dialer.
+func checkHello(hello *messages.Handshake) (reason string, err error) {
+	if hello.Version != ProtocolVersion {
+		return fmt.Sprintf("unsupported protocol version %d", hello.Version),
+			fmt.Errorf("%w: unsupported protocol version %d", ErrProtocol, hello.Version)
+	}
+	if err := validIdentity(hello.Identity, hello.ClientMode); err != nil {
+		return "bad identity", err
+	}
+	if err := validKeyID(hello.KeyId); err != nil {
+		return "bad key id", err
+	}
+	if hello.ClientMode {
+		if err := checkClientIdentity(hello.Identity, hello.PublicKey); err != nil {
+			return reasonKey, err
+		}
+	} else if len(hello.PublicKey) != 0 {
+		return "bad identity", fmt.Errorf("%w: a listening peer sent a client key", ErrProtocol)
+	}
+	return "", nil
+}
+
+// checkDialerProof checks the dialer's proof frame p against the acceptor's
+// nonce: with authentication on, its proof of secret (the secret of its key
+// id, known says whether that id resolved); off, that it proves nothing;
+// and a client-mode dialer's signature by the key its identity derives
+// from (a listening dialer must send none).
+func checkDialerProof(cfg handshakeConfig, hello *messages.Handshake, nonce, secret []byte, known bool, p *messages.HandshakeProof) error {
+	if cfg.secret != nil {
+		want := proof(secret, labelDialer, hello.Nonce, nonce, hello.Identity, cfg.identity, hello.KeyId)
+		if !known {
+			return fmt.Errorf("%w: peer %s authenticates with unknown key id %q", ErrAuthFailed, hello.Identity, hello.KeyId)
+		}
+		if !hmac.Equal(want, p.Proof) {
+			return fmt.Errorf("%w: peer %s does not know the secret of key id %q", ErrAuthFailed, hello.Identity, hello.KeyId)
+		}
+	} else if len(p.Proof) != 0 {
+		return fmt.Errorf("%w: peer authenticates but spark.authenticate is off here", ErrAuthFailed)
+	}
+	if hello.ClientMode {
+		signed := transcript(labelClient, hello.Nonce, nonce, hello.Identity, cfg.identity, hello.KeyId)
+		if !ed25519.Verify(ed25519.PublicKey(hello.PublicKey), signed, p.Signature) {
+			return fmt.Errorf("%w: peer does not hold the key of client identity %s", ErrAuthFailed, hello.Identity)
+		}
+	} else if len(p.Signature) != 0 {
+		return fmt.Errorf("%w: a listening peer sent a client signature", ErrProtocol)
+	}
+	return nil
+}
+
 // acceptHandshake runs the acceptor's side of the handshake over fr and w.
 // With authentication on, it sends nothing derived from the secret until the
 // dialer has proved it: its reply carries only its nonce, and its proof goes
@@ -274,22 +327,8 @@ func acceptHandshake(fr *frameReader, w io.Writer, cfg handshakeConfig, verdict 
 		sendFrame(w, &messages.HandshakeReply{Version: ProtocolVersion, Identity: cfg.identity, Error: reason, Duplicate: dup}) //nolint:errcheck // closing anyway
 		return handshakeResult{}, err
 	}
-	if hello.Version != ProtocolVersion {
-		return refuse(fmt.Sprintf("unsupported protocol version %d", hello.Version), false,
-			fmt.Errorf("%w: unsupported protocol version %d", ErrProtocol, hello.Version))
-	}
-	if err := validIdentity(hello.Identity, hello.ClientMode); err != nil {
-		return refuse("bad identity", false, err)
-	}
-	if err := validKeyID(hello.KeyId); err != nil {
-		return refuse("bad key id", false, err)
-	}
-	if hello.ClientMode {
-		if err := checkClientIdentity(hello.Identity, hello.PublicKey); err != nil {
-			return refuse(reasonKey, false, err)
-		}
-	} else if len(hello.PublicKey) != 0 {
-		return refuse("bad identity", false, fmt.Errorf("%w: a listening peer sent a client key", ErrProtocol))
+	if reason, err := checkHello(&hello); err != nil {
+		return refuse(reason, false, err)
 	}
 	peer := handshakeResult{identity: hello.Identity, clientMode: hello.ClientMode, keyID: hello.KeyId}
 	secret, known := cfg.secret, true
@@ -335,24 +374,8 @@ func acceptHandshake(fr *frameReader, w io.Writer, cfg handshakeConfig, verdict 
 		sendFrame(w, &messages.HandshakeResult{Error: reasonAuth}) //nolint:errcheck // closing anyway
 		return handshakeResult{}, err
 	}
-	if cfg.secret != nil {
-		want := proof(secret, labelDialer, hello.Nonce, nonce, hello.Identity, cfg.identity, hello.KeyId)
-		if !known {
-			return fail(fmt.Errorf("%w: peer %s authenticates with unknown key id %q", ErrAuthFailed, hello.Identity, hello.KeyId))
-		}
-		if !hmac.Equal(want, p.Proof) {
-			return fail(fmt.Errorf("%w: peer %s does not know the secret of key id %q", ErrAuthFailed, hello.Identity, hello.KeyId))
-		}
-	} else if len(p.Proof) != 0 {
-		return fail(fmt.Errorf("%w: peer authenticates but spark.authenticate is off here", ErrAuthFailed))
-	}
-	if hello.ClientMode {
-		signed := transcript(labelClient, hello.Nonce, nonce, hello.Identity, cfg.identity, hello.KeyId)
-		if !ed25519.Verify(ed25519.PublicKey(hello.PublicKey), signed, p.Signature) {
-			return fail(fmt.Errorf("%w: peer does not hold the key of client identity %s", ErrAuthFailed, hello.Identity))
-		}
-	} else if len(p.Signature) != 0 {
-		return fail(fmt.Errorf("%w: a listening peer sent a client signature", ErrProtocol))
+	if err := checkDialerProof(cfg, &hello, nonce, secret, known, &p); err != nil {
+		return fail(err)
 	}
 	if err := verdict(peer); err != nil {
 		// Refused after authentication: the dialer learns why from the text.
