@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/netty"
 	"github.com/sparkrpc/sparkrpc/webui"
@@ -191,24 +192,9 @@ func submitCluster(ctx context.Context, cfg cluster.SubmitConfig) error {
 	if err := client.CheckAccess(ctx, kcfg.Namespace); err != nil {
 		return err
 	}
-	auth, err := authEnabled(conf)
+	secret, err := driverSecret(conf, kcfg)
 	if err != nil {
 		return err
-	}
-	data := map[string][]byte{}
-	if auth {
-		value, _, err := appAuthSecret(conf)
-		if err != nil {
-			return err
-		}
-		data[AuthSecretKey] = value
-	}
-	if tok := conf.Get(KeyAuthDriverPrefix+AuthOAuthToken, ""); tok != "" {
-		data[DriverOAuthTokenKey] = []byte(tok)
-	}
-	var secret *corev1.Secret
-	if len(data) > 0 {
-		secret = kcfg.authSecret(AuthSecretName(kcfg.PodNamePrefix), data)
 	}
 	pod, svc, dropped, err := driverPod(cfg, kcfg, podName, secret)
 	if err != nil {
@@ -217,56 +203,7 @@ func submitCluster(ctx context.Context, cfg cluster.SubmitConfig) error {
 	if len(dropped) > 0 {
 		fmt.Fprintf(cfg.Stderr, "Not passed to the driver pod (sensitive keys, %s): %s\n", webui.KeyRedactionRegex, strings.Join(dropped, ", "))
 	}
-	if secret != nil {
-		// The Secret exists before the pod that mounts it; once the pod
-		// exists it becomes the Secret's owner, so that deleting the
-		// driver pod deletes it.
-		cctx, cancel := context.WithTimeout(ctx, client.Timeout)
-		_, err := client.CoreV1().Secrets(kcfg.Namespace).Create(cctx, secret, metav1.CreateOptions{})
-		cancel()
-		if err != nil {
-			return client.apiError(err, "create", "secrets", kcfg.Namespace)
-		}
-	}
-	deleteSecret := func() {
-		if secret != nil {
-			dctx, cancel := context.WithTimeout(context.Background(), client.Timeout)
-			_ = client.CoreV1().Secrets(kcfg.Namespace).Delete(dctx, secret.Name, metav1.DeleteOptions{})
-			cancel()
-		}
-	}
-	cctx, cancel := context.WithTimeout(ctx, client.Timeout)
-	created, err := client.CoreV1().Pods(kcfg.Namespace).Create(cctx, pod, metav1.CreateOptions{})
-	cancel()
-	if err != nil {
-		deleteSecret()
-		return client.apiError(err, "create", "pods", kcfg.Namespace)
-	}
-	owner := ownerReferenceTo(created)
-	if secret != nil {
-		patch := fmt.Sprintf(`{"metadata":{"ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":%q,"uid":%q,"controller":true}]}}`,
-			owner.Name, owner.UID)
-		cctx, cancel := context.WithTimeout(ctx, client.Timeout)
-		_, err := client.CoreV1().Secrets(kcfg.Namespace).Patch(cctx, secret.Name, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
-		cancel()
-		if err != nil {
-			err = client.apiError(err, "patch", "secrets/"+secret.Name, kcfg.Namespace)
-			dctx, cancel := context.WithTimeout(context.Background(), client.Timeout)
-			_ = client.CoreV1().Pods(kcfg.Namespace).Delete(dctx, podName, metav1.DeleteOptions{})
-			cancel()
-			deleteSecret()
-			return err
-		}
-	}
-	svc.OwnerReferences = []metav1.OwnerReference{*owner}
-	cctx, cancel = context.WithTimeout(ctx, client.Timeout)
-	_, err = client.CoreV1().Services(kcfg.Namespace).Create(cctx, svc, metav1.CreateOptions{})
-	cancel()
-	if err != nil {
-		err = client.apiError(err, "create", "services", kcfg.Namespace)
-		dctx, cancel := context.WithTimeout(context.Background(), client.Timeout)
-		_ = client.CoreV1().Pods(kcfg.Namespace).Delete(dctx, podName, metav1.DeleteOptions{})
-		cancel()
+	if err := client.deployDriver(ctx, kcfg.Namespace, pod, svc, secret); err != nil {
 		return err
 	}
 	fmt.Fprintf(cfg.Stderr, "Deployed Spark application %s with application ID %s into Kubernetes: driver pod %s:%s\n",
@@ -276,6 +213,91 @@ func submitCluster(ctx context.Context, cfg cluster.SubmitConfig) error {
 		return nil
 	}
 	return followDriver(ctx, cfg, client, kcfg.Namespace, podName, interval)
+}
+
+// driverSecret is the Kubernetes Secret of a driver pod: the application's
+// shared secret with spark.authenticate on, and the driver's OAuth token
+// when one is given; nil when there is neither.
+func driverSecret(conf *actor.Conf, kcfg *Config) (*corev1.Secret, error) {
+	auth, err := authEnabled(conf)
+	if err != nil {
+		return nil, err
+	}
+	data := map[string][]byte{}
+	if auth {
+		value, _, err := appAuthSecret(conf)
+		if err != nil {
+			return nil, err
+		}
+		data[AuthSecretKey] = value
+	}
+	if tok := conf.Get(KeyAuthDriverPrefix+AuthOAuthToken, ""); tok != "" {
+		data[DriverOAuthTokenKey] = []byte(tok)
+	}
+	if len(data) == 0 {
+		return nil, nil
+	}
+	return kcfg.authSecret(AuthSecretName(kcfg.PodNamePrefix), data), nil
+}
+
+// deployDriver creates a driver pod's Secret (when not nil), the pod, and
+// its service in namespace ns; the pod owns the other two. What it created
+// is deleted again when a later step fails.
+func (c *Client) deployDriver(ctx context.Context, ns string, pod *corev1.Pod, svc *corev1.Service, secret *corev1.Secret) error {
+	if secret != nil {
+		// The Secret exists before the pod that mounts it; once the pod
+		// exists it becomes the Secret's owner, so that deleting the
+		// driver pod deletes it.
+		cctx, cancel := context.WithTimeout(ctx, c.Timeout)
+		_, err := c.CoreV1().Secrets(ns).Create(cctx, secret, metav1.CreateOptions{})
+		cancel()
+		if err != nil {
+			return c.apiError(err, "create", "secrets", ns)
+		}
+	}
+	deleteSecret := func() {
+		if secret != nil {
+			dctx, cancel := context.WithTimeout(context.Background(), c.Timeout)
+			_ = c.CoreV1().Secrets(ns).Delete(dctx, secret.Name, metav1.DeleteOptions{})
+			cancel()
+		}
+	}
+	cctx, cancel := context.WithTimeout(ctx, c.Timeout)
+	created, err := c.CoreV1().Pods(ns).Create(cctx, pod, metav1.CreateOptions{})
+	cancel()
+	if err != nil {
+		deleteSecret()
+		return c.apiError(err, "create", "pods", ns)
+	}
+	deletePod := func() {
+		dctx, cancel := context.WithTimeout(context.Background(), c.Timeout)
+		_ = c.CoreV1().Pods(ns).Delete(dctx, pod.Name, metav1.DeleteOptions{})
+		cancel()
+	}
+	owner := ownerReferenceTo(created)
+	if secret != nil {
+		patch := fmt.Sprintf(`{"metadata":{"ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":%q,"uid":%q,"controller":true}]}}`,
+			owner.Name, owner.UID)
+		cctx, cancel := context.WithTimeout(ctx, c.Timeout)
+		_, err := c.CoreV1().Secrets(ns).Patch(cctx, secret.Name, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+		cancel()
+		if err != nil {
+			err = c.apiError(err, "patch", "secrets/"+secret.Name, ns)
+			deletePod()
+			deleteSecret()
+			return err
+		}
+	}
+	svc.OwnerReferences = []metav1.OwnerReference{*owner}
+	cctx, cancel = context.WithTimeout(ctx, c.Timeout)
+	_, err = c.CoreV1().Services(ns).Create(cctx, svc, metav1.CreateOptions{})
+	cancel()
+	if err != nil {
+		err = c.apiError(err, "create", "services", ns)
+		deletePod() // the Secret, owned by the pod by now, goes with it
+		return err
+	}
+	return nil
 }
 
 // followDriver watches the driver pod, prints its state changes (and every
