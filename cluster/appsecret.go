@@ -91,3 +91,12 @@ func (k *AppKeys) Lookup(appID string) ([]byte, bool) {
 func (k *AppKeys) set(appID string, secret []byte) { k.m.Store(appID, secret) }
 
 func (k *AppKeys) forget(appID string) { k.m.Delete(appID) }
+
+// setSecret makes secret the one conf gives, in place of every key that
+// said where a secret came from.
+func setSecret(conf *actor.Conf, secret []byte) {
+	for _, k := range secretKeys {
+		conf.Remove(k)
+	}
+	conf.Set(netty.KeyAuthenticateSecret, string(secret))
+}

@@ -77,10 +77,7 @@ func runOnLocalCluster(ctx context.Context, cfg SubmitConfig, fn AppFunc, mode s
 				return err
 			}
 		}
-		for _, k := range secretKeys {
-			conf.Remove(k)
-		}
-		conf.Set(netty.KeyAuthenticateSecret, string(clusterSecret))
+		setSecret(conf, clusterSecret)
 	}
 	lc, err := StartLocalCluster(ctx, LocalClusterConfig{Secret: clusterSecret, Workers: m.Workers, WorkerCores: m.WorkerCores, WorkerMemoryMB: m.WorkerMemoryMB,
 		AMNode: Resource{MemoryMB: amMem, Cores: amCores},
@@ -149,21 +146,10 @@ func runOnRM(ctx context.Context, cfg SubmitConfig, fn AppFunc, rm actor.RpcAddr
 	}
 	defer shutdownEnv(cenv, log)
 	client := NewClient(cenv, rm)
-	var appSecret []byte
 	appKeys := NewAppKeys()
-	if authOn(conf) {
-		if appSecret, err = GenerateSecret(); err != nil {
-			return err
-		}
-		for _, k := range secretKeys {
-			conf.Remove(k)
-		}
-		conf.Set(netty.KeyAuthenticateSecret, string(appSecret))
-		if tn, ok := net.(TCPNetwork); ok {
-			// A client-mode AM dials the driver with its application id.
-			tn.AuthKeys = appKeys.Lookup
-			net = tn
-		}
+	appSecret, net, err := useAppSecret(conf, net, appKeys)
+	if err != nil {
+		return err
 	}
 	acls, err := ACLsFromConf(conf)
 	if err != nil {
@@ -222,6 +208,27 @@ func runOnRM(ctx context.Context, cfg SubmitConfig, fn AppFunc, rm actor.RpcAddr
 	}
 	printer.noTasks = true
 	return runClientMode(ctx, cfg, fn, client, sub, net, printer, appKeys)
+}
+
+// useAppSecret, with spark.authenticate on, generates the application's
+// secret and puts it in conf in place of the keys that gave the cluster's,
+// and has a TCP network accept the application's key ids from appKeys (a
+// client-mode AM dials the driver with its application id). It returns the
+// secret (nil with authentication off) and the network to use.
+func useAppSecret(conf *actor.Conf, net Network, appKeys *AppKeys) ([]byte, Network, error) {
+	if !authOn(conf) {
+		return nil, net, nil
+	}
+	appSecret, err := GenerateSecret()
+	if err != nil {
+		return nil, nil, err
+	}
+	setSecret(conf, appSecret)
+	if tn, ok := net.(TCPNetwork); ok {
+		tn.AuthKeys = appKeys.Lookup
+		net = tn
+	}
+	return appSecret, net, nil
 }
 
 // localHostFor returns this machine's address on the route to addr (so
