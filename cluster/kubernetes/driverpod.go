@@ -80,36 +80,7 @@ func driverPod(cfg cluster.SubmitConfig, kcfg *Config, podName string, secret *c
 	labels[LabelAppName] = AppNameLabel(kcfg.AppName)
 	labels[LabelRole] = RoleDriver
 	args := []string{"driver", "--master", cfg.Master.String(), "--class", cfg.Class}
-	pass := map[string]string{}
-	var keys []string // of the secret, mounted
-	if secret != nil {
-		if _, ok := secret.Data[AuthSecretKey]; ok {
-			keys = append(keys, AuthSecretKey)
-			pass[netty.KeyAuthenticate] = "true"
-			pass[netty.KeyAuthenticateSecretFile] = AuthSecretFile
-			pass[KeyAuthSecretName] = secret.Name
-		}
-		if _, ok := secret.Data[DriverOAuthTokenKey]; ok {
-			keys = append(keys, DriverOAuthTokenKey)
-			pass[KeyAuthDriverPrefix+AuthOAuthTokenFile] = path.Join(AuthSecretMountPath, DriverOAuthTokenKey)
-		}
-	}
-	var dropped []string
-	for k, v := range conf.All() {
-		_, replaced := pass[k]
-		switch {
-		case !passToDriver(k) || replaced:
-		case red.sensitive(k):
-			carried := k == netty.KeyAuthenticateSecret && slices.Contains(keys, AuthSecretKey) ||
-				k == KeyAuthDriverPrefix+AuthOAuthToken && slices.Contains(keys, DriverOAuthTokenKey)
-			if !carried {
-				dropped = append(dropped, k)
-			}
-		default:
-			pass[k] = v
-		}
-	}
-	sort.Strings(dropped)
+	pass, keys, dropped := driverConf(conf, red, secret)
 	args = append(args, confArgs(pass)...)
 	args = append(args, "--")
 	args = append(args, cfg.Args...)
@@ -157,6 +128,42 @@ func driverPod(cfg cluster.SubmitConfig, kcfg *Config, podName string, secret *c
 		pod.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{authMount()}
 	}
 	return pod, svc, dropped, nil
+}
+
+// driverConf is the configuration a driver pod gets as arguments: the keys
+// that pass to the driver, less the sensitive ones (dropped, sorted),
+// except that with secret the pod mounts its keys (returned) and the
+// configuration names their files instead of the values.
+func driverConf(conf *actor.Conf, red *redactor, secret *corev1.Secret) (pass map[string]string, keys, dropped []string) {
+	pass = map[string]string{}
+	if secret != nil {
+		if _, ok := secret.Data[AuthSecretKey]; ok {
+			keys = append(keys, AuthSecretKey)
+			pass[netty.KeyAuthenticate] = "true"
+			pass[netty.KeyAuthenticateSecretFile] = AuthSecretFile
+			pass[KeyAuthSecretName] = secret.Name
+		}
+		if _, ok := secret.Data[DriverOAuthTokenKey]; ok {
+			keys = append(keys, DriverOAuthTokenKey)
+			pass[KeyAuthDriverPrefix+AuthOAuthTokenFile] = path.Join(AuthSecretMountPath, DriverOAuthTokenKey)
+		}
+	}
+	for k, v := range conf.All() {
+		_, replaced := pass[k]
+		switch {
+		case !passToDriver(k) || replaced:
+		case red.sensitive(k):
+			carried := k == netty.KeyAuthenticateSecret && slices.Contains(keys, AuthSecretKey) ||
+				k == KeyAuthDriverPrefix+AuthOAuthToken && slices.Contains(keys, DriverOAuthTokenKey)
+			if !carried {
+				dropped = append(dropped, k)
+			}
+		default:
+			pass[k] = v
+		}
+	}
+	sort.Strings(dropped)
+	return pass, keys, dropped
 }
 
 // submitCluster creates the driver pod and its service, then (unless
