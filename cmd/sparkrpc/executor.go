@@ -98,24 +98,12 @@ and exits 0. It exits 1 when the driver refuses it or goes away.`,
 // command line is refused: any process of the machine could read it.
 func executorStartupConf(propertiesFile string, confs []string) (*actor.Conf, error) {
 	conf := actor.NewConf()
-	if propertiesFile != "" {
-		file, err := os.Open(propertiesFile)
-		if err != nil {
-			return nil, usagef("--properties-file: %v", err)
-		}
-		err = conf.LoadProperties(file)
-		file.Close()
-		if err != nil {
-			return nil, usagef("--properties-file %s: %v", propertiesFile, err)
-		}
+	if err := loadPropertiesFile(conf, propertiesFile); err != nil {
+		return nil, err
 	}
 	for _, kv := range confs {
-		if strings.HasPrefix(kv, netty.KeyAuthenticateSecret+"=") {
-			return nil, usagef("--conf %s would show the secret to every process of the machine: give %s (a file of mode 0600)",
-				netty.KeyAuthenticateSecret, netty.KeyAuthenticateSecretFile)
-		}
-		if err := conf.SetFromArg(kv); err != nil {
-			return nil, usagef("%v", err)
+		if err := setConfArg(conf, kv); err != nil {
+			return nil, err
 		}
 	}
 	return conf, nil
