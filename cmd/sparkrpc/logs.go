@@ -49,43 +49,7 @@ were written. Nodes the resource manager has lost are named on stderr.`,
 				}
 			}
 			return withRMClient(cmd, addr, &cf, "sparkrpcLogs", func(ctx context.Context, c *cluster.Client) error {
-				listing, err := c.ApplicationLogs(ctx, appID)
-				if err != nil {
-					return &exitError{code: 1, err: fmt.Errorf("cannot get the logs of %s: %w", appID, err)}
-				}
-				errOut := cmd.ErrOrStderr()
-				for _, u := range listing.Unavailable {
-					fmt.Fprintln(errOut, u)
-				}
-				out := bufio.NewWriter(cmd.OutOrStdout())
-				defer out.Flush()
-				printed := 0
-				for _, l := range listing.Logs {
-					if container != "" && l.ContainerID != container || len(wantFile) > 0 && !wantFile[l.Name] {
-						continue
-					}
-					fmt.Fprintf(out, "Container: %s on %s\n%s\nLogType:%s\nLogLastModifiedTime:%s\nLogLength:%d\nLogContents:\n",
-						l.ContainerID, l.NodeID, strings.Repeat("=", len("Container: "+l.ContainerID+" on "+l.NodeID)),
-						l.Name, l.Modified.Format("Mon Jan 02 15:04:05 -0700 2006"), l.Size)
-					lw := &lastByteWriter{w: out}
-					n, err := c.CopyLog(ctx, appID, l, lw)
-					if err != nil {
-						return &exitError{code: 1, err: fmt.Errorf("reading %s of %s on %s: %w", l.Name, l.ContainerID, l.NodeID, err)}
-					}
-					if n > 0 && lw.last != '\n' {
-						fmt.Fprintln(out)
-					}
-					fmt.Fprintf(out, "End of LogType:%s\n%s\n\n", l.Name, strings.Repeat("*", 80))
-					printed++
-				}
-				if printed == 0 {
-					what := "any container"
-					if container != "" {
-						what = "container " + container
-					}
-					return &exitError{code: 1, err: fmt.Errorf("no log files of %s of %s found on the cluster's live nodes", what, appID)}
-				}
-				return nil
+				return printLogs(ctx, cmd, c, appID, container, wantFile)
 			})
 		},
 	}
@@ -94,6 +58,50 @@ were written. Nodes the resource manager has lost are named on stderr.`,
 	cmd.Flags().StringVar(&files, "log-files", "", "comma-separated log file `NAMES` to print, e.g. stderr (default all)")
 	cf.add(cmd)
 	return cmd
+}
+
+// printLogs prints the logs of appID's containers (only container's when
+// it is not empty, only the files wantFile names when it names any), each
+// file under its header, as yarn logs does; nodes the resource manager has
+// lost are named on stderr.
+func printLogs(ctx context.Context, cmd *cobra.Command, c *cluster.Client, appID, container string, wantFile map[string]bool) error {
+	listing, err := c.ApplicationLogs(ctx, appID)
+	if err != nil {
+		return &exitError{code: 1, err: fmt.Errorf("cannot get the logs of %s: %w", appID, err)}
+	}
+	errOut := cmd.ErrOrStderr()
+	for _, u := range listing.Unavailable {
+		fmt.Fprintln(errOut, u)
+	}
+	out := bufio.NewWriter(cmd.OutOrStdout())
+	defer out.Flush()
+	printed := 0
+	for _, l := range listing.Logs {
+		if container != "" && l.ContainerID != container || len(wantFile) > 0 && !wantFile[l.Name] {
+			continue
+		}
+		fmt.Fprintf(out, "Container: %s on %s\n%s\nLogType:%s\nLogLastModifiedTime:%s\nLogLength:%d\nLogContents:\n",
+			l.ContainerID, l.NodeID, strings.Repeat("=", len("Container: "+l.ContainerID+" on "+l.NodeID)),
+			l.Name, l.Modified.Format("Mon Jan 02 15:04:05 -0700 2006"), l.Size)
+		lw := &lastByteWriter{w: out}
+		n, err := c.CopyLog(ctx, appID, l, lw)
+		if err != nil {
+			return &exitError{code: 1, err: fmt.Errorf("reading %s of %s on %s: %w", l.Name, l.ContainerID, l.NodeID, err)}
+		}
+		if n > 0 && lw.last != '\n' {
+			fmt.Fprintln(out)
+		}
+		fmt.Fprintf(out, "End of LogType:%s\n%s\n\n", l.Name, strings.Repeat("*", 80))
+		printed++
+	}
+	if printed == 0 {
+		what := "any container"
+		if container != "" {
+			what = "container " + container
+		}
+		return &exitError{code: 1, err: fmt.Errorf("no log files of %s of %s found on the cluster's live nodes", what, appID)}
+	}
+	return nil
 }
 
 // lastByteWriter remembers the last byte written through it.
