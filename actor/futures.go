@@ -4,7 +4,6 @@ package actor
 
 import (
 	"math/rand/v2"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,7 +15,7 @@ import (
 // a concurrent map) and without a timer of its own at first:
 //
 //   - A remote ask gets a random 64-bit id, and its reply-to PID the id
-//     futureIDPrefix+base36(id): a peer cannot guess the id of an ask made
+//     futureIDPrefix and the id in 13 base-32 digits: a peer cannot guess the id of an ask made
 //     to another peer. Replies are routed back by parsing that id and
 //     looking the future up in a sharded map (TransportHost.LookupReply,
 //     Undeliverable), which also checks that the reply comes from the peer
@@ -93,9 +92,17 @@ func (r *futureRegistry) start() {
 	go r.sweep()
 }
 
-// futureIDLen is the longest PID id of a remote ask: the prefix and a
-// uint64 in base 36.
-const futureIDLen = len(futureIDPrefix) + 13
+// futureIDDigits is the number of base-32 digits of a remote ask's id:
+// every id is written with all 13 (5 bits each), so that writing and
+// parsing one are shifts, not divisions.
+const futureIDDigits = 13
+
+// futureIDLen is the length of the PID id of a remote ask: the prefix and
+// a uint64 in 13 base-32 digits.
+const futureIDLen = len(futureIDPrefix) + futureIDDigits
+
+// futureIDAlphabet holds the base-32 digits, in order.
+const futureIDAlphabet = "0123456789abcdefghijklmnopqrstuv"
 
 // futureID returns the PID id of the remote ask id.
 func futureID(id uint64) string {
@@ -105,29 +112,37 @@ func futureID(id uint64) string {
 
 // appendFutureID appends the PID id of the remote ask id to b.
 func appendFutureID(b []byte, id uint64) []byte {
-	return strconv.AppendUint(append(b, futureIDPrefix...), id, 36)
+	b = append(b, futureIDPrefix...)
+	var d [futureIDDigits]byte
+	for i := futureIDDigits - 1; i >= 0; i-- {
+		d[i] = futureIDAlphabet[id&31]
+		id >>= 5
+	}
+	return append(b, d[:]...)
 }
 
 // parseFutureID returns the numeric id of a PID id made by futureID.
 func parseFutureID[S string | []byte](s S) (uint64, bool) {
-	if len(s) <= len(futureIDPrefix) || string(s[:len(futureIDPrefix)]) != futureIDPrefix {
+	if len(s) != futureIDLen || string(s[:len(futureIDPrefix)]) != futureIDPrefix {
 		return 0, false
 	}
+	digits := s[len(futureIDPrefix):]
 	var id uint64
-	for _, c := range []byte(s[len(futureIDPrefix):]) {
+	for i := range futureIDDigits {
+		c := digits[i]
 		var d byte
 		switch {
 		case c >= '0' && c <= '9':
 			d = c - '0'
-		case c >= 'a' && c <= 'z':
+		case c >= 'a' && c <= 'v':
 			d = c - 'a' + 10
 		default:
 			return 0, false
 		}
-		if id > (1<<64-1)/36 {
-			return 0, false
+		if id>>59 != 0 {
+			return 0, false // past 64 bits: 13 digits hold 65
 		}
-		id = id*36 + uint64(d)
+		id = id<<5 | uint64(d)
 	}
 	return id, true
 }

@@ -6,8 +6,11 @@ import (
 )
 
 func TestFutureIDRoundTrip(t *testing.T) {
-	for _, id := range []uint64{1, 35, 36, 1 << 20, math.MaxUint64} {
+	for _, id := range []uint64{0, 1, 31, 32, 1 << 20, 1 << 63, math.MaxUint64} {
 		s := futureID(id)
+		if len(s) != futureIDLen {
+			t.Errorf("futureID(%d) = %q: not %d bytes", id, s, futureIDLen)
+		}
 		if !isFutureID(s) {
 			t.Errorf("%q is not a future id", s)
 		}
@@ -18,7 +21,8 @@ func TestFutureIDRoundTrip(t *testing.T) {
 			t.Errorf("parseFutureID(bytes %q) = %d, %v, want %d", s, got, ok, id)
 		}
 	}
-	for _, s := range []string{"", "future$", "future$.", "future$1", "future$.A", "echo", "future$.zzzzzzzzzzzzzzzzz"} {
+	for _, s := range []string{"", "future$", "future$.", "future$1", "future$.A", "echo", "future$.zzzzzzzzzzzzzzzzz",
+		"future$.000000000000", "future$.0000000000000w", "future$.g000000000000", "future$.000000000000w", "future$.00000000000000"} {
 		if id, ok := parseFutureID(s); ok {
 			t.Errorf("parseFutureID(%q) = %d, want no id", s, id)
 		}
