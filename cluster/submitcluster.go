@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/netty"
+	"github.com/sparkrpc/sparkrpc/webui"
 )
 
 // quietLogger returns log for an env whose connection failures are all
@@ -213,7 +214,10 @@ func runOnRM(ctx context.Context, cfg SubmitConfig, fn AppFunc, rm actor.RpcAddr
 // useAppSecret, with spark.authenticate on, generates the application's
 // secret and puts it in conf in place of the keys that gave the cluster's,
 // and has a TCP network accept the application's key ids from appKeys (a
-// client-mode AM dials the driver with its application id). It returns the
+// client-mode AM dials the driver with its application id). The driver's
+// UI, which takes the application's secret, is given a verifier of the
+// cluster's (webui.KeyUISecretVerifier), so that the user who submitted
+// can open it with the secret they have. It returns the application's
 // secret (nil with authentication off) and the network to use.
 func useAppSecret(conf *actor.Conf, net Network, appKeys *AppKeys) ([]byte, Network, error) {
 	if !authOn(conf) {
@@ -221,6 +225,15 @@ func useAppSecret(conf *actor.Conf, net Network, appKeys *AppKeys) ([]byte, Netw
 	}
 	appSecret, err := GenerateSecret()
 	if err != nil {
+		return nil, nil, err
+	}
+	if userSecret, err := netty.AuthSecret(conf); err == nil {
+		v, err := webui.NewSecretVerifier(userSecret)
+		if err != nil {
+			return nil, nil, err
+		}
+		conf.Set(webui.KeyUISecretVerifier, v)
+	} else if !errors.Is(err, netty.ErrNoSecret) {
 		return nil, nil, err
 	}
 	setSecret(conf, appSecret)

@@ -71,6 +71,7 @@ func User(ctx context.Context) (name string, ok bool) {
 // logs refused credentials at most once per failureLogInterval.
 type authenticator struct {
 	sum [sha256.Size]byte // of the secret: compared in constant time, whatever the length offered
+	alt *verifier         // of a second secret (WithSecretVerifier), or nil
 	log zerolog.Logger
 	now func() time.Time
 
@@ -79,15 +80,22 @@ type authenticator struct {
 	failures int // refused credentials not yet logged
 }
 
-func newAuthenticator(secret string, log zerolog.Logger, now func() time.Time) *authenticator {
-	return &authenticator{sum: sha256.Sum256([]byte(secret)), log: log, now: now}
+func newAuthenticator(secret, verifier string, log zerolog.Logger, now func() time.Time) *authenticator {
+	a := &authenticator{sum: sha256.Sum256([]byte(secret)), log: log, now: now}
+	if verifier != "" {
+		a.alt, _ = parseVerifier(verifier) // invalid: nothing more is accepted
+	}
+	return a
 }
 
 // matches reports, in time independent of the secret and of offered,
-// whether offered is the secret.
+// whether offered is the secret, or the secret of the verifier.
 func (a *authenticator) matches(offered string) bool {
 	got := sha256.Sum256([]byte(offered))
-	return subtle.ConstantTimeCompare(got[:], a.sum[:]) == 1
+	if subtle.ConstantTimeCompare(got[:], a.sum[:]) == 1 {
+		return true
+	}
+	return a.alt != nil && a.alt.matches(offered)
 }
 
 // check returns the request's user and true when its Authorization header
@@ -170,12 +178,13 @@ func (a *authenticator) refused(r *http.Request) {
 // `Basic realm="sparkrpc"` (a browser asks for credentials) and
 // `Bearer realm="sparkrpc"`: a JSON body on /api/, an HTML page for a
 // browser, text otherwise. The user of an accepted request is put in its
-// context (see User). An empty secret returns h unchanged.
-func requireSecret(secret string, log zerolog.Logger, now func() time.Time, h http.Handler) http.Handler {
+// context (see User). The secret of verifier (when not "") is accepted
+// too. An empty secret returns h unchanged.
+func requireSecret(secret, verifier string, log zerolog.Logger, now func() time.Time, h http.Handler) http.Handler {
 	if secret == "" {
 		return h
 	}
-	a := newAuthenticator(secret, log, now)
+	a := newAuthenticator(secret, verifier, log, now)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		user, ok, offered := a.check(r)
 		if ok {

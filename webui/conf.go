@@ -61,7 +61,7 @@ func MaxRetries(conf *actor.Conf) (int, error) {
 // env's conf) says: nothing (nil, nil) with spark.ui.enabled=false; else a
 // DriverUI on host, first port spark.ui.port, moving up as
 // spark.port.maxRetries allows, requiring the shared secret when
-// spark.authenticate is on, and serving the driver's metrics on /metrics
+// spark.authenticate is on (or the one KeyUISecretVerifier verifies), and serving the driver's metrics on /metrics
 // (opts may replace them). advertise is the host of its URL. It sets
 // spark.driver.appUIAddress in d's conf to the UI's URL. Stop it with
 // Shutdown.
@@ -83,7 +83,11 @@ func StartDriverUI(d *endpoints.Driver, app AppInfo, host, advertise string, log
 	if err != nil {
 		return nil, err
 	}
-	opts = append([]Option{WithSecret(secret), WithLogger(log), WithMetrics(d.MetricsHandler())}, opts...)
+	verifier, err := SecretVerifierFromConf(conf)
+	if err != nil {
+		return nil, err
+	}
+	opts = append([]Option{WithSecret(secret), WithSecretVerifier(verifier), WithLogger(log), WithMetrics(d.MetricsHandler())}, opts...)
 	s, err := Start("SparkUI", NewDriverUI(d, app, opts...), host, advertise, port, retries, log)
 	if err != nil {
 		return nil, err

@@ -45,6 +45,8 @@
 //	spark.authenticate        false  pages, API and /metrics require the secret (else 401)
 //	spark.authenticate.secret        the shared secret
 //	spark.authenticate.secret.file   a file (mode 0600) or pipe holding it, read when the secret is not set
+//	spark.sparkrpc.ui.secretVerifier a verifier (NewSecretVerifier) of a second secret the
+//	                                 driver's UI accepts: the cluster's, set by submit
 //	spark.driver.appUIAddress        set to the driver UI's URL: the tracking URL
 //	spark.redaction.regex     (?i)secret|password|token|access[.]?key
 //	                                 conf entries whose key or value it matches are shown

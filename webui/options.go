@@ -16,6 +16,7 @@ type Option interface{ apply(*options) }
 type options struct {
 	metrics    http.Handler
 	secret     string
+	verifier   string // WithSecretVerifier
 	log        zerolog.Logger
 	now        func() time.Time // the clock of the refusals' log limit (tests set it)
 	beforeSend func()           // test hook: runs after a page's snapshot, before it is written
@@ -60,7 +61,7 @@ func (o *options) metricsHandler() http.Handler {
 // finish wraps a UI's mux with the secret check and the common headers.
 func (o *options) finish(mux *http.ServeMux) http.Handler {
 	mux.Handle("GET /metrics", o.metricsHandler())
-	return requireSecret(o.secret, o.log, o.now, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return requireSecret(o.secret, o.verifier, o.log, o.now, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Frame-Options", "SAMEORIGIN")
 		w.Header().Set("Cache-Control", "no-store")
 		mux.ServeHTTP(w, r)

@@ -285,7 +285,9 @@ func (a *authAnswerer) challenges() []fetch.AuthChallenge {
 // it gives credentials; asked for them by the UI's Basic challenge, it
 // gives a user name and the secret as the password, and sees the pages,
 // its user name in their header, the pages refreshing themselves, and the
-// driver's environment with the secret hidden.
+// driver's environment with the secret hidden. The driver runs in its
+// application master (cluster mode): it holds only its application's
+// generated secret, and its UI takes the cluster's, which the person has.
 func TestBrowserSeesTheUIsWithAuth(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -302,16 +304,22 @@ func TestBrowserSeesTheUIsWithAuth(t *testing.T) {
 	}
 	auth := []string{"--conf", "spark.authenticate=true", "--conf", "spark.authenticate.secret.file=" + secretFile}
 	marker := newMarker(t)
-	c := startRMCluster(t, marker, auth, append([]string{"--memory", "1g", "--cores", "1"}, auth...))
+	c := startRMCluster(t, marker, auth, append([]string{"--memory", "2g", "--cores", "2"}, auth...))
 	rmUI, nmUI := uiURL(t, c.rm, "ResourceManager"), uiURL(t, c.nms[0], "NodeManager")
-	submit := start(t, marker, append(append([]string{"submit", "--master", "local[2]", "--name", "SparkPi behind a password",
-		"--conf", "spark.ui.port=0", "--conf", "spark.examples.sparkPi.taskDelay=100ms"}, auth...), "--class", "SparkPi", "2000")...)
-	var driverUI string
+	submit := start(t, marker, append(append([]string{"submit", "--master", "rm://" + c.addr, "--deploy-mode", "cluster",
+		"--name", "SparkPi behind a password", "--driver-memory", "512m", "--executor-memory", "512m", "--num-executors", "1",
+		"--conf", "spark.ui.port=0", "--conf", "spark.yarn.report.interval=100ms", "--conf", "spark.examples.sparkPi.taskDelay=100ms"},
+		auth...), "--class", "SparkPi", "2000")...)
+	var driverUI, appID string
+	appRe := regexp.MustCompile(`Submitted application (\S+)`)
 	eventually(t, time.Minute, "the driver's tracking URL", func() bool {
 		if m := trackingRe.FindStringSubmatch(submit.stderr.String()); m != nil {
 			driverUI = m[1]
 		}
-		return driverUI != ""
+		if m := appRe.FindStringSubmatch(submit.stderr.String()); m != nil {
+			appID = m[1]
+		}
+		return driverUI != "" && appID != ""
 	})
 	pages := []struct{ url, ready string }{
 		{rmUI + "/cluster/nodes", `tr.node`},
@@ -352,8 +360,9 @@ func TestBrowserSeesTheUIsWithAuth(t *testing.T) {
 	// secret; the page's own refresh gets through with the credentials the
 	// browser keeps.
 	envText := inBrowser(t, browser, chromedp.Evaluate[string](`document.documentElement.outerHTML`))
-	if strings.Contains(envText, secret) || strings.Contains(envText, secretFile) || !strings.Contains(envText, "*********(redacted)") {
-		t.Fatalf("the environment page shows the secret or its file, or redacts nothing:\n%s", envText)
+	if strings.Contains(envText, secret) || strings.Contains(envText, secretFile) || strings.Contains(envText, "pbkdf2") ||
+		!strings.Contains(envText, "*********(redacted)") {
+		t.Fatalf("the environment page shows the secret, its file or its verifier, or redacts nothing:\n%s", envText)
 	}
 	inBrowser(t, browser, chromedp.Evaluate[bool](`document.getElementById('content').innerHTML = ''; true`))
 	if err := doWithin(browser, 30*time.Second, chromedp.WaitVisible(pages[2].ready)); err != nil {
@@ -362,8 +371,8 @@ func TestBrowserSeesTheUIsWithAuth(t *testing.T) {
 	shot := inBrowser(t, browser, chromedp.FullScreenshot(100))
 	saveScreenshot(t, "driver-ui-environment-auth.png", shot)
 
-	if err := submit.cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
+	if out, stderr, code := runBin(t, marker, time.Minute, append([]string{"submit", "--master", "rm://" + c.addr, "--kill", appID}, auth...)...); code != 0 {
+		t.Fatalf("kill: exit %d\n%s%s", code, out, stderr)
 	}
 	submit.wait(t, time.Minute)
 	c.stop(t)
