@@ -3,6 +3,8 @@ package cluster
 // This file holds an application's ACLs as Spark configures them.
 
 import (
+	"os"
+	"os/user"
 	"slices"
 
 	"github.com/sparkrpc/sparkrpc/actor"
@@ -47,6 +49,43 @@ func ACLsFromConf(conf *actor.Conf) (ACLs, error) {
 		Modify: slices.Concat(admins, SplitList(conf.Get(KeyModifyACLs, "")))}, nil
 }
 
-func (a ACLs) proto() *messages.RmAppAcls {
+func (a ACLs) Proto() *messages.RmAppAcls {
 	return &messages.RmAppAcls{Enabled: a.Enabled, View: a.View, Modify: a.Modify}
+}
+
+// ACLAllows reports whether user may view (modify false) or modify an
+// application with acls: always when its ACLs are off (Spark's
+// spark.acls.enable false), else when user is its owner, an admin
+// (admins, the resource manager's) or in the list ("*": everyone). Without
+// Kerberos the user is what the client claims, as in Spark on YARN with
+// simple authentication.
+func ACLAllows(acls *messages.RmAppAcls, admins []string, user string, modify bool) bool {
+	if acls == nil || !acls.GetEnabled() {
+		return true
+	}
+	if user != "" && user == acls.GetOwner() {
+		return true
+	}
+	list := acls.GetView()
+	if modify {
+		list = acls.GetModify()
+	}
+	for _, l := range [][]string{admins, list} {
+		if slices.Contains(l, "*") || user != "" && slices.Contains(l, user) {
+			return true
+		}
+	}
+	return false
+}
+
+// CurrentUser is the user this process acts as, as Spark's
+// Utils.getCurrentUserName: SPARK_USER when set, else the process's user.
+func CurrentUser() string {
+	if u := os.Getenv("SPARK_USER"); u != "" {
+		return u
+	}
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return "unknown"
 }

@@ -54,7 +54,9 @@ func Apps() []string {
 	return names
 }
 
-func lookupApp(name string) (AppFunc, error) {
+// FindApp returns the application registered under name, or an
+// *UnknownAppError that lists the registered ones.
+func FindApp(name string) (AppFunc, error) {
 	fn, ok := LookupApp(name)
 	if !ok {
 		return nil, &UnknownAppError{Name: name}

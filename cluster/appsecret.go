@@ -6,6 +6,7 @@ package cluster
 // secrets that authenticates their application masters.
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"sync"
@@ -27,8 +28,8 @@ func GenerateSecret() ([]byte, error) {
 	return out, nil
 }
 
-// authOn reports whether conf turns spark.authenticate on.
-func authOn(conf *actor.Conf) bool {
+// AuthOn reports whether conf turns spark.authenticate on.
+func AuthOn(conf *actor.Conf) bool {
 	on, _ := conf.GetBool(netty.KeyAuthenticate, false)
 	return on
 }
@@ -39,8 +40,8 @@ func authOn(conf *actor.Conf) bool {
 // its own.
 var secretKeys = []string{netty.KeyAuthenticateSecret, netty.KeyAuthenticateSecretFile, netty.KeyAuthenticateKeyID}
 
-// withoutSecrets returns a copy of conf without secretKeys.
-func withoutSecrets(conf map[string]string) map[string]string {
+// WithoutSecrets returns a copy of conf without secretKeys.
+func WithoutSecrets(conf map[string]string) map[string]string {
 	out := make(map[string]string, len(conf))
 	for k, v := range conf {
 		out[k] = v
@@ -51,11 +52,11 @@ func withoutSecrets(conf map[string]string) map[string]string {
 	return out
 }
 
-// containerAuthConf returns conf (without secretKeys) for a container that
+// ContainerAuthConf returns conf (without secretKeys) for a container that
 // gets its application's secret on the pipe of ContainerSecretFile, and,
 // when keyID is not empty, presents keyID when it dials.
-func containerAuthConf(conf map[string]string, keyID string) map[string]string {
-	out := withoutSecrets(conf)
+func ContainerAuthConf(conf map[string]string, keyID string) map[string]string {
+	out := WithoutSecrets(conf)
 	out[netty.KeyAuthenticate] = "true"
 	out[netty.KeyAuthenticateSecretFile] = ContainerSecretFile
 	if keyID != "" {
@@ -88,15 +89,23 @@ func (k *AppKeys) Lookup(appID string) ([]byte, bool) {
 	return v.([]byte), true
 }
 
-func (k *AppKeys) set(appID string, secret []byte) { k.m.Store(appID, secret) }
+func (k *AppKeys) Set(appID string, secret []byte) { k.m.Store(appID, secret) }
 
-func (k *AppKeys) forget(appID string) { k.m.Delete(appID) }
+func (k *AppKeys) Forget(appID string) { k.m.Delete(appID) }
 
-// setSecret makes secret the one conf gives, in place of every key that
+// SetSecret makes secret the one conf gives, in place of every key that
 // said where a secret came from.
-func setSecret(conf *actor.Conf, secret []byte) {
+func SetSecret(conf *actor.Conf, secret []byte) {
 	for _, k := range secretKeys {
 		conf.Remove(k)
 	}
 	conf.Set(netty.KeyAuthenticateSecret, string(secret))
+}
+
+// PropertiesText renders conf as a properties file, keys sorted, that
+// actor.Conf.LoadProperties reads back to the same pairs.
+func PropertiesText(conf map[string]string) []byte {
+	var b bytes.Buffer
+	_ = actor.StoreProperties(&b, conf) // a bytes.Buffer does not fail
+	return b.Bytes()
 }

@@ -7,6 +7,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sparkrpc/sparkrpc/cluster/managers"
+
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
+
+	"github.com/sparkrpc/sparkrpc/cluster/appmaster"
+	"github.com/sparkrpc/sparkrpc/cluster/nodemanager"
+	"github.com/sparkrpc/sparkrpc/cluster/yarn"
+
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
 )
@@ -25,50 +33,50 @@ func TestConfigRequiredFields(t *testing.T) {
 		run         func(ctx context.Context) error
 	}{
 		{"submit without master", "SubmitConfig.Master", func(ctx context.Context) error {
-			return cluster.Submit(ctx, cluster.SubmitConfig{Class: "example.SumOfSquares"})
+			return managers.Submit(ctx, cluster.SubmitConfig{Class: "example.SumOfSquares"})
 		}},
 		{"submit without class", "SubmitConfig.Class", func(ctx context.Context) error {
-			return cluster.Submit(ctx, cluster.SubmitConfig{Master: local})
+			return managers.Submit(ctx, cluster.SubmitConfig{Master: local})
 		}},
-		{"AM without app id", "AMConfig.AppID", func(ctx context.Context) error {
-			return cluster.RunApplicationMaster(ctx, cluster.AMConfig{ResourceManager: rm, Class: "example.SumOfSquares"})
+		{"AM without app id", "appmaster.Config.AppID", func(ctx context.Context) error {
+			return appmaster.Run(ctx, appmaster.Config{ResourceManager: rm, Class: "example.SumOfSquares"})
 		}},
-		{"AM without resource manager", "AMConfig.ResourceManager", func(ctx context.Context) error {
-			return cluster.RunApplicationMaster(ctx, cluster.AMConfig{AppID: "application_1_0001", Class: "example.SumOfSquares"})
+		{"AM without resource manager", "appmaster.Config.ResourceManager", func(ctx context.Context) error {
+			return appmaster.Run(ctx, appmaster.Config{AppID: "application_1_0001", Class: "example.SumOfSquares"})
 		}},
-		{"client-mode AM without driver", "AMConfig.DriverURL", func(ctx context.Context) error {
-			return cluster.RunApplicationMaster(ctx, cluster.AMConfig{AppID: "application_1_0001", ResourceManager: rm, ClientMode: true})
+		{"client-mode AM without driver", "appmaster.Config.DriverURL", func(ctx context.Context) error {
+			return appmaster.Run(ctx, appmaster.Config{AppID: "application_1_0001", ResourceManager: rm, ClientMode: true})
 		}},
-		{"node manager without resource manager", "NodeManagerConfig.ResourceManager", func(ctx context.Context) error {
-			_, err := cluster.StartNodeManager(ctx, nil, cluster.NodeManagerConfig{Capability: res, Dir: t.TempDir()})
+		{"node manager without resource manager", "nodemanager.Config.ResourceManager", func(ctx context.Context) error {
+			_, err := nodemanager.Start(ctx, nil, nodemanager.Config{Capability: res, Dir: t.TempDir()})
 			return err
 		}},
-		{"node manager without capability", "NodeManagerConfig.Capability", func(ctx context.Context) error {
-			_, err := cluster.StartNodeManager(ctx, nil, cluster.NodeManagerConfig{ResourceManager: rm, Dir: t.TempDir()})
+		{"node manager without capability", "nodemanager.Config.Capability", func(ctx context.Context) error {
+			_, err := nodemanager.Start(ctx, nil, nodemanager.Config{ResourceManager: rm, Dir: t.TempDir()})
 			return err
 		}},
-		{"node manager without folder", "NodeManagerConfig.Dir", func(ctx context.Context) error {
-			_, err := cluster.StartNodeManager(ctx, nil, cluster.NodeManagerConfig{ResourceManager: rm, Capability: res})
+		{"node manager without folder", "nodemanager.Config.Dir", func(ctx context.Context) error {
+			_, err := nodemanager.Start(ctx, nil, nodemanager.Config{ResourceManager: rm, Capability: res})
 			return err
 		}},
-		{"local cluster without workers", "LocalClusterConfig.Workers", func(ctx context.Context) error {
-			_, err := cluster.StartLocalCluster(ctx, cluster.LocalClusterConfig{WorkerCores: 1, WorkerMemoryMB: 512})
+		{"local cluster without workers", "yarn.LocalClusterConfig.Workers", func(ctx context.Context) error {
+			_, err := yarn.StartLocalCluster(ctx, yarn.LocalClusterConfig{WorkerCores: 1, WorkerMemoryMB: 512})
 			return err
 		}},
-		{"local cluster without memory", "LocalClusterConfig.WorkerMemoryMB", func(ctx context.Context) error {
-			_, err := cluster.StartLocalCluster(ctx, cluster.LocalClusterConfig{Workers: 1, WorkerCores: 1})
+		{"local cluster without memory", "yarn.LocalClusterConfig.WorkerMemoryMB", func(ctx context.Context) error {
+			_, err := yarn.StartLocalCluster(ctx, yarn.LocalClusterConfig{Workers: 1, WorkerCores: 1})
 			return err
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := tc.run(testContext(t, 10*time.Second))
+			err := tc.run(testutil.Context(t, 10*time.Second))
 			if !errors.Is(err, cluster.ErrInvalidConfig) || !strings.Contains(err.Error(), tc.field) {
 				t.Fatalf("error %v, want ErrInvalidConfig naming %s", err, tc.field)
 			}
 		})
 	}
 	// The application master's error is its exit status as well.
-	err = cluster.RunApplicationMaster(testContext(t, 10*time.Second), cluster.AMConfig{ResourceManager: rm})
+	err = appmaster.Run(testutil.Context(t, 10*time.Second), appmaster.Config{ResourceManager: rm})
 	var ee *cluster.ExitError
 	if !errors.As(err, &ee) || ee.Code != cluster.ExitUncaughtException {
 		t.Fatalf("AM error %v, want an *ExitError with code %d", err, cluster.ExitUncaughtException)

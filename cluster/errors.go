@@ -80,8 +80,8 @@ func (e *wrapError) Error() string {
 
 func (e *wrapError) Unwrap() error { return e.err }
 
-// wrapf wraps err with a message, keeping one "cluster: " prefix.
-func wrapf(err error, format string, args ...any) error {
+// Wrapf wraps err with a message, keeping one "cluster: " prefix.
+func Wrapf(err error, format string, args ...any) error {
 	return &wrapError{msg: fmt.Sprintf(format, args...), err: err}
 }
 
@@ -105,27 +105,28 @@ const (
 	ExitDisconnected = 17
 )
 
+// A container's exit status, as YARN's ContainerExitStatus and a node
+// manager report it: the process's exit code, ExitSignalBase plus the signal
+// that ended it, or one of the negative statuses below.
 const (
-	exitSignalBase            = 128
-	containerExitAborted      = -100
-	containerExitInvalid      = -1000
-	containerExitPreempted    = -102
-	containerExitKilledByAM   = -105
-	containerExitKilledByRM   = -106
-	containerExitAfterAppDone = -107
+	// ExitSignalBase plus a signal's number is the status of a container
+	// that a signal ended (as a shell reports it).
+	ExitSignalBase = 128
+	// ContainerExitAborted: the cluster gave up on the container, e.g.
+	// because its node was lost (YARN's ABORTED).
+	ContainerExitAborted = -100
+	// ContainerExitPreempted: the container was preempted.
+	ContainerExitPreempted = -102
+	// ContainerExitKilledByAM: stopped at the application master's request.
+	ContainerExitKilledByAM = -105
+	// ContainerExitKilledByRM: stopped by the resource manager (the
+	// application was killed or ended).
+	ContainerExitKilledByRM = -106
+	// ContainerExitAfterAppDone: stopped because its application ended.
+	ContainerExitAfterAppDone = -107
+	// ContainerExitInvalid: no status is known.
+	ContainerExitInvalid = -1000
 )
-
-// ContainerExitAborted is the exit status of a container that the cluster
-// gave up on, e.g. because its node was lost (YARN's ContainerExitStatus.ABORTED).
-const ContainerExitAborted = containerExitAborted
-
-// ContainerExitKilledByAM is the exit status of a container stopped at the
-// application master's request.
-const ContainerExitKilledByAM = containerExitKilledByAM
-
-// ContainerExitKilledByRM is the exit status of a container stopped by the
-// resource manager (the application was killed or ended).
-const ContainerExitKilledByRM = containerExitKilledByRM
 
 // AppFailedError is the error of an application that ended with a final
 // status other than SUCCEEDED.
@@ -165,8 +166,8 @@ func (e *ExitError) Error() string { return fmt.Sprintf("exit code %d: %s", e.Co
 // Unwrap returns the cause, or nil.
 func (e *ExitError) Unwrap() error { return e.Err }
 
-// configError is the ErrInvalidConfig error for field of config.
-func configError(config, field, format string, args ...any) error {
+// ConfigError is the ErrInvalidConfig error for field of config.
+func ConfigError(config, field, format string, args ...any) error {
 	return fmt.Errorf("%w: %s.%s %s", ErrInvalidConfig, config, field, fmt.Sprintf(format, args...))
 }
 
@@ -187,19 +188,20 @@ type ResourceTooLargeError struct {
 	Requested Resource
 	Max       Resource
 
-	hint string // replaces the advice about the node managers
+	// Hint replaces the advice about the node managers when not empty.
+	Hint string
 }
 
 func (e *ResourceTooLargeError) Error() string {
 	if e.Requested.MemoryMB > e.Max.MemoryMB {
-		hint := e.hint
+		hint := e.Hint
 		if hint == "" {
 			hint = "Please check the memory of the node managers (nodemanager --memory) or lower the requested memory."
 		}
 		return fmt.Sprintf("Required %s memory (%d MB) is above the max threshold (%d MB) of this cluster! %s",
 			e.What, e.Requested.MemoryMB, e.Max.MemoryMB, hint)
 	}
-	hint := e.hint
+	hint := e.Hint
 	if hint == "" {
 		hint = "Please check the cores of the node managers (nodemanager --cores) or lower the requested cores."
 	}
@@ -210,8 +212,12 @@ func (e *ResourceTooLargeError) Error() string {
 // Is reports whether target is ErrResourceTooLarge.
 func (e *ResourceTooLargeError) Is(target error) bool { return target == ErrResourceTooLarge }
 
-// remoteIs reports whether err is target, also when err came over the wire
+// RemoteIs reports whether err is target, also when err came over the wire
 // from another env (then only its text is left, which holds target's).
-func remoteIs(err, target error) bool {
+func RemoteIs(err, target error) bool {
 	return errors.Is(err, target) || err != nil && strings.Contains(err.Error(), target.Error())
 }
+
+// ErrNoSuchLog is returned for a container log file a node manager does
+// not have.
+var ErrNoSuchLog = errors.New("cluster: no such container log")

@@ -6,6 +6,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/sparkrpc/sparkrpc/cluster/managers"
+
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
@@ -45,7 +47,7 @@ func ExampleSubmit() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	err = cluster.Submit(ctx, cluster.SubmitConfig{Master: master, Class: "example.SumOfSquares",
+	err = managers.Submit(ctx, cluster.SubmitConfig{Master: master, Class: "example.SumOfSquares",
 		Conf: actor.NewConf(), Stdout: os.Stdout, Logger: zerolog.Nop()})
 	fmt.Println("error:", err)
 	// Output:

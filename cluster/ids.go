@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/sparkrpc/sparkrpc/actor"
 )
 
 // AppID formats an application id the way YARN does:
@@ -29,9 +31,9 @@ func ParseAppID(id string) (clusterTimestamp int64, seq int, err error) {
 	return ts, n, nil
 }
 
-// containerID formats a container id the way YARN does:
+// ContainerID formats a container id the way YARN does:
 // container_<clusterTimestamp>_<appSeq>_<attempt>_<containerSeq>.
-func containerID(clusterTimestamp int64, appSeq, attempt, seq int) string {
+func ContainerID(clusterTimestamp int64, appSeq, attempt, seq int) string {
 	return fmt.Sprintf("container_%d_%04d_%02d_%06d", clusterTimestamp, appSeq, attempt, seq)
 }
 
@@ -73,4 +75,14 @@ func SplitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// ParseNodeAddress parses a node manager's "host:port"; a malformed one
+// gives an address that cannot be reached, so the ask to it fails.
+func ParseNodeAddress(s string) actor.RpcAddress {
+	a, err := actor.ParseHostPort(s)
+	if err != nil {
+		return actor.RpcAddress{Host: s}
+	}
+	return a
 }

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"io"
 	"os"
 	"os/exec"
@@ -14,6 +13,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sparkrpc/sparkrpc/cluster/managers"
+
+	"github.com/sparkrpc/sparkrpc/cluster/nodemanager"
+	"github.com/sparkrpc/sparkrpc/cluster/resourcemanager"
+
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
@@ -97,12 +103,12 @@ func runLibraryWithoutLoggers(t *testing.T, log *zerolog.Logger) {
 		return env
 	}
 	rmEnv := listen("rm")
-	rm, err := cluster.StartResourceManager(rmEnv, cluster.ResourceManagerConfig{StagingDir: t.TempDir(), NodeExpiry: time.Minute})
+	rm, err := resourcemanager.Start(rmEnv, resourcemanager.Config{StagingDir: t.TempDir(), NodeExpiry: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rm.Shutdown(context.Background()) })
-	nm, err := cluster.StartNodeManager(testContext(t, 30*time.Second), listen("nm"), cluster.NodeManagerConfig{ResourceManager: rm.Address(),
+	nm, err := nodemanager.Start(testutil.Context(t, 30*time.Second), listen("nm"), nodemanager.Config{ResourceManager: rm.Address(),
 		Capability: cluster.Resource{MemoryMB: 1024, Cores: 1}, Dir: filepath.Join(t.TempDir(), "node"), HeartbeatInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +134,7 @@ func runLibraryWithoutLoggers(t *testing.T, log *zerolog.Logger) {
 		t.Fatal(err)
 	}
 	var stdout bytes.Buffer
-	if err := cluster.Submit(testContext(t, time.Minute), cluster.SubmitConfig{Master: master, Class: "example.SumOfSquares",
+	if err := managers.Submit(testutil.Context(t, time.Minute), cluster.SubmitConfig{Master: master, Class: "example.SumOfSquares",
 		Conf: actor.NewConf(), Stdout: &stdout, Stderr: io.Discard, Logger: submitLog}); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sparkrpc/sparkrpc/cluster/internal/clustertest"
+
 	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/internal/testutil"
 )
@@ -12,16 +14,16 @@ import (
 // The resource manager's and the node manager's /metrics show an
 // application's container while it runs, and the application's end.
 func TestDaemonMetrics(t *testing.T) {
-	mc := newMemCluster(t, cluster.Resource{MemoryMB: 1024, Cores: 4})
-	h := mc.submitShell(`sleep 60`, cluster.Resource{MemoryMB: 256, Cores: 1})
-	eventually(t, 10*time.Second, "the container to start", func() bool { return len(mc.nms[0].Containers()) == 1 })
+	mc := clustertest.NewMemCluster(t, cluster.Resource{MemoryMB: 1024, Cores: 4})
+	h := mc.SubmitShell(`sleep 60`, cluster.Resource{MemoryMB: 256, Cores: 1})
+	testutil.Eventually(t, 10*time.Second, "the container to start", func() bool { return len(mc.NMs[0].Containers()) == 1 })
 
 	r, err := h.Poll(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	rm := testutil.Scrape(t, mc.rm.MetricsHandler())
-	node := mc.nms[0].NodeID()
+	rm := testutil.Scrape(t, mc.RM.MetricsHandler())
+	node := mc.NMs[0].NodeID()
 	checks := []struct {
 		m      testutil.Metrics
 		name   string
@@ -43,7 +45,7 @@ func TestDaemonMetrics(t *testing.T) {
 			t.Errorf("%s%v = %v, want %v", c.name, c.labels, got, c.want)
 		}
 	}
-	nm := testutil.Scrape(t, mc.nms[0].MetricsHandler())
+	nm := testutil.Scrape(t, mc.NMs[0].MetricsHandler())
 	if got := nm.Get(t, "sparkrpc_nm_containers_running"); got != 1 {
 		t.Errorf("sparkrpc_nm_containers_running = %v, want 1", got)
 	}
@@ -54,17 +56,17 @@ func TestDaemonMetrics(t *testing.T) {
 		t.Error("no Go runtime metrics on the node manager's /metrics")
 	}
 
-	if _, err := mc.client.Kill(context.Background(), h.AppID(), "done"); err != nil {
+	if _, err := mc.Client.Kill(context.Background(), h.AppID(), "done"); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, "the killed app and its freed node in the metrics", func() bool {
-		m := testutil.Scrape(t, mc.rm.MetricsHandler())
+	testutil.Eventually(t, 10*time.Second, "the killed app and its freed node in the metrics", func() bool {
+		m := testutil.Scrape(t, mc.RM.MetricsHandler())
 		killed, _ := m.Value("sparkrpc_rm_applications", "state", "KILLED")
 		running, _ := m.Value("sparkrpc_rm_containers_running")
 		return killed == 1 && running == 0
 	})
-	eventually(t, 10*time.Second, "the node manager's container to stop", func() bool {
-		v, _ := testutil.Scrape(t, mc.nms[0].MetricsHandler()).Value("sparkrpc_nm_containers_running")
+	testutil.Eventually(t, 10*time.Second, "the node manager's container to stop", func() bool {
+		v, _ := testutil.Scrape(t, mc.NMs[0].MetricsHandler()).Value("sparkrpc_nm_containers_running")
 		return v == 0
 	})
 }

@@ -96,7 +96,8 @@ func (n TCPNetwork) Client(name string, conf *actor.Conf) (*actor.Env, error) {
 	return netty.NewEnv(name, conf, o...)
 }
 
-func shutdownEnv(env *actor.Env, log zerolog.Logger) {
+// ShutdownEnv shuts env down, waiting at most 10s, and logs a failure.
+func ShutdownEnv(env *actor.Env, log zerolog.Logger) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := env.Shutdown(ctx); err != nil {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sparkrpc/sparkrpc/cluster/managers"
+
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
@@ -63,7 +65,7 @@ func TestSubmitLocalOnMemNetwork(t *testing.T) {
 	var out bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	err = cluster.Submit(ctx, cluster.SubmitConfig{Master: master, Class: "example.SumOfSquares", Network: n,
+	err = managers.Submit(ctx, cluster.SubmitConfig{Master: master, Class: "example.SumOfSquares", Network: n,
 		Stdout: &out, Logger: zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.WarnLevel)})
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package cluster
 // This file holds the application states, final statuses and resources.
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/sparkrpc/sparkrpc/messages"
@@ -69,11 +70,11 @@ func (r Resource) Sub(o Resource) Resource {
 	return Resource{MemoryMB: r.MemoryMB - o.MemoryMB, Cores: r.Cores - o.Cores}
 }
 
-func (r Resource) proto() *messages.RmResource {
+func (r Resource) Proto() *messages.RmResource {
 	return &messages.RmResource{MemoryMb: r.MemoryMB, Cores: int32(r.Cores)}
 }
 
-func resourceFromProto(p *messages.RmResource) Resource {
+func ResourceFromProto(p *messages.RmResource) Resource {
 	return Resource{MemoryMB: p.GetMemoryMb(), Cores: int(p.GetCores())}
 }
 
@@ -84,4 +85,27 @@ func joinNames(names []string) string {
 		return "none"
 	}
 	return strings.Join(names, ", ")
+}
+
+// AllAppStates are the application states, in lifecycle order.
+var AllAppStates = []AppState{StateNew, StateSubmitted, StateAccepted, StateRunning, StateFinished, StateFailed, StateKilled}
+
+// ActiveAppStates are the states `yarn application -list` shows by default:
+// applications that have not ended yet.
+var ActiveAppStates = []AppState{StateSubmitted, StateAccepted, StateRunning}
+
+// ParseAppState parses a state name as YARN prints it ("RUNNING"; any
+// case). The error wraps ErrInvalidState.
+func ParseAppState(s string) (AppState, error) {
+	name := strings.ToUpper(strings.TrimSpace(s))
+	for _, st := range AllAppStates {
+		if st.String() == name {
+			return st, nil
+		}
+	}
+	names := make([]string, len(AllAppStates))
+	for i, st := range AllAppStates {
+		names[i] = st.String()
+	}
+	return 0, fmt.Errorf("%w %q (expected one of %s)", ErrInvalidState, s, strings.Join(names, ", "))
 }

@@ -13,22 +13,6 @@ import (
 	"github.com/sparkrpc/sparkrpc/actor"
 )
 
-// Configuration keys of the embedded local cluster (not Spark's).
-const (
-	// KeyLocalClusterDir keeps the local cluster's folder (node logs,
-	// staging) at this path instead of a temporary folder removed at exit.
-	KeyLocalClusterDir = "spark.sparkrpc.localCluster.dir"
-	// KeyNodeExpiry is the embedded resource manager's node expiry.
-	KeyNodeExpiry = "spark.sparkrpc.rm.nodeExpiry"
-	// KeySubmitWorkingDir is the submitting command's working folder, which
-	// applications resolve relative file arguments against.
-	KeySubmitWorkingDir = "spark.sparkrpc.submit.workingDir"
-	// KeyContainerEnvWhitelist names, comma-separated, the variables of the
-	// environment that an embedded local cluster's containers get beside
-	// the defaults (NodeManagerConfig.EnvWhitelist).
-	KeyContainerEnvWhitelist = "spark.sparkrpc.container.envWhitelist"
-)
-
 // SubmitConfig is what Submit runs: spark-submit's options, with
 // everything but the master, the application and its arguments in Conf
 // (spark.submit.deployMode, spark.app.name, spark.yarn.queue,
@@ -66,29 +50,41 @@ type SubmitConfig struct {
 	// Executable is what containers of an embedded cluster run (default
 	// os.Executable()).
 	Executable string
-	// OnSubmitted, when set, is called with the handle once the application
-	// is submitted to a resource manager.
-	OnSubmitted func(h *AppHandle)
 }
 
 // validate checks the required fields.
 func (cfg *SubmitConfig) validate() error {
 	switch {
 	case cfg.Master.Kind == 0:
-		return configError("SubmitConfig", "Master", "is required (see ParseMaster)")
+		return ConfigError("SubmitConfig", "Master", "is required (see ParseMaster)")
 	case cfg.Class == "":
-		return configError("SubmitConfig", "Class", "is required (the registered application's name)")
+		return ConfigError("SubmitConfig", "Class", "is required (the registered application's name)")
 	}
 	return nil
 }
 
-// Submit runs an application on cfg.Master and waits for it to end (unless
+// ClusterManager runs applications on the masters it accepts, as Spark's
+// ExternalClusterManager does: package cluster/local runs local[N],
+// cluster/yarn local-cluster[W,C,M] and rm://, cluster/kubernetes k8s://.
+// A new cluster manager is one package implementing it, and one entry in the
+// list given to Submit (cluster/managers.All).
+type ClusterManager interface {
+	// Accepts reports whether the manager runs applications on m (Spark's
+	// canCreate).
+	Accepts(m Master) bool
+	// Submit runs fn as cfg says and waits for it to end, as Submit
+	// documents. cfg is complete: Conf and the writers are set, and
+	// spark.submit.deployMode is "client" or "cluster".
+	Submit(ctx context.Context, cfg SubmitConfig, fn AppFunc) error
+}
+
+// Submit runs an application on cfg.Master with the first of managers that
+// accepts it, and waits for it to end (unless
 // spark.yarn.submit.waitAppCompletion is false in cluster mode). It returns
 // nil only when the application succeeded; otherwise the application's own
-// error (local and client mode) or an *AppFailedError. On local-cluster it
-// refuses at once (with an error matching ErrResourceTooLarge) an AM or an
-// executor larger than a node, as such an application could never run.
-func Submit(ctx context.Context, cfg SubmitConfig) error {
+// error (local and client mode) or an *AppFailedError. A master no manager
+// accepts is an error matching ErrInvalidMaster.
+func Submit(ctx context.Context, cfg SubmitConfig, managers ...ClusterManager) error {
 	if err := cfg.validate(); err != nil {
 		return err
 	}
@@ -101,7 +97,7 @@ func Submit(ctx context.Context, cfg SubmitConfig) error {
 	if cfg.Stderr == nil {
 		cfg.Stderr = io.Discard
 	}
-	fn, err := lookupApp(cfg.Class)
+	fn, err := FindApp(cfg.Class)
 	if err != nil {
 		return err
 	}
@@ -111,20 +107,16 @@ func Submit(ctx context.Context, cfg SubmitConfig) error {
 	if wd, err := os.Getwd(); err == nil {
 		conf.SetIfMissing(KeySubmitWorkingDir, wd)
 	}
-	mode := conf.Get(KeyDeployMode, "client")
-	if mode != "client" && mode != "cluster" {
+	if mode := DeployMode(conf); mode != "client" && mode != "cluster" {
 		return fmt.Errorf("%w: deploy mode must be client or cluster, not %q", ErrInvalidState, mode)
 	}
-	switch cfg.Master.Kind {
-	case MasterLocal:
-		if mode == "cluster" {
-			return fmt.Errorf("%w: cluster deploy mode is not compatible with master %q", ErrInvalidMaster, cfg.Master.String())
+	for _, m := range managers {
+		if m.Accepts(cfg.Master) {
+			return m.Submit(ctx, cfg, fn)
 		}
-		return runLocal(ctx, cfg, fn)
-	case MasterLocalCluster:
-		return runOnLocalCluster(ctx, cfg, fn, mode)
-	case MasterRM:
-		return runOnRM(ctx, cfg, fn, cfg.Master.Address, mode, false)
 	}
-	return fmt.Errorf("%w: %q", ErrInvalidMaster, cfg.Master.String())
+	return fmt.Errorf("%w: %q: no cluster manager runs applications there", ErrInvalidMaster, cfg.Master.String())
 }
+
+// DeployMode returns conf's spark.submit.deployMode (default "client").
+func DeployMode(conf *actor.Conf) string { return conf.Get(KeyDeployMode, "client") }

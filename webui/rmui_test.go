@@ -7,6 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sparkrpc/sparkrpc/cluster/nodemanager"
+	"github.com/sparkrpc/sparkrpc/cluster/resourcemanager"
+	"github.com/sparkrpc/sparkrpc/cluster/rmclient"
+
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
@@ -39,7 +43,7 @@ type rmNodeJSON struct {
 
 // rmWithNode starts a resource manager and one node manager (1024 MB, 2
 // cores) over loopback TCP, in this process; containers run sleep.
-func rmWithNode(t *testing.T) (*cluster.ResourceManager, *cluster.NodeManager, *cluster.Client) {
+func rmWithNode(t *testing.T) (*resourcemanager.ResourceManager, *nodemanager.NodeManager, *rmclient.Client) {
 	t.Helper()
 	log := zerolog.Nop()
 	listen := func(name string) *actor.Env {
@@ -55,7 +59,7 @@ func rmWithNode(t *testing.T) (*cluster.ResourceManager, *cluster.NodeManager, *
 		return env
 	}
 	rmEnv := listen("sparkResourceManager")
-	rm, err := cluster.StartResourceManager(rmEnv, cluster.ResourceManagerConfig{StagingDir: t.TempDir(), Logger: &log})
+	rm, err := resourcemanager.Start(rmEnv, resourcemanager.Config{StagingDir: t.TempDir(), Logger: &log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +67,7 @@ func rmWithNode(t *testing.T) (*cluster.ResourceManager, *cluster.NodeManager, *
 	nmEnv := listen("sparkNodeManager")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	nm, err := cluster.StartNodeManager(ctx, nmEnv, cluster.NodeManagerConfig{ResourceManager: rm.Address(),
+	nm, err := nodemanager.Start(ctx, nmEnv, nodemanager.Config{ResourceManager: rm.Address(),
 		Capability: cluster.Resource{MemoryMB: 1024, Cores: 2}, Dir: t.TempDir(), Executable: "sleep",
 		HeartbeatInterval: 50 * time.Millisecond, KillGrace: 50 * time.Millisecond, Logger: &log})
 	if err != nil {
@@ -79,7 +83,7 @@ func rmWithNode(t *testing.T) (*cluster.ResourceManager, *cluster.NodeManager, *
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cenv.Shutdown(context.Background()) })
-	return rm, nm, cluster.NewClient(cenv, rm.Address())
+	return rm, nm, rmclient.New(cenv, rm.Address())
 }
 
 // The resource manager's pages and API show its applications (with the
@@ -92,7 +96,7 @@ func TestResourceManagerUI(t *testing.T) {
 
 	// An application whose AM container (the command "sleep 60") runs, and
 	// whose AM registers as an application master would.
-	h, err := client.Submit(ctx, cluster.Submission{Name: "ui app", User: "tester", AMResource: cluster.Resource{MemoryMB: 256, Cores: 1},
+	h, err := client.Submit(ctx, rmclient.Submission{Name: "ui app", User: "tester", AMResource: cluster.Resource{MemoryMB: 256, Cores: 1},
 		AMCommand: []string{"sparkrpc", "60"}})
 	if err != nil {
 		t.Fatal(err)

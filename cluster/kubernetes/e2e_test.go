@@ -6,13 +6,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"io"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"

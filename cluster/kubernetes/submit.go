@@ -11,12 +11,12 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"runtime/debug"
-	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/sparkrpc/sparkrpc/cluster/driverrun"
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
@@ -25,38 +25,29 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Submit runs the application cfg describes on the Kubernetes master
-// cfg.Master (Kind cluster.MasterKubernetes): in client mode the driver runs
-// here and its executors in pods; in cluster mode a driver pod runs it, and
-// Submit follows that pod. It returns nil only when the application
-// succeeded.
-func Submit(ctx context.Context, cfg cluster.SubmitConfig) error {
-	if cfg.Master.Kind != cluster.MasterKubernetes {
-		return fmt.Errorf("%w: %q is not a k8s:// master", cluster.ErrInvalidMaster, cfg.Master.String())
-	}
-	if cfg.Conf == nil {
-		cfg.Conf = actor.NewConf()
-	}
-	if cfg.Stdout == nil {
-		cfg.Stdout = io.Discard
-	}
-	if cfg.Stderr == nil {
-		cfg.Stderr = io.Discard
-	}
-	if _, ok := cluster.LookupApp(cfg.Class); !ok {
-		return &cluster.UnknownAppError{Name: cfg.Class}
-	}
-	conf := cfg.Conf
-	conf.SetIfMissing(cluster.KeyAppName, cfg.Class)
-	conf.Set(cluster.KeyMaster, cfg.Master.String())
-	switch mode := conf.Get(cluster.KeyDeployMode, "client"); mode {
-	case "client":
-		return runDriver(ctx, cfg, false)
-	case "cluster":
+// Manager is the cluster manager of k8s:// masters (Spark's
+// KubernetesClusterManager): in client mode the driver runs in the
+// submitting process and its executors in pods; in cluster mode a driver pod
+// runs it, and Submit follows that pod.
+type Manager struct{}
+
+// Accepts reports whether m is a k8s:// master.
+func (Manager) Accepts(m cluster.Master) bool { return m.Kind == cluster.MasterKubernetes }
+
+// Submit runs fn on the Kubernetes master cfg.Master and waits for it (see
+// cluster.Submit).
+func (Manager) Submit(ctx context.Context, cfg cluster.SubmitConfig, fn cluster.AppFunc) error {
+	if cluster.DeployMode(cfg.Conf) == "cluster" {
 		return submitCluster(ctx, cfg)
-	default:
-		return fmt.Errorf("%w: deploy mode must be client or cluster, not %q", cluster.ErrInvalidState, mode)
 	}
+	return runDriver(ctx, cfg, fn, false)
+}
+
+// Submit runs the application cfg describes on the Kubernetes master
+// cfg.Master: cluster.Submit with Manager alone. It returns nil only when
+// the application succeeded.
+func Submit(ctx context.Context, cfg cluster.SubmitConfig) error {
+	return cluster.Submit(ctx, cfg, Manager{})
 }
 
 // RunDriverPod runs the application as the driver inside a driver pod
@@ -73,18 +64,18 @@ func RunDriverPod(ctx context.Context, cfg cluster.SubmitConfig) error {
 	if cfg.Conf == nil {
 		cfg.Conf = actor.NewConf()
 	}
-	if _, ok := cluster.LookupApp(cfg.Class); !ok {
-		return &cluster.UnknownAppError{Name: cfg.Class}
+	fn, err := cluster.FindApp(cfg.Class)
+	if err != nil {
+		return err
 	}
 	cfg.Conf.Set(KeySubmitInDriver, "true")
-	return runDriver(ctx, cfg, true)
+	return runDriver(ctx, cfg, fn, true)
 }
 
 // runDriver runs the driver here and the executors in pods.
-func runDriver(ctx context.Context, cfg cluster.SubmitConfig, inPod bool) error {
+func runDriver(ctx context.Context, cfg cluster.SubmitConfig, fn cluster.AppFunc, inPod bool) error {
 	conf := cfg.Conf
 	log := cfg.Logger
-	fn, _ := cluster.LookupApp(cfg.Class)
 	appID := conf.Get(cluster.KeyAppID, "")
 	if appID == "" {
 		appID = NewAppID()
@@ -159,11 +150,11 @@ func runDriver(ctx context.Context, cfg cluster.SubmitConfig, inPod bool) error 
 		ui    *webui.Server
 	)
 	allocDone := make(chan struct{})
-	start := func(sctx context.Context) (*endpoints.Driver, error) {
+	start := func(sctx context.Context) (cluster.Started, error) {
 		var err error
 		env, err = nw.Listen("sparkDriver", conf, port)
 		if err != nil {
-			return nil, err
+			return cluster.Started{}, err
 		}
 		conf.Set("spark.driver.host", env.Address().Host)
 		conf.Set("spark.driver.port", strconv.Itoa(env.Address().Port))
@@ -176,7 +167,7 @@ func runDriver(ctx context.Context, cfg cluster.SubmitConfig, inPod bool) error 
 			}})
 		d, err = endpoints.NewDriver(env, endpoints.WithLogger(log), endpoints.WithClusterManager(alloc))
 		if err != nil {
-			return nil, err
+			return cluster.Started{}, err
 		}
 		drv = d
 		// The driver's UI is the application's tracking URL, as on the
@@ -189,7 +180,7 @@ func runDriver(ctx context.Context, cfg cluster.SubmitConfig, inPod bool) error 
 		}
 		alloc.opts.DriverURL = d.URL()
 		if err := alloc.Start(sctx); err != nil {
-			return nil, err
+			return cluster.Started{}, err
 		}
 		go func() {
 			defer close(allocDone)
@@ -201,16 +192,21 @@ func runDriver(ctx context.Context, cfg cluster.SubmitConfig, inPod bool) error 
 		}()
 		report(fmt.Sprintf("Application %s: driver at %s, requesting %d executor pods in namespace %s (label %s)",
 			appID, d.URL(), kcfg.NumExecutors, kcfg.Namespace, ExecutorSelector(appID)))
-		up := waitBackendReady(sctx, appCtx, d, conf, kcfg.NumExecutors)
+		// The wait also ends when the application does (the allocator failed).
+		wctx, cancelWait := context.WithCancel(sctx)
+		stopWait := context.AfterFunc(appCtx, cancelWait)
+		up := driverrun.WaitBackendReady(wctx, d, conf, kcfg.NumExecutors, log)
+		stopWait()
+		cancelWait()
 		if err := context.Cause(appCtx); err != nil && appCtx.Err() != nil {
-			return nil, err
+			return cluster.Started{}, err
 		}
 		report(fmt.Sprintf("Executors registered: %d of %d", up, kcfg.NumExecutors))
-		return d, nil
+		return cluster.Started{Driver: d}, nil
 	}
 	sc := cluster.NewAppContext(appID, conf, log, cfg.Stdout, start)
 	done := make(chan error, 1)
-	runUserApp(appCtx, fn, sc, cfg.Args, done)
+	driverrun.RunUserApp(appCtx, fn, sc, cfg.Args, done)
 	appErr := <-done
 	if cause := context.Cause(appCtx); cause != nil && appCtx.Err() != nil && ctx.Err() == nil {
 		if appErr == nil || !strings.Contains(appErr.Error(), cause.Error()) {
@@ -244,47 +240,6 @@ func runDriver(ctx context.Context, cfg cluster.SubmitConfig, inPod bool) error 
 		cancel()
 	}
 	return appErr
-}
-
-// waitBackendReady waits until spark.scheduler.minRegisteredResourcesRatio
-// (0.8) of the executors registered, within
-// spark.scheduler.maxRegisteredResourcesWaitingTime (30s), or until appCtx
-// ends; it returns how many registered.
-func waitBackendReady(ctx, appCtx context.Context, d *endpoints.Driver, conf *actor.Conf, expected int) int {
-	ratio := 0.8
-	if v, ok := conf.Lookup(cluster.KeyMinRegisteredRatio); ok {
-		if r, err := strconv.ParseFloat(v, 64); err == nil {
-			ratio = r
-		}
-	}
-	wait, err := conf.GetDuration(cluster.KeyMaxRegisteredWait, "30s", time.Millisecond)
-	if err != nil {
-		wait = 30 * time.Second
-	}
-	n := int(float64(expected)*min(1, ratio) + 0.999999)
-	if n > 0 {
-		wctx, cancel := context.WithTimeout(ctx, wait)
-		stop := context.AfterFunc(appCtx, cancel)
-		_ = d.WaitForExecutors(wctx, n)
-		stop()
-		cancel()
-	}
-	return len(d.Executors())
-}
-
-// runUserApp runs fn labelled "Driver" and sends its result (a panic
-// becomes an error) to done.
-func runUserApp(ctx context.Context, fn cluster.AppFunc, sc *cluster.AppContext, args []string, done chan<- error) {
-	var err error
-	pprof.Do(ctx, pprof.Labels("thread", cluster.DriverGoroutineLabel), func(ctx context.Context) {
-		defer func() {
-			if r := recover(); r != nil {
-				err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
-			}
-		}()
-		err = fn(ctx, sc, args)
-	})
-	done <- err
 }
 
 // localHostFor returns this machine's address on the route to the API

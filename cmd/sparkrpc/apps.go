@@ -11,6 +11,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/sparkrpc/sparkrpc/cluster/rmclient"
+
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
@@ -48,7 +50,7 @@ that have not ended: SUBMITTED,ACCEPTED,RUNNING.`,
 			if err != nil {
 				return err
 			}
-			return withRMClient(cmd, addr, &cf, "sparkrpcApps", func(ctx context.Context, c *cluster.Client) error {
+			return withRMClient(cmd, addr, &cf, "sparkrpcApps", func(ctx context.Context, c *rmclient.Client) error {
 				apps, err := c.Applications(ctx, want...)
 				if err != nil {
 					return &exitError{code: 1, err: fmt.Errorf("cannot list the applications of rm://%s: %w", addr.HostPort(), err)}
@@ -109,7 +111,7 @@ func (f *clientConfFlags) add(cmd *cobra.Command) {
 
 // withRMClient runs fn with a client of the resource manager at addr; fn's
 // context ends on SIGINT or SIGTERM.
-func withRMClient(cmd *cobra.Command, addr actor.RpcAddress, cf *clientConfFlags, name string, fn func(context.Context, *cluster.Client) error) error {
+func withRMClient(cmd *cobra.Command, addr actor.RpcAddress, cf *clientConfFlags, name string, fn func(context.Context, *rmclient.Client) error) error {
 	conf, err := parseConfs(cf.propertiesFile, cf.confs)
 	if err != nil {
 		return err
@@ -122,11 +124,11 @@ func withRMClient(cmd *cobra.Command, addr actor.RpcAddress, cf *clientConfFlags
 	defer env.Shutdown(context.Background())
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return fn(ctx, cluster.NewClient(env, addr))
+	return fn(ctx, rmclient.New(env, addr))
 }
 
 // printApps prints the list the way `yarn application -list` does.
-func printApps(w io.Writer, states []cluster.AppState, apps []*cluster.AppReport) {
+func printApps(w io.Writer, states []cluster.AppState, apps []*rmclient.AppReport) {
 	names := make([]string, len(states))
 	for i, s := range states {
 		names[i] = s.String()

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sparkrpc/sparkrpc/cluster/managers"
+
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/bench"
@@ -119,7 +121,7 @@ func startupClusters(kubeBin string) ([]bench.Option, func()) {
 		if err != nil {
 			return nil, err
 		}
-		return measureStartup(ctx, actor.NewConf(), cluster.Submit, m, exe, n)
+		return measureStartup(ctx, actor.NewConf(), managers.Submit, m, exe, n)
 	}}
 	opts := []bench.Option{bench.WithStartup(bench.ImplLocalCluster, local)}
 	if kubeBin == "" {

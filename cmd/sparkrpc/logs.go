@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/sparkrpc/sparkrpc/cluster/rmclient"
+
 	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/spf13/cobra"
 )
@@ -48,7 +50,7 @@ were written. Nodes the resource manager has lost are named on stderr.`,
 					wantFile[f] = true
 				}
 			}
-			return withRMClient(cmd, addr, &cf, "sparkrpcLogs", func(ctx context.Context, c *cluster.Client) error {
+			return withRMClient(cmd, addr, &cf, "sparkrpcLogs", func(ctx context.Context, c *rmclient.Client) error {
 				return printLogs(ctx, cmd, c, appID, container, wantFile)
 			})
 		},
@@ -64,7 +66,7 @@ were written. Nodes the resource manager has lost are named on stderr.`,
 // it is not empty, only the files wantFile names when it names any), each
 // file under its header, as yarn logs does; nodes the resource manager has
 // lost are named on stderr.
-func printLogs(ctx context.Context, cmd *cobra.Command, c *cluster.Client, appID, container string, wantFile map[string]bool) error {
+func printLogs(ctx context.Context, cmd *cobra.Command, c *rmclient.Client, appID, container string, wantFile map[string]bool) error {
 	listing, err := c.ApplicationLogs(ctx, appID)
 	if err != nil {
 		return &exitError{code: 1, err: fmt.Errorf("cannot get the logs of %s: %w", appID, err)}

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sparkrpc/sparkrpc/cluster/nodemanager"
+
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
@@ -94,7 +96,7 @@ listens on --webui-port, moving up the same way.`,
 			if dir == "" {
 				dir = filepath.Join(os.TempDir(), fmt.Sprintf("sparkrpc-nodemanager-%d", env.Address().Port))
 			}
-			nm, err := cluster.StartNodeManager(ctx, env, cluster.NodeManagerConfig{ResourceManager: rmAddr,
+			nm, err := nodemanager.Start(ctx, env, nodemanager.Config{ResourceManager: rmAddr,
 				Capability: cluster.Resource{MemoryMB: mem >> 20, Cores: cores}, Dir: dir, KillGrace: grace,
 				RegisterTimeout: regTimeout, Logger: &log, EnvWhitelist: cluster.SplitList(conf.Get(cluster.KeyContainerEnvWhitelist, "")),
 				PeerKeyID: transport.PeerKeyID, AdminACLs: cluster.SplitList(conf.Get(cluster.KeyAdminACLs, ""))})
@@ -143,7 +145,7 @@ listens on --webui-port, moving up the same way.`,
 }
 
 // nmContainers converts the node manager's running containers for its UI.
-func nmContainers(nm *cluster.NodeManager) []webui.Container {
+func nmContainers(nm *nodemanager.NodeManager) []webui.Container {
 	cs := nm.RunningContainers()
 	out := make([]webui.Container, len(cs))
 	for i, c := range cs {

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sparkrpc/sparkrpc/cluster/resourcemanager"
+
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/webui"
@@ -79,7 +81,7 @@ in use is an error.`,
 					qs = append(qs, q)
 				}
 			}
-			rm, err := cluster.StartResourceManager(env, cluster.ResourceManagerConfig{Queues: qs, StagingDir: staging, NodeExpiry: expiry, Logger: &log,
+			rm, err := resourcemanager.Start(env, resourcemanager.Config{Queues: qs, StagingDir: staging, NodeExpiry: expiry, Logger: &log,
 				AppKeys: keys, PeerKeyID: transport.PeerKeyID, AdminACLs: cluster.SplitList(conf.Get(cluster.KeyAdminACLs, ""))})
 			if err != nil {
 				shutdownEnv(env)

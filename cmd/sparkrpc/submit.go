@@ -11,10 +11,13 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sparkrpc/sparkrpc/cluster/appmaster"
+	"github.com/sparkrpc/sparkrpc/cluster/managers"
+	"github.com/sparkrpc/sparkrpc/cluster/rmclient"
+
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
-	"github.com/sparkrpc/sparkrpc/cluster/kubernetes"
 	_ "github.com/sparkrpc/sparkrpc/examples" // the example applications (SparkPi, WordCount, ...)
 	"github.com/sparkrpc/sparkrpc/webui"
 	"github.com/spf13/cobra"
@@ -218,11 +221,7 @@ func runSubmit(cmd *cobra.Command, f *submitFlags, args []string) error {
 		level = zerolog.InfoLevel
 		printParsed(errOut, f, master, conf, args)
 	}
-	submit := cluster.Submit
-	if master.Kind == cluster.MasterKubernetes {
-		submit = kubernetes.Submit
-	}
-	err = submit(ctx, cluster.SubmitConfig{Master: master, Class: f.class, Args: args, Conf: conf,
+	err = managers.Submit(ctx, cluster.SubmitConfig{Master: master, Class: f.class, Args: args, Conf: conf,
 		Stdout: out, Stderr: errOut, Logger: newLogger(errOut, level, "submit")})
 	if err == nil {
 		return nil
@@ -273,7 +272,7 @@ func runAppAction(ctx context.Context, cmd *cobra.Command, master cluster.Master
 	defer shutdownEnv(env)
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	client := cluster.NewClient(env, master.Address)
+	client := rmclient.New(env, master.Address)
 	out := cmd.OutOrStdout()
 	if f.kill != "" {
 		fmt.Fprintf(out, "Killing application %s\n", appID)
@@ -344,7 +343,7 @@ func newApplicationMasterCmd() *cobra.Command {
 			log := newLogger(cmd.ErrOrStderr(), zerolog.InfoLevel, "applicationmaster")
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			err = cluster.RunApplicationMaster(ctx, cluster.AMConfig{AppID: appID, ContainerID: os.Getenv("CONTAINER_ID"),
+			err = appmaster.Run(ctx, appmaster.Config{AppID: appID, ContainerID: os.Getenv("CONTAINER_ID"),
 				ResourceManager: rmAddr, Class: class, Args: args, ClientMode: clientMode, DriverURL: driverURL, Conf: conf,
 				Network: cluster.TCPNetwork{BindHost: host, Logger: &log}, Stdout: cmd.OutOrStdout(), Logger: log})
 			var ee *cluster.ExitError

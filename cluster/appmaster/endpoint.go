@@ -1,0 +1,107 @@
+package appmaster
+
+// This file holds the application master's endpoint (Spark's AMEndpoint),
+// which the driver asks for executors and for why executors were lost.
+
+import (
+	"errors"
+	"sync/atomic"
+
+	"github.com/rs/zerolog"
+	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/messages"
+	"google.golang.org/protobuf/proto"
+)
+
+// amEndpoint is the AM's endpoint (Spark's AMEndpoint). Its Router holds a
+// handler per message; the executors' loss reasons are answered apart,
+// later, once their containers have completed.
+type amEndpoint struct {
+	*actor.Router
+	log        zerolog.Logger
+	alloc      atomic.Pointer[allocator]
+	driverAddr actor.RpcAddress
+	finished   chan *messages.AmDriverFinished
+}
+
+// errAMNotRegistered fails the driver's requests that come before the AM
+// registered with the resource manager.
+var errAMNotRegistered = errors.New("the application master has not registered yet")
+
+// newAMEndpoint returns the AM's endpoint. In client mode, driverAddr is the
+// driver's address and finished receives the driver's end.
+func newAMEndpoint(log zerolog.Logger, driverAddr actor.RpcAddress, finished chan *messages.AmDriverFinished) *amEndpoint {
+	e := &amEndpoint{Router: actor.NewRouter(), log: log, driverAddr: driverAddr, finished: finished}
+	r := e.Router
+	actor.Handle(r, func(_ *actor.Context, m *messages.AmDriverFinished) error {
+		e.driverFinished(m)
+		return nil
+	})
+	actor.HandleAsk(r, func(_ *actor.CallContext, m *messages.AmDriverFinished) (*messages.AmBoolResponse, error) {
+		e.driverFinished(m)
+		return &messages.AmBoolResponse{Ok: true}, nil
+	})
+	actor.HandleAsk(r, func(_ *actor.CallContext, m *messages.AmRequestExecutors) (*messages.AmBoolResponse, error) {
+		a := e.alloc.Load()
+		if a == nil {
+			return nil, errAMNotRegistered
+		}
+		a.requestTotal(int(m.GetTotal()))
+		return &messages.AmBoolResponse{Ok: true}, nil
+	})
+	actor.HandleAsk(r, func(_ *actor.CallContext, m *messages.AmKillExecutors) (*messages.AmBoolResponse, error) {
+		a := e.alloc.Load()
+		if a == nil {
+			return nil, errAMNotRegistered
+		}
+		a.kill(m.GetExecutorIds(), m.GetReplace())
+		return &messages.AmBoolResponse{Ok: true}, nil
+	})
+	return e
+}
+
+// ReceiveAndReply answers AmGetExecutorLossReason itself, as the answer
+// waits for the executor's container to complete; the Router answers the
+// rest.
+func (e *amEndpoint) ReceiveAndReply(ctx *actor.CallContext, msg proto.Message) error {
+	m, ok := msg.(*messages.AmGetExecutorLossReason)
+	if !ok {
+		return e.Router.ReceiveAndReply(ctx, msg)
+	}
+	id := m.GetExecutorId()
+	a := e.alloc.Load()
+	if a == nil {
+		ctx.Reply(&messages.AmExecutorLossReason{ExecutorId: id})
+		return nil
+	}
+	a.lossReason(id, func(r lossReason, known bool) {
+		ctx.Reply(&messages.AmExecutorLossReason{ExecutorId: id, Known: known, ExitStatus: r.exitStatus,
+			Message: r.message, ExitCausedByApp: r.causedByApp})
+	})
+	return nil
+}
+
+// driverFinished passes a client-mode driver's end to the launcher (a
+// cluster-mode AM has no finished channel: its driver runs here).
+func (e *amEndpoint) driverFinished(m *messages.AmDriverFinished) {
+	if e.finished == nil {
+		return
+	}
+	select {
+	case e.finished <- m:
+	default:
+	}
+}
+
+// OnDisconnected ends a client-mode AM when its driver goes away.
+func (e *amEndpoint) OnDisconnected(ctx *actor.Context, addr actor.RpcAddress) error {
+	if e.finished != nil && addr == e.driverAddr {
+		e.log.Info().Str("driver", addr.String()).Msg("Driver terminated or disconnected! Shutting down.")
+		select {
+		case e.finished <- &messages.AmDriverFinished{FinalStatus: messages.RmFinalStatus_RM_FINAL_STATUS_SUCCEEDED,
+			Diagnostics: "Driver " + addr.String() + " disconnected"}:
+		default:
+		}
+	}
+	return nil
+}

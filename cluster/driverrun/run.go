@@ -1,0 +1,123 @@
+package driverrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sparkrpc/sparkrpc/cluster"
+
+	"github.com/rs/zerolog"
+	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/endpoints"
+)
+
+// NoticeStart returns start wrapped so that the returned channel closes
+// when the application first asks for its driver.
+func NoticeStart(start cluster.StartFunc) (<-chan struct{}, cluster.StartFunc) {
+	started := make(chan struct{})
+	var once sync.Once
+	return started, func(ctx context.Context) (cluster.Started, error) {
+		once.Do(func() { close(started) })
+		return start(ctx)
+	}
+}
+
+// RunApp runs the application in the driver's goroutine and returns its
+// error. An application that has not asked for its driver (SparkContext)
+// within wait (spark.yarn.am.waitTime) is cancelled and fails as YARN's
+// application master fails it: an *ExitError with code ExitSCNotInited.
+func RunApp(ctx context.Context, fn cluster.AppFunc, sc *cluster.AppContext, args []string, started <-chan struct{}, wait time.Duration) error {
+	appCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	done := make(chan error, 1)
+	go RunUserApp(appCtx, fn, sc, args, done)
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-started:
+		return <-done
+	case <-timer.C:
+	}
+	reason := fmt.Sprintf("SparkContext did not initialize after waiting for %d ms (%s). Please check earlier log output for errors. Failing the application.",
+		wait.Milliseconds(), cluster.KeyAMWaitTime)
+	cancel(errors.New(reason))
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second): // an application that ignores its ctx is left behind
+	}
+	return &cluster.ExitError{Code: cluster.ExitSCNotInited, Reason: reason}
+}
+
+// RunUserApp runs fn on the calling goroutine, labelled "Driver", and
+// sends its result (a panic becomes an error) to done.
+func RunUserApp(ctx context.Context, fn cluster.AppFunc, sc *cluster.AppContext, args []string, done chan<- error) {
+	var err error
+	pprof.Do(ctx, pprof.Labels("thread", DriverGoroutineLabel), func(ctx context.Context) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
+			}
+		}()
+		err = fn(ctx, sc, args)
+	})
+	done <- err
+}
+
+// WaitBackendReady is the readiness rule of every cluster manager (Spark's
+// SchedulerBackend.isReady): it waits until
+// spark.scheduler.minRegisteredResourcesRatio (default 0.8) of the expected
+// executors have registered, or spark.scheduler.maxRegisteredResourcesWaitingTime
+// (default 30s) has passed, or ctx ends. It returns how many executors are
+// then registered and ready for tasks. A ratio that does not parse is
+// logged and the default used.
+func WaitBackendReady(ctx context.Context, d *endpoints.Driver, conf *actor.Conf, expected int, log zerolog.Logger) int {
+	ready := func() int {
+		n := 0
+		for _, ex := range d.Executors() {
+			if ex.Ready {
+				n++
+			}
+		}
+		return n
+	}
+	ratio := defaultRegisteredRatio
+	if v, ok := conf.Lookup(cluster.KeyMinRegisteredRatio); ok {
+		r, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil {
+			log.Warn().Str("value", v).Msgf("invalid %s; using %g", cluster.KeyMinRegisteredRatio, defaultRegisteredRatio)
+		} else {
+			ratio = r
+		}
+	}
+	wait, err := conf.GetDuration(cluster.KeyMaxRegisteredWait, "30s", time.Millisecond)
+	if err != nil {
+		wait = 30 * time.Second
+	}
+	n := int(float64(expected)*min(1, ratio) + 0.999999)
+	if n <= 0 {
+		return ready()
+	}
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	if err := d.WaitForExecutors(wctx, n); err != nil {
+		log.Info().Err(err).Msg("SchedulerBackend is ready for scheduling after waiting maxRegisteredResourcesWaitingTime")
+	}
+	return ready()
+}
+
+// defaultRegisteredRatio is spark.scheduler.minRegisteredResourcesRatio's
+// default on a cluster manager (Spark's YARN and Kubernetes backends).
+const defaultRegisteredRatio = 0.8
+
+// DriverGoroutineLabel is the pprof label value ("thread"=DriverGoroutineLabel)
+// of the goroutine that runs the application as the driver.
+const DriverGoroutineLabel = "Driver"

@@ -1,0 +1,73 @@
+package driverrun
+
+// This file holds how the cluster's runners start the driver's web UI
+// (package webui) beside the driver, and the tracking URL it gives.
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/sparkrpc/sparkrpc/cluster"
+
+	"github.com/rs/zerolog"
+	"github.com/sparkrpc/sparkrpc/endpoints"
+	"github.com/sparkrpc/sparkrpc/netty"
+	"github.com/sparkrpc/sparkrpc/webui"
+)
+
+// UI is the driver's running web UI; its zero value (no UI) is valid.
+type UI struct {
+	srv *webui.Server
+}
+
+// StartUI starts d's UI as its conf says (spark.ui.enabled,
+// spark.ui.port, spark.port.maxRetries, spark.authenticate), bound where
+// the driver's env binds (net's bind host), and prints "tracking URL: URL"
+// to w when w is not nil. A UI that cannot start is logged and the
+// application runs without it: the UI is never a reason to fail a job.
+// opts are passed to the UI (e.g. webui.WithMetrics).
+func StartUI(d *endpoints.Driver, net cluster.Network, appID string, w io.Writer, log zerolog.Logger, opts ...webui.Option) *UI {
+	env := d.Env()
+	conf := env.Conf()
+	host := env.Address().Host
+	if tn, ok := net.(cluster.TCPNetwork); ok {
+		host = tn.BindHost
+		if host == "" {
+			host = netty.DefaultBindHost
+		}
+	}
+	app := webui.AppInfo{ID: appID, Name: conf.Get(cluster.KeyAppName, appID), User: cluster.CurrentUser(), Start: time.Now()}
+	srv, err := webui.StartDriverUI(d, app, host, env.Address().Host, log, opts...)
+	if err != nil {
+		log.Warn().Err(err).Msg("the Spark UI could not start; the application runs without it")
+		return &UI{}
+	}
+	if srv == nil {
+		return &UI{}
+	}
+	log.Info().Str("url", srv.URL()).Msgf("Bound SparkUI to %s, and started at %s", host, srv.URL())
+	if w != nil {
+		fmt.Fprintf(w, "tracking URL: %s\n", srv.URL())
+	}
+	return &UI{srv: srv}
+}
+
+// URL returns the UI's address, "" when it does not run.
+func (u *UI) URL() string {
+	if u == nil || u.srv == nil {
+		return ""
+	}
+	return u.srv.URL()
+}
+
+// Stop stops the UI, waiting at most 5s for the pages being served.
+func (u *UI) Stop() {
+	if u == nil || u.srv == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = u.srv.Shutdown(ctx)
+}

@@ -1,0 +1,49 @@
+package nodemanager
+
+import (
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/sparkrpc/sparkrpc/actor"
+)
+
+var (
+	descNMContainers = metricDesc("nm_containers_running", "Container processes the node manager runs.")
+	descNMMemory     = metricDesc("nm_capability_memory_bytes", "Memory the node offers to containers.")
+	descNMCores      = metricDesc("nm_capability_cores", "Cores the node offers to containers.")
+)
+
+func metricDesc(name, help string, labels ...string) *prometheus.Desc {
+	return prometheus.NewDesc(actor.MetricsNamespace+"_"+name, help, labels, nil)
+}
+
+const mib = 1 << 20
+
+// nmCollector reads the node manager's containers at scrape time.
+type nmCollector struct{ nm *NodeManager }
+
+// Describe implements prometheus.Collector.
+func (c nmCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- descNMContainers
+	ch <- descNMMemory
+	ch <- descNMCores
+}
+
+// Collect implements prometheus.Collector.
+func (c nmCollector) Collect(ch chan<- prometheus.Metric) {
+	nm := c.nm
+	nm.mu.Lock()
+	n := len(nm.containers)
+	nm.mu.Unlock()
+	ch <- prometheus.MustNewConstMetric(descNMContainers, prometheus.GaugeValue, float64(n))
+	ch <- prometheus.MustNewConstMetric(descNMMemory, prometheus.GaugeValue, float64(nm.cfg.Capability.MemoryMB*mib))
+	ch <- prometheus.MustNewConstMetric(descNMCores, prometheus.GaugeValue, float64(nm.cfg.Capability.Cores))
+}
+
+// MetricsHandler returns the handler of the node manager's /metrics: its
+// env's registry, with the sparkrpc_nm_* metrics.
+func (nm *NodeManager) MetricsHandler() http.Handler { return nm.env.MetricsHandler() }
+
+// Metrics returns the registry the node manager's metrics are in (its
+// env's).
+func (nm *NodeManager) Metrics() *prometheus.Registry { return nm.env.Metrics() }

@@ -1,0 +1,148 @@
+package resourcemanager
+
+// This file holds the resource manager core's state: its nodes,
+// applications and containers, and the actions it asks the endpoint for.
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/sparkrpc/sparkrpc/cluster"
+
+	"github.com/sparkrpc/sparkrpc/messages"
+)
+
+// rmCore is the resource manager's state machine and scheduler. It does no
+// I/O: every operation returns the actions (start or stop a container on a
+// node, remove a staging folder) that the resource manager endpoint carries
+// out. It is not safe for concurrent use; the endpoint serialises calls.
+type rmCore struct {
+	clusterTimestamp int64
+	nextApp          int
+	queues           map[string]bool
+	now              func() time.Time
+	nodes            map[string]*rmNode
+	nodeOrder        []string
+	apps             map[string]*rmApp
+	appOrder         []string
+	amStopGrace      time.Duration
+	// amNodes are reserved for application masters: AM containers go there
+	// first, executor containers never.
+	amNodes map[string]bool
+}
+
+type rmNode struct {
+	id, address, host string
+	capability, used  cluster.Resource
+	containers        map[string]*rmContainer
+	lastSeen          time.Time
+	lost              bool
+}
+
+type rmContainer struct {
+	id       string
+	app      *rmApp
+	node     *rmNode
+	resource cluster.Resource
+	am       bool
+	launched bool // its start was asked of its node manager
+}
+
+type rmApp struct {
+	id, name, queue, user string
+	seq                   int
+	state                 cluster.AppState
+	final                 cluster.FinalStatus
+	diagnostics           string
+	start, finish         time.Time
+	amResource            cluster.Resource
+	amLaunch              *messages.RmLaunchContext
+	amContainer           *rmContainer
+	amHost, driverURL     string
+	trackingURL           string // the driver's web UI, from the AM's registration
+	amRef                 *messages.EndpointRef
+	amStopAt              time.Time
+	unmanagedDriver       bool
+	nextContainer         int
+	pending               int
+	pendingResource       cluster.Resource
+	containers            map[string]*rmContainer
+	completed             []*messages.RmContainerStatus
+	tasksTotal, tasksDone int32
+	tasksRunning          int32
+	amLogDir              string
+	staged                bool
+	// secret is the application's secret (spark.authenticate), in memory
+	// only, until the application ends; acls its ACLs.
+	secret []byte
+	acls   *messages.RmAppAcls
+}
+
+type actionKind int
+
+const (
+	actStartContainer actionKind = iota + 1
+	actStopContainer
+	actRemoveStaging
+	actForgetSecret
+)
+
+// rmAction is an effect the endpoint must carry out.
+type rmAction struct {
+	kind        actionKind
+	nodeAddress string
+	appID       string
+	start       *messages.NmStartContainer
+	stop        *messages.NmStopContainer
+}
+
+func newRMCore(clusterTimestamp int64, queues []string, now func() time.Time) *rmCore {
+	q := make(map[string]bool)
+	for _, name := range queues {
+		q[name] = true
+	}
+	if len(q) == 0 {
+		q["default"] = true
+	}
+	return &rmCore{
+		clusterTimestamp: clusterTimestamp,
+		queues:           q,
+		now:              now,
+		nodes:            make(map[string]*rmNode),
+		apps:             make(map[string]*rmApp),
+		amStopGrace:      10 * time.Second,
+		amNodes:          make(map[string]bool),
+	}
+}
+
+// maxResource is the capability of the largest live node (memory and cores
+// taken separately, as YARN's maximum allocation).
+func (c *rmCore) maxResource() cluster.Resource {
+	var m cluster.Resource
+	for _, n := range c.nodes {
+		if n.lost {
+			continue
+		}
+		m.MemoryMB = max(m.MemoryMB, n.capability.MemoryMB)
+		m.Cores = max(m.Cores, n.capability.Cores)
+	}
+	return m
+}
+
+func (c *rmCore) liveNodes() int {
+	k := 0
+	for _, n := range c.nodes {
+		if !n.lost {
+			k++
+		}
+	}
+	return k
+}
+
+func (c *rmCore) app(id string) (*rmApp, error) {
+	a, ok := c.apps[id]
+	if !ok {
+		return nil, fmt.Errorf("%w: Application with id '%s' doesn't exist in RM", cluster.ErrUnknownApplication, id)
+	}
+	return a, nil
+}
