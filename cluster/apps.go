@@ -55,11 +55,11 @@ func Apps() []string {
 }
 
 // FindApp returns the application registered under name, or an
-// *UnknownAppError that lists the registered ones.
+// *UnknownClassError that lists the registered ones.
 func FindApp(name string) (AppFunc, error) {
 	fn, ok := LookupApp(name)
 	if !ok {
-		return nil, &UnknownAppError{Name: name}
+		return nil, &UnknownClassError{Name: name}
 	}
 	return fn, nil
 }

@@ -77,8 +77,8 @@ func TestConfigRequiredFields(t *testing.T) {
 	}
 	// The application master's error is its exit status as well.
 	err = appmaster.Run(testutil.Context(t, 10*time.Second), appmaster.Config{ResourceManager: rm})
-	var ee *cluster.ExitError
+	var ee *cluster.AMExitError
 	if !errors.As(err, &ee) || ee.Code != cluster.ExitUncaughtException {
-		t.Fatalf("AM error %v, want an *ExitError with code %d", err, cluster.ExitUncaughtException)
+		t.Fatalf("AM error %v, want an *AMExitError with code %d", err, cluster.ExitUncaughtException)
 	}
 }

@@ -11,12 +11,12 @@ import (
 
 // Sentinel errors of package cluster. Match them with errors.Is.
 var (
-	// ErrUnknownApp is returned by LookupApp callers (and the application
+	// ErrUnknownClass is returned by LookupApp callers (and the application
 	// master) for an application name that no package registered.
-	ErrUnknownApp = errors.New("cluster: unknown application")
-	// ErrUnknownApplication is returned by the resource manager for an
+	ErrUnknownClass = errors.New("cluster: unknown application")
+	// ErrUnknownAppID is returned by the resource manager for an
 	// application id it does not know.
-	ErrUnknownApplication = errors.New("cluster: unknown application id")
+	ErrUnknownAppID = errors.New("cluster: unknown application id")
 	// ErrInvalidMaster is returned by ParseMaster for a malformed master string.
 	ErrInvalidMaster = errors.New("cluster: invalid master URL")
 	// ErrResourceTooLarge is returned when a container asks for more memory or
@@ -151,9 +151,9 @@ func (e *AppFailedError) Error() string {
 // Is reports whether target is ErrAppFailed.
 func (e *AppFailedError) Is(target error) bool { return target == ErrAppFailed }
 
-// ExitError carries the exit code a process of the cluster (application
+// AMExitError carries the exit code a process of the cluster (application
 // master, executor) should end with, and why.
-type ExitError struct {
+type AMExitError struct {
 	Code   int
 	Reason string
 	// Err is the cause, when one can be matched with errors.Is or
@@ -161,25 +161,25 @@ type ExitError struct {
 	Err error
 }
 
-func (e *ExitError) Error() string { return fmt.Sprintf("exit code %d: %s", e.Code, e.Reason) }
+func (e *AMExitError) Error() string { return fmt.Sprintf("exit code %d: %s", e.Code, e.Reason) }
 
 // Unwrap returns the cause, or nil.
-func (e *ExitError) Unwrap() error { return e.Err }
+func (e *AMExitError) Unwrap() error { return e.Err }
 
 // ConfigError is the ErrInvalidConfig error for field of config.
 func ConfigError(config, field, format string, args ...any) error {
 	return fmt.Errorf("%w: %s.%s %s", ErrInvalidConfig, config, field, fmt.Sprintf(format, args...))
 }
 
-// UnknownAppError reports an application name that is not registered.
-type UnknownAppError struct{ Name string }
+// UnknownClassError reports an application name that is not registered.
+type UnknownClassError struct{ Name string }
 
-func (e *UnknownAppError) Error() string {
+func (e *UnknownClassError) Error() string {
 	return fmt.Sprintf("application class not found: %s (registered: %s)", e.Name, joinNames(Apps()))
 }
 
-// Is reports whether target is ErrUnknownApp.
-func (e *UnknownAppError) Is(target error) bool { return target == ErrUnknownApp }
+// Is reports whether target is ErrUnknownClass.
+func (e *UnknownClassError) Is(target error) bool { return target == ErrUnknownClass }
 
 // ResourceTooLargeError reports a container request above what the largest
 // node can give.

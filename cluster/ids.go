@@ -21,12 +21,12 @@ func AppID(clusterTimestamp int64, seq int) string {
 func ParseAppID(id string) (clusterTimestamp int64, seq int, err error) {
 	parts := strings.Split(id, "_")
 	if len(parts) != 3 || parts[0] != "application" {
-		return 0, 0, fmt.Errorf("%w: invalid application id %q (expected application_<timestamp>_<sequence>)", ErrUnknownApplication, id)
+		return 0, 0, fmt.Errorf("%w: invalid application id %q (expected application_<timestamp>_<sequence>)", ErrUnknownAppID, id)
 	}
 	ts, err1 := strconv.ParseInt(parts[1], 10, 64)
 	n, err2 := strconv.Atoi(parts[2])
 	if err1 != nil || err2 != nil || ts < 0 || n < 0 {
-		return 0, 0, fmt.Errorf("%w: invalid application id %q (expected application_<timestamp>_<sequence>)", ErrUnknownApplication, id)
+		return 0, 0, fmt.Errorf("%w: invalid application id %q (expected application_<timestamp>_<sequence>)", ErrUnknownAppID, id)
 	}
 	return ts, n, nil
 }

@@ -87,24 +87,28 @@ func joinNames(names []string) string {
 	return strings.Join(names, ", ")
 }
 
-// AllAppStates are the application states, in lifecycle order.
-var AllAppStates = []AppState{StateNew, StateSubmitted, StateAccepted, StateRunning, StateFinished, StateFailed, StateKilled}
+// AppStates returns the application states, in lifecycle order.
+func AppStates() []AppState {
+	return []AppState{StateNew, StateSubmitted, StateAccepted, StateRunning, StateFinished, StateFailed, StateKilled}
+}
 
-// ActiveAppStates are the states `yarn application -list` shows by default:
+// ActiveAppStates returns the states `yarn application -list` shows by default:
 // applications that have not ended yet.
-var ActiveAppStates = []AppState{StateSubmitted, StateAccepted, StateRunning}
+func ActiveAppStates() []AppState {
+	return []AppState{StateSubmitted, StateAccepted, StateRunning}
+}
 
 // ParseAppState parses a state name as YARN prints it ("RUNNING"; any
 // case). The error wraps ErrInvalidState.
 func ParseAppState(s string) (AppState, error) {
 	name := strings.ToUpper(strings.TrimSpace(s))
-	for _, st := range AllAppStates {
+	for _, st := range AppStates() {
 		if st.String() == name {
 			return st, nil
 		}
 	}
-	names := make([]string, len(AllAppStates))
-	for i, st := range AllAppStates {
+	names := make([]string, len(AppStates()))
+	for i, st := range AppStates() {
 		names[i] = st.String()
 	}
 	return 0, fmt.Errorf("%w %q (expected one of %s)", ErrInvalidState, s, strings.Join(names, ", "))

@@ -105,7 +105,7 @@ func (a *allocator) run(ctx context.Context) bool {
 			failures++
 			a.log.Warn().Err(err).Int("failures", failures).Msg("heartbeat to the resource manager failed")
 			if failures >= 5 {
-				a.fail(&cluster.ExitError{Code: cluster.ExitReporterFailure, Reason: "Exception was thrown 5 time(s) from Reporter thread: " + err.Error()})
+				a.fail(&cluster.AMExitError{Code: cluster.ExitReporterFailure, Reason: "Exception was thrown 5 time(s) from Reporter thread: " + err.Error()})
 			}
 		} else {
 			failures = 0
@@ -240,7 +240,7 @@ func (a *allocator) completed(st *messages.RmContainerStatus) {
 		a.onLost(ec.executorID, msg)
 	}
 	if byApp && failures >= a.maxFailures {
-		a.fail(&cluster.ExitError{Code: cluster.ExitMaxExecutorFailures, Reason: fmt.Sprintf("Max number of executor failures (%d) reached", a.maxFailures)})
+		a.fail(&cluster.AMExitError{Code: cluster.ExitMaxExecutorFailures, Reason: fmt.Sprintf("Max number of executor failures (%d) reached", a.maxFailures)})
 	}
 }
 

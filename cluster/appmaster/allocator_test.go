@@ -213,7 +213,7 @@ func TestAllocator(t *testing.T) {
 	syscall.Kill(executorProcs(marker)["3"], syscall.SIGKILL)
 	select {
 	case err := <-alloc.failed:
-		if ee, ok := err.(*cluster.ExitError); !ok || ee.Code != cluster.ExitMaxExecutorFailures || ee.Reason != "Max number of executor failures (2) reached" {
+		if ee, ok := err.(*cluster.AMExitError); !ok || ee.Code != cluster.ExitMaxExecutorFailures || ee.Reason != "Max number of executor failures (2) reached" {
 			t.Fatalf("failure %v", err)
 		}
 	case <-time.After(15 * time.Second):

@@ -68,7 +68,7 @@ func (cfg *Config) validate() error {
 // failures (spark.executor.maxNumFailures), 16 when stopped early.
 func Run(ctx context.Context, cfg Config) error {
 	if err := cfg.validate(); err != nil {
-		return &cluster.ExitError{Code: cluster.ExitUncaughtException, Reason: err.Error(), Err: err}
+		return &cluster.AMExitError{Code: cluster.ExitUncaughtException, Reason: err.Error(), Err: err}
 	}
 	if cfg.Conf == nil {
 		cfg.Conf = actor.NewConf()
@@ -84,7 +84,7 @@ func Run(ctx context.Context, cfg Config) error {
 	am := &appMaster{cfg: cfg, conf: cfg.Conf,
 		log: cfg.Logger.With().Str("component", "applicationmaster").Str("app", cfg.AppID).Logger()}
 	if err := am.readSettings(); err != nil {
-		return &cluster.ExitError{Code: cluster.ExitUncaughtException, Reason: err.Error()}
+		return &cluster.AMExitError{Code: cluster.ExitUncaughtException, Reason: err.Error()}
 	}
 	if cfg.ClientMode {
 		return am.runExecutorLauncher(ctx)
@@ -123,7 +123,7 @@ func (am *appMaster) readSettings() error {
 // fail logs and returns the exit error.
 func (am *appMaster) exit(code int, reason string) error {
 	am.log.Error().Int("exitCode", code).Msg(reason)
-	return &cluster.ExitError{Code: code, Reason: reason}
+	return &cluster.AMExitError{Code: code, Reason: reason}
 }
 
 func (am *appMaster) unregister(rm *actor.Ref, final cluster.FinalStatus, diag string) {

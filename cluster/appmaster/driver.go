@@ -133,7 +133,7 @@ func (am *appMaster) runDriver(ctx context.Context) error {
 			final, diag, code = cluster.FinalFailed, "User class threw exception: "+err.Error(), cluster.ExitExceptionUserClass
 		}
 	case err := <-alloc.failed:
-		var ee *cluster.ExitError
+		var ee *cluster.AMExitError
 		errors.As(err, &ee)
 		final, diag, code = cluster.FinalFailed, ee.Reason, ee.Code
 		cancelApp(err)

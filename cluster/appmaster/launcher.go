@@ -66,7 +66,7 @@ func (am *appMaster) runExecutorLauncher(ctx context.Context) error {
 	case f := <-ep.finished:
 		final, diag = cluster.FinalStatus(f.GetFinalStatus()), f.GetDiagnostics()
 	case err := <-alloc.failed:
-		var ee *cluster.ExitError
+		var ee *cluster.AMExitError
 		errors.As(err, &ee)
 		final, diag, code = cluster.FinalFailed, ee.Reason, ee.Code
 	case <-allocDone:

@@ -54,7 +54,7 @@ func RunApp(ctx context.Context, fn cluster.AppFunc, sc *cluster.AppContext, arg
 	case <-done:
 	case <-time.After(10 * time.Second): // an application that ignores its ctx is left behind
 	}
-	return &cluster.ExitError{Code: cluster.ExitSCNotInited, Reason: reason}
+	return &cluster.AMExitError{Code: cluster.ExitSCNotInited, Reason: reason}
 }
 
 // RunUserApp runs fn on the calling goroutine, labelled "Driver", and

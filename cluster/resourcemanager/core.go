@@ -142,7 +142,7 @@ func (c *rmCore) liveNodes() int {
 func (c *rmCore) app(id string) (*rmApp, error) {
 	a, ok := c.apps[id]
 	if !ok {
-		return nil, fmt.Errorf("%w: Application with id '%s' doesn't exist in RM", cluster.ErrUnknownApplication, id)
+		return nil, fmt.Errorf("%w: Application with id '%s' doesn't exist in RM", cluster.ErrUnknownAppID, id)
 	}
 	return a, nil
 }

@@ -62,7 +62,7 @@ func TestAppIDFormat(t *testing.T) {
 	if err != nil || ts != 1700000000000 || seq != 2 {
 		t.Fatalf("ParseAppID = %d %d %v", ts, seq, err)
 	}
-	if _, _, err := cluster.ParseAppID("app_1"); !errors.Is(err, cluster.ErrUnknownApplication) {
+	if _, _, err := cluster.ParseAppID("app_1"); !errors.Is(err, cluster.ErrUnknownAppID) {
 		t.Fatalf("ParseAppID(bad) = %v", err)
 	}
 }
@@ -152,7 +152,7 @@ func TestSubmitRefused(t *testing.T) {
 	if !errors.As(err, &rte) || !regexp.MustCompile(`Required AM memory \(4096 MB\) is above the max threshold \(1024 MB\)`).MatchString(err.Error()) {
 		t.Fatalf("error text: %v", err)
 	}
-	if _, err := c.submit(&messages.RmSubmitApplication{AppId: "application_1_0099"}); !errors.Is(err, cluster.ErrUnknownApplication) {
+	if _, err := c.submit(&messages.RmSubmitApplication{AppId: "application_1_0099"}); !errors.Is(err, cluster.ErrUnknownAppID) {
 		t.Fatalf("unknown app: %v", err)
 	}
 }

@@ -313,7 +313,7 @@ func (h *AppHandle) WaitFor(ctx context.Context, cond func(*AppReport) bool) (*A
 	for {
 		r, err := h.Poll(ctx)
 		if err != nil {
-			if cluster.RemoteIs(err, cluster.ErrUnknownApplication) || ctx.Err() != nil {
+			if cluster.RemoteIs(err, cluster.ErrUnknownAppID) || ctx.Err() != nil {
 				return nil, err
 			}
 			failures++

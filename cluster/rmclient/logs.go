@@ -39,7 +39,7 @@ type LogListing struct {
 // ApplicationLogs lists the container log files of application appID on
 // every node the resource manager knows (as `yarn logs -applicationId`
 // does for an application whose logs are not aggregated). The error wraps
-// ErrUnknownApplication when the resource manager does not know appID.
+// ErrUnknownAppID when the resource manager does not know appID.
 func (c *Client) ApplicationLogs(ctx context.Context, appID string) (*LogListing, error) {
 	if _, err := c.Report(ctx, appID); err != nil {
 		return nil, err

@@ -32,7 +32,7 @@ func TestApplicationsAndContainerLogs(t *testing.T) {
 	if err != nil || len(all) != 1 || all[0].ID != id || all[0].State != cluster.StateFailed || all[0].Name != "shell" || all[0].User == "" {
 		t.Fatalf("applications: %v, %+v", err, all)
 	}
-	running, err := mc.Client.Applications(ctx, cluster.ActiveAppStates...)
+	running, err := mc.Client.Applications(ctx, cluster.ActiveAppStates()...)
 	if err != nil || len(running) != 0 {
 		t.Fatalf("running applications: %v, %+v", err, running)
 	}

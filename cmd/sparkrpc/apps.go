@@ -81,12 +81,12 @@ func rmAddress(s string) (actor.RpcAddress, error) {
 // parseStates parses --state; empty means the active states, ALL every state.
 func parseStates(s string) ([]cluster.AppState, error) {
 	if strings.TrimSpace(s) == "" {
-		return cluster.ActiveAppStates, nil
+		return cluster.ActiveAppStates(), nil
 	}
 	var out []cluster.AppState
 	for _, name := range strings.Split(s, ",") {
 		if strings.EqualFold(strings.TrimSpace(name), "ALL") {
-			return cluster.AllAppStates, nil
+			return cluster.AppStates(), nil
 		}
 		st, err := cluster.ParseAppState(name)
 		if err != nil {

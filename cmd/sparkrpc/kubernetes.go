@@ -66,7 +66,7 @@ func newDriverCmd() *cobra.Command {
 			defer stop()
 			err = kubernetes.RunDriverPod(ctx, cluster.SubmitConfig{Master: m, Class: class, Args: args, Conf: conf,
 				Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(), Logger: log})
-			var ue *cluster.UnknownAppError
+			var ue *cluster.UnknownClassError
 			if errors.As(err, &ue) {
 				return usagef("%v", err)
 			}

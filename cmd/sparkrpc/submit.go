@@ -226,11 +226,11 @@ func runSubmit(cmd *cobra.Command, f *submitFlags, args []string) error {
 	if err == nil {
 		return nil
 	}
-	var ue *cluster.UnknownAppError
+	var ue *cluster.UnknownClassError
 	if errors.As(err, &ue) {
 		return usagef("%v", err)
 	}
-	var xe *cluster.ExitError
+	var xe *cluster.AMExitError
 	if errors.As(err, &xe) {
 		return &exitError{code: xe.Code, err: errors.New(xe.Reason)}
 	}
@@ -346,7 +346,7 @@ func newApplicationMasterCmd() *cobra.Command {
 			err = appmaster.Run(ctx, appmaster.Config{AppID: appID, ContainerID: os.Getenv("CONTAINER_ID"),
 				ResourceManager: rmAddr, Class: class, Args: args, ClientMode: clientMode, DriverURL: driverURL, Conf: conf,
 				Network: cluster.TCPNetwork{BindHost: host, Logger: &log}, Stdout: cmd.OutOrStdout(), Logger: log})
-			var ee *cluster.ExitError
+			var ee *cluster.AMExitError
 			if errors.As(err, &ee) {
 				return &exitError{code: ee.Code, err: errors.New(ee.Reason)}
 			}
