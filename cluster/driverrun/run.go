@@ -1,3 +1,6 @@
+// This file holds running the application on the driver's goroutine and
+// the readiness rule every cluster manager applies.
+
 package driverrun
 
 import (

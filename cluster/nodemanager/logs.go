@@ -1,3 +1,6 @@
+// This file holds how a node manager lists and serves its containers'
+// logs.
+
 package nodemanager
 
 import (

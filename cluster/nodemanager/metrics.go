@@ -1,3 +1,6 @@
+// This file holds the node manager's metrics: its containers and
+// capability, in its env's registry.
+
 package nodemanager
 
 import (

@@ -1,3 +1,6 @@
+// This file holds the resource manager's metrics: its applications,
+// containers and node resources, in its env's registry.
+
 package resourcemanager
 
 import (

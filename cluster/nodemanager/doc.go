@@ -1,0 +1,43 @@
+// Package nodemanager is the node manager daemon of sparkrpc's YARN-shaped
+// cluster (YARN's NodeManager): it runs the containers the resource manager
+// allocates to its node as child processes.
+//
+// A node manager registers with the resource manager, retrying with
+// exponential backoff and jitter (each attempt logged) for up to
+// Config.RegisterTimeout, and gives up with
+// cluster.ErrRegistrationFailed then or as soon as its ctx ends. Submitting to a
+// resource manager without node managers fails with cluster.ErrNoNodeManagers.
+//
+// A node manager (endpoint "NodeManager") starts each container as a child
+// process in its own process group, with GOMEMLIMIT from the container's
+// memory and stdout/stderr in the container's log folder, reports exit
+// codes, and stops containers with SIGTERM and then SIGKILL after a grace
+// period, on request and when it shuts down. On Linux the kernel also kills
+// a container whose node manager dies without stopping it; other Unix
+// systems have no parent-death signal. The package needs Unix process
+// groups, so it builds on Unix systems only.
+//
+// # Security
+//
+// A node manager takes container starts and stops only from its resource
+// manager (Config.PeerKeyID). It checks application and container ids
+// against the forms the resource manager mints (cluster.ValidateAppID,
+// cluster.ValidateContainerID) before they become paths, keeps its folders
+// 0700 and files 0600, gives containers a clean environment
+// (Config.EnvWhitelist adds variables) with their application's secret on
+// file descriptor 3, serves a container's logs only to its application's
+// owner and the users its ACLs name, and removes what dead containers left
+// on start.
+//
+// # Files
+//
+//	nodemanager.go     Config, Start, registration and heartbeats
+//	containers.go      the endpoint and the containers' lifecycle
+//	process.go         a container's child process: launch, environment, wait, stop
+//	procattr_linux.go  the process attributes on Linux (parent-death signal)
+//	procattr_unix.go   the process attributes on other Unix systems
+//	status.go          the snapshot of running containers (for the UI)
+//	logs.go            listing and reading containers' logs
+//	auth.go            who may ask what
+//	metrics.go         the Prometheus collector of containers and capability
+package nodemanager
