@@ -34,13 +34,16 @@ func NoticeStart(start cluster.StartFunc) (<-chan struct{}, cluster.StartFunc) {
 
 // RunApp runs the application in the driver's goroutine and returns its
 // error. An application that has not asked for its driver (SparkContext)
-// within wait (spark.yarn.am.waitTime) is cancelled and fails as YARN's
+// within wait (spark.yarn.am.waitTime; 0: no bound) is cancelled and fails as YARN's
 // application master fails it: an *ExitError with code ExitSCNotInited.
 func RunApp(ctx context.Context, fn cluster.AppFunc, sc *cluster.AppContext, args []string, started <-chan struct{}, wait time.Duration) error {
 	appCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	done := make(chan error, 1)
 	go RunUserApp(appCtx, fn, sc, args, done)
+	if wait <= 0 {
+		return <-done
+	}
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	select {

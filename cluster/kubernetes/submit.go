@@ -12,16 +12,16 @@ import (
 	"net/url"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/cluster/driverrun"
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/endpoints"
-	"github.com/sparkrpc/sparkrpc/webui"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -135,111 +135,9 @@ func runDriver(ctx context.Context, cfg cluster.SubmitConfig, fn cluster.AppFunc
 	}
 	nw := cluster.TCPNetwork{BindHost: conf.Get("spark.driver.bindAddress", host), AdvertiseHost: host, Logger: &log}
 
-	appCtx, cancelApp := context.WithCancelCause(ctx)
-	defer cancelApp(nil)
-	var outMu sync.Mutex
-	report := func(line string) {
-		outMu.Lock()
-		defer outMu.Unlock()
-		fmt.Fprintln(cfg.Stderr, line)
-	}
-	var (
-		env   *actor.Env
-		alloc *Allocator
-		drv   *endpoints.Driver
-		ui    *webui.Server
-	)
-	allocDone := make(chan struct{})
-	start := func(sctx context.Context) (cluster.Started, error) {
-		var err error
-		env, err = nw.Listen("sparkDriver", conf, port)
-		if err != nil {
-			return cluster.Started{}, err
-		}
-		conf.Set("spark.driver.host", env.Address().Host)
-		conf.Set("spark.driver.port", strconv.Itoa(env.Address().Port))
-		var d *endpoints.Driver
-		alloc = NewAllocator(kcfg, client, AllocatorOptions{Owner: owner, Logger: log, Report: report,
-			OnLost: func(id, reason string) {
-				if d != nil {
-					_ = d.RemoveExecutor(id, reason)
-				}
-			}})
-		d, err = endpoints.NewDriver(env, endpoints.WithLogger(log), endpoints.WithClusterManager(alloc))
-		if err != nil {
-			return cluster.Started{}, err
-		}
-		drv = d
-		// The driver's UI is the application's tracking URL, as on the
-		// other masters; a UI that cannot start never fails the job.
-		app := webui.AppInfo{ID: appID, Name: conf.Get(cluster.KeyAppName, appID), User: os.Getenv("USER"), Start: time.Now()}
-		if ui, err = webui.StartDriverUI(d, app, nw.BindHost, host, log); err != nil {
-			log.Warn().Err(err).Msg("the Spark UI could not start; the application runs without it")
-		} else if ui != nil {
-			report("tracking URL: " + ui.URL())
-		}
-		alloc.opts.DriverURL = d.URL()
-		if err := alloc.Start(sctx); err != nil {
-			return cluster.Started{}, err
-		}
-		go func() {
-			defer close(allocDone)
-			select {
-			case err := <-alloc.Failed():
-				cancelApp(err)
-			case <-appCtx.Done():
-			}
-		}()
-		report(fmt.Sprintf("Application %s: driver at %s, requesting %d executor pods in namespace %s (label %s)",
-			appID, d.URL(), kcfg.NumExecutors, kcfg.Namespace, ExecutorSelector(appID)))
-		// The wait also ends when the application does (the allocator failed).
-		wctx, cancelWait := context.WithCancel(sctx)
-		stopWait := context.AfterFunc(appCtx, cancelWait)
-		up := driverrun.WaitBackendReady(wctx, d, conf, kcfg.NumExecutors, log)
-		stopWait()
-		cancelWait()
-		if err := context.Cause(appCtx); err != nil && appCtx.Err() != nil {
-			return cluster.Started{}, err
-		}
-		report(fmt.Sprintf("Executors registered: %d of %d", up, kcfg.NumExecutors))
-		return cluster.Started{Driver: d}, nil
-	}
-	sc := cluster.NewAppContext(appID, conf, log, cfg.Stdout, start)
-	done := make(chan error, 1)
-	driverrun.RunUserApp(appCtx, fn, sc, cfg.Args, done)
-	appErr := <-done
-	if cause := context.Cause(appCtx); cause != nil && appCtx.Err() != nil && ctx.Err() == nil {
-		if appErr == nil || !strings.Contains(appErr.Error(), cause.Error()) {
-			appErr = fmt.Errorf("%w (application: %v)", cause, appErr)
-		}
-	}
-	if ui != nil {
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_ = ui.Shutdown(sctx)
-		cancel()
-	}
-	if drv != nil {
-		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		if err := drv.Stop(sctx); err != nil {
-			log.Warn().Err(err).Msg("stopping the driver")
-		}
-		cancel()
-	}
-	if alloc != nil {
-		cancelApp(nil)
-		<-allocDone
-		sctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		if err := alloc.Stop(sctx); err != nil {
-			log.Warn().Err(err).Msg("deleting the executor pods")
-		}
-		cancel()
-	}
-	if env != nil {
-		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		_ = env.Shutdown(sctx)
-		cancel()
-	}
-	return appErr
+	b := &podBackend{kcfg: kcfg, client: client, owner: owner, appID: appID, log: log}
+	return driverrun.Run(ctx, driverrun.Spec{AppID: appID, Conf: conf, Network: nw, Port: port, Logger: log,
+		Stdout: cfg.Stdout, Status: &lockedWriter{w: cfg.Stderr}, Fn: fn, Args: cfg.Args, Backend: b})
 }
 
 // localHostFor returns this machine's address on the route to the API
@@ -267,4 +165,83 @@ func localHostFor(server string) string {
 		return ua.IP.String()
 	}
 	return "127.0.0.1"
+}
+
+// podBackend is the driver's backend on Kubernetes (Spark's
+// KubernetesClusterSchedulerBackend): its executors are pods, which the
+// allocator creates, replaces and deletes.
+type podBackend struct {
+	kcfg   *Config
+	client *Client
+	owner  *metav1.OwnerReference
+	appID  string
+	log    zerolog.Logger
+
+	app       *driverrun.App
+	appCtx    context.Context
+	alloc     *Allocator
+	driver    atomic.Pointer[endpoints.Driver]
+	allocDone chan struct{} // closed when the allocator's watch has returned
+}
+
+// Prepare makes the allocator, the driver's cluster manager.
+func (b *podBackend) Prepare(ctx context.Context, _ *actor.Env, app *driverrun.App) (endpoints.ClusterManager, error) {
+	b.app, b.appCtx = app, ctx
+	b.alloc = NewAllocator(b.kcfg, b.client, AllocatorOptions{Owner: b.owner, Logger: b.log, Report: app.Status,
+		OnLost: func(id, reason string) {
+			if d := b.driver.Load(); d != nil {
+				_ = d.RemoveExecutor(id, reason)
+			}
+		}})
+	return b.alloc, nil
+}
+
+// Launch starts the allocator for driver d; the application ends if the
+// allocator fails.
+func (b *podBackend) Launch(sctx context.Context, d *endpoints.Driver, _ string) (driverrun.Launch, error) {
+	b.driver.Store(d)
+	b.alloc.opts.DriverURL = d.URL()
+	if err := b.alloc.Start(sctx); err != nil {
+		return driverrun.Launch{}, err
+	}
+	b.allocDone = make(chan struct{})
+	go func() {
+		defer close(b.allocDone)
+		select {
+		case err := <-b.alloc.Failed():
+			b.app.End(err)
+		case <-b.appCtx.Done():
+		}
+	}()
+	b.app.Status(fmt.Sprintf("Application %s: driver at %s, requesting %d executor pods in namespace %s (label %s)",
+		b.appID, d.URL(), b.kcfg.NumExecutors, b.kcfg.Namespace, ExecutorSelector(b.appID)))
+	return driverrun.Launch{Expected: b.kcfg.NumExecutors}, nil
+}
+
+// Finish deletes the executor pods.
+func (b *podBackend) Finish(appErr error) error {
+	if b.driver.Load() == nil {
+		return appErr // never launched: no pod was asked for
+	}
+	if b.allocDone != nil {
+		<-b.allocDone
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := b.alloc.Stop(sctx); err != nil {
+		b.log.Warn().Err(err).Msg("deleting the executor pods")
+	}
+	return appErr
+}
+
+// lockedWriter serialises the lines the driver and the allocator write.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

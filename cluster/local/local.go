@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rs/zerolog"
+	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster/driverrun"
 
 	"github.com/sparkrpc/sparkrpc/cluster"
@@ -26,60 +28,56 @@ func run(ctx context.Context, cfg cluster.SubmitConfig, fn cluster.AppFunc) erro
 	if net == nil {
 		net = cluster.TCPNetwork{BindHost: "127.0.0.1", Logger: &log}
 	}
-	env, err := net.Listen("sparkDriver", conf, 0)
-	if err != nil {
-		return err
-	}
-	defer cluster.ShutdownEnv(env, log)
-	prog := &driverrun.Progress{}
-	var execDone chan error
-	var stopExec context.CancelFunc
-	var ui *driverrun.UI
-	defer func() { ui.Stop() }()
-	start := func(sctx context.Context) (cluster.Started, error) {
-		d, err := endpoints.NewDriver(env, endpoints.WithListener(prog), endpoints.WithLogger(log))
-		if err != nil {
-			return cluster.Started{}, err
-		}
-		ui = driverrun.StartUI(d, net, appID, cfg.Stderr, log)
-		var ectx context.Context
-		ectx, stopExec = context.WithCancel(context.Background())
-		execDone = make(chan error, 1)
-		go func() {
-			execDone <- endpoints.RunExecutor(ectx, endpoints.ExecutorConfig{DriverURL: d.URL(), ExecutorID: "driver",
-				Hostname: "localhost", AppID: appID, Cores: cfg.Master.Cores},
-				endpoints.WithEnvFactory(net.Client), endpoints.WithLogger(log))
-		}()
-		if err := d.WaitForExecutors(sctx, 1); err != nil {
-			return cluster.Started{}, err
-		}
-		return cluster.Started{Driver: d}, nil
-	}
 	waitTime, err := conf.GetDuration(cluster.KeyAMWaitTime, "100s", time.Millisecond)
 	if err != nil {
 		return err
 	}
-	started, start := driverrun.NoticeStart(start)
-	bar := driverrun.StartConsoleProgress(cfg.Stderr, driverrun.ProgressInterval(conf), prog.Snapshot)
-	sc := cluster.NewAppContext(appID, conf, log, bar.Above(cfg.Stdout), start)
-	appErr := driverrun.RunApp(ctx, fn, sc, cfg.Args, started, waitTime)
-	bar.Stop()
-	if d := sc.StartedDriver(); d != nil {
-		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		if err := d.Stop(sctx); err != nil {
-			log.Warn().Err(err).Msg("stopping the driver")
-		}
-		cancel()
+	return driverrun.Run(ctx, driverrun.Spec{AppID: appID, Conf: conf, Network: net, Logger: log,
+		Stdout: cfg.Stdout, Status: cfg.Stderr, Progress: cfg.Stderr, Fn: fn, Args: cfg.Args, WaitTime: waitTime,
+		Backend: &backend{net: net, appID: appID, cores: cfg.Master.Cores, log: log}})
+}
+
+// backend runs local[N]'s one executor, with N cores, in this process.
+type backend struct {
+	net   cluster.Network
+	appID string
+	cores int
+	log   zerolog.Logger
+
+	stop context.CancelFunc // ends the executor; nil until it runs
+	done chan error         // its result
+}
+
+func (b *backend) Prepare(context.Context, *actor.Env, *driverrun.App) (endpoints.ClusterManager, error) {
+	return nil, nil
+}
+
+// Launch starts the executor, which registers with d.
+func (b *backend) Launch(_ context.Context, d *endpoints.Driver, _ string) (driverrun.Launch, error) {
+	var ectx context.Context
+	ectx, b.stop = context.WithCancel(context.Background())
+	b.done = make(chan error, 1)
+	go func() {
+		b.done <- endpoints.RunExecutor(ectx, endpoints.ExecutorConfig{DriverURL: d.URL(), ExecutorID: "driver",
+			Hostname: "localhost", AppID: b.appID, Cores: b.cores},
+			endpoints.WithEnvFactory(b.net.Client), endpoints.WithLogger(b.log))
+	}()
+	return driverrun.Launch{Expected: 1}, nil
+}
+
+// Finish waits for the executor, which the driver's stop told to exit, and
+// stops it after 10s.
+func (b *backend) Finish(appErr error) error {
+	if b.stop == nil {
+		return appErr
 	}
-	if stopExec != nil {
-		select {
-		case <-execDone:
-		case <-time.After(10 * time.Second):
-			stopExec()
-			<-execDone
-		}
-		stopExec()
+	select {
+	case <-b.done:
+	case <-time.After(10 * time.Second):
+		b.stop()
+		<-b.done
 	}
+	b.stop()
 	return appErr
 }
 

@@ -7,11 +7,9 @@ package yarn
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
-	"sync"
 	"time"
 
+	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/cluster/appmaster"
 	"github.com/sparkrpc/sparkrpc/cluster/rmclient"
 
@@ -24,11 +22,10 @@ import (
 	"github.com/sparkrpc/sparkrpc/messages"
 )
 
-// runClientMode runs the driver in this process; bringing it up submits an
-// AM (ExecutorLauncher) that allocates executors for it.
+// runClientMode runs the driver in this process (driverrun.Run); bringing
+// it up submits an AM (ExecutorLauncher) that allocates executors for it.
 func runClientMode(ctx context.Context, cfg cluster.SubmitConfig, fn cluster.AppFunc, client *rmclient.Client, sub rmclient.Submission, net cluster.Network, printer *reportPrinter, appKeys *cluster.AppKeys) error {
 	conf := cfg.Conf
-	log := cfg.Logger
 	amMem, err := memoryMB(conf, cluster.KeyAMMemory, "512m")
 	if err != nil {
 		return err
@@ -41,156 +38,157 @@ func runClientMode(ctx context.Context, cfg cluster.SubmitConfig, fn cluster.App
 	if err != nil {
 		return err
 	}
-	appCtx, cancelApp := context.WithCancelCause(ctx)
-	defer cancelApp(nil)
-	prog := &driverrun.Progress{}
-	losses := appmaster.NewSchedulerBackend(appCtx, nil, log)
-	var sc *cluster.AppContext
-	var (
-		env      *actor.Env
-		handle   *rmclient.AppHandle
-		amRef    *actor.Ref
-		monitor  = make(chan struct{})
-		monDone  = make(chan struct{})
-		monStart sync.Once
-		// The driver runs here, not in the AM: it reports its tasks to
-		// the resource manager itself, for the application's report.
-		progStop  = make(chan struct{})
-		progDone  = make(chan struct{})
-		progStart sync.Once
-	)
-	var ui *driverrun.UI
-	defer func() { ui.Stop() }()
-	start := func(sctx context.Context) (cluster.Started, error) {
-		var err error
-		env, err = net.Listen("sparkDriver", conf, 0)
-		if err != nil {
-			return cluster.Started{}, err
-		}
-		conf.Set("spark.driver.host", env.Address().Host)
-		conf.Set("spark.driver.port", strconv.Itoa(env.Address().Port))
-		d, err := endpoints.NewDriver(env, endpoints.WithListener(prog), endpoints.WithLogger(log), endpoints.WithClusterManager(losses))
-		if err != nil {
-			return cluster.Started{}, err
-		}
-		// The UI's address goes to the AM in the conf below, and from it
-		// to the resource manager as the tracking URL.
-		ui = driverrun.StartUI(d, net, "", nil, log)
-		sub.AMResource = cluster.Resource{MemoryMB: amMem, Cores: amCores}
-		sub.AMCommand = []string{"sparkrpc", "applicationmaster", "--client-mode", "--driver-url", d.URL(), "--rm", client.Address().HostPort()}
-		sub.UnmanagedDriver = true
-		sub.Conf = conf.All()
-		h, err := client.Submit(sctx, sub)
-		if err != nil {
-			return cluster.Started{}, err
-		}
-		handle = h
-		if len(sub.AppSecret) > 0 {
-			appKeys.Set(h.AppID(), sub.AppSecret)
-		}
-		progStart.Do(func() {
-			go func() {
-				defer close(progDone)
-				reportDriverProgress(client, h.AppID(), prog, sub.ReportInterval, progStop)
-			}()
-		})
-		conf.Set(cluster.KeyAppID, h.AppID())
-		fmt.Fprintf(cfg.Stderr, "Submitted application %s\n", h.AppID())
-		h.AddListener(printer)
-		r, err := h.WaitFor(sctx, func(r *rmclient.AppReport) bool { return r.State == cluster.StateRunning })
-		if err != nil {
-			return cluster.Started{}, err
-		}
-		if r.State != cluster.StateRunning {
-			return cluster.Started{}, fmt.Errorf("%w: Yarn application has already ended! It might have been killed or unable to launch application master. State %s, diagnostics: %s",
-				cluster.ErrAppFailed, r.State, r.Diagnostics)
-		}
-		if r.AM != nil {
-			// From the driver's env, which authenticates with the
-			// application's secret as the AM does.
-			if ref, err := env.RefFromProto(r.AM); err == nil {
-				amRef = ref
-				losses.SetAM(ref)
-			}
-		}
-		// Monitor the application: if it ends while the driver runs (killed,
-		// too many executor failures), stop the application.
-		monStart.Do(func() {
-			go func() {
-				defer close(monDone)
-				r, err := h.WaitFor(appCtx, func(*rmclient.AppReport) bool {
-					select {
-					case <-monitor:
-						return true
-					default:
-						return false
-					}
-				})
-				if err == nil && r.State.Terminal() {
-					cancelApp(fmt.Errorf("%w: YARN application has exited unexpectedly with state %s! Diagnostics: %s", cluster.ErrAppFailed, r.State, r.Diagnostics))
-				}
-			}()
-		})
-		up := driverrun.WaitBackendReady(sctx, d, conf, numExec, log)
-		fmt.Fprintf(cfg.Stderr, "Executors registered: %d of %d\n", up, numExec)
-		return cluster.Started{Driver: d, AppID: h.AppID(), Executors: losses}, nil
-	}
 	waitTime, err := conf.GetDuration(cluster.KeyAMWaitTime, "100s", time.Millisecond)
 	if err != nil {
 		return err
 	}
-	started, startFn := driverrun.NoticeStart(start)
-	bar := driverrun.StartConsoleProgress(cfg.Stderr, driverrun.ProgressInterval(conf), prog.Snapshot)
-	sc = cluster.NewAppContext("", conf, log, bar.Above(cfg.Stdout), startFn)
-	appErr := driverrun.RunApp(appCtx, fn, sc, cfg.Args, started, waitTime)
-	bar.Stop()
-	close(progStop)
-	progStart.Do(func() { close(progDone) })
-	<-progDone
-	if cause := context.Cause(appCtx); appErr != nil && cause != nil && appCtx.Err() != nil && !strings.Contains(appErr.Error(), cause.Error()) {
-		appErr = fmt.Errorf("%w (%v)", cause, appErr)
+	sub.AMResource = cluster.Resource{MemoryMB: amMem, Cores: amCores}
+	sub.UnmanagedDriver = true
+	b := &clientBackend{ctx: ctx, cfg: cfg, client: client, sub: sub, printer: printer, appKeys: appKeys,
+		numExec: numExec, tasks: &driverrun.Progress{}, log: cfg.Logger}
+	return driverrun.Run(ctx, driverrun.Spec{Conf: conf, Network: net, Logger: cfg.Logger, Stdout: cfg.Stdout,
+		Status: cfg.Stderr, Progress: cfg.Stderr, Tasks: b.tasks, Fn: fn, Args: cfg.Args, WaitTime: waitTime, Backend: b})
+}
+
+// clientBackend is the driver's backend in client mode: it submits the
+// application with an ExecutorLauncher AM once the driver is up, reports
+// the driver's task progress to the resource manager, ends the
+// application if the resource manager ends it, and tells the AM (or,
+// failing that, the resource manager) how the application ended.
+type clientBackend struct {
+	ctx     context.Context // the submitting command's
+	cfg     cluster.SubmitConfig
+	client  *rmclient.Client
+	sub     rmclient.Submission
+	printer *reportPrinter
+	appKeys *cluster.AppKeys
+	numExec int
+	tasks   *driverrun.Progress
+	log     zerolog.Logger
+
+	appCtx   context.Context
+	app      *driverrun.App
+	env      *actor.Env
+	sched    *appmaster.SchedulerBackend
+	handle   *rmclient.AppHandle
+	amRef    *actor.Ref
+	progStop chan struct{}
+	progDone chan struct{}
+	monitor  chan struct{}
+	monDone  chan struct{}
+}
+
+// Prepare gives the driver its link to the AM, whose address comes later.
+func (b *clientBackend) Prepare(ctx context.Context, env *actor.Env, app *driverrun.App) (endpoints.ClusterManager, error) {
+	b.appCtx, b.app, b.env = ctx, app, env
+	b.sched = appmaster.NewSchedulerBackend(ctx, nil, b.log)
+	return b.sched, nil
+}
+
+// Launch submits the application, with the driver's address for its AM,
+// and waits until the AM has registered.
+func (b *clientBackend) Launch(sctx context.Context, d *endpoints.Driver, _ string) (driverrun.Launch, error) {
+	conf := b.cfg.Conf
+	// The UI's address goes to the AM in the conf, and from it to the
+	// resource manager as the tracking URL.
+	b.sub.AMCommand = []string{"sparkrpc", "applicationmaster", "--client-mode", "--driver-url", d.URL(), "--rm", b.client.Address().HostPort()}
+	b.sub.Conf = conf.All()
+	h, err := b.client.Submit(sctx, b.sub)
+	if err != nil {
+		return driverrun.Launch{}, err
 	}
-	close(monitor)
-	monStart.Do(func() { close(monDone) })
-	<-monDone
-	if d := sc.StartedDriver(); d != nil {
-		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		if err := d.Stop(sctx); err != nil {
-			log.Warn().Err(err).Msg("stopping the driver")
+	b.handle = h
+	if len(b.sub.AppSecret) > 0 {
+		b.appKeys.Set(h.AppID(), b.sub.AppSecret)
+	}
+	b.progStop, b.progDone = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(b.progDone)
+		reportDriverProgress(b.client, h.AppID(), b.tasks, b.sub.ReportInterval, b.progStop)
+	}()
+	conf.Set(cluster.KeyAppID, h.AppID())
+	fmt.Fprintf(b.cfg.Stderr, "Submitted application %s\n", h.AppID())
+	h.AddListener(b.printer)
+	r, err := h.WaitFor(sctx, func(r *rmclient.AppReport) bool { return r.State == cluster.StateRunning })
+	if err != nil {
+		return driverrun.Launch{}, err
+	}
+	if r.State != cluster.StateRunning {
+		return driverrun.Launch{}, fmt.Errorf("%w: Yarn application has already ended! It might have been killed or unable to launch application master. State %s, diagnostics: %s",
+			cluster.ErrAppFailed, r.State, r.Diagnostics)
+	}
+	if r.AM != nil {
+		// From the driver's env, which authenticates with the
+		// application's secret as the AM does.
+		if ref, err := b.env.RefFromProto(r.AM); err == nil {
+			b.amRef = ref
+			b.sched.SetAM(ref)
 		}
+	}
+	b.monitor, b.monDone = make(chan struct{}), make(chan struct{})
+	go b.watch(h)
+	return driverrun.Launch{Expected: b.numExec, AppID: h.AppID(), Executors: b.sched}, nil
+}
+
+// watch ends the application if it ends while the driver runs (killed, too
+// many executor failures).
+func (b *clientBackend) watch(h *rmclient.AppHandle) {
+	defer close(b.monDone)
+	r, err := h.WaitFor(b.appCtx, func(*rmclient.AppReport) bool {
+		select {
+		case <-b.monitor:
+			return true
+		default:
+			return false
+		}
+	})
+	if err == nil && r.State.Terminal() {
+		b.app.End(fmt.Errorf("%w: YARN application has exited unexpectedly with state %s! Diagnostics: %s", cluster.ErrAppFailed, r.State, r.Diagnostics))
+	}
+}
+
+// Finish stops the progress reports and the watch, tells the AM how the
+// application ended (or kills it when the AM cannot be told) and waits
+// until the resource manager has ended it.
+func (b *clientBackend) Finish(appErr error) error {
+	if b.progStop != nil {
+		close(b.progStop)
+		<-b.progDone
+	}
+	if b.monitor != nil {
+		close(b.monitor)
+		<-b.monDone
+	}
+	h := b.handle
+	if h == nil {
+		return appErr
+	}
+	final, diag := cluster.FinalSucceeded, ""
+	if appErr != nil {
+		final, diag = cluster.FinalFailed, "User application failed: "+appErr.Error()
+	}
+	told := false
+	if b.amRef != nil && b.ctx.Err() == nil {
+		fctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, err := b.amRef.AskSync(fctx, &messages.AmDriverFinished{FinalStatus: messages.RmFinalStatus(final), Diagnostics: diag})
 		cancel()
+		told = err == nil
 	}
-	if handle != nil {
-		final, diag := cluster.FinalSucceeded, ""
-		if appErr != nil {
-			final, diag = cluster.FinalFailed, "User application failed: "+appErr.Error()
+	if !told {
+		// Interrupted, or the AM is unreachable: end the application here.
+		why := "Application killed: the driver ended before its application master could be told."
+		if b.ctx.Err() != nil {
+			why = "Application killed: the submitting command was interrupted."
 		}
-		told := false
-		if amRef != nil && ctx.Err() == nil {
-			fctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			_, err := amRef.AskSync(fctx, &messages.AmDriverFinished{FinalStatus: messages.RmFinalStatus(final), Diagnostics: diag})
-			cancel()
-			told = err == nil
-		}
-		if !told {
-			// Interrupted, or the AM is unreachable: end the application here.
-			why := "Application killed: the driver ended before its application master could be told."
-			if ctx.Err() != nil {
-				why = "Application killed: the submitting command was interrupted."
-			}
-			kctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			_, kerr := client.Kill(kctx, handle.AppID(), why)
-			cancel()
-			if kerr == nil && ctx.Err() != nil && appErr != nil {
-				appErr = fmt.Errorf("%w: killed application %s", appErr, handle.AppID())
-			}
-		}
-		wctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		_, _ = handle.WaitFor(wctx, func(r *rmclient.AppReport) bool { return r.State.Terminal() })
+		kctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, kerr := b.client.Kill(kctx, h.AppID(), why)
 		cancel()
+		if kerr == nil && b.ctx.Err() != nil && appErr != nil {
+			appErr = fmt.Errorf("%w: killed application %s", appErr, h.AppID())
+		}
 	}
-	if env != nil {
-		cluster.ShutdownEnv(env, log)
-	}
+	wctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	_, _ = h.WaitFor(wctx, func(r *rmclient.AppReport) bool { return r.State.Terminal() })
+	cancel()
 	return appErr
 }

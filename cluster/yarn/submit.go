@@ -172,46 +172,55 @@ func runOnRM(ctx context.Context, cfg cluster.SubmitConfig, fn cluster.AppFunc, 
 
 	if mode == "cluster" {
 		sub.AMResource = cluster.Resource{MemoryMB: driverMem, Cores: driverCores}
-		sub.AMCommand = append([]string{"sparkrpc", "applicationmaster", "--class", cfg.Class, "--rm", rm.HostPort(), "--"}, cfg.Args...)
-		sub.Conf = conf.All()
-		h, err := client.Submit(ctx, sub)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(cfg.Stderr, "Submitted application %s\n", h.AppID())
-		wait, err := conf.GetBool(cluster.KeyWaitAppCompletion, true)
-		if err != nil {
-			return err
-		}
-		if !wait {
-			r, err := h.Poll(ctx)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(cfg.Stderr, "Application report for %s (state: %s)\n", r.ID, r.State)
-			return nil
-		}
-		h.AddListener(printer)
-		r, err := h.Wait(ctx)
-		if ctx.Err() != nil {
-			if !embedded {
-				return fmt.Errorf("%w: application %s keeps running (stop it with submit --master %s --kill %s)",
-					err, h.AppID(), cfg.Master, h.AppID())
-			}
-			kctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			_, kerr := client.Kill(kctx, h.AppID(), "Application killed: the submitting command was interrupted.")
-			cancel()
-			if kerr == nil {
-				err = fmt.Errorf("%w: killed application %s", err, h.AppID())
-			}
-		}
-		if embedded && r != nil {
-			printDriverOutput(cfg.Stdout, r)
-		}
-		return err
+		return runClusterMode(ctx, cfg, client, sub, printer, embedded)
 	}
 	printer.noTasks = true
 	return runClientMode(ctx, cfg, fn, client, sub, net, printer, appKeys)
+}
+
+// runClusterMode submits the application with an AM that runs it as the
+// driver, and follows it until it ends (unless
+// spark.yarn.submit.waitAppCompletion is false). Interrupted, it kills an
+// embedded cluster's application, and says how to kill another.
+func runClusterMode(ctx context.Context, cfg cluster.SubmitConfig, client *rmclient.Client, sub rmclient.Submission, printer *reportPrinter, embedded bool) error {
+	conf := cfg.Conf
+	sub.AMCommand = append([]string{"sparkrpc", "applicationmaster", "--class", cfg.Class, "--rm", client.Address().HostPort(), "--"}, cfg.Args...)
+	sub.Conf = conf.All()
+	h, err := client.Submit(ctx, sub)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(cfg.Stderr, "Submitted application %s\n", h.AppID())
+	wait, err := conf.GetBool(cluster.KeyWaitAppCompletion, true)
+	if err != nil {
+		return err
+	}
+	if !wait {
+		r, err := h.Poll(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(cfg.Stderr, "Application report for %s (state: %s)\n", r.ID, r.State)
+		return nil
+	}
+	h.AddListener(printer)
+	r, err := h.Wait(ctx)
+	if ctx.Err() != nil {
+		if !embedded {
+			return fmt.Errorf("%w: application %s keeps running (stop it with submit --master %s --kill %s)",
+				err, h.AppID(), cfg.Master, h.AppID())
+		}
+		kctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, kerr := client.Kill(kctx, h.AppID(), "Application killed: the submitting command was interrupted.")
+		cancel()
+		if kerr == nil {
+			err = fmt.Errorf("%w: killed application %s", err, h.AppID())
+		}
+	}
+	if embedded && r != nil {
+		printDriverOutput(cfg.Stdout, r)
+	}
+	return err
 }
 
 // useAppSecret, with spark.authenticate on, generates the application's

@@ -1,0 +1,210 @@
+// This file holds Run, the one way every cluster manager runs a driver,
+// and Backend, what each adds to it.
+
+package driverrun
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/endpoints"
+)
+
+// Spec is one application's driver, as Run runs it. Conf, Network, Fn and
+// Backend are required.
+type Spec struct {
+	// AppID is the application's id; "" when the backend learns it only as
+	// the driver starts (Launch.AppID).
+	AppID string
+	// Conf is the application's configuration. Run sets spark.driver.host
+	// and spark.driver.port in it, and the UI's address
+	// (spark.driver.appUIAddress).
+	Conf *actor.Conf
+	// Network creates the driver's env, listening on Port (0: any).
+	Network cluster.Network
+	Port    int
+	// Logger is the driver's logger.
+	Logger zerolog.Logger
+	// Stdout receives the application's output.
+	Stdout io.Writer
+	// Status receives the lines a person follows the driver by ("tracking
+	// URL: URL", "Executors registered: N of M"); nil: they are logged.
+	Status io.Writer
+	// Progress, when not nil, gets the console progress bar of the
+	// driver's tasks (drawn when it is a terminal).
+	Progress io.Writer
+	// Tasks counts the driver's tasks (nil: a Progress of Run's own), for
+	// a backend that reports them.
+	Tasks *Progress
+	// Fn is the application, run with Args.
+	Fn   cluster.AppFunc
+	Args []string
+	// WaitTime bounds the time the application takes to ask for its
+	// driver (spark.yarn.am.waitTime); 0: no bound.
+	WaitTime time.Duration
+	// Backend brings up the driver's executors.
+	Backend Backend
+}
+
+// Backend is what a cluster manager adds to the driver Run runs: where its
+// executors come from, and what it does once the application has ended.
+type Backend interface {
+	// Prepare is called once the driver's env is up, before the
+	// application runs. It returns the driver's cluster manager (nil:
+	// none). app lets it end the application, e.g. when its executors
+	// cannot be had.
+	Prepare(ctx context.Context, env *actor.Env, app *App) (endpoints.ClusterManager, error)
+	// Launch is called when the application first asks for its driver,
+	// once driver d and its UI (at uiURL, "" without one) are up: it
+	// brings up d's executors and says how many to wait for.
+	Launch(ctx context.Context, d *endpoints.Driver, uiURL string) (Launch, error)
+	// Finish is called once the application has returned with appErr (nil
+	// on success), its driver has stopped and its context has ended. It
+	// releases what Prepare and Launch took and returns the error Run
+	// returns.
+	Finish(appErr error) error
+}
+
+// Launch is what Backend.Launch brought up.
+type Launch struct {
+	// Expected is the number of executors the readiness rule waits for
+	// (WaitBackendReady).
+	Expected int
+	// AppID is the application's id when it was given only now, else "".
+	AppID string
+	// Executors lets the application change its executors; nil: it cannot.
+	Executors cluster.ExecutorControl
+}
+
+// App is the running application as a Backend sees it.
+type App struct {
+	cancel context.CancelCauseFunc
+	status func(string)
+}
+
+// End ends the application: its context is cancelled with cause, which
+// becomes Run's error unless the application's own error says it already.
+func (a *App) End(cause error) { a.cancel(cause) }
+
+// Status writes a status line (see Spec.Status).
+func (a *App) Status(line string) { a.status(line) }
+
+// Run runs spec's application with its driver in this process, in the
+// driver's goroutine (RunApp): the driver's env is created first; the
+// driver, its UI and (Backend.Launch) its executors when the application
+// first asks for its driver, which then waits for the readiness rule
+// (WaitBackendReady). When the application returns, its progress bar, UI
+// and driver stop, and Backend.Finish decides the error Run returns.
+func Run(ctx context.Context, spec Spec) error {
+	conf, log := spec.Conf, spec.Logger
+	env, err := spec.Network.Listen("sparkDriver", conf, spec.Port)
+	if err != nil {
+		return spec.Backend.Finish(err)
+	}
+	defer cluster.ShutdownEnv(env, log)
+	conf.Set("spark.driver.host", env.Address().Host)
+	conf.Set("spark.driver.port", strconv.Itoa(env.Address().Port))
+
+	appCtx, cancelApp := context.WithCancelCause(ctx)
+	defer cancelApp(nil)
+	status := func(line string) {
+		if spec.Status == nil {
+			log.Info().Msg(line)
+			return
+		}
+		fmt.Fprintln(spec.Status, line)
+	}
+	app := &App{cancel: cancelApp, status: status}
+	cm, err := spec.Backend.Prepare(appCtx, env, app)
+	if err != nil {
+		return spec.Backend.Finish(err)
+	}
+	prog := spec.Tasks
+	if prog == nil {
+		prog = &Progress{}
+	}
+	var ui *UI
+	start := func(sctx context.Context) (cluster.Started, error) {
+		return launch(sctx, appCtx, env, spec, cm, prog, &ui, status)
+	}
+	started, startFn := NoticeStart(start)
+	out := spec.Stdout
+	var bar *consoleProgress
+	if spec.Progress != nil {
+		bar = StartConsoleProgress(spec.Progress, ProgressInterval(conf), prog.Snapshot)
+		out = bar.Above(out)
+	}
+	sc := cluster.NewAppContext(spec.AppID, conf, log, out, startFn)
+	appErr := RunApp(appCtx, spec.Fn, sc, spec.Args, started, spec.WaitTime)
+	if bar != nil {
+		bar.Stop()
+	}
+	appErr = withCause(ctx, appCtx, appErr)
+	ui.Stop()
+	if d := sc.StartedDriver(); d != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		if err := d.Stop(sctx); err != nil {
+			log.Warn().Err(err).Msg("stopping the driver")
+		}
+		cancel()
+	}
+	cancelApp(nil)
+	return spec.Backend.Finish(appErr)
+}
+
+// launch brings up the driver on env, its UI and its executors, and waits
+// for the readiness rule; the UI is left in *ui.
+func launch(sctx, appCtx context.Context, env *actor.Env, spec Spec, cm endpoints.ClusterManager, prog *Progress,
+	ui **UI, status func(string)) (cluster.Started, error) {
+	opts := []endpoints.DriverOption{endpoints.WithListener(prog), endpoints.WithLogger(spec.Logger)}
+	if cm != nil {
+		opts = append(opts, endpoints.WithClusterManager(cm))
+	}
+	d, err := endpoints.NewDriver(env, opts...)
+	if err != nil {
+		return cluster.Started{}, err
+	}
+	*ui = StartUI(d, spec.Network, spec.AppID, nil, spec.Logger)
+	if u := (*ui).URL(); u != "" {
+		status("tracking URL: " + u)
+	}
+	l, err := spec.Backend.Launch(sctx, d, (*ui).URL())
+	if err != nil {
+		return cluster.Started{Driver: d}, err
+	}
+	// The wait ends early when the application does (its backend ended it).
+	wctx, cancel := context.WithCancel(sctx)
+	stop := context.AfterFunc(appCtx, cancel)
+	up := WaitBackendReady(wctx, d, spec.Conf, l.Expected, spec.Logger)
+	stop()
+	cancel()
+	if appCtx.Err() != nil {
+		return cluster.Started{Driver: d}, context.Cause(appCtx)
+	}
+	status(fmt.Sprintf("Executors registered: %d of %d", up, l.Expected))
+	return cluster.Started{Driver: d, AppID: l.AppID, Executors: l.Executors}, nil
+}
+
+// withCause is the application's error, told why its backend ended it: the
+// cause of appCtx when the backend ended it (ctx, the caller's, still
+// running), unless the application's error says it already.
+func withCause(ctx, appCtx context.Context, appErr error) error {
+	cause := context.Cause(appCtx)
+	if cause == nil || appCtx.Err() == nil || ctx.Err() != nil {
+		return appErr
+	}
+	switch {
+	case appErr == nil:
+		return cause
+	case strings.Contains(appErr.Error(), cause.Error()):
+		return appErr
+	}
+	return fmt.Errorf("%w (application: %v)", cause, appErr)
+}
