@@ -10,6 +10,7 @@
 //
 //   - eventually.go: Eventually and EventuallyNoError, a wait for a
 //     condition, polled until a deadline.
+//   - recv.go: Recv, a receive from a channel, bounded by a deadline.
 //   - context.go: Context, a context that ends with the test or at a
 //     deadline.
 //   - gate.go: Gate, a one-shot signal, and Gates, gates found by key.
