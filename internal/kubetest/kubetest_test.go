@@ -21,13 +21,13 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubetest"
+	"github.com/sparkrpc/sparkrpc/internal/kubetest"
 )
 
 var binDir string
 
 const skipMsg = "kubetest: " + kubetest.BinEnv + " is unset: the TestKubernetes* tests need the control-plane binaries; " +
-	"build them with cluster/kubernetes/kubetest/build-controlplane DIR and set " + kubetest.BinEnv + "=DIR"
+	"build them with internal/kubetest/build-controlplane DIR and set " + kubetest.BinEnv + "=DIR"
 
 func TestMain(m *testing.M) {
 	binDir = os.Getenv(kubetest.BinEnv)
