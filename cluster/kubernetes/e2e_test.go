@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"io"
 	"regexp"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/endpoints"
 	"github.com/sparkrpc/sparkrpc/examples"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -108,17 +108,6 @@ func executorPods(t *testing.T, c *Client, appID string) []corev1.Pod {
 		t.Fatal(err)
 	}
 	return l.Items
-}
-
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", d, what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 // TestKubernetesClientModeSparkPi: 2 executor pods with Spark's names,
