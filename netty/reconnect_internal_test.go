@@ -156,7 +156,8 @@ func TestReconnectRacingCloseLeavesNoZombie(t *testing.T) {
 	id := testClient(name).identity
 	var armed atomic.Bool
 	var closers sync.WaitGroup
-	testHookAttach = func(p *peer) {
+	tr := NewTransport(WithLogger(zerolog.Nop()))
+	tr.hooks.attach = func(p *peer) {
 		if p.identity != id || !armed.CompareAndSwap(true, false) || p.conn == nil {
 			return
 		}
@@ -173,8 +174,6 @@ func TestReconnectRacingCloseLeavesNoZombie(t *testing.T) {
 			old.close(nil)
 		}()
 	}
-	t.Cleanup(func() { testHookAttach = nil })
-	tr := NewTransport(WithLogger(zerolog.Nop()))
 	server := testServer(t, tr)
 	t.Cleanup(closers.Wait)
 	dialAs(t, server.Address().HostPort(), name)
@@ -211,7 +210,7 @@ func TestSendDuringTheAcceptorsHandshakeWaitsForIt(t *testing.T) {
 	id := testClient(name).identity
 	tr := NewTransport(WithLogger(zerolog.Nop()))
 	var sent atomic.Bool
-	testHookAccepted = func(c *conn) {
+	tr.hooks.accepted = func(c *conn) {
 		if c.info.Identity != id || sent.Swap(true) {
 			return
 		}
@@ -220,7 +219,6 @@ func TestSendDuringTheAcceptorsHandshakeWaitsForIt(t *testing.T) {
 			t.Errorf("Send during the handshake: %v", err)
 		}
 	}
-	t.Cleanup(func() { testHookAccepted = nil })
 	server := testServer(t, tr)
 	_, fr := dialAs(t, server.Address().HostPort(), name)
 	if !sent.Load() {
