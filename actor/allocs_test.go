@@ -7,20 +7,21 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 )
 
 // A local ask costs its future (the handler's CallContext is part of the
 // future's own allocation), the future's channel, and what the endpoint
 // allocates: no more.
 func TestLocalAskAllocations(t *testing.T) {
-	if raceEnabled {
+	if testutil.RaceEnabled {
 		t.Skip("the race detector allocates differently")
 	}
 	env := newEnv(t, nil)
 	reply := wrapperspb.Int64(1)
 	ref := register(t, env, "echo", &fixedReplier{reply: reply})
 	msg := wrapperspb.Int64(2)
-	ctx := testContext(t)
+	ctx := testutil.Context(t, testTimeout)
 	ask := func() {
 		if _, err := actor.AskAs[*wrapperspb.Int64Value](ctx, ref, msg); err != nil {
 			t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -11,14 +12,14 @@ import (
 // the messages it handled.
 func TestEndpointStats(t *testing.T) {
 	e := newEnv(t, nil)
-	g := newGate()
+	g := testutil.NewGate(t)
 	entered := make(chan struct{}, 1)
 	ref := register(t, e, "stats-slow", actor.ReceiveFunc(func(_ *actor.Context, _ proto.Message) error {
 		select {
 		case entered <- struct{}{}:
 		default:
 		}
-		<-g.ch
+		<-g.Opened()
 		return nil
 	}))
 	register(t, e, "stats-idle", actor.ReceiveFunc(func(*actor.Context, proto.Message) error { return nil }))
@@ -27,7 +28,7 @@ func TestEndpointStats(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	recv(t, entered, "the first message")
+	testutil.Recv(t, entered, testTimeout, "the first message")
 	find := func(name string) actor.EndpointStats {
 		for _, s := range e.EndpointStats() {
 			if s.Name == name {
@@ -46,11 +47,11 @@ func TestEndpointStats(t *testing.T) {
 	if s := find("stats-slow"); s.Received != 4 || s.Queued > 3 {
 		t.Fatalf("stats-slow: %+v, want 4 received, at most 3 queued", s)
 	}
-	g.open()
-	eventually(t, func() bool {
+	g.Open()
+	testutil.Eventually(t, testTimeout, "stats-slow to show its 4 messages handled", func() bool {
 		s := find("stats-slow")
 		return s.Queued == 0 && s.Received == 4
-	}, "stats-slow to show its 4 messages handled")
+	})
 	if s := find("stats-idle"); s.Queued != 0 {
 		t.Fatalf("stats-idle: %+v, want nothing queued", s)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
@@ -29,7 +30,7 @@ func TestSendLocally(t *testing.T) {
 	if err := ref.Send(str("hello")); err != nil {
 		t.Fatalf("Send: %v", err)
 	}
-	if s := recv(t, got, "the message"); s != "hello" {
+	if s := testutil.Recv(t, got, testTimeout, "the message"); s != "hello" {
 		t.Fatalf("received %q, want %q", s, "hello")
 	}
 }
@@ -46,7 +47,7 @@ func TestSendRefInReply(t *testing.T) {
 		}
 		return nil
 	}})
-	p, err := ref.AskSync(testContext(t), str("Hello"))
+	p, err := ref.AskSync(testutil.Context(t, testTimeout), str("Hello"))
 	if err != nil {
 		t.Fatalf("AskSync: %v", err)
 	}
@@ -80,7 +81,7 @@ func TestAskTimeout(t *testing.T) {
 		return nil // never replies
 	}})
 	const key = "spark.rpc.short.timeout"
-	_, err := ref.AskSyncWithTimeout(testContext(t), str("hello"), actor.RpcTimeout{Duration: 10 * time.Millisecond, Key: key})
+	_, err := ref.AskSyncWithTimeout(testutil.Context(t, testTimeout), str("hello"), actor.RpcTimeout{Duration: 10 * time.Millisecond, Key: key})
 	checkTimeoutError(t, err, key)
 	if !errors.Is(err, actor.ErrTimeout) {
 		t.Errorf("errors.Is(%v, ErrTimeout) = false", err)
@@ -120,16 +121,16 @@ func TestAskTimeoutKeyOnce(t *testing.T) {
 		return nil
 	}})
 	const key = "spark.rpc.test.timeout"
-	ok := ref.AskWithTimeout(testContext(t), str("hi"), actor.RpcTimeout{Duration: testTimeout, Key: key})
+	ok := ref.AskWithTimeout(testutil.Context(t, testTimeout), str("hi"), actor.RpcTimeout{Duration: testTimeout, Key: key})
 	if res, err := ok.Result(); err != nil || text(res) != "hi" {
 		t.Fatalf("quick ask = %v, %v; want hi", res, err)
 	}
-	f := ref.AskWithTimeout(testContext(t), str("NeverReply"), actor.RpcTimeout{Duration: 10 * time.Millisecond, Key: key})
-	_, err1 := f.Wait(testContext(t))
+	f := ref.AskWithTimeout(testutil.Context(t, testTimeout), str("NeverReply"), actor.RpcTimeout{Duration: 10 * time.Millisecond, Key: key})
+	_, err1 := f.Wait(testutil.Context(t, testTimeout))
 	checkTimeoutError(t, err1, key)
 	_, err2 := f.Result()
 	checkTimeoutError(t, err2, key)
-	_, err3 := f.Wait(testContext(t))
+	_, err3 := f.Wait(testutil.Context(t, testTimeout))
 	checkTimeoutError(t, err3, key)
 	if err1.Error() != err3.Error() {
 		t.Errorf("a second wait changed the error: %q, then %q", err1, err3)
@@ -147,9 +148,9 @@ func TestAskAbort(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	f := ref.AskWithTimeout(ctx, str("hello"), actor.RpcTimeout{Duration: time.Hour, Key: "spark.rpc.abort.timeout"})
-	waitClosed(t, asked, "the ask to arrive")
+	testutil.Recv(t, asked, testTimeout, "the ask to arrive")
 	cancel(errAbort)
-	_, err := f.Wait(testContext(t))
+	_, err := f.Wait(testutil.Context(t, testTimeout))
 	if !errors.Is(err, errAbort) {
 		t.Fatalf("aborted ask failed with %v, want the cause %v", err, errAbort)
 	}
@@ -254,7 +255,7 @@ func TestSelfInOnStart(t *testing.T) {
 		selfs <- ctx.Self()
 		return nil
 	}})
-	self := recv(t, selfs, "OnStart")
+	self := testutil.Recv(t, selfs, testTimeout, "OnStart")
 	if self == nil || self.Name() != ref.Name() || self.String() != ref.String() {
 		t.Fatalf("Self() in OnStart = %v, want %v", self, ref)
 	}
@@ -270,7 +271,7 @@ func TestSelfInReceive(t *testing.T) {
 	if err := ref.Send(str("hi")); err != nil {
 		t.Fatal(err)
 	}
-	self := recv(t, selfs, "Receive")
+	self := testutil.Recv(t, selfs, testTimeout, "Receive")
 	if self == nil || self.Name() != ref.Name() {
 		t.Fatalf("Self() in Receive = %v, want %v", self, ref)
 	}
@@ -290,7 +291,7 @@ func TestSelfNilInOnStop(t *testing.T) {
 	if err := e.Stop(ref); err != nil {
 		t.Fatal(err)
 	}
-	if self := recv(t, selfs, "OnStop"); self != nil {
+	if self := testutil.Recv(t, selfs, testTimeout, "OnStop"); self != nil {
 		t.Fatalf("Self() in OnStop = %v, want nil", self)
 	}
 }
@@ -329,7 +330,7 @@ func TestReceiveInSequence(t *testing.T) {
 		}
 		wg.Wait()
 		// The ask queues behind every send, so it sees the final count.
-		n, err := actor.AskAs[*wrapperspb.Int64Value](testContext(t), ref, str("count"))
+		n, err := actor.AskAs[*wrapperspb.Int64Value](testutil.Context(t, testTimeout), ref, str("count"))
 		if err != nil {
 			t.Fatalf("round %d: ask: %v", round, err)
 		}
@@ -368,7 +369,7 @@ func TestAskWithReply(t *testing.T) {
 		ctx.Reply(str("ack"))
 		return nil
 	}})
-	f := ref.Ask(testContext(t), str("Hi"))
+	f := ref.Ask(testutil.Context(t, testTimeout), str("Hi"))
 	res, err := actor.ResultAs[*wrapperspb.StringValue](f)
 	if err != nil || res.GetValue() != "ack" {
 		t.Fatalf("ask = %v, %v; want ack", res, err)
@@ -388,7 +389,7 @@ func TestAskWithSendFailure(t *testing.T) {
 		return nil
 	}}
 	ref := register(t, e, "send-failure", ep)
-	_, err := ref.AskSync(testContext(t), str("hi"))
+	_, err := ref.AskSync(testutil.Context(t, testTimeout), str("hi"))
 	if !errors.Is(err, oops) {
 		t.Fatalf("ask failed with %v, want %v", err, oops)
 	}
@@ -405,7 +406,7 @@ func TestAskWithReturnedError(t *testing.T) {
 	oops := errors.New("Oops")
 	ep := &testEndpoint{ask: func(*actor.CallContext, proto.Message) error { return oops }}
 	ref := register(t, e, "returned-error", ep)
-	if _, err := ref.AskSync(testContext(t), str("hi")); !errors.Is(err, oops) {
+	if _, err := ref.AskSync(testutil.Context(t, testTimeout), str("hi")); !errors.Is(err, oops) {
 		t.Fatalf("ask failed with %v, want %v", err, oops)
 	}
 	ep.waitFor(t, "error:")
@@ -425,7 +426,7 @@ func TestPanicInReceiveAndReply(t *testing.T) {
 	}}
 	ref := register(t, e, "panic-in-ask", ep)
 	for range 2 { // twice: the loop survived the first one
-		_, err := ref.AskSync(testContext(t), str("panic"))
+		_, err := ref.AskSync(testutil.Context(t, testTimeout), str("panic"))
 		var pe *actor.PanicError
 		if !errors.As(err, &pe) {
 			t.Fatalf("ask failed with %v (%T), want a *PanicError", err, err)
@@ -480,8 +481,8 @@ func TestUnknownEndpointFailsFast(t *testing.T) {
 			}
 			checkNotFound("Send", r.Send(str("hi")))
 			// The ask must fail at once, not after its (very long) timeout.
-			f := r.AskWithTimeout(testContext(t), str("hi"), actor.RpcTimeout{Duration: time.Hour, Key: "spark.rpc.askTimeout"})
-			_, err := f.Wait(testContext(t))
+			f := r.AskWithTimeout(testutil.Context(t, testTimeout), str("hi"), actor.RpcTimeout{Duration: time.Hour, Key: "spark.rpc.askTimeout"})
+			_, err := f.Wait(testutil.Context(t, testTimeout))
 			checkNotFound("Ask", err)
 		})
 	}
@@ -572,8 +573,8 @@ func TestIsolatedEndpointDoesNotBlockSharedLoop(t *testing.T) {
 		},
 	}})
 	normal := register(t, e, "normal", &testEndpoint{})
-	f := iso.Ask(testContext(t), str("hello"))
-	waitClosed(t, blocked, "the isolated endpoint to block")
+	f := iso.Ask(testutil.Context(t, testTimeout), str("hello"))
+	testutil.Recv(t, blocked, testTimeout, "the isolated endpoint to block")
 	// The one shared loop goroutine is free: the normal endpoint answers.
 	if s := askString(t, normal, "hello"); s != "hello" {
 		t.Fatalf("normal endpoint answered %q", s)
@@ -584,7 +585,7 @@ func TestIsolatedEndpointDoesNotBlockSharedLoop(t *testing.T) {
 	default:
 	}
 	close(latch)
-	res, err := f.Wait(testContext(t))
+	res, err := f.Wait(testutil.Context(t, testTimeout))
 	if err != nil || text(res) != "hi" {
 		t.Fatalf("blocked ask = %v, %v; want hi", res, err)
 	}
@@ -670,7 +671,7 @@ func TestDedicatedLoopRunsConcurrently(t *testing.T) {
 	var futs []*actor.Future
 	for i := range msgs {
 		if i%2 == 0 {
-			futs = append(futs, ref.Ask(testContext(t), wrapperspb.Int64(int64(i))))
+			futs = append(futs, ref.Ask(testutil.Context(t, testTimeout), wrapperspb.Int64(int64(i))))
 		} else if err := ref.Send(wrapperspb.Int64(int64(i))); err != nil {
 			t.Fatal(err)
 		}
@@ -678,18 +679,18 @@ func TestDedicatedLoopRunsConcurrently(t *testing.T) {
 	close(c.startGo)
 	// Two handlers inside at the same time prove the overlap: each blocks
 	// until release is closed.
-	recv(t, c.entered, "a first handler")
-	recv(t, c.entered, "a second handler running at the same time")
+	testutil.Recv(t, c.entered, testTimeout, "a first handler")
+	testutil.Recv(t, c.entered, testTimeout, "a second handler running at the same time")
 	if err := e.Stop(ref); err != nil {
 		t.Fatal(err)
 	}
 	close(c.release)
 	for _, f := range futs {
-		if _, err := f.Wait(testContext(t)); err != nil {
+		if _, err := f.Wait(testutil.Context(t, testTimeout)); err != nil {
 			t.Errorf("ask: %v", err)
 		}
 	}
-	waitClosed(t, c.stopped, "OnStop")
+	testutil.Recv(t, c.stopped, testTimeout, "OnStop")
 	if len(c.entered) != msgs-2 {
 		t.Errorf("%d handlers ran, want %d", len(c.entered)+2, msgs)
 	}
@@ -781,7 +782,7 @@ func TestDefaultAskTimeoutNamesKey(t *testing.T) {
 	// An ask with the env's default timeout names the key that set it.
 	e := newEnv(t, actor.NewConf().Set(actor.KeyNetworkTimeout, "20ms"))
 	ref := register(t, e, "silent", &testEndpoint{ask: func(*actor.CallContext, proto.Message) error { return nil }})
-	_, err := ref.AskSync(testContext(t), str("hi"))
+	_, err := ref.AskSync(testutil.Context(t, testTimeout), str("hi"))
 	checkTimeoutError(t, err, actor.KeyNetworkTimeout)
 }
 
@@ -845,9 +846,8 @@ func postWhileStopping(t *testing.T, how string, threads, iter int) {
 	wg.Wait()
 	const sent = senders * perSender
 	total := func() int64 { return processed.Load() + droppedCB.Load() + refused.Load() }
-	eventually(t, func() bool { return total() == sent },
-		"iteration %d: processed %d + dropped %d + refused %d != sent %d",
-		iter, processed.Load(), droppedCB.Load(), refused.Load(), sent)
+	testutil.Eventually(t, testTimeout, fmt.Sprintf("iteration %d: processed %d + dropped %d + refused %d != sent %d",
+		iter, processed.Load(), droppedCB.Load(), refused.Load(), sent), func() bool { return total() == sent })
 	ep.waitFor(t, "stop")
 	shutdown(t, e)
 	if got := int64(e.Dropped()); got != droppedCB.Load() {
@@ -870,7 +870,7 @@ func TestUnsupportedMessage(t *testing.T) {
 		ctx.Reply(msg)
 		return nil
 	}})
-	_, err := ref.AskSync(testContext(t), wrapperspb.Int64(1))
+	_, err := ref.AskSync(testutil.Context(t, testTimeout), wrapperspb.Int64(1))
 	var ue *actor.UnsupportedMessageError
 	if !errors.As(err, &ue) || !errors.Is(err, actor.ErrUnsupportedMessage) {
 		t.Fatalf("ask failed with %v (%T), want *UnsupportedMessageError", err, err)
@@ -880,7 +880,7 @@ func TestUnsupportedMessage(t *testing.T) {
 	}
 	// An endpoint that is not a Replier fails every ask the same way.
 	plain := register(t, e, "receive-only", actor.ReceiveFunc(func(*actor.Context, proto.Message) error { return nil }))
-	_, err = plain.AskSync(testContext(t), str("hi"))
+	_, err = plain.AskSync(testutil.Context(t, testTimeout), str("hi"))
 	if !errors.As(err, &ue) || ue.Type != "google.protobuf.StringValue" {
 		t.Fatalf("ask to a receive-only endpoint failed with %v, want *UnsupportedMessageError", err)
 	}
@@ -892,7 +892,7 @@ func TestUnsupportedMessage(t *testing.T) {
 func TestAskAsWrongReplyType(t *testing.T) {
 	e := newEnv(t, nil)
 	ref := register(t, e, "echo", &testEndpoint{})
-	got, err := actor.AskAs[*wrapperspb.Int64Value](testContext(t), ref, str("a string"))
+	got, err := actor.AskAs[*wrapperspb.Int64Value](testutil.Context(t, testTimeout), ref, str("a string"))
 	var rte *actor.ReplyTypeError
 	if !errors.As(err, &rte) {
 		t.Fatalf("AskAs = %v, %v; want *ReplyTypeError", got, err)
@@ -912,8 +912,8 @@ func TestReplyLaterFromAnotherGoroutine(t *testing.T) {
 		pending <- ctx
 		return nil
 	}})
-	f := ref.Ask(testContext(t), str("q"))
-	cc := recv(t, pending, "the ask")
+	f := ref.Ask(testutil.Context(t, testTimeout), str("q"))
+	cc := testutil.Recv(t, pending, testTimeout, "the ask")
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -921,8 +921,8 @@ func TestReplyLaterFromAnotherGoroutine(t *testing.T) {
 		cc.Reply(str("second"))         // ignored
 		cc.SendFailure(errors.New("x")) // ignored
 	}()
-	waitClosed(t, done, "the replying goroutine")
-	res, err := f.Wait(testContext(t))
+	testutil.Recv(t, done, testTimeout, "the replying goroutine")
+	res, err := f.Wait(testutil.Context(t, testTimeout))
 	if err != nil || text(res) != "first" {
 		t.Fatalf("ask = %v, %v; want the first reply", res, err)
 	}
@@ -937,7 +937,7 @@ func TestReplyNil(t *testing.T) {
 		ctx.Reply(nil)
 		return nil
 	}})
-	if _, err := ref.AskSync(testContext(t), str("q")); !errors.Is(err, actor.ErrNilMessage) {
+	if _, err := ref.AskSync(testutil.Context(t, testTimeout), str("q")); !errors.Is(err, actor.ErrNilMessage) {
 		t.Fatalf("ask answered with a nil reply = %v, want ErrNilMessage", err)
 	}
 }
@@ -1002,7 +1002,7 @@ func TestShutdown(t *testing.T) {
 	default:
 		t.Fatalf("Terminated() not closed after Shutdown returned")
 	}
-	if err := e.AwaitTermination(testContext(t)); err != nil {
+	if err := e.AwaitTermination(testutil.Context(t, testTimeout)); err != nil {
 		t.Errorf("AwaitTermination: %v", err)
 	}
 	for i, ep := range eps {
@@ -1011,7 +1011,7 @@ func TestShutdown(t *testing.T) {
 		}
 	}
 	ref := refs[0]
-	ctx := testContext(t)
+	ctx := testutil.Context(t, testTimeout)
 	checks := map[string]error{
 		"Send":             ref.Send(str("x")),
 		"Ask":              futErr(ref.Ask(ctx, str("x"))),
@@ -1064,12 +1064,12 @@ func TestAwaitTerminationBoundedByContext(t *testing.T) {
 	if err := ref.Send(str("x")); err != nil {
 		t.Fatal(err)
 	}
-	waitClosed(t, entered, "the handler")
+	testutil.Recv(t, entered, testTimeout, "the handler")
 	if err := e.Shutdown(ctx); !errors.Is(err, stop) {
 		t.Errorf("Shutdown with an ended context while a handler runs = %v, want %v", err, stop)
 	}
 	close(hold)
-	if err := e.AwaitTermination(testContext(t)); err != nil {
+	if err := e.AwaitTermination(testutil.Context(t, testTimeout)); err != nil {
 		t.Errorf("AwaitTermination: %v", err)
 	}
 }
@@ -1077,7 +1077,7 @@ func TestAwaitTerminationBoundedByContext(t *testing.T) {
 func TestBadInput(t *testing.T) {
 	e := newEnv(t, nil)
 	ref := register(t, e, "target", &testEndpoint{})
-	ctx := testContext(t)
+	ctx := testutil.Context(t, testTimeout)
 	tests := []struct {
 		name string
 		err  func() error

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"google.golang.org/protobuf/proto"
 )
@@ -66,7 +67,7 @@ func TestMemNetworkUnsendableFailureReachesAsker(t *testing.T) {
 	timeout := actor.RpcTimeout{Duration: time.Minute, Key: "test.askTimeout"}
 	for q, marker := range map[string]string{"utf8": actor.InvalidUTF8Marker, "huge": "truncated", "huge-reply": ""} {
 		start := time.Now()
-		_, err := ref.AskSyncWithTimeout(testContext(t), str(q), timeout)
+		_, err := ref.AskSyncWithTimeout(testutil.Context(t, testTimeout), str(q), timeout)
 		var re *actor.RemoteError
 		if !errors.As(err, &re) || errors.Is(err, actor.ErrTimeout) {
 			t.Errorf("%s: err = %v, want a *RemoteError", q, err)

@@ -5,6 +5,7 @@ import (
 
 	protoactor "github.com/asynkron/protoactor-go/actor"
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -12,10 +13,10 @@ import (
 // have been handled, and at once for a name no endpoint has.
 func TestAfterProcessed(t *testing.T) {
 	e := newEnv(t, nil)
-	gate := newGate()
+	gate := testutil.NewGate(t)
 	handled := make(chan string, 4)
 	register(t, e, "slow", &testEndpoint{receive: func(_ *actor.Context, msg proto.Message) error {
-		<-gate.ch
+		<-gate.Opened()
 		handled <- text(msg)
 		return nil
 	}})
@@ -29,12 +30,12 @@ func TestAfterProcessed(t *testing.T) {
 		t.Fatal("ran before the messages were handled")
 	default:
 	}
-	gate.open()
-	waitClosed(t, marked, "the mark")
+	gate.Open()
+	testutil.Recv(t, marked, testTimeout, "the mark")
 	if len(handled) != 2 {
 		t.Fatalf("mark ran after %d of 2 messages", len(handled))
 	}
 	now := make(chan struct{})
 	actor.HostOf(e).AfterProcessed(&protoactor.PID{Address: e.Identity(), Id: "nobody"}, func() { close(now) })
-	waitClosed(t, now, "the mark for a missing endpoint")
+	testutil.Recv(t, now, testTimeout, "the mark for a missing endpoint")
 }

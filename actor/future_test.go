@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"go.uber.org/goleak"
 	"google.golang.org/protobuf/proto"
 )
@@ -21,7 +22,7 @@ func TestFutureManyWaiters(t *testing.T) {
 		pending <- ctx
 		return nil
 	}})
-	f := ref.Ask(testContext(t), str("q"))
+	f := ref.Ask(testutil.Context(t, testTimeout), str("q"))
 	const waiters = 10
 	results := make(chan string, 2*waiters)
 	var wg sync.WaitGroup
@@ -41,9 +42,9 @@ func TestFutureManyWaiters(t *testing.T) {
 			results <- text(res)
 		})
 	}
-	recv(t, pending, "the ask").Reply(str("a"))
+	testutil.Recv(t, pending, testTimeout, "the ask").Reply(str("a"))
 	for range waiters {
-		if got := recv(t, results, "a waiter"); got != "a" {
+		if got := testutil.Recv(t, results, testTimeout, "a waiter"); got != "a" {
 			t.Errorf("a waiter got %q", got)
 		}
 	}
@@ -57,8 +58,8 @@ func TestFutureWaitBoundedByContext(t *testing.T) {
 		pending <- ctx
 		return nil
 	}})
-	f := ref.AskWithTimeout(testContext(t), str("q"), actor.InfiniteTimeout())
-	cc := recv(t, pending, "the ask")
+	f := ref.AskWithTimeout(testutil.Context(t, testTimeout), str("q"), actor.InfiniteTimeout())
+	cc := testutil.Recv(t, pending, testTimeout, "the ask")
 	ctx, cancel := context.WithCancelCause(context.Background())
 	enough := errors.New("waited enough")
 	cancel(enough)
@@ -67,7 +68,7 @@ func TestFutureWaitBoundedByContext(t *testing.T) {
 	}
 	// The ask itself goes on and still gets its reply.
 	cc.Reply(str("late"))
-	if res, err := f.Wait(testContext(t)); err != nil || text(res) != "late" {
+	if res, err := f.Wait(testutil.Context(t, testTimeout)); err != nil || text(res) != "late" {
 		t.Fatalf("ask after an abandoned Wait = %v, %v", res, err)
 	}
 }
@@ -93,7 +94,7 @@ func TestAsksWhileStopping(t *testing.T) {
 							<-ready
 							for range 40 {
 								f := ref.AskWithTimeout(context.Background(), str("q"), actor.InfiniteTimeout())
-								_, err := f.Wait(testContext(t))
+								_, err := f.Wait(testutil.Context(t, testTimeout))
 								switch {
 								case err == nil:
 									answered.Add(1)

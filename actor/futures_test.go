@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -95,7 +96,7 @@ func TestCancelledAskClosesDone(t *testing.T) {
 			if _, err := f.Result(); !errors.Is(err, cause) {
 				t.Errorf("Result of a cancelled ask = %v, want %v", err, cause)
 			}
-			waitClosed(t, g.Done(), "Done of a cancelled ask")
+			testutil.Recv(t, g.Done(), testTimeout, "Done of a cancelled ask")
 			if _, err := g.Result(); !errors.Is(err, cause) {
 				t.Errorf("Result of a cancelled ask = %v, want %v", err, cause)
 			}

@@ -13,6 +13,7 @@ import (
 
 	protoactor "github.com/asynkron/protoactor-go/actor"
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"google.golang.org/protobuf/proto"
 )
@@ -64,7 +65,7 @@ func TestRegistrationRacesMessages(t *testing.T) {
 	var cur atomic.Int64 // the name being registered now
 	var sent [n]atomic.Int64
 	var wg sync.WaitGroup
-	ctx := testContext(t)
+	ctx := testutil.Context(t, testTimeout)
 	for range 2 {
 		// Local: send to and ask the name being registered as soon as
 		// Endpoint finds it; a Send that succeeds must be handled.
@@ -205,7 +206,7 @@ func TestSharedLoopIsFair(t *testing.T) {
 	}
 	defer on.Store(false) // before the env's shutdown
 	// Both workers are now busy with the floods.
-	eventually(t, func() bool { return floods[0].handled.Load() > 1000 && floods[1].handled.Load() > 1000 }, "floods running")
+	testutil.Eventually(t, testTimeout, "floods running", func() bool { return floods[0].handled.Load() > 1000 && floods[1].handled.Load() > 1000 })
 	idle := register(t, e, "idle", &testEndpoint{})
 	for i := range 3 {
 		// Bounded by a deadline, not timed: it must answer at all.
@@ -236,7 +237,7 @@ func newBlocker() *blocker {
 // waitDone waits for f within testTimeout and returns its error.
 func waitDone(t *testing.T, f *actor.Future, what string) error {
 	t.Helper()
-	waitClosed(t, f.Done(), what)
+	testutil.Recv(t, f.Done(), testTimeout, what)
 	_, err := f.Result()
 	return err
 }
@@ -257,7 +258,7 @@ func TestShutdownFailsPendingAsksAtOnce(t *testing.T) {
 	defer release()
 	ref := register(t, e, "blocker", b)
 	running := ref.AskWithTimeout(context.Background(), str("first"), actor.InfiniteTimeout())
-	recv(t, b.entered, "the handler to start")
+	testutil.Recv(t, b.entered, testTimeout, "the handler to start")
 	queued := ref.AskWithTimeout(context.Background(), str("second"), actor.InfiniteTimeout())
 	timed := ref.Ask(context.Background(), str("third"))
 	remote := setupRef(t, e, server, "silent").AskWithTimeout(context.Background(), str("remote"), actor.InfiniteTimeout())
@@ -283,7 +284,7 @@ func TestShutdownFailsPendingAsksAtOnce(t *testing.T) {
 	default:
 	}
 	release() // the queued asks are still handled (their askers have gone), then OnStop
-	if err := e.AwaitTermination(testContext(t)); err != nil {
+	if err := e.AwaitTermination(testutil.Context(t, testTimeout)); err != nil {
 		t.Fatalf("AwaitTermination: %v", err)
 	}
 	if got := b.Events(); got[len(got)-1] != "stop" {
@@ -299,7 +300,7 @@ func TestCloseIsImmediate(t *testing.T) {
 	b := newBlocker()
 	ref := register(t, e, "blocker", b)
 	running := ref.AskWithTimeout(context.Background(), str("first"), actor.InfiniteTimeout())
-	recv(t, b.entered, "the handler to start")
+	testutil.Recv(t, b.entered, testTimeout, "the handler to start")
 	for i := range 10 {
 		if err := ref.Send(str(fmt.Sprint("queued-", i))); err != nil {
 			t.Fatal(err)
@@ -307,7 +308,7 @@ func TestCloseIsImmediate(t *testing.T) {
 	}
 	closed := make(chan error, 1)
 	go func() { closed <- e.Close() }()
-	if err := recv(t, closed, "Close to return"); err != nil {
+	if err := testutil.Recv(t, closed, testTimeout, "Close to return"); err != nil {
 		t.Errorf("Close = %v", err)
 	}
 	if err := waitDone(t, running, "the running ask to fail"); !errors.Is(err, actor.ErrEnvStopped) {
@@ -317,7 +318,7 @@ func TestCloseIsImmediate(t *testing.T) {
 		t.Errorf("Send after Close = %v, want ErrEnvStopped", err)
 	}
 	close(b.release)
-	waitClosed(t, e.Terminated(), "termination once the handler returned")
+	testutil.Recv(t, e.Terminated(), testTimeout, "termination once the handler returned")
 	if got, want := b.Events(), []string{"start", "ask:first", "stop"}; !slices.Equal(got, want) {
 		t.Errorf("events %q, want %q (queued messages dropped)", got, want)
 	}

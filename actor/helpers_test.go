@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
@@ -56,48 +57,6 @@ func register(t testing.TB, e *actor.Env, name string, ep actor.Endpoint) *actor
 	return ref
 }
 
-// testContext returns a context that ends with the test or after testTimeout.
-func testContext(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-// eventually polls cond until it holds, and fails t when it does not within
-// testTimeout.
-func eventually(t testing.TB, cond func() bool, format string, args ...any) {
-	t.Helper()
-	deadline := time.Now().Add(testTimeout)
-	tick := time.NewTicker(time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("condition not met within %s: %s", testTimeout, fmt.Sprintf(format, args...))
-		}
-		<-tick.C
-	}
-}
-
-// recv receives one value from ch, failing t after testTimeout.
-func recv[T any](t testing.TB, ch <-chan T, what string) T {
-	t.Helper()
-	timer := time.NewTimer(testTimeout)
-	defer timer.Stop()
-	select {
-	case v := <-ch:
-		return v
-	case <-timer.C:
-		t.Fatalf("timed out waiting for %s", what)
-		panic("unreachable")
-	}
-}
-
-// waitClosed waits until ch is closed, failing t after testTimeout.
-func waitClosed(t testing.TB, ch <-chan struct{}, what string) {
-	t.Helper()
-	recv(t, ch, what)
-}
-
 // str makes a StringValue message.
 func str(s string) *wrapperspb.StringValue { return wrapperspb.String(s) }
 
@@ -117,7 +76,7 @@ func text(msg proto.Message) string {
 // askString asks ref with s and returns the text of the reply.
 func askString(t testing.TB, ref *actor.Ref, s string) string {
 	t.Helper()
-	res, err := actor.AskAs[*wrapperspb.StringValue](testContext(t), ref, str(s))
+	res, err := actor.AskAs[*wrapperspb.StringValue](testutil.Context(t, testTimeout), ref, str(s))
 	if err != nil {
 		t.Fatalf("ask %q to %s: %v", s, ref, err)
 	}
@@ -238,15 +197,5 @@ func (e *testEndpoint) count(prefix string) int {
 // waitFor waits until an event starting with prefix was recorded.
 func (e *testEndpoint) waitFor(t testing.TB, prefix string) {
 	t.Helper()
-	eventually(t, func() bool { return e.count(prefix) > 0 }, "event %q; got %q", prefix, e.Events())
+	testutil.Eventually(t, testTimeout, fmt.Sprintf("event %q; got %q", prefix, e.Events()), func() bool { return e.count(prefix) > 0 })
 }
-
-// gate is a one-shot signal: open closes ch once, however often it is called.
-type gate struct {
-	once sync.Once
-	ch   chan struct{}
-}
-
-func newGate() *gate { return &gate{ch: make(chan struct{})} }
-
-func (g *gate) open() { g.once.Do(func() { close(g.ch) }) }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -124,8 +125,8 @@ func TestDisconnectedFailsNothingLocal(t *testing.T) {
 		pending <- ctx
 		return nil
 	}})
-	f := ref.Ask(testContext(t), str("q"))
-	cc := recv(t, pending, "the ask")
+	f := ref.Ask(testutil.Context(t, testTimeout), str("q"))
+	cc := testutil.Recv(t, pending, testTimeout, "the ask")
 	actor.HostOf(e).Disconnected(peer11111, errors.New("gone"))
 	select {
 	case <-f.Done():
@@ -134,7 +135,7 @@ func TestDisconnectedFailsNothingLocal(t *testing.T) {
 	default:
 	}
 	cc.Reply(str("a"))
-	if res, err := f.Wait(testContext(t)); err != nil || text(res) != "a" {
+	if res, err := f.Wait(testutil.Context(t, testTimeout)); err != nil || text(res) != "a" {
 		t.Fatalf("ask = %v, %v", res, err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	protoactor "github.com/asynkron/protoactor-go/actor"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 )
 
 // recordingInvoker records what a mailbox hands it.
@@ -52,15 +53,6 @@ func newTestMailbox(t *testing.T, inv protoactor.MessageInvoker) *mailbox {
 	return m
 }
 
-func waitFor(t *testing.T, ch <-chan struct{}, what string) {
-	t.Helper()
-	select {
-	case <-ch:
-	case <-time.After(10 * time.Second):
-		t.Fatalf("timed out waiting for %s", what)
-	}
-}
-
 type seqMsg struct{ from, seq int }
 
 func TestMailboxKeepsEachSendersOrder(t *testing.T) {
@@ -84,7 +76,7 @@ func TestMailboxKeepsEachSendersOrder(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	waitFor(t, done, "every message")
+	testutil.Recv(t, done, 10*time.Second, "every message")
 	next := make([]int, senders)
 	inv.mu.Lock()
 	defer inv.mu.Unlock()
@@ -131,7 +123,7 @@ func TestMailboxSystemMessagesFirstAndSuspend(t *testing.T) {
 		t.Fatal("the system message did not run while suspended")
 	}
 	m.PostSystemMessage(&protoactor.ResumeMailbox{})
-	waitFor(t, allUser, "the user messages after resume")
+	testutil.Recv(t, allUser, 10*time.Second, "the user messages after resume")
 	inv.mu.Lock()
 	defer inv.mu.Unlock()
 	if len(inv.user) != 2 || inv.user[0] != "a" || inv.user[1] != "b" {
@@ -154,7 +146,7 @@ func TestMailboxEscalatesAPanicAndGoesOn(t *testing.T) {
 	m.PostUserMessage("boom")
 	m.PostUserMessage(nil) // skipped, like an empty queue slot
 	m.PostUserMessage("after")
-	waitFor(t, done, "the message after the panic")
+	testutil.Recv(t, done, 10*time.Second, "the message after the panic")
 	inv.mu.Lock()
 	defer inv.mu.Unlock()
 	if len(inv.escalated) != 1 || inv.escalated[0] != "boom" {

@@ -2,6 +2,7 @@ package actor_test
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
@@ -29,7 +31,7 @@ func clientEnv(t *testing.T, n *actor.MemNetwork, opts ...actor.Option) *actor.E
 
 func setupRef(t *testing.T, from, to *actor.Env, name string) *actor.Ref {
 	t.Helper()
-	ref, err := from.SetupEndpointRef(testContext(t), to.Address(), name)
+	ref, err := from.SetupEndpointRef(testutil.Context(t, testTimeout), to.Address(), name)
 	if err != nil {
 		t.Fatalf("SetupEndpointRef(%s, %s): %v", to.Address(), name, err)
 	}
@@ -98,14 +100,14 @@ func TestMemNetworkAskRemotely(t *testing.T) {
 		t.Fatalf("remote ask = %q, want hello", s)
 	}
 	// The sender of a client-mode env is known by its connection's address.
-	if addr := recv(t, senders, "the sender address"); addr.IsZero() || addr.Host != client.Identity() {
+	if addr := testutil.Recv(t, senders, testTimeout, "the sender address"); addr.IsZero() || addr.Host != client.Identity() {
 		t.Errorf("SenderAddress() = %v, want the client's connection address", addr)
 	}
 	// And from server to server, the sender is the listen address.
 	other := serverEnv(t, n, "host2", 2)
 	ref = setupRef(t, other, server, "ask-remotely")
 	askString(t, ref, "hi")
-	if addr := recv(t, senders, "the sender address"); addr != other.Address() {
+	if addr := testutil.Recv(t, senders, testTimeout, "the sender address"); addr != other.Address() {
 		t.Errorf("SenderAddress() = %v, want %v", addr, other.Address())
 	}
 }
@@ -126,7 +128,7 @@ func TestMemNetworkAskRemoteFailure(t *testing.T) {
 		return nil
 	}})
 	ref := setupRef(t, client, server, "failing")
-	ctx := testContext(t)
+	ctx := testutil.Context(t, testTimeout)
 	_, err := ref.AskSync(ctx, str("fail"))
 	var re *actor.RemoteError
 	if !errors.As(err, &re) || err.Error() != "Oops" {
@@ -156,7 +158,7 @@ func TestMemNetworkSendRefAcross(t *testing.T) {
 			return err
 		}
 		go func() {
-			res, err := actor.AskAs[*wrapperspb.StringValue](testContext(t), ref, str("ping"))
+			res, err := actor.AskAs[*wrapperspb.StringValue](testutil.Context(t, testTimeout), ref, str("ping"))
 			if err != nil {
 				replies <- "error: " + err.Error()
 				return
@@ -170,7 +172,7 @@ func TestMemNetworkSendRefAcross(t *testing.T) {
 	if err := registrar.Send(receiver.Proto()); err != nil {
 		t.Fatal(err)
 	}
-	if got := recv(t, replies, "the server's ask to the client"); got != "ping" {
+	if got := testutil.Recv(t, replies, testTimeout, "the server's ask to the client"); got != "ping" {
 		t.Fatalf("server asked the client's endpoint: %s", got)
 	}
 }
@@ -182,7 +184,7 @@ func TestMemNetworkAskTimeout(t *testing.T) {
 	register(t, server, "silent", &testEndpoint{ask: func(*actor.CallContext, proto.Message) error { return nil }})
 	ref := setupRef(t, client, server, "silent")
 	const key = "spark.rpc.short.timeout"
-	_, err := ref.AskSyncWithTimeout(testContext(t), str("hello"), actor.RpcTimeout{Duration: 10 * time.Millisecond, Key: key})
+	_, err := ref.AskSyncWithTimeout(testutil.Context(t, testTimeout), str("hello"), actor.RpcTimeout{Duration: 10 * time.Millisecond, Key: key})
 	checkTimeoutError(t, err, key)
 	if !strings.Contains(err.Error(), "host1:1") {
 		t.Errorf("timeout %q does not name the remote address", err)
@@ -193,7 +195,7 @@ func TestMemNetworkUnknownEndpoint(t *testing.T) {
 	n := actor.NewMemNetwork()
 	server := serverEnv(t, n, "host1", 1)
 	client := clientEnv(t, n)
-	_, err := client.SetupEndpointRef(testContext(t), server.Address(), "nonexist-endpoint")
+	_, err := client.SetupEndpointRef(testutil.Context(t, testTimeout), server.Address(), "nonexist-endpoint")
 	var nf *actor.EndpointNotFoundError
 	if !errors.As(err, &nf) {
 		t.Fatalf("lookup of a missing endpoint = %v (%T), want *EndpointNotFoundError", err, err)
@@ -201,14 +203,14 @@ func TestMemNetworkUnknownEndpoint(t *testing.T) {
 	if want := "Cannot find endpoint: spark://nonexist-endpoint@host1:1"; err.Error() != want {
 		t.Errorf("error %q, want %q", err, want)
 	}
-	_, err = client.SetupEndpointRefByURI(testContext(t), "spark://nonexist-endpoint@host1:1")
+	_, err = client.SetupEndpointRefByURI(testutil.Context(t, testTimeout), "spark://nonexist-endpoint@host1:1")
 	if !errors.Is(err, actor.ErrEndpointNotFound) {
 		t.Errorf("lookup by URI = %v, want ErrEndpointNotFound", err)
 	}
 	// An unverified ref to a missing name fails at once, with the remote text.
 	ref := client.RemoteRef(server.Address(), "nope")
-	f := ref.AskWithTimeout(testContext(t), str("hi"), actor.RpcTimeout{Duration: time.Hour, Key: actor.KeyAskTimeout})
-	_, err = f.Wait(testContext(t))
+	f := ref.AskWithTimeout(testutil.Context(t, testTimeout), str("hi"), actor.RpcTimeout{Duration: time.Hour, Key: actor.KeyAskTimeout})
+	_, err = f.Wait(testutil.Context(t, testTimeout))
 	if !errors.Is(err, actor.ErrEndpointNotFound) || err.Error() != "Could not find nope." {
 		t.Errorf("ask to a missing remote endpoint = %v, want \"Could not find nope.\"", err)
 	}
@@ -216,17 +218,17 @@ func TestMemNetworkUnknownEndpoint(t *testing.T) {
 	if err := ref.Send(str("lost")); err != nil {
 		t.Errorf("remote Send to a missing endpoint = %v; the sender cannot know", err)
 	}
-	eventually(t, func() bool { return server.Dropped() == 1 }, "server dropped %d messages, want 1", server.Dropped())
+	testutil.Eventually(t, testTimeout, fmt.Sprintf("server dropped %d messages, want 1", server.Dropped()), func() bool { return server.Dropped() == 1 })
 	// A lookup on the env's own address needs no network.
-	if _, err := server.SetupEndpointRef(testContext(t), server.Address(), "nope"); !errors.Is(err, actor.ErrEndpointNotFound) ||
+	if _, err := server.SetupEndpointRef(testutil.Context(t, testTimeout), server.Address(), "nope"); !errors.Is(err, actor.ErrEndpointNotFound) ||
 		err.Error() != "Cannot find endpoint: spark://nope@host1:1" {
 		t.Errorf("local lookup of a missing endpoint = %v", err)
 	}
-	if ref, err := server.SetupEndpointRef(testContext(t), server.Address(), actor.VerifierName); err != nil || ref.Name() != actor.VerifierName {
+	if ref, err := server.SetupEndpointRef(testutil.Context(t, testTimeout), server.Address(), actor.VerifierName); err != nil || ref.Name() != actor.VerifierName {
 		t.Errorf("local lookup = %v, %v", ref, err)
 	}
 	// A lookup of an env that is not there fails without waiting for the lookup timeout.
-	_, err = client.SetupEndpointRef(testContext(t), actor.NewRpcAddress("nowhere", 9), "x")
+	_, err = client.SetupEndpointRef(testutil.Context(t, testTimeout), actor.NewRpcAddress("nowhere", 9), "x")
 	if !errors.Is(err, actor.ErrConnectionClosed) {
 		t.Errorf("lookup on a missing env = %v, want ErrConnectionClosed", err)
 	}
@@ -242,10 +244,10 @@ func TestMemNetworkDisconnectFailsPendingAsks(t *testing.T) {
 		return nil
 	}})
 	ref := setupRef(t, client, server, "never")
-	f := ref.AskWithTimeout(testContext(t), str("q"), actor.InfiniteTimeout())
-	recv(t, asked, "the ask")
+	f := ref.AskWithTimeout(testutil.Context(t, testTimeout), str("q"), actor.InfiniteTimeout())
+	testutil.Recv(t, asked, testTimeout, "the ask")
 	shutdown(t, server)
-	_, err := f.Wait(testContext(t))
+	_, err := f.Wait(testutil.Context(t, testTimeout))
 	if !errors.Is(err, actor.ErrConnectionClosed) {
 		t.Fatalf("pending ask after the server shut down = %v (%T), want ErrConnectionClosed", err, err)
 	}
@@ -276,17 +278,17 @@ func TestMemNetworkClientShutdownFailsServerAsks(t *testing.T) {
 	if err := setupRef(t, client, server, "registrar").Send(never.Proto()); err != nil {
 		t.Fatal(err)
 	}
-	ref := recv(t, refs, "the client's ref")
+	ref := testutil.Recv(t, refs, testTimeout, "the client's ref")
 	if ref == nil {
 		t.Fatal("RefFromProto failed")
 	}
 	if got, want := ref.String(), "spark-client://never"; got != want {
 		t.Errorf("ref = %q, want %q", got, want)
 	}
-	f := ref.AskWithTimeout(testContext(t), str("q"), actor.InfiniteTimeout())
-	recv(t, asked, "the ask")
+	f := ref.AskWithTimeout(testutil.Context(t, testTimeout), str("q"), actor.InfiniteTimeout())
+	testutil.Recv(t, asked, testTimeout, "the ask")
 	shutdown(t, client)
-	if _, err := f.Wait(testContext(t)); !errors.Is(err, actor.ErrConnectionClosed) {
+	if _, err := f.Wait(testutil.Context(t, testTimeout)); !errors.Is(err, actor.ErrConnectionClosed) {
 		t.Fatalf("pending ask after the client shut down = %v, want ErrConnectionClosed", err)
 	}
 }
@@ -396,7 +398,7 @@ func TestMemNetworkMessageTooLarge(t *testing.T) {
 	if !errors.As(err, &tl) || !errors.Is(err, actor.ErrMessageTooLarge) || !strings.Contains(err.Error(), actor.KeyMessageMaxSize) {
 		t.Errorf("Send of a too large message = %v, want *MessageTooLargeError naming %s", err, actor.KeyMessageMaxSize)
 	}
-	if _, err := ref.AskSync(testContext(t), big); !errors.Is(err, actor.ErrMessageTooLarge) {
+	if _, err := ref.AskSync(testutil.Context(t, testTimeout), big); !errors.Is(err, actor.ErrMessageTooLarge) {
 		t.Errorf("ask with a too large message = %v, want ErrMessageTooLarge", err)
 	}
 	if s := askString(t, ref, "small"); s != "small" {
@@ -417,7 +419,7 @@ func TestMemNetworkMessagesAreCopied(t *testing.T) {
 	if err := setupRef(t, client, server, "sink").Send(msg); err != nil {
 		t.Fatal(err)
 	}
-	if m := recv(t, got, "the message"); m == proto.Message(msg) || text(m) != "original" {
+	if m := testutil.Recv(t, got, testTimeout, "the message"); m == proto.Message(msg) || text(m) != "original" {
 		t.Fatalf("received %v (same pointer: %v)", m, m == proto.Message(msg))
 	}
 }
@@ -436,9 +438,9 @@ func TestMemNetworkLateReplyIsNotADrop(t *testing.T) {
 	}})
 	ref := setupRef(t, client, server, "late")
 	for _, fail := range []bool{false, true} {
-		_, err := ref.AskSyncWithTimeout(testContext(t), str("q"), actor.RpcTimeout{Duration: 5 * time.Millisecond, Key: "k"})
+		_, err := ref.AskSyncWithTimeout(testutil.Context(t, testTimeout), str("q"), actor.RpcTimeout{Duration: 5 * time.Millisecond, Key: "k"})
 		checkTimeoutError(t, err, "k")
-		cc := recv(t, pending, "the ask")
+		cc := testutil.Recv(t, pending, testTimeout, "the ask")
 		if fail {
 			cc.SendFailure(errors.New("too late"))
 		} else {
@@ -465,10 +467,10 @@ func TestMemNetworkOwnShutdownFailsPendingAsks(t *testing.T) {
 		asked <- struct{}{}
 		return nil
 	}})
-	f := setupRef(t, client, server, "never").AskWithTimeout(testContext(t), str("q"), actor.InfiniteTimeout())
-	recv(t, asked, "the ask")
+	f := setupRef(t, client, server, "never").AskWithTimeout(testutil.Context(t, testTimeout), str("q"), actor.InfiniteTimeout())
+	testutil.Recv(t, asked, testTimeout, "the ask")
 	shutdown(t, client)
-	if _, err := f.Wait(testContext(t)); !errors.Is(err, actor.ErrEnvStopped) {
+	if _, err := f.Wait(testutil.Context(t, testTimeout)); !errors.Is(err, actor.ErrEnvStopped) {
 		t.Fatalf("pending ask after its own env shut down = %v, want ErrEnvStopped", err)
 	}
 }

@@ -3,6 +3,7 @@ package actor_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -26,17 +27,16 @@ func TestMetricsAfterTraffic(t *testing.T) {
 	register(t, server, "echo", echo)
 	register(t, server, "silent", &testEndpoint{ask: func(*actor.CallContext, proto.Message) error { return nil }})
 	register(t, server, "failing", &testEndpoint{ask: func(*actor.CallContext, proto.Message) error { return errors.New("boom") }})
-	g := newGate()
+	g := testutil.NewGate(t)
 	entered := make(chan struct{}, 1)
 	blockerRef := register(t, server, "blocker", &testEndpoint{receive: func(*actor.Context, proto.Message) error {
 		select {
 		case entered <- struct{}{}:
 		default:
 		}
-		<-g.ch
+		<-g.Opened()
 		return nil
 	}})
-	t.Cleanup(g.open)
 
 	ref := setupRef(t, client, server, "echo")
 	for range 5 {
@@ -47,37 +47,37 @@ func TestMetricsAfterTraffic(t *testing.T) {
 	for range 3 {
 		askString(t, ref, "ask")
 	}
-	eventually(t, func() bool { return echo.count("receive:") == 5 }, "echo received %d of 5 sends", echo.count("receive:"))
+	testutil.Eventually(t, testTimeout, fmt.Sprintf("echo received %d of 5 sends", echo.count("receive:")), func() bool { return echo.count("receive:") == 5 })
 
 	short := actor.RpcTimeout{Duration: 20 * time.Millisecond, Key: actor.KeyAskTimeout}
 	var te *actor.RpcTimeoutError
-	if _, err := setupRef(t, client, server, "silent").AskSyncWithTimeout(testContext(t), str("x"), short); !errors.As(err, &te) {
+	if _, err := setupRef(t, client, server, "silent").AskSyncWithTimeout(testutil.Context(t, testTimeout), str("x"), short); !errors.As(err, &te) {
 		t.Fatalf("ask to a silent endpoint = %v, want a timeout", err)
 	}
-	if _, err := setupRef(t, client, server, "failing").AskSync(testContext(t), str("x")); err == nil {
+	if _, err := setupRef(t, client, server, "failing").AskSync(testutil.Context(t, testTimeout), str("x")); err == nil {
 		t.Fatal("ask to a failing endpoint succeeded")
 	}
 	missing := client.RemoteRef(server.Address(), "missing")
-	if _, err := missing.AskSync(testContext(t), str("x")); !errors.Is(err, actor.ErrEndpointNotFound) {
+	if _, err := missing.AskSync(testutil.Context(t, testTimeout), str("x")); !errors.Is(err, actor.ErrEndpointNotFound) {
 		t.Fatalf("ask to a missing endpoint = %v", err)
 	}
 	if err := missing.Send(str("lost")); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, func() bool { return server.Dropped() == 1 }, "server dropped %d messages, want 1", server.Dropped())
+	testutil.Eventually(t, testTimeout, fmt.Sprintf("server dropped %d messages, want 1", server.Dropped()), func() bool { return server.Dropped() == 1 })
 
 	// A blocked handler: one message in it, three queued behind, and an
 	// ask of the client's waiting on the silent endpoint.
 	if err := blockerRef.Send(str("first")); err != nil {
 		t.Fatal(err)
 	}
-	recv(t, entered, "the blocker's handler")
+	testutil.Recv(t, entered, testTimeout, "the blocker's handler")
 	for range 3 {
 		if err := blockerRef.Send(str("queued")); err != nil {
 			t.Fatal(err)
 		}
 	}
-	pendingCtx, cancelPending := context.WithCancel(testContext(t))
+	pendingCtx, cancelPending := context.WithCancel(testutil.Context(t, testTimeout))
 	defer cancelPending()
 	setupRef(t, client, server, "silent").AskWithTimeout(pendingCtx, str("wait"), actor.InfiniteTimeout())
 
@@ -116,7 +116,7 @@ func TestMetricsAfterTraffic(t *testing.T) {
 			t.Errorf("no %s in the scrape", name)
 		}
 	}
-	g.open()
+	g.Open()
 }
 
 // Two envs in one process have registries of their own: traffic on one
@@ -210,7 +210,7 @@ func TestReRegistrationDoesNotGrowCounters(t *testing.T) {
 		if err := e.Stop(ref); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, func() bool { return !slices.Contains(actor.Running(e), "echo") }, "echo did not stop")
+		testutil.Eventually(t, testTimeout, "echo did not stop", func() bool { return !slices.Contains(actor.Running(e), "echo") })
 		if i == 0 {
 			continue
 		}

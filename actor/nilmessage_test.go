@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
@@ -20,7 +21,7 @@ func TestTypedNilMessageIsRefused(t *testing.T) {
 	if err := ref.Send(typedNil); !errors.Is(err, actor.ErrNilMessage) {
 		t.Errorf("Send(typed nil) = %v, want ErrNilMessage", err)
 	}
-	if _, err := ref.AskSync(testContext(t), typedNil); !errors.Is(err, actor.ErrNilMessage) {
+	if _, err := ref.AskSync(testutil.Context(t, testTimeout), typedNil); !errors.Is(err, actor.ErrNilMessage) {
 		t.Errorf("AskSync(typed nil) = %v, want ErrNilMessage", err)
 	}
 }

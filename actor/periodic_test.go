@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
@@ -55,7 +56,7 @@ func TestSendEveryTicksUntilStop(t *testing.T) {
 				t.Fatal(err)
 			}
 			for range 3 {
-				if got := recv(t, ep.ticks, "a periodic message"); got != "tick" {
+				if got := testutil.Recv(t, ep.ticks, testTimeout, "a periodic message"); got != "tick" {
 					t.Fatalf("got %q, want tick", got)
 				}
 			}
@@ -63,7 +64,7 @@ func TestSendEveryTicksUntilStop(t *testing.T) {
 				t.Fatalf("%d SendEvery goroutines while ticking, want 1", n)
 			}
 			tt.stop(t, env, ref, ep)
-			eventually(t, func() bool { return tickers() == 0 }, "the SendEvery goroutine to end")
+			testutil.Eventually(t, testTimeout, "the SendEvery goroutine to end", func() bool { return tickers() == 0 })
 		})
 	}
 }
@@ -98,10 +99,10 @@ func TestSendEveryBadInput(t *testing.T) {
 		errs <- e2
 		return nil
 	}})
-	if e := recv(t, errs, "SendEvery(0)"); !errors.Is(e, actor.ErrInvalidTimeout) {
+	if e := testutil.Recv(t, errs, testTimeout, "SendEvery(0)"); !errors.Is(e, actor.ErrInvalidTimeout) {
 		t.Errorf("zero interval: %v, want ErrInvalidTimeout", e)
 	}
-	if e := recv(t, errs, "SendEvery(nil)"); !errors.Is(e, actor.ErrNilMessage) {
+	if e := testutil.Recv(t, errs, testTimeout, "SendEvery(nil)"); !errors.Is(e, actor.ErrNilMessage) {
 		t.Errorf("nil message: %v, want ErrNilMessage", e)
 	}
 }

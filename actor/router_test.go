@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
@@ -51,19 +52,19 @@ func TestRouterRoutesEachKind(t *testing.T) {
 	if err := ref.Send(str("a")); err != nil {
 		t.Fatal(err)
 	}
-	if v, want := recv(t, got, "string message"), "router received string a"; v != want {
+	if v, want := testutil.Recv(t, got, testTimeout, "string message"), "router received string a"; v != want {
 		t.Errorf("Send(string) handled as %q, want %q", v, want)
 	}
 	if err := ref.Send(wrapperspb.Int64(1)); err != nil {
 		t.Fatal(err)
 	}
-	if v, want := recv(t, got, "int message"), "router received int 1"; v != want {
+	if v, want := testutil.Recv(t, got, testTimeout, "int message"), "router received int 1"; v != want {
 		t.Errorf("Send(int) handled as %q, want %q", v, want)
 	}
 	if v, want := askString(t, ref, "b"), "router answered string b"; v != want {
 		t.Errorf("ask(string) = %q, want %q", v, want)
 	}
-	v, err := actor.AskAs[*wrapperspb.StringValue](testContext(t), ref, wrapperspb.Int64(2))
+	v, err := actor.AskAs[*wrapperspb.StringValue](testutil.Context(t, testTimeout), ref, wrapperspb.Int64(2))
 	if err != nil || v.GetValue() != "router answered int 2" {
 		t.Errorf("ask(int) = %q, %v; want %q", v.GetValue(), err, "router answered int 2")
 	}
@@ -129,11 +130,11 @@ func TestRouterUnsupportedMessage(t *testing.T) {
 			ref  *actor.Ref
 		}{{"local", local}, {"remote", remote}} {
 			t.Run("ask "+tc.name+" "+at.name, func(t *testing.T) {
-				_, err := at.ref.AskSync(testContext(t), tc.msg)
+				_, err := at.ref.AskSync(testutil.Context(t, testTimeout), tc.msg)
 				if !errors.Is(err, actor.ErrUnsupportedMessage) || !strings.HasPrefix(err.Error(), "Unsupported message "+tc.typ+" from ") {
 					t.Errorf("asker got %v, want Unsupported message %s from ...", err, tc.typ)
 				}
-				if err := recv(t, ep.errs, "OnError"); !errors.Is(err, actor.ErrUnsupportedMessage) {
+				if err := testutil.Recv(t, ep.errs, testTimeout, "OnError"); !errors.Is(err, actor.ErrUnsupportedMessage) {
 					t.Errorf("OnError got %v, want ErrUnsupportedMessage", err)
 				}
 			})
@@ -151,7 +152,7 @@ func TestRouterUnsupportedMessage(t *testing.T) {
 			if err := remote.Send(tc.msg); err != nil {
 				t.Fatal(err)
 			}
-			err := recv(t, ep.errs, "OnError")
+			err := testutil.Recv(t, ep.errs, testTimeout, "OnError")
 			var ue *actor.UnsupportedMessageError
 			if !errors.As(err, &ue) || ue.Type != tc.typ {
 				t.Errorf("OnError got %v, want an *UnsupportedMessageError for %s", err, tc.typ)
@@ -219,35 +220,35 @@ func TestRouterHandlerError(t *testing.T) {
 		if err := local.Send(str("x")); err != nil {
 			t.Fatal(err)
 		}
-		if err := recv(t, ep.errs, "OnError"); !errors.Is(err, errBoom) {
+		if err := testutil.Recv(t, ep.errs, testTimeout, "OnError"); !errors.Is(err, errBoom) {
 			t.Errorf("OnError got %v, want %v", err, errBoom)
 		}
 	})
 	t.Run("ask local", func(t *testing.T) {
-		if _, err := local.AskSync(testContext(t), str("x")); !errors.Is(err, errBoom) {
+		if _, err := local.AskSync(testutil.Context(t, testTimeout), str("x")); !errors.Is(err, errBoom) {
 			t.Errorf("asker got %v, want %v", err, errBoom)
 		}
-		if err := recv(t, ep.errs, "OnError"); !errors.Is(err, errBoom) {
+		if err := testutil.Recv(t, ep.errs, testTimeout, "OnError"); !errors.Is(err, errBoom) {
 			t.Errorf("OnError got %v, want %v", err, errBoom)
 		}
 	})
 	t.Run("ask remote", func(t *testing.T) {
-		_, err := remote.AskSync(testContext(t), str("x"))
+		_, err := remote.AskSync(testutil.Context(t, testTimeout), str("x"))
 		var re *actor.RemoteError
 		if !errors.As(err, &re) || re.Message != "boom" {
 			t.Errorf("asker got %v, want a *RemoteError %q", err, "boom")
 		}
-		if err := recv(t, ep.errs, "OnError"); !errors.Is(err, errBoom) {
+		if err := testutil.Recv(t, ep.errs, testTimeout, "OnError"); !errors.Is(err, errBoom) {
 			t.Errorf("OnError got %v, want %v", err, errBoom)
 		}
 	})
 	t.Run("panic", func(t *testing.T) {
-		_, err := local.AskSync(testContext(t), wrapperspb.Int64(1))
+		_, err := local.AskSync(testutil.Context(t, testTimeout), wrapperspb.Int64(1))
 		var pe *actor.PanicError
 		if !errors.As(err, &pe) || pe.Value != "kaput" {
 			t.Errorf("asker got %v, want a *PanicError kaput", err)
 		}
-		if err := recv(t, ep.errs, "OnError"); !errors.As(err, &pe) {
+		if err := testutil.Recv(t, ep.errs, testTimeout, "OnError"); !errors.As(err, &pe) {
 			t.Errorf("OnError got %v, want a *PanicError", err)
 		}
 	})
@@ -278,19 +279,19 @@ func TestRouterNilResponse(t *testing.T) {
 		{"untyped nil", wrapperspb.Int64(1), "Message is null: the ask handler for *wrapperspb.Int64Value returned a nil protoreflect.ProtoMessage and no error"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := local.AskSync(testContext(t), tc.msg)
+			_, err := local.AskSync(testutil.Context(t, testTimeout), tc.msg)
 			if !errors.Is(err, actor.ErrNilMessage) || err.Error() != tc.want {
 				t.Errorf("local asker got %v, want ErrNilMessage %q", err, tc.want)
 			}
-			if err := recv(t, ep.errs, "OnError"); !errors.Is(err, actor.ErrNilMessage) {
+			if err := testutil.Recv(t, ep.errs, testTimeout, "OnError"); !errors.Is(err, actor.ErrNilMessage) {
 				t.Errorf("OnError got %v, want ErrNilMessage", err)
 			}
-			_, err = remote.AskSync(testContext(t), tc.msg)
+			_, err = remote.AskSync(testutil.Context(t, testTimeout), tc.msg)
 			var re *actor.RemoteError
 			if !errors.As(err, &re) || re.Message != tc.want {
 				t.Errorf("remote asker got %v, want a *RemoteError %q", err, tc.want)
 			}
-			recv(t, ep.errs, "OnError")
+			testutil.Recv(t, ep.errs, testTimeout, "OnError")
 		})
 	}
 }
@@ -327,7 +328,7 @@ func TestRouterEmbeddedWithHooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"start hooked", "receive x", "stop"} {
-		if got := recv(t, h.events, want); got != want {
+		if got := testutil.Recv(t, h.events, testTimeout, want); got != want {
 			t.Errorf("event %q, want %q", got, want)
 		}
 	}
@@ -341,12 +342,12 @@ func TestRouterVerifier(t *testing.T) {
 	register(t, server, "present", &testEndpoint{})
 	verifier := setupRef(t, client, server, actor.VerifierName)
 	for _, name := range []string{"present", "absent"} {
-		res, err := actor.AskAs[*messages.CheckExistenceResponse](testContext(t), verifier, &messages.CheckExistence{Name: name})
+		res, err := actor.AskAs[*messages.CheckExistenceResponse](testutil.Context(t, testTimeout), verifier, &messages.CheckExistence{Name: name})
 		if err != nil || res.GetExists() != (name == "present") {
 			t.Errorf("CheckExistence(%s) = %v, %v", name, res, err)
 		}
 	}
-	if _, err := verifier.AskSync(testContext(t), str("x")); !errors.Is(err, actor.ErrUnsupportedMessage) {
+	if _, err := verifier.AskSync(testutil.Context(t, testTimeout), str("x")); !errors.Is(err, actor.ErrUnsupportedMessage) {
 		t.Errorf("ask of another type = %v, want ErrUnsupportedMessage", err)
 	}
 }

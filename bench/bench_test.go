@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sparkrpc/sparkrpc/bench"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 )
 
 // smallConfig is a configuration with small counts, smaller under the race
@@ -19,7 +20,7 @@ func smallConfig(scenarios ...string) bench.Config {
 	cfg.Scenarios = scenarios
 	cfg.Count, cfg.WarmupCount = 2000, 100
 	cfg.Endpoints = 200
-	if raceEnabled {
+	if testutil.RaceEnabled {
 		cfg.Count = 300
 		cfg.Payloads = []int{16, 1 << 10}
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sparkrpc/sparkrpc/bench"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 )
 
 // A run with TLS measures remote-send and remote-ask, sparkrpc and every
@@ -54,7 +55,7 @@ func TestTLSRunDeliversEveryMessage(t *testing.T) {
 			t.Fatalf("%s: verification %+v, want %d", r.Key(), v, cfg.Count)
 		}
 		for _, b := range r.Baselines {
-			if b.Skipped != "" && b.Name == bench.ImplProtoactorRemote && raceEnabled {
+			if b.Skipped != "" && b.Name == bench.ImplProtoactorRemote && testutil.RaceEnabled {
 				continue
 			}
 			if b.Figures == nil || !b.Figures.Verified.OK || b.Figures.Verified.Received != cfg.Count {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sparkrpc/sparkrpc/endpoints"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 )
 
 // An empty task costs at most 10 allocations in all (driver, executors and
@@ -16,7 +17,7 @@ import (
 // reused. The race detector allocates differently, so the bound is checked
 // without it.
 func TestEmptyTaskAllocations(t *testing.T) {
-	if raceEnabled {
+	if testutil.RaceEnabled {
 		t.Skip("the race detector allocates differently")
 	}
 	lc := startBareCluster(t, tcpNetwork(), testConf(), 4, 1)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/endpoints"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"go.uber.org/goleak"
 )
@@ -88,7 +89,7 @@ func TestRequestTotalExecutorsGoesToTheClusterManager(t *testing.T) {
 	if err := c.Driver.RequestTotalExecutors(ctx, 5); err != nil {
 		t.Fatal(err)
 	}
-	if got := recv(t, cm.requests, "a request"); got != 5 {
+	if got := testutil.Recv(t, cm.requests, testTimeout, "a request"); got != 5 {
 		t.Fatalf("cluster manager asked for %d executors, want 5", got)
 	}
 	refused := errors.New("queue is full")
@@ -98,7 +99,7 @@ func TestRequestTotalExecutorsGoesToTheClusterManager(t *testing.T) {
 	if err := c.Driver.RequestTotalExecutors(ctx, 7); !errors.Is(err, refused) || !strings.Contains(err.Error(), "7 executors") {
 		t.Fatalf("RequestTotalExecutors = %v; want the cluster manager's error", err)
 	}
-	if got := recv(t, cm.requests, "a request"); got != 7 {
+	if got := testutil.Recv(t, cm.requests, testTimeout, "a request"); got != 7 {
 		t.Fatalf("cluster manager asked for %d executors, want 7", got)
 	}
 	if err := c.Driver.RequestTotalExecutors(ctx, -1); !errors.Is(err, endpoints.ErrInvalidConfig) {
@@ -142,7 +143,7 @@ func TestKillExecutorsRemovesThemAndAsksTheClusterManager(t *testing.T) {
 		if exs := c.Driver.Executors(); len(exs) != 1 || exs[0].ID != "1" || c.Driver.TotalCores() != 1 {
 			t.Fatalf("executors after the kill: %+v", exs)
 		}
-		if got := recv(t, cm.kills, "a kill"); !slices.Equal(got, []string{"3", "2"}) {
+		if got := testutil.Recv(t, cm.kills, testTimeout, "a kill"); !slices.Equal(got, []string{"3", "2"}) {
 			t.Fatalf("cluster manager told to kill %v", got)
 		}
 		evs := c.rec.waitFor(t, "two ExecutorRemoved", func(evs []endpoints.Event) bool {
@@ -156,12 +157,12 @@ func TestKillExecutorsRemovesThemAndAsksTheClusterManager(t *testing.T) {
 		if !strings.Contains(endpoints.ReasonKilled, "killed by driver") {
 			t.Fatalf("ReasonKilled = %q", endpoints.ReasonKilled)
 		}
-		lost := []string{recv(t, cm.lost, "ExecutorLost"), recv(t, cm.lost, "ExecutorLost")}
+		lost := []string{testutil.Recv(t, cm.lost, testTimeout, "ExecutorLost"), testutil.Recv(t, cm.lost, testTimeout, "ExecutorLost")}
 		slices.Sort(lost)
 		if want := []string{"2: " + endpoints.ReasonKilled, "3: " + endpoints.ReasonKilled}; !slices.Equal(lost, want) {
 			t.Fatalf("ExecutorLost calls = %q, want %q", lost, want)
 		}
-		eventually(t, "the killed executors returned", func() bool { return len(c.ExecutorErrors()) == 2 })
+		testutil.Eventually(t, testTimeout, "the killed executors returned", func() bool { return len(c.ExecutorErrors()) == 2 })
 		for id, err := range c.ExecutorErrors() {
 			if err != nil {
 				t.Errorf("killed executor %s returned %v; want a clean stop", id, err)
@@ -204,7 +205,7 @@ func TestKillExecutorsWithoutClusterManagerRemovesThem(t *testing.T) {
 	if exs := c.Driver.Executors(); len(exs) != 1 || exs[0].ID != "2" {
 		t.Fatalf("executors = %+v", exs)
 	}
-	eventually(t, "executor 1 returned", func() bool { _, ok := c.ExecutorErrors()["1"]; return ok })
+	testutil.Eventually(t, testTimeout, "executor 1 returned", func() bool { _, ok := c.ExecutorErrors()["1"]; return ok })
 	if err := c.ExecutorErrors()["1"]; err != nil {
 		t.Fatalf("killed executor returned %v", err)
 	}
@@ -235,7 +236,7 @@ func TestLossReasonComesFromTheClusterManager(t *testing.T) {
 		if err := c.Driver.WaitForExecutors(ctx, 2); err != nil {
 			t.Fatal(err)
 		}
-		key, release := newGate(t)
+		key, gate := gates.New(t)
 		type result struct {
 			res [][]byte
 			err error
@@ -253,7 +254,7 @@ func TestLossReasonComesFromTheClusterManager(t *testing.T) {
 		if err := f.env.Shutdown(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if id := recv(t, cm.asked, "the loss reason asked"); id != "f" {
+		if id := testutil.Recv(t, cm.asked, testTimeout, "the loss reason asked"); id != "f" {
 			t.Fatalf("loss reason asked for %q, want f", id)
 		}
 		// While the reason is pending, the executor is still known, its
@@ -285,7 +286,7 @@ func TestLossReasonComesFromTheClusterManager(t *testing.T) {
 		if n := countEvents(evs, func(e endpoints.TaskStart) bool { return e.ExecutorID == "f" }); n != 1 {
 			t.Fatalf("%d tasks started on the lost executor; want only the first one", n)
 		}
-		release()
+		gate.Open()
 		r := <-done
 		if r.err != nil {
 			t.Fatal(r.err)
@@ -331,7 +332,7 @@ func TestLossReasonFallsBackWhenTheClusterManagerFails(t *testing.T) {
 			t.Fatalf("ExecutorRemoved %+v; want executor 1, disassociated", e)
 		}
 	}
-	if id := recv(t, cm.asked, "the loss reason asked"); id != "1" {
+	if id := testutil.Recv(t, cm.asked, testTimeout, "the loss reason asked"); id != "1" {
 		t.Fatalf("loss reason asked for %q", id)
 	}
 }
@@ -357,7 +358,7 @@ func TestStopEndsPendingLossReasonAsks(t *testing.T) {
 	if err := f.env.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
-	recv(t, cm.asked, "the loss reason asked")
+	testutil.Recv(t, cm.asked, testTimeout, "the loss reason asked")
 	if err := d.Stop(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -390,7 +391,7 @@ func TestHeartbeatExpiryKillsAndReplacesTheExecutor(t *testing.T) {
 		if err := c.Driver.WaitForExecutors(ctx, 2); err != nil {
 			t.Fatal(err)
 		}
-		key, release := newGate(t)
+		key, gate := gates.New(t)
 		type result struct {
 			res [][]byte
 			err error
@@ -402,7 +403,7 @@ func TestHeartbeatExpiryKillsAndReplacesTheExecutor(t *testing.T) {
 			done <- result{res, err}
 		}()
 		hung.nextLaunch(t) // one task is stuck on the hung executor
-		if got := recv(t, cm.replaces, "KillAndReplaceExecutors"); !slices.Equal(got, []string{"hung"}) {
+		if got := testutil.Recv(t, cm.replaces, testTimeout, "KillAndReplaceExecutors"); !slices.Equal(got, []string{"hung"}) {
 			t.Fatalf("cluster manager told to kill and replace %v, want [hung]", got)
 		}
 		evs := c.rec.waitFor(t, "the hung executor removed", func(evs []endpoints.Event) bool {
@@ -414,7 +415,7 @@ func TestHeartbeatExpiryKillsAndReplacesTheExecutor(t *testing.T) {
 				t.Fatalf("ExecutorRemoved %+v; want the hung executor, timed out", e)
 			}
 		}
-		release()
+		gate.Open()
 		r := <-done
 		if r.err != nil {
 			t.Fatal(r.err)
@@ -455,10 +456,10 @@ func TestDisconnectedExecutorWithoutLossReasonIsKilledAndReplaced(t *testing.T) 
 	if err := gone.env.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if id := recv(t, cm.asked, "the loss reason asked"); id != "gone" {
+	if id := testutil.Recv(t, cm.asked, testTimeout, "the loss reason asked"); id != "gone" {
 		t.Fatalf("loss reason asked for %q", id)
 	}
-	if got := recv(t, cm.replaces, "KillAndReplaceExecutors"); !slices.Equal(got, []string{"gone"}) {
+	if got := testutil.Recv(t, cm.replaces, testTimeout, "KillAndReplaceExecutors"); !slices.Equal(got, []string{"gone"}) {
 		t.Fatalf("cluster manager told to kill and replace %v, want [gone]", got)
 	}
 	c.rec.waitFor(t, "the executor removed", func(evs []endpoints.Event) bool {
@@ -480,7 +481,7 @@ func TestLossReasonFailureKillsAndReplaces(t *testing.T) {
 	if err := c.envs.env("2").Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := recv(t, cm.replaces, "KillAndReplaceExecutors"); !slices.Equal(got, []string{"2"}) {
+	if got := testutil.Recv(t, cm.replaces, testTimeout, "KillAndReplaceExecutors"); !slices.Equal(got, []string{"2"}) {
 		t.Fatalf("cluster manager told to kill and replace %v, want [2]", got)
 	}
 }
@@ -493,7 +494,7 @@ func TestAllocatorGivenTwiceIsToldOnce(t *testing.T) {
 	if err := c.Driver.KillExecutor("2"); err != nil {
 		t.Fatal(err)
 	}
-	if got := recv(t, cm.lost, "ExecutorLost"); got != "2: "+endpoints.ReasonKilled {
+	if got := testutil.Recv(t, cm.lost, testTimeout, "ExecutorLost"); got != "2: "+endpoints.ReasonKilled {
 		t.Fatalf("ExecutorLost(%s)", got)
 	}
 	// The bus gives each event to every listener before the next one: once

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/endpoints"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/messages"
 )
 
@@ -18,7 +19,7 @@ func TestStopExecutorsStopsEveryExecutor(t *testing.T) {
 		if _, err := actor.AskAs[*messages.BoolReply](ctx, c.Driver.Ref(), &messages.StopExecutors{}); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "every executor returned", func() bool { return len(c.ExecutorErrors()) == 3 })
+		testutil.Eventually(t, testTimeout, "every executor returned", func() bool { return len(c.ExecutorErrors()) == 3 })
 		for id, err := range c.ExecutorErrors() {
 			if err != nil {
 				t.Errorf("executor %s: %v; want a clean stop", id, err)
@@ -32,7 +33,7 @@ func TestStopExecutorsStopsEveryExecutor(t *testing.T) {
 
 func TestDriverStopStopsExecutorsAndJobs(t *testing.T) {
 	c := startCluster(t, memNetwork(), testConf(), 2, 1)
-	key, _ := newGate(t)
+	key, _ := gates.New(t)
 	errc := make(chan error, 1)
 	go func() {
 		_, err := runJob(t, c.Driver, "test.gated", gatedPayloads(key, 2))

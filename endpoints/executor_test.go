@@ -9,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/endpoints"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/messages"
 )
 
@@ -32,7 +33,7 @@ func TestDriverGoingAwayMakesExecutorsExit(t *testing.T) {
 		if err := c.env.Shutdown(ctx); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "every executor returned", func() bool { return len(c.ExecutorErrors()) == 2 })
+		testutil.Eventually(t, testTimeout, "every executor returned", func() bool { return len(c.ExecutorErrors()) == 2 })
 		for id, err := range c.ExecutorErrors() {
 			var ee *endpoints.ExitError
 			if !errors.As(err, &ee) || ee.Code != 1 || !strings.HasPrefix(ee.Reason, "Driver ") ||
@@ -55,7 +56,7 @@ func TestExecutorContextCancelStopsGracefully(t *testing.T) {
 		if err := c.Driver.WaitForExecutors(wctx, 1); err != nil {
 			t.Fatal(err)
 		}
-		key, release := newGate(t)
+		key, gate := gates.New(t)
 		type result struct {
 			res [][]byte
 			err error
@@ -67,16 +68,16 @@ func TestExecutorContextCancelStopsGracefully(t *testing.T) {
 		}()
 		c.rec.waitFor(t, "tasks running", func(evs []endpoints.Event) bool { return countEvents[endpoints.TaskStart](evs, nil) == 2 })
 		ecancel()
-		eventually(t, "executor decommissioning", func() bool { ex, _ := executor(c.Driver, "g"); return ex.Decommissioning })
+		testutil.Eventually(t, testTimeout, "executor decommissioning", func() bool { ex, _ := executor(c.Driver, "g"); return ex.Decommissioning })
 		if errs := c.ExecutorErrors(); len(errs) != 0 {
 			t.Fatalf("executor returned before its tasks finished: %v", errs)
 		}
-		release()
+		gate.Open()
 		r := <-done
 		if r.err != nil || len(r.res) != 2 {
 			t.Fatalf("job = %q, %v; want the running tasks to finish", r.res, r.err)
 		}
-		eventually(t, "executor returned", func() bool { return len(c.ExecutorErrors()) == 1 })
+		testutil.Eventually(t, testTimeout, "executor returned", func() bool { return len(c.ExecutorErrors()) == 1 })
 		if err := c.ExecutorErrors()["g"]; err != nil {
 			t.Fatalf("RunExecutor = %v; want nil", err)
 		}
@@ -98,7 +99,7 @@ func TestStoppingExecutorIgnoresTheDriverLeaving(t *testing.T) {
 	if err := c.env.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the executor returned", func() bool { return len(c.ExecutorErrors()) == 1 })
+	testutil.Eventually(t, testTimeout, "the executor returned", func() bool { return len(c.ExecutorErrors()) == 1 })
 	if err := c.ExecutorErrors()["1"]; err != nil {
 		t.Fatalf("RunExecutor = %v; want a clean stop", err)
 	}

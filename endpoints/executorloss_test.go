@@ -15,7 +15,7 @@ import (
 func TestExecutorLostMidJobTasksRunElsewhere(t *testing.T) {
 	forEachNetwork(t, func(t *testing.T, nw network) {
 		c := startCluster(t, nw, testConf(), 3, 2)
-		key, release := newGate(t)
+		key, gate := gates.New(t)
 		const n = 6
 		payloads := gatedPayloads(key, n)
 		type result struct {
@@ -54,7 +54,7 @@ func TestExecutorLostMidJobTasksRunElsewhere(t *testing.T) {
 		if removed.Reason != endpoints.ReasonDisassociated {
 			t.Fatalf("loss reason = %q", removed.Reason)
 		}
-		release()
+		gate.Open()
 		r := <-done
 		if r.err != nil {
 			t.Fatal(r.err)
@@ -116,7 +116,7 @@ func TestLateResultOfALostExecutorIsIgnored(t *testing.T) {
 	if err := d.RemoveExecutor("a", "test removal"); err != nil {
 		t.Fatal(err)
 	}
-	recv(t, a.stops, "the removed executor's StopExecutor")
+	testutil.Recv(t, a.stops, testTimeout, "the removed executor's StopExecutor")
 	if err := b.register("b", "h", 1); err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestLateResultOfALostExecutorIsIgnored(t *testing.T) {
 	if r.err != nil || string(r.res[0]) != "real" {
 		t.Fatalf("RunJob = %q, %v; want the result of the live attempt", r.res, r.err)
 	}
-	eventually(t, "b's core freed once", func() bool { ex, _ := executor(d, "b"); return ex.FreeCores == 1 })
+	testutil.Eventually(t, testTimeout, "b's core freed once", func() bool { ex, _ := executor(d, "b"); return ex.FreeCores == 1 })
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	// A round trip through the driver's loop: the duplicate has been handled.
@@ -157,10 +157,10 @@ func TestAllocatorIsToldOfLostExecutors(t *testing.T) {
 	if err := c.Driver.KillExecutor("2"); err != nil {
 		t.Fatal(err)
 	}
-	if got := recv(t, a.lost, "the allocator's ExecutorLost"); got != "2: "+endpoints.ReasonKilled {
+	if got := testutil.Recv(t, a.lost, testTimeout, "the allocator's ExecutorLost"); got != "2: "+endpoints.ReasonKilled {
 		t.Fatalf("ExecutorLost(%s)", got)
 	}
-	eventually(t, "executor 2 returned", func() bool { _, ok := c.ExecutorErrors()["2"]; return ok })
+	testutil.Eventually(t, testTimeout, "executor 2 returned", func() bool { _, ok := c.ExecutorErrors()["2"]; return ok })
 	if err := c.ExecutorErrors()["2"]; err != nil {
 		t.Fatalf("killed executor returned %v; want a clean stop", err)
 	}
@@ -184,7 +184,7 @@ func TestExecutorsStoppedByTheDriverAreNotLost(t *testing.T) {
 		if _, err := f.driver.AskSync(ctx, &messages.StopExecutors{}); err != nil {
 			t.Fatal(err)
 		}
-		recv(t, f.stops, "a StopExecutor")
+		testutil.Recv(t, f.stops, testTimeout, "a StopExecutor")
 		if err := f.env.Shutdown(ctx); err != nil {
 			t.Fatal(err)
 		}

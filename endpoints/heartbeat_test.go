@@ -8,6 +8,7 @@ import (
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/endpoints"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 )
 
 func TestHeartbeatExpiryRemovesASilentExecutor(t *testing.T) {
@@ -34,7 +35,7 @@ func TestHeartbeatExpiryRemovesASilentExecutor(t *testing.T) {
 				}
 			}
 		}
-		recv(t, silent.stops, "the silent executor's StopExecutor")
+		testutil.Recv(t, silent.stops, testTimeout, "the silent executor's StopExecutor")
 		if _, ok := executor(c.Driver, "1"); !ok {
 			t.Fatal("the executor that heartbeats was removed")
 		}
@@ -53,7 +54,7 @@ func TestHeartbeatFailuresMakeTheExecutorExit(t *testing.T) {
 		if err := c.env.Stop(hb); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "the executor returned", func() bool { return len(c.ExecutorErrors()) == 1 })
+		testutil.Eventually(t, testTimeout, "the executor returned", func() bool { return len(c.ExecutorErrors()) == 1 })
 		var ee *endpoints.ExitError
 		if err := c.ExecutorErrors()["1"]; !errors.As(err, &ee) || ee.Code != endpoints.ExitCodeHeartbeatFailure ||
 			ee.Reason != "Unable to send heartbeats to driver more than 3 times" {
@@ -72,17 +73,17 @@ func TestLastHeartbeats(t *testing.T) {
 		c := startCluster(t, nw, testConf(endpoints.KeyHeartbeatInterval, "20ms"), 2, 1)
 		// The HeartbeatReceiver learns of a registration by a one-way message.
 		var first map[string]time.Time
-		eventually(t, "executors 1 and 2 in LastHeartbeats", func() bool {
+		testutil.Eventually(t, testTimeout, "executors 1 and 2 in LastHeartbeats", func() bool {
 			first = c.Driver.LastHeartbeats()
 			return len(first) == 2 && !first["1"].IsZero() && !first["2"].IsZero()
 		})
-		eventually(t, "executor 1's heartbeat time to move", func() bool {
+		testutil.Eventually(t, testTimeout, "executor 1's heartbeat time to move", func() bool {
 			return c.Driver.LastHeartbeats()["1"].After(first["1"])
 		})
 		if err := c.Driver.RemoveExecutor("2", "test"); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "executor 2 gone from LastHeartbeats", func() bool {
+		testutil.Eventually(t, testTimeout, "executor 2 gone from LastHeartbeats", func() bool {
 			_, ok := c.Driver.LastHeartbeats()["2"]
 			return !ok
 		})

@@ -3,7 +3,6 @@ package endpoints_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/endpoints"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"github.com/sparkrpc/sparkrpc/netty"
 	"google.golang.org/protobuf/proto"
@@ -172,35 +172,6 @@ func startBareCluster(t testing.TB, nw network, conf *actor.Conf, executors, cor
 	return lc
 }
 
-// eventually waits until cond holds, checking it every few milliseconds, and
-// fails the test at the deadline.
-func eventually(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(testTimeout)
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", testTimeout, what)
-		}
-		<-tick.C
-	}
-}
-
-// recv returns the next value of ch, or fails the test at the deadline.
-func recv[T any](t testing.TB, ch <-chan T, what string) T {
-	t.Helper()
-	timer := time.NewTimer(testTimeout)
-	defer timer.Stop()
-	select {
-	case v := <-ch:
-		return v
-	case <-timer.C:
-		t.Fatalf("timed out after %s waiting for %s", testTimeout, what)
-		panic("unreachable")
-	}
-}
-
 // recorder is a listener that keeps every event.
 type recorder struct {
 	mu     sync.Mutex
@@ -261,17 +232,10 @@ func countEvents[E endpoints.Event](evs []endpoints.Event, pred func(E) bool) in
 }
 
 // gates let blocking test tasks wait until a test releases them.
-var gates sync.Map // key -> chan struct{}
+var gates testutil.Gates
 
-func newGate(t *testing.T) (key string, release func()) {
-	key = t.Name()
-	ch := make(chan struct{})
-	gates.Store(key, ch)
-	var once sync.Once
-	release = func() { once.Do(func() { close(ch) }) }
-	t.Cleanup(release)
-	return key, release
-}
+// gatedPayloads returns n payloads of test.gated that wait for the gate
+// under key.
 
 func gatedPayloads(key string, n int) [][]byte {
 	ps := make([][]byte, n)
@@ -286,16 +250,10 @@ func init() {
 	// killed, and returns its payload.
 	endpoints.RegisterTask("test.gated", func(ctx context.Context, tc endpoints.TaskContext, p []byte) ([]byte, error) {
 		key, _, _ := strings.Cut(string(p), "|")
-		v, ok := gates.Load(key)
-		if !ok {
-			return nil, errors.New("no gate " + key)
+		if err := gates.Wait(ctx, key); err != nil {
+			return nil, err
 		}
-		select {
-		case <-v.(chan struct{}):
-			return p, nil
-		case <-ctx.Done():
-			return nil, context.Cause(ctx)
-		}
+		return p, nil
 	})
 	// test.panic always panics with its payload.
 	endpoints.RegisterTask("test.panic", func(ctx context.Context, tc endpoints.TaskContext, p []byte) ([]byte, error) {
@@ -375,7 +333,7 @@ func (f *fakeExecutor) register(id, host string, cores int) error {
 
 func (f *fakeExecutor) nextLaunch(t *testing.T) *messages.LaunchTask {
 	t.Helper()
-	return recv(t, f.launches, "a LaunchTask")
+	return testutil.Recv(t, f.launches, testTimeout, "a LaunchTask")
 }
 
 func executor(d *endpoints.Driver, id string) (endpoints.ExecutorInfo, bool) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/endpoints"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/messages"
 )
 
@@ -111,7 +112,7 @@ func TestOversizeTaskAbortsItsJob(t *testing.T) {
 		if err != nil || string(res[0]) != "ok" {
 			t.Fatalf("next job = %q, %v", res, err)
 		}
-		eventually(t, "all cores free", func() bool {
+		testutil.Eventually(t, testTimeout, "all cores free", func() bool {
 			for _, ex := range c.Driver.Executors() {
 				if ex.FreeCores != 1 {
 					return false
@@ -145,7 +146,7 @@ func TestOversizeResultFailsItsTask(t *testing.T) {
 func TestCancelledJobKillsItsTasks(t *testing.T) {
 	forEachNetwork(t, func(t *testing.T, nw network) {
 		c := startCluster(t, nw, testConf(), 2, 1)
-		key, _ := newGate(t)
+		key, _ := gates.New(t)
 		ctx, cancel := context.WithCancelCause(context.Background())
 		errc := make(chan error, 1)
 		go func() {
@@ -188,7 +189,7 @@ func TestRunJobValidation(t *testing.T) {
 func TestKillTaskThroughTheDriver(t *testing.T) {
 	forEachNetwork(t, func(t *testing.T, nw network) {
 		c := startCluster(t, nw, testConf(), 1, 1)
-		key, release := newGate(t)
+		key, gate := gates.New(t)
 		type result struct {
 			res [][]byte
 			err error
@@ -214,7 +215,7 @@ func TestKillTaskThroughTheDriver(t *testing.T) {
 				return e.State == messages.TaskState_TASK_STATE_KILLED && e.Error == "killed by test"
 			}) == 1 && countEvents(evs, func(e endpoints.TaskStart) bool { return e.Attempt == 1 }) == 1
 		})
-		release()
+		gate.Open()
 		if r := <-done; r.err != nil || len(r.res) != 1 {
 			t.Fatalf("job = %q, %v", r.res, r.err)
 		}
@@ -229,7 +230,7 @@ func TestDriverKillTask(t *testing.T) {
 		if err := c.Driver.KillTask(12345, "nothing"); !errors.Is(err, endpoints.ErrTaskNotRunning) {
 			t.Fatalf("KillTask of an unknown task = %v", err)
 		}
-		key, release := newGate(t)
+		key, gate := gates.New(t)
 		type result struct {
 			res [][]byte
 			err error
@@ -257,7 +258,7 @@ func TestDriverKillTask(t *testing.T) {
 		if err := c.Driver.KillTask(start.TaskID, "again"); !errors.Is(err, endpoints.ErrTaskNotRunning) {
 			t.Fatalf("KillTask of an ended task = %v", err)
 		}
-		release()
+		gate.Open()
 		if r := <-done; r.err != nil || len(r.res) != 1 {
 			t.Fatalf("job = %q, %v", r.res, r.err)
 		}

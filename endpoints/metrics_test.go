@@ -55,7 +55,7 @@ func TestSchedulerMetricsAfterJobs(t *testing.T) {
 	// The driver's endpoint got the executors' messages, counted by type:
 	// 13 launches, a RUNNING and a final update each. The loop publishes a
 	// turn's count when the turn ends.
-	eventually(t, "26 StatusUpdates counted", func() bool {
+	testutil.Eventually(t, testTimeout, "26 StatusUpdates counted", func() bool {
 		got, _ := testutil.Scrape(t, c.Driver.MetricsHandler()).Value("sparkrpc_messages_received_total",
 			"endpoint", endpoints.DriverEndpointName, "type", "sparkrpc.messages.StatusUpdate")
 		return got == 26

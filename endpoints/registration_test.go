@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sparkrpc/sparkrpc/endpoints"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/messages"
 )
 
@@ -74,7 +75,7 @@ func TestHandshakeFreeCoresOnlyAfterLaunchedExecutor(t *testing.T) {
 		if lt.TaskName != endpoints.EchoTaskName || string(lt.Payload) != "a" || lt.Partition != 0 || lt.Attempt != 0 {
 			t.Fatalf("LaunchTask = %v", lt)
 		}
-		eventually(t, "a core taken", func() bool { ex, _ := executor(d, "7"); return ex.Ready && ex.FreeCores == 2 })
+		testutil.Eventually(t, testTimeout, "a core taken", func() bool { ex, _ := executor(d, "7"); return ex.Ready && ex.FreeCores == 2 })
 		if err := f.driver.Send(&messages.StatusUpdate{ExecutorId: "7", TaskId: lt.TaskId,
 			State: messages.TaskState_TASK_STATE_FINISHED, Result: []byte("result-a"), TaskCpus: 1}); err != nil {
 			t.Fatal(err)
@@ -83,7 +84,7 @@ func TestHandshakeFreeCoresOnlyAfterLaunchedExecutor(t *testing.T) {
 		if r.err != nil || len(r.res) != 1 || string(r.res[0]) != "result-a" {
 			t.Fatalf("RunJob = %q, %v", r.res, r.err)
 		}
-		eventually(t, "cores freed", func() bool { ex, _ := executor(d, "7"); return ex.FreeCores == 3 })
+		testutil.Eventually(t, testTimeout, "cores freed", func() bool { ex, _ := executor(d, "7"); return ex.FreeCores == 3 })
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -78,7 +79,7 @@ func TestFrameOfRefusedTypeIsNotDecoded(t *testing.T) {
 	if got := askString(t, client.RemoteRef(server.Address(), "router"), "taken"); got != "taken" {
 		t.Fatalf("got %q", got)
 	}
-	res, err := client.RemoteRef(server.Address(), "int64s").AskSync(ctxT(t), wrapperspb.Int64(7))
+	res, err := client.RemoteRef(server.Address(), "int64s").AskSync(testutil.Context(t, waitFor), wrapperspb.Int64(7))
 	if err != nil || res.(*wrapperspb.Int64Value).GetValue() != 7 {
 		t.Fatalf("ask of an accepted type = %v, %v", res, err)
 	}
@@ -87,7 +88,7 @@ func TestFrameOfRefusedTypeIsNotDecoded(t *testing.T) {
 	if err := client.RemoteRef(server.Address(), "int64s").Send(str("refused")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := client.RemoteRef(server.Address(), "int64s").AskSync(ctxT(t), wrapperspb.Int64(8)); err != nil {
+	if _, err := client.RemoteRef(server.Address(), "int64s").AskSync(testutil.Context(t, waitFor), wrapperspb.Int64(8)); err != nil {
 		t.Fatal(err)
 	}
 	if got := server.Dropped() - before; got != 1 {
@@ -101,12 +102,12 @@ func TestAskAsRefusesAReplyOfAnotherType(t *testing.T) {
 	server, _ := serverWithTransport(t, nil)
 	register(t, server, "echo", newEcho())
 	client := newClientEnv(t, "client", nil)
-	_, err := actor.AskAs[*wrapperspb.Int64Value](ctxT(t), client.RemoteRef(server.Address(), "echo"), str("a string back"))
+	_, err := actor.AskAs[*wrapperspb.Int64Value](testutil.Context(t, waitFor), client.RemoteRef(server.Address(), "echo"), str("a string back"))
 	var re *actor.RemoteError
 	if !errors.As(err, &re) || !strings.Contains(err.Error(), "does not take") {
 		t.Fatalf("AskAs with a reply of another type = %v, want a refusal before decoding", err)
 	}
-	got, err := actor.AskAs[*wrapperspb.StringValue](ctxT(t), client.RemoteRef(server.Address(), "echo"), str("same type"))
+	got, err := actor.AskAs[*wrapperspb.StringValue](testutil.Context(t, waitFor), client.RemoteRef(server.Address(), "echo"), str("same type"))
 	if err != nil || got.GetValue() != "same type" {
 		t.Fatalf("AskAs of the reply's type = %v, %v", got, err)
 	}

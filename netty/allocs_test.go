@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/messages"
 )
 
@@ -36,7 +37,7 @@ func (c *batchCounter) Receive(*actor.Context, proto.Message) error {
 // at most 1 more (a mailbox's turn, when the endpoint went idle). The
 // sender and the writer allocate nothing (pooled chunks, a kept iov).
 func TestRemoteSendAllocations(t *testing.T) {
-	if raceEnabled {
+	if testutil.RaceEnabled {
 		t.Skip("the race detector allocates differently")
 	}
 	const batch = 200
@@ -56,7 +57,7 @@ func TestRemoteSendAllocations(t *testing.T) {
 // costs at most 3 allocations: decoded on the endpoint's loop (deferred.go),
 // it takes none of its own beyond the message and its bytes.
 func TestRemoteSendOf64KiBAllocations(t *testing.T) {
-	if raceEnabled {
+	if testutil.RaceEnabled {
 		t.Skip("the race detector allocates differently")
 	}
 	const payload, batch = 64 << 10, 50
@@ -111,7 +112,7 @@ func batchSender(t *testing.T, msg proto.Message, batch int) func() {
 // carries the sender and the handler's call context in one allocation; and
 // at most 0.5 more on average for a mailbox's turn.
 func TestRemoteAskAllocations(t *testing.T) {
-	if raceEnabled {
+	if testutil.RaceEnabled {
 		t.Skip("the race detector allocates differently")
 	}
 	server, client := newEnv(t, "server", nil), newEnv(t, "client", nil)

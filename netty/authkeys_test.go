@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/netty"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
@@ -61,12 +62,12 @@ func TestScopedSecrets(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			before := tr.Stats().AuthFailures
 			client := newClientEnv(t, "client", tc.conf)
-			got, err := actor.AskAs[*wrapperspb.StringValue](ctxT(t), client.RemoteRef(server.Address(), "keys"), str("which key?"))
+			got, err := actor.AskAs[*wrapperspb.StringValue](testutil.Context(t, waitFor), client.RemoteRef(server.Address(), "keys"), str("which key?"))
 			if tc.want == "" {
 				if !errors.Is(err, netty.ErrAuthFailed) {
 					t.Fatalf("ask: %v, want ErrAuthFailed", err)
 				}
-				eventually(t, "the failure counted", func() bool { return tr.Stats().AuthFailures > before })
+				testutil.Eventually(t, waitFor, "the failure counted", func() bool { return tr.Stats().AuthFailures > before })
 				return
 			}
 			if err != nil {

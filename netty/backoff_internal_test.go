@@ -10,6 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
@@ -126,7 +127,7 @@ func TestBackoffGrowsAndResets(t *testing.T) {
 	ref := client.RemoteRef(addr, "echo")
 	var last *ConnectError
 	for want := 1; want <= 3; want++ {
-		waitUntil(t, func() bool {
+		testutil.Eventually(t, reconnectWait, "a failed connect", func() bool {
 			_, err := ref.AskSync(context.Background(), wrapperspb.String("hi"))
 			var ce *ConnectError
 			if !errors.As(err, &ce) {
@@ -134,7 +135,7 @@ func TestBackoffGrowsAndResets(t *testing.T) {
 			}
 			failures, _, _ := tr.peerState(id)
 			return failures == want
-		}, "a failed connect")
+		})
 		_, ce, _ := tr.peerState(id)
 		lo := 5 * time.Millisecond << (want - 1) / 2
 		if ce.Backoff < lo || ce.Backoff > 3*lo {
@@ -156,14 +157,14 @@ func TestBackoffGrowsAndResets(t *testing.T) {
 	})); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, func() bool {
+	testutil.Eventually(t, reconnectWait, "a connection once the window has passed", func() bool {
 		err := ref.Send(wrapperspb.String("up"))
 		var ce *ConnectError
 		if err != nil && !errors.As(err, &ce) {
 			t.Fatalf("send: %v", err)
 		}
 		return err == nil && tr.Stats().Connections == 1
-	}, "a connection once the window has passed")
+	})
 	select {
 	case <-got:
 	case <-time.After(reconnectWait):
@@ -208,19 +209,19 @@ func TestPeerTablesPrunedWhenPeersGoAway(t *testing.T) {
 		}
 		others = append(others, env)
 	}
-	waitUntil(t, func() bool { return tr.Stats().Connections == n }, "every peer connected")
+	testutil.Eventually(t, reconnectWait, "every peer connected", func() bool { return tr.Stats().Connections == n })
 	if got := tr.numPeers(); got != basePeers+n {
 		t.Fatalf("peers = %d, want %d", got, basePeers+n)
 	}
 	for _, env := range others {
 		shutdownEnv(t, env)
 	}
-	waitUntil(t, func() bool {
+	testutil.Eventually(t, reconnectWait, "the per-peer tables back to their size", func() bool {
 		tr.mu.Lock()
 		raw := len(tr.raw)
 		tr.mu.Unlock()
 		return tr.Stats().Connections == 0 && tr.numPeers() == basePeers && raw == baseRaw
-	}, "the per-peer tables back to their size")
+	})
 }
 
 // A peer whose connect failed and that nobody sends to any more leaves the
@@ -233,5 +234,5 @@ func TestFailedPeerForgottenWhenIdle(t *testing.T) {
 	if _, err := client.RemoteRef(addr, "nobody").AskSync(context.Background(), wrapperspb.String("hi")); err == nil {
 		t.Fatal("ask to a dead address succeeded")
 	}
-	waitUntil(t, func() bool { _, _, ok := tr.peerState(addr.HostPort()); return !ok }, "the failed peer forgotten")
+	testutil.Eventually(t, reconnectWait, "the failed peer forgotten", func() bool { _, _, ok := tr.peerState(addr.HostPort()); return !ok })
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"github.com/sparkrpc/sparkrpc/netty"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -199,7 +200,7 @@ func TestBadInputClosesConnection(t *testing.T) {
 				c.(*net.TCPConn).CloseWrite() //nolint:errcheck
 			}
 			expectClosed(t, c)
-			eventually(t, "the protocol error to be counted", func() bool { return tr.Stats().ProtocolErrors == 1 })
+			testutil.Eventually(t, waitFor, "the protocol error to be counted", func() bool { return tr.Stats().ProtocolErrors == 1 })
 			stillServes(t, server)
 		})
 	}
@@ -226,7 +227,7 @@ func TestLargeClaimDoesNotAllocate(t *testing.T) {
 	for _, c := range conns {
 		expectClosed(t, c)
 	}
-	eventually(t, "the 10 stalled frames to time out", func() bool { return tr.Stats().TimedOut == 10 })
+	testutil.Eventually(t, waitFor, "the 10 stalled frames to time out", func() bool { return tr.Stats().TimedOut == 10 })
 	runtime.ReadMemStats(&after)
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
 		t.Fatalf("allocated %d MiB for 10 frames claiming 120 MiB each", grew>>20)
@@ -245,7 +246,7 @@ func TestUnknownMessageTypeFailsTheAsker(t *testing.T) {
 	register(t, server, "echo", ep)
 	client := newClientEnv(t, "client", nil)
 	ref := lookup(t, client, server.Address(), "echo")
-	_, err := ref.AskSync(ctxT(t), unknownMessage(t))
+	_, err := ref.AskSync(testutil.Context(t, waitFor), unknownMessage(t))
 	var re *actor.RemoteError
 	if !errors.As(err, &re) || re.Code != messages.ErrorCode_ERROR_CODE_DECODE {
 		t.Fatalf("err = %v", err)

@@ -2,9 +2,10 @@ package netty
 
 import (
 	"fmt"
-	"google.golang.org/protobuf/reflect/protoreflect"
 	"slices"
 	"testing"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	protoactor "github.com/asynkron/protoactor-go/actor"
 	"github.com/sparkrpc/sparkrpc/actor"

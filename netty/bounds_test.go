@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"runtime"
 	"strings"
 	"sync"
@@ -13,19 +12,12 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"github.com/sparkrpc/sparkrpc/netty"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
-
-// heapInUse is the live heap after a collection.
-func heapInUse() int64 {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return int64(ms.HeapAlloc)
-}
 
 type syncBuffer = testutil.SyncBuffer
 
@@ -52,7 +44,7 @@ func TestQueuedBytesToASilentPeerAreBounded(t *testing.T) {
 	rawClient(t, server, "client-silent") // never reads
 	ref := clientRef(t, server, rawID("client-silent"), "sink")
 	big := wrapperspb.Bytes(make([]byte, 1<<20))
-	before := heapInUse()
+	before := testutil.LiveHeap()
 	var qerr *netty.QueueFullError
 	sent := 0
 	for range 256 {
@@ -69,7 +61,7 @@ func TestQueuedBytesToASilentPeerAreBounded(t *testing.T) {
 	if qerr == nil {
 		t.Fatalf("256 sends of 1 MiB to a silent peer all queued")
 	}
-	if growth := heapInUse() - before; growth > bound+8<<20 {
+	if growth := testutil.LiveHeap() - before; growth > bound+8<<20 {
 		t.Errorf("heap grew by %d MiB for a bound of %d MiB", growth>>20, bound>>20)
 	}
 	if !errors.Is(qerr, netty.ErrQueueFull) || qerr.Limit != bound || qerr.Queued <= 0 ||
@@ -80,7 +72,7 @@ func TestQueuedBytesToASilentPeerAreBounded(t *testing.T) {
 	// so ask until the queue is full again).
 	var askErr error
 	for range 256 {
-		f := ref.AskWithTimeout(ctxT(t), big, actor.RpcTimeout{Duration: time.Minute, Key: "test.askTimeout"})
+		f := ref.AskWithTimeout(testutil.Context(t, waitFor), big, actor.RpcTimeout{Duration: time.Minute, Key: "test.askTimeout"})
 		select {
 		case <-f.Done():
 			_, askErr = f.Result()
@@ -119,9 +111,9 @@ func TestQueuedFramesLostWithAConnectionAreCounted(t *testing.T) {
 	c.Close()
 	// The socket buffers may hold a few MiB of the 32 MiB: those left this
 	// side; the rest must be counted.
-	eventually(t, "half the queued messages counted as dropped", func() bool { return server.Dropped() >= n/2 })
+	testutil.Eventually(t, waitFor, "half the queued messages counted as dropped", func() bool { return server.Dropped() >= n/2 })
 	// One line for the outbox, one for the batch the writer was writing.
-	eventually(t, "a log line for the lost frames", func() bool { return strings.Count(logs.String(), "dropping queued messages") >= 1 })
+	testutil.Eventually(t, waitFor, "a log line for the lost frames", func() bool { return strings.Count(logs.String(), "dropping queued messages") >= 1 })
 	if k := strings.Count(logs.String(), "dropping queued messages"); k > 2 {
 		t.Errorf("%d lines about the lost frames", k)
 	}
@@ -183,7 +175,7 @@ func TestSlowEndpointBoundsWhatAConnectionDelivers(t *testing.T) {
 		env, _ := proto.Marshal(&messages.WireEnvelope{Target: "slow", Type: "google.protobuf.BytesValue", Payload: p})
 		buf = append(binary.BigEndian.AppendUint32(buf, uint32(len(env))), env...) //nolint:gosec // small
 	}
-	before := heapInUse()
+	before := testutil.LiveHeap()
 	written := make(chan error, 1)
 	go func() {
 		_, err := c.Write(buf)
@@ -197,7 +189,7 @@ func TestSlowEndpointBoundsWhatAConnectionDelivers(t *testing.T) {
 		written <- err
 	case <-time.After(time.Second):
 	}
-	if growth := heapInUse() - before; growth > 8<<20 {
+	if growth := testutil.LiveHeap() - before; growth > 8<<20 {
 		t.Errorf("receiver heap grew by %d MiB with its endpoint blocked", growth>>20)
 	}
 	runtime.KeepAlive(buf) // measured with the sender's bytes
@@ -253,7 +245,7 @@ func TestTransportShutdownEndsAReaderWaitingForCredit(t *testing.T) {
 	case <-time.After(waitFor):
 		t.Fatal("nothing delivered")
 	}
-	if err := tr.Shutdown(ctxT(t)); err != nil {
+	if err := tr.Shutdown(testutil.Context(t, waitFor)); err != nil {
 		t.Fatalf("transport shutdown with a reader waiting for credit: %v", err)
 	}
 	expectClosed(t, c)

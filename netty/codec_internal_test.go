@@ -3,8 +3,9 @@ package netty
 import (
 	"bytes"
 	"errors"
-	"google.golang.org/protobuf/types/known/structpb"
 	"testing"
+
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/sparkrpc/sparkrpc/messages"
 	"google.golang.org/protobuf/proto"

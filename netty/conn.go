@@ -119,14 +119,6 @@ func (t *Transport) untrack(nc net.Conn) {
 	nc.Close()
 }
 
-// testHookAttach, when set by a test, runs in attach once the peer is
-// chosen, before the connection is installed.
-var testHookAttach func(p *peer)
-
-// testHookAccepted, when set by a test, runs once the acceptor has attached
-// an inbound connection and before it writes its last handshake frame.
-var testHookAccepted func(c *conn)
-
 // attach makes c the connection of peer p (the peer named in c.info when p is
 // nil). An inbound connection loses against one that this side dialled, or
 // that it is dialling when its identity is the smaller one, so that two envs
@@ -195,8 +187,8 @@ func (t *Transport) attachOnce(c *conn, p *peer) error {
 			return fmt.Errorf("%w: %s connected and disconnected meanwhile", ErrDuplicateConnection, p.identity)
 		}
 	}
-	if testHookAttach != nil {
-		testHookAttach(p)
+	if t.hooks.attach != nil {
+		t.hooks.attach(p)
 	}
 	var replaced *conn
 	dup := false

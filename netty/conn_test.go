@@ -7,11 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"runtime"
 	"testing"
 	"time"
 
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"github.com/sparkrpc/sparkrpc/netty"
 	"google.golang.org/protobuf/proto"
@@ -23,18 +23,6 @@ const shortTimeout = 400 * time.Millisecond
 
 func shortTimeoutConf() *actor.Conf {
 	return actor.NewConf().Set(actor.KeyNetworkTimeout, fmt.Sprintf("%dms", shortTimeout.Milliseconds()))
-}
-
-// eventually waits until cond holds, at most waitFor.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(waitFor)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
 }
 
 // dialRaw opens n sockets to env that send nothing.
@@ -61,14 +49,10 @@ func dialRaw(t *testing.T, env *actor.Env, n int) []net.Conn {
 func TestIdlePreHandshakeSocketsAreCheap(t *testing.T) {
 	server, tr := serverWithTransport(t, nil)
 	const n = 200
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
+	before := testutil.LiveHeap()
 	conns := dialRaw(t, server, n)
-	eventually(t, "every socket in handshake", func() bool { return tr.Stats().Handshaking == n })
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	perSocket := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / n
+	testutil.Eventually(t, waitFor, "every socket in handshake", func() bool { return tr.Stats().Handshaking == n })
+	perSocket := (testutil.LiveHeap() - before) / n
 	t.Logf("heap per idle socket in handshake: %d bytes", perSocket)
 	if perSocket > 16<<10 {
 		t.Fatalf("heap per idle socket in handshake: %d bytes, want at most 16 KiB", perSocket)
@@ -76,7 +60,7 @@ func TestIdlePreHandshakeSocketsAreCheap(t *testing.T) {
 	for _, c := range conns {
 		c.Close()
 	}
-	eventually(t, "the sockets to be dropped", func() bool { return tr.Stats().Handshaking == 0 })
+	testutil.Eventually(t, waitFor, "the sockets to be dropped", func() bool { return tr.Stats().Handshaking == 0 })
 }
 
 // A handshake that does not finish within spark.network.auth.rpcTimeout
@@ -89,7 +73,7 @@ func TestSlowHandshakeCloses(t *testing.T) {
 		t.Fatal(err)
 	}
 	expectClosed(t, c)
-	eventually(t, "the connection to be counted", func() bool { return tr.Stats().ProtocolErrors == 1 && tr.Stats().Handshaking == 0 })
+	testutil.Eventually(t, waitFor, "the connection to be counted", func() bool { return tr.Stats().ProtocolErrors == 1 && tr.Stats().Handshaking == 0 })
 	stillServes(t, server)
 }
 
@@ -100,7 +84,7 @@ func TestPendingHandshakeCap(t *testing.T) {
 	server, tr := serverWithTransport(t, actor.NewConf().Set(netty.KeyMaxPendingHandshakes, fmt.Sprint(limit)))
 	register(t, server, "echo", newEcho())
 	pending := dialRaw(t, server, limit)
-	eventually(t, "the sockets in handshake", func() bool { return tr.Stats().Handshaking == limit })
+	testutil.Eventually(t, waitFor, "the sockets in handshake", func() bool { return tr.Stats().Handshaking == limit })
 	for i := range 3 {
 		c := dialRaw(t, server, 1)[0]
 		c.SetDeadline(time.Now().Add(waitFor)) //nolint:errcheck
@@ -115,7 +99,7 @@ func TestPendingHandshakeCap(t *testing.T) {
 		t.Fatalf("stats %+v: want 3 refused, %d in handshake", st, limit)
 	}
 	pending[0].Close()
-	eventually(t, "a free handshake slot", func() bool { return tr.Stats().Handshaking < limit })
+	testutil.Eventually(t, waitFor, "a free handshake slot", func() bool { return tr.Stats().Handshaking < limit })
 	stillServes(t, server)
 }
 
@@ -129,7 +113,7 @@ func TestStalledFrameCloses(t *testing.T) {
 		t.Fatal(err)
 	}
 	expectClosed(t, c)
-	eventually(t, "the timeout to be counted", func() bool { return tr.Stats().TimedOut == 1 })
+	testutil.Eventually(t, waitFor, "the timeout to be counted", func() bool { return tr.Stats().TimedOut == 1 })
 	stillServes(t, server)
 }
 
@@ -297,7 +281,7 @@ func TestQuietConnectionWithoutAsksStaysOpen(t *testing.T) {
 	}
 	payload, _ := proto.Marshal(str("still open"))
 	writeMsg(t, c, &messages.WireEnvelope{Target: "inbox", Type: "google.protobuf.StringValue", Payload: payload})
-	if got := recv(t, inbox.got).(*wrapperspb.StringValue).GetValue(); got != "still open" {
+	if got := testutil.Recv(t, inbox.got, waitFor, "a message").(*wrapperspb.StringValue).GetValue(); got != "still open" {
 		t.Fatalf("got %q", got)
 	}
 	if st := tr.Stats(); st.TimedOut != 0 || st.Connections != 1 {

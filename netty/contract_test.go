@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/netty"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
@@ -74,7 +75,7 @@ func TestTransportContract(t *testing.T) {
 				}
 			}
 			for i := range 100 {
-				if v := recv(t, ep.got).(*wrapperspb.Int32Value).GetValue(); v != int32(i) {
+				if v := testutil.Recv(t, ep.got, waitFor, "a message").(*wrapperspb.Int32Value).GetValue(); v != int32(i) {
 					t.Fatalf("got %d, want %d", v, i)
 				}
 			}
@@ -111,7 +112,7 @@ func TestTransportContract(t *testing.T) {
 			server, client := k.server(t, "server"), k.client(t, "client")
 			ref := client.RemoteRef(server.Address(), "missing")
 			start := time.Now()
-			_, err := ref.AskSyncWithTimeout(ctxT(t), str("x"), actor.RpcTimeout{Duration: time.Minute, Key: "test.timeout"})
+			_, err := ref.AskSyncWithTimeout(testutil.Context(t, waitFor), str("x"), actor.RpcTimeout{Duration: time.Minute, Key: "test.timeout"})
 			if !errors.Is(err, actor.ErrEndpointNotFound) || !strings.Contains(err.Error(), "Could not find missing.") {
 				t.Fatalf("err = %v", err)
 			}
@@ -121,7 +122,7 @@ func TestTransportContract(t *testing.T) {
 		}},
 		{"lookup of a missing endpoint", func(t *testing.T, k transportKind) {
 			server, client := k.server(t, "server"), k.client(t, "client")
-			_, err := client.SetupEndpointRef(ctxT(t), server.Address(), "nope")
+			_, err := client.SetupEndpointRef(testutil.Context(t, waitFor), server.Address(), "nope")
 			if !errors.Is(err, actor.ErrEndpointNotFound) || !strings.Contains(err.Error(), "spark://nope@"+server.Address().HostPort()) {
 				t.Fatalf("err = %v", err)
 			}
@@ -129,7 +130,7 @@ func TestTransportContract(t *testing.T) {
 		{"remote failure", func(t *testing.T, k transportKind) {
 			server, client := k.server(t, "server"), k.client(t, "client")
 			register(t, server, "fail", failer{errors.New("Oops")})
-			_, err := lookup(t, client, server.Address(), "fail").AskSync(ctxT(t), str("x"))
+			_, err := lookup(t, client, server.Address(), "fail").AskSync(testutil.Context(t, waitFor), str("x"))
 			if err == nil || err.Error() != "Oops" {
 				t.Fatalf("err = %v", err)
 			}
@@ -137,7 +138,7 @@ func TestTransportContract(t *testing.T) {
 		{"timeout names the key", func(t *testing.T, k transportKind) {
 			server, client := k.server(t, "server"), k.client(t, "client")
 			register(t, server, "silent", silent{})
-			_, err := lookup(t, client, server.Address(), "silent").AskSyncWithTimeout(ctxT(t), str("x"),
+			_, err := lookup(t, client, server.Address(), "silent").AskSyncWithTimeout(testutil.Context(t, waitFor), str("x"),
 				actor.RpcTimeout{Duration: 50 * time.Millisecond, Key: "spark.rpc.short.timeout"})
 			if !errors.Is(err, actor.ErrTimeout) || strings.Count(err.Error(), "spark.rpc.short.timeout") != 1 {
 				t.Fatalf("err = %v", err)
@@ -150,7 +151,7 @@ func TestTransportContract(t *testing.T) {
 			evs := newEvents()
 			register(t, client, "events", evs)
 			ref := lookup(t, client, server.Address(), "silent")
-			f := ref.AskWithTimeout(ctxT(t), str("x"), actor.RpcTimeout{Duration: time.Minute, Key: "test.timeout"})
+			f := ref.AskWithTimeout(testutil.Context(t, waitFor), str("x"), actor.RpcTimeout{Duration: time.Minute, Key: "test.timeout"})
 			addr := server.Address()
 			evs.wait(t, "connected", &addr)
 			waitAsked(t, s)

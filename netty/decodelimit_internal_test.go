@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
@@ -88,16 +89,6 @@ func worstPayloads(md protoreflect.MessageDescriptor, size, depth int) [][]byte 
 	return out
 }
 
-// allocated returns the bytes fn allocates.
-func allocated(fn func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	fn()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
 // Every shipped message type, fed the payloads that decode into the most
 // memory, either refuses them (*DecodeLimitError) or decodes them within
 // measuredRatio×size + measuredSlack bytes. And the estimate the bound is
@@ -117,7 +108,7 @@ func TestDecodeCostIsBounded(t *testing.T) {
 				unchecked := *typ
 				unchecked.cost = nil
 				var msg proto.Message
-				n := allocated(func() { msg, _ = unchecked.decode(payload) })
+				n := testutil.AllocatedBytes(func() { msg, _ = unchecked.decode(payload) })
 				runtime.KeepAlive(msg)
 				est, _ := typ.cost.cost(payload, 0, 1<<62)
 				if int64(n) > 2*est+measuredSlack {
@@ -126,7 +117,7 @@ func TestDecodeCostIsBounded(t *testing.T) {
 			}
 			var msg proto.Message
 			var derr error
-			n := allocated(func() { msg, derr = typ.decode(payload) })
+			n := testutil.AllocatedBytes(func() { msg, derr = typ.decode(payload) })
 			runtime.KeepAlive(msg)
 			var le *DecodeLimitError
 			switch {
@@ -158,7 +149,7 @@ func TestRepeatedEmptySubMessagesAreRefused(t *testing.T) {
 	}
 	payload := worstPayloads((&messages.AmAllocateResponse{}).ProtoReflect().Descriptor(), 1<<20, 2)[0]
 	var derr error
-	n := allocated(func() { _, derr = typ.decode(payload) })
+	n := testutil.AllocatedBytes(func() { _, derr = typ.decode(payload) })
 	var le *DecodeLimitError
 	if !errors.As(derr, &le) {
 		t.Fatalf("decode of %d bytes of empty sub-messages = %v, want a *DecodeLimitError", len(payload), derr)

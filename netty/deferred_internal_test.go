@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"google.golang.org/protobuf/reflect/protoreflect"
 	"io"
 	"slices"
 	"testing"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	protoactor "github.com/asynkron/protoactor-go/actor"
 	"google.golang.org/protobuf/proto"

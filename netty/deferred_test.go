@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/messages"
 )
 
@@ -34,13 +35,13 @@ func TestLargeMessagesKeepTheirOrder(t *testing.T) {
 		}
 	}
 	for i, n := range sizes {
-		got := recv(t, ep.got).(*wrapperspb.BytesValue).GetValue()
+		got := testutil.Recv(t, ep.got, waitFor, "a message").(*wrapperspb.BytesValue).GetValue()
 		if !bytes.Equal(got, payload(i, n)) {
 			t.Fatalf("message %d: %d bytes starting %q, want %d starting %q", i, len(got), got[:min(len(got), 8)], n, fmt.Sprint(i))
 		}
 	}
 	for i, n := range sizes {
-		r, err := actor.AskAs[*wrapperspb.BytesValue](ctxT(t), ref, wrapperspb.Bytes(payload(i, n)))
+		r, err := actor.AskAs[*wrapperspb.BytesValue](testutil.Context(t, waitFor), ref, wrapperspb.Bytes(payload(i, n)))
 		if err != nil {
 			t.Fatalf("ask %d: %v", i, err)
 		}

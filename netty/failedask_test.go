@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
@@ -46,7 +47,7 @@ func TestUnsendableFailureReachesAsker(t *testing.T) {
 	}
 	for q, markers := range cases {
 		start := time.Now()
-		_, err := ref.AskSyncWithTimeout(ctxT(t), str(q), timeout)
+		_, err := ref.AskSyncWithTimeout(testutil.Context(t, waitFor), str(q), timeout)
 		var re *actor.RemoteError
 		if !errors.As(err, &re) || errors.Is(err, actor.ErrTimeout) || re.Code != messages.ErrorCode_ERROR_CODE_APPLICATION {
 			t.Errorf("%s: err = %.200v, want a *RemoteError of code APPLICATION", q, err)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
@@ -61,7 +62,7 @@ func TestForgedReplyFromAnotherConnectionIsDropped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := ref.AskWithTimeout(ctxT(t), str("question"), actor.RpcTimeout{Duration: waitFor, Key: "test.askTimeout"})
+	f := ref.AskWithTimeout(testutil.Context(t, waitFor), str("question"), actor.RpcTimeout{Duration: waitFor, Key: "test.askTimeout"})
 	var q wrapperspb.StringValue
 	ask := readEnvelope(t, realR, &q)
 	if q.GetValue() != "question" || ask.GetSenderId() == "" {
@@ -99,7 +100,7 @@ func TestReplyIDsAreNotSequential(t *testing.T) {
 	seen := map[string]bool{}
 	var prev string
 	for range 20 {
-		ref.AskWithTimeout(ctxT(t), str("q"), actor.RpcTimeout{Duration: waitFor, Key: "test.askTimeout"})
+		ref.AskWithTimeout(testutil.Context(t, waitFor), str("q"), actor.RpcTimeout{Duration: waitFor, Key: "test.askTimeout"})
 		id := readEnvelope(t, realR, nil).GetSenderId()
 		if seen[id] {
 			t.Fatalf("reply-to id %s used twice", id)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/netty"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
@@ -51,12 +52,6 @@ func shutdown(t testing.TB, env *actor.Env) {
 	}
 }
 
-func ctxT(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), waitFor)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 func str(s string) *wrapperspb.StringValue { return wrapperspb.String(s) }
 
 // echo replies with what it is asked and records what it is sent.
@@ -74,17 +69,6 @@ func (e *echo) ReceiveAndReply(ctx *actor.CallContext, msg proto.Message) error 
 	return nil
 }
 
-func recv(t testing.TB, ch <-chan proto.Message) proto.Message {
-	t.Helper()
-	select {
-	case m := <-ch:
-		return m
-	case <-time.After(waitFor):
-		t.Fatal("timed out waiting for a message")
-		return nil
-	}
-}
-
 func register(t testing.TB, env *actor.Env, name string, ep actor.Endpoint) *actor.Ref {
 	t.Helper()
 	ref, err := env.RegisterEndpoint(name, ep)
@@ -96,7 +80,7 @@ func register(t testing.TB, env *actor.Env, name string, ep actor.Endpoint) *act
 
 func lookup(t testing.TB, env *actor.Env, addr actor.RpcAddress, name string) *actor.Ref {
 	t.Helper()
-	ref, err := env.SetupEndpointRef(ctxT(t), addr, name)
+	ref, err := env.SetupEndpointRef(testutil.Context(t, waitFor), addr, name)
 	if err != nil {
 		t.Fatalf("lookup %s at %s: %v", name, addr, err)
 	}
@@ -105,7 +89,7 @@ func lookup(t testing.TB, env *actor.Env, addr actor.RpcAddress, name string) *a
 
 func askString(t testing.TB, ref *actor.Ref, s string) string {
 	t.Helper()
-	r, err := actor.AskAs[*wrapperspb.StringValue](ctxT(t), ref, str(s))
+	r, err := actor.AskAs[*wrapperspb.StringValue](testutil.Context(t, waitFor), ref, str(s))
 	if err != nil {
 		t.Fatalf("ask %q: %v", s, err)
 	}

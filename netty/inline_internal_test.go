@@ -34,15 +34,8 @@ func TestOnlyAsksAndRepliesAreWrittenInline(t *testing.T) {
 	serverT := NewTransport(WithLogger(zerolog.Nop()), WithInlineQuiet(0))
 	clientT := NewTransport(WithLogger(zerolog.Nop()), WithInlineQuiet(0))
 	var byServer, byClient atomic.Int64
-	testHookInlineWrite = func(c *conn) {
-		switch c.t {
-		case serverT:
-			byServer.Add(1)
-		case clientT:
-			byClient.Add(1)
-		}
-	}
-	t.Cleanup(func() { testHookInlineWrite = nil })
+	serverT.hooks.inlineWrite = func(*conn) { byServer.Add(1) }
+	clientT.hooks.inlineWrite = func(*conn) { byClient.Add(1) }
 
 	server := testServer(t, serverT)
 	c := &counter{}
@@ -96,22 +89,17 @@ func TestAnAskRightAfterASlowInlineWriteIsNotWrittenInline(t *testing.T) {
 	clientT := NewTransport(WithLogger(zerolog.Nop()), WithInlineQuiet(quiet))
 	clientT.now = clock.Now
 	var inline atomic.Int64
-	testHookInlineWrite = func(c *conn) {
-		if c.t == clientT {
-			inline.Add(1)
-			clock.Advance(2 * quiet) // this write takes twice the quiet time
-		}
+	clientT.hooks.inlineWrite = func(*conn) {
+		inline.Add(1)
+		clock.Advance(2 * quiet) // this write takes twice the quiet time
 	}
 	released := make(chan struct{}, 1)
-	testHookReleased = func(c *conn) {
-		if c.t == clientT {
-			select {
-			case released <- struct{}{}:
-			default:
-			}
+	clientT.hooks.released = func(*conn) {
+		select {
+		case released <- struct{}{}:
+		default:
 		}
 	}
-	t.Cleanup(func() { testHookInlineWrite, testHookReleased = nil, nil })
 
 	server := testServer(t, NewTransport(WithLogger(zerolog.Nop())))
 	if _, err := server.RegisterEndpoint("counter", &counter{}); err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"github.com/sparkrpc/sparkrpc/netty"
 )
@@ -56,7 +57,7 @@ func TestIdleInboundConnectionsClose(t *testing.T) {
 	for _, c := range conns {
 		expectClosed(t, c)
 	}
-	eventually(t, "the closes counted", func() bool {
+	testutil.Eventually(t, waitFor, "the closes counted", func() bool {
 		st := tr.Stats()
 		return st.IdleClosed == n+1 && st.Connections == 0
 	})
@@ -83,7 +84,7 @@ func TestIdleCloseIsHarmless(t *testing.T) {
 		if got := askString(t, ref, fmt.Sprint(i)); got != fmt.Sprint(i) {
 			t.Fatalf("ask %d: got %q", i, got)
 		}
-		eventually(t, "the idle connection closed", func() bool {
+		testutil.Eventually(t, waitFor, "the idle connection closed", func() bool {
 			return tr.Stats().Connections == 0 && str1.Stats().Connections == 0
 		})
 	}
@@ -114,20 +115,20 @@ func TestEstablishedConnectionLimits(t *testing.T) {
 			t.Fatalf("reconnect at the cap: %v", err)
 		}
 		stillServes(t, server) // from 127.0.0.1
-		eventually(t, "the refusal counted", func() bool { return tr.Stats().RefusedConnections == 1 })
+		testutil.Eventually(t, waitFor, "the refusal counted", func() bool { return tr.Stats().RefusedConnections == 1 })
 	})
 	t.Run("total", func(t *testing.T) {
 		server, tr := serverWithTransport(t, actor.NewConf().Set(netty.KeyMaxConnections, "2"))
 		register(t, server, "echo", newEcho())
 		rawClientFrom(t, server, "b", hostB) //nolint:errcheck // checked below
 		rawClientFrom(t, server, "c", hostC) //nolint:errcheck
-		eventually(t, "two connections", func() bool { return tr.Stats().Connections == 2 })
+		testutil.Eventually(t, waitFor, "two connections", func() bool { return tr.Stats().Connections == 2 })
 		client := newClientEnv(t, "late", nil)
-		_, err := client.RemoteRef(server.Address(), "echo").AskSync(ctxT(t), str("x"))
+		_, err := client.RemoteRef(server.Address(), "echo").AskSync(testutil.Context(t, waitFor), str("x"))
 		if !errors.Is(err, netty.ErrTooManyConnections) || !strings.Contains(err.Error(), netty.KeyMaxConnections) {
 			t.Fatalf("ask past the cap: %v, want ErrTooManyConnections naming %s", err, netty.KeyMaxConnections)
 		}
-		eventually(t, "the refusal counted", func() bool { return tr.Stats().RefusedConnections == 1 })
+		testutil.Eventually(t, waitFor, "the refusal counted", func() bool { return tr.Stats().RefusedConnections == 1 })
 	})
 }
 
@@ -139,7 +140,7 @@ func TestPendingHandshakesPerAddress(t *testing.T) {
 	for range 4 {
 		dialFrom(t, server, hostB)
 	}
-	eventually(t, "the sockets in handshake", func() bool { return tr.Stats().Handshaking == 4 })
+	testutil.Eventually(t, waitFor, "the sockets in handshake", func() bool { return tr.Stats().Handshaking == 4 })
 	expectRefused(t, dialFrom(t, server, hostB), netty.KeyMaxPendingHandshakesPerAddress)
 	stillServes(t, server)
 	if st := tr.Stats(); st.Refused != 1 {
@@ -173,7 +174,7 @@ func TestFloodDoesNotLockPeersOut(t *testing.T) {
 
 	client := newClientEnv(t, "legit", nil)
 	asked := time.Now()
-	_, err := client.RemoteRef(server.Address(), "echo").AskSyncWithTimeout(ctxT(t), str("let me in"),
+	_, err := client.RemoteRef(server.Address(), "echo").AskSyncWithTimeout(testutil.Context(t, waitFor), str("let me in"),
 		actor.RpcTimeout{Duration: 5 * time.Second, Key: "test.askTimeout"})
 	if err != nil {
 		t.Fatalf("the legitimate peer's ask during the flood: %v (stats %+v)", err, tr.Stats())
@@ -206,7 +207,7 @@ func TestFloodDoesNotLockPeersOut(t *testing.T) {
 	if open > 0 {
 		t.Fatalf("%d flood sockets still open after %s", open, time.Since(start))
 	}
-	eventually(t, "the handshakes ended", func() bool { return tr.Stats().Handshaking == 0 })
+	testutil.Eventually(t, waitFor, "the handshakes ended", func() bool { return tr.Stats().Handshaking == 0 })
 	st := tr.Stats()
 	t.Logf("stats %+v after %s", st, time.Since(start))
 	if st.Refused == 0 || st.Refused+st.ProtocolErrors != 2*n {
@@ -226,7 +227,7 @@ func TestRefusalsAreLoggedOncePerInterval(t *testing.T) {
 	}
 	t.Cleanup(func() { shutdown(t, server) })
 	dialFrom(t, server, hostB)
-	eventually(t, "the socket in handshake", func() bool { return tr.Stats().Handshaking == 1 })
+	testutil.Eventually(t, waitFor, "the socket in handshake", func() bool { return tr.Stats().Handshaking == 1 })
 	for range 5 {
 		expectRefused(t, dialFrom(t, server, hostB), netty.KeyMaxPendingHandshakesPerAddress)
 	}

@@ -96,8 +96,8 @@ func (t *Transport) serve(nc net.Conn, src string) {
 		if err := t.attach(c, nil); err != nil {
 			return err
 		}
-		if testHookAccepted != nil {
-			testHookAccepted(c)
+		if t.hooks.accepted != nil {
+			t.hooks.accepted(c)
 		}
 		return nil
 	})

@@ -31,7 +31,7 @@ func TestTransportMetrics(t *testing.T) {
 	if _, err := nc.Write([]byte("GET / HTTP/1.1\r\n\r\n")); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "a failed handshake in the metrics", func() bool {
+	testutil.Eventually(t, waitFor, "a failed handshake in the metrics", func() bool {
 		v, _ := testutil.Scrape(t, server.MetricsHandler()).Value("sparkrpc_handshakes_failed_total", "reason", "protocol")
 		return v == 1
 	})
@@ -68,10 +68,10 @@ func TestTransportMetrics(t *testing.T) {
 	// An ask pending when the server goes away fails as a disconnect. The
 	// server must hold it first: one still in its mailbox when it stops is
 	// answered "RpcEnv has been stopped" instead, which is no disconnect.
-	pending := lookup(t, client, server.Address(), "silent").AskWithTimeout(ctxT(t), str("wait"), actor.InfiniteTimeout())
+	pending := lookup(t, client, server.Address(), "silent").AskWithTimeout(testutil.Context(t, waitFor), str("wait"), actor.InfiniteTimeout())
 	waitAsked(t, quiet)
 	shutdown(t, server)
-	if _, err := pending.Wait(ctxT(t)); !errors.Is(err, actor.ErrConnectionClosed) {
+	if _, err := pending.Wait(testutil.Context(t, waitFor)); !errors.Is(err, actor.ErrConnectionClosed) {
 		t.Fatalf("pending ask = %v, want ErrConnectionClosed", err)
 	}
 	cm = testutil.Scrape(t, client.MetricsHandler())

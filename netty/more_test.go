@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"github.com/sparkrpc/sparkrpc/netty"
 	"google.golang.org/protobuf/proto"
@@ -70,7 +71,7 @@ func TestIPv6Loopback(t *testing.T) {
 	}
 	register(t, server, "echo", newEcho())
 	client := newClientEnv(t, "client", nil)
-	ref, err := client.SetupEndpointRefByURI(ctxT(t), "spark://echo@"+server.Address().HostPort())
+	ref, err := client.SetupEndpointRefByURI(testutil.Context(t, waitFor), "spark://echo@"+server.Address().HostPort())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func TestTLSWithoutHostnameVerification(t *testing.T) {
 	// for the same host: hostname verification must fail, chain-only pass.
 	server := newEnv(t, "server", conf, netty.WithBindHost("127.0.0.2"))
 	register(t, server, "echo", newEcho())
-	if _, err := newClientEnv(t, "strict", conf.Clone()).RemoteRef(server.Address(), "echo").AskSync(ctxT(t), str("x")); err == nil {
+	if _, err := newClientEnv(t, "strict", conf.Clone()).RemoteRef(server.Address(), "echo").AskSync(testutil.Context(t, waitFor), str("x")); err == nil {
 		t.Fatal("hostname verification accepted a certificate without 127.0.0.2")
 	}
 	lax := conf.Clone().Set(netty.KeySSLVerifyHostname, "false")

@@ -9,6 +9,7 @@ import (
 
 	protoactor "github.com/asynkron/protoactor-go/actor"
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"github.com/sparkrpc/sparkrpc/netty"
 	"google.golang.org/protobuf/proto"
@@ -25,7 +26,7 @@ func TestSendAMessageRemotely(t *testing.T) {
 	if err := ref.Send(str("hello")); err != nil {
 		t.Fatal(err)
 	}
-	if got := recv(t, ep.got).(*wrapperspb.StringValue).GetValue(); got != "hello" {
+	if got := testutil.Recv(t, ep.got, waitFor, "a message").(*wrapperspb.StringValue).GetValue(); got != "hello" {
 		t.Fatalf("got %q", got)
 	}
 }
@@ -62,7 +63,7 @@ func TestSendARpcEndpointRef(t *testing.T) {
 	register(t, server, "send-ref", refServer{})
 	client := newClientEnv(t, "client", nil)
 	ref := lookup(t, client, server.Address(), "send-ref")
-	rp, err := actor.AskAs[*messages.EndpointRef](ctxT(t), ref, str("Hello"))
+	rp, err := actor.AskAs[*messages.EndpointRef](testutil.Context(t, waitFor), ref, str("Hello"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func TestSendWithReplyRemotelyError(t *testing.T) {
 	register(t, server, "sendWithReply-error", failer{errors.New("Oops")})
 	client := newClientEnv(t, "client", nil)
 	ref := lookup(t, client, server.Address(), "sendWithReply-error")
-	_, err := ref.AskSync(ctxT(t), str("hi"))
+	_, err := ref.AskSync(testutil.Context(t, waitFor), str("hi"))
 	var re *actor.RemoteError
 	if !errors.As(err, &re) || re.Message != "Oops" || re.Code != messages.ErrorCode_ERROR_CODE_APPLICATION {
 		t.Fatalf("err = %#v", err)
@@ -115,7 +116,7 @@ func TestSendWithReplyUnserializableError(t *testing.T) {
 	client := newClientEnv(t, "client", nil)
 	ref := lookup(t, client, server.Address(), "unserializable")
 	start := time.Now()
-	_, err := ref.AskSyncWithTimeout(ctxT(t), str("hi"), actor.RpcTimeout{Duration: 5 * time.Second, Key: "test.timeout"})
+	_, err := ref.AskSyncWithTimeout(testutil.Context(t, waitFor), str("hi"), actor.RpcTimeout{Duration: 5 * time.Second, Key: "test.timeout"})
 	var re *actor.RemoteError
 	if !errors.As(err, &re) || re.Code != messages.ErrorCode_ERROR_CODE_ENCODE {
 		t.Fatalf("err = %v", err)
@@ -238,7 +239,7 @@ func TestPortConflictNoRetries(t *testing.T) {
 func TestNonExistentEndpoint(t *testing.T) {
 	server := newEnv(t, "server", nil)
 	client := newClientEnv(t, "client", nil)
-	_, err := client.SetupEndpointRef(ctxT(t), server.Address(), "nonexist-endpoint")
+	_, err := client.SetupEndpointRef(testutil.Context(t, waitFor), server.Address(), "nonexist-endpoint")
 	if !errors.Is(err, actor.ErrEndpointNotFound) {
 		t.Fatalf("err = %v", err)
 	}
@@ -246,7 +247,7 @@ func TestNonExistentEndpoint(t *testing.T) {
 	if !strings.Contains(err.Error(), want) {
 		t.Fatalf("err %q does not name %s", err, want)
 	}
-	_, err = client.SetupEndpointRefByURI(ctxT(t), want)
+	_, err = client.SetupEndpointRefByURI(testutil.Context(t, waitFor), want)
 	if !errors.Is(err, actor.ErrEndpointNotFound) || !strings.Contains(err.Error(), "Cannot find endpoint: "+want) {
 		t.Fatalf("by URI: err = %v", err)
 	}
@@ -282,13 +283,13 @@ func TestPanicShouldBeSentBackAndDispatcherShouldSurvive(t *testing.T) {
 	client := newClientEnv(t, "client", nil)
 	ref := lookup(t, client, server.Address(), "panic")
 	for range 2 {
-		_, err := ref.AskSync(ctxT(t), str("hello"))
+		_, err := ref.AskSync(testutil.Context(t, waitFor), str("hello"))
 		var re *actor.RemoteError
 		if !errors.As(err, &re) || re.Code != messages.ErrorCode_ERROR_CODE_PANIC || !strings.Contains(err.Error(), "boom: hello") {
 			t.Fatalf("err = %v", err)
 		}
 	}
-	r, err := actor.AskAs[*wrapperspb.Int32Value](ctxT(t), ref, wrapperspb.Int32(100))
+	r, err := actor.AskAs[*wrapperspb.Int32Value](testutil.Context(t, waitFor), ref, wrapperspb.Int32(100))
 	if err != nil || r.GetValue() != 100 {
 		t.Fatalf("after panics: %v, %v", r, err)
 	}
@@ -337,7 +338,7 @@ func TestAskRpcEndpointRefInClientModeTimeout(t *testing.T) {
 	if clientRef.String() != "spark-client://receiver" {
 		t.Fatalf("client ref %s", clientRef)
 	}
-	_, err := clientRef.AskSyncWithTimeout(ctxT(t), str("hi"), actor.RpcTimeout{Duration: time.Second, Key: actor.KeyAskTimeout})
+	_, err := clientRef.AskSyncWithTimeout(testutil.Context(t, waitFor), str("hi"), actor.RpcTimeout{Duration: time.Second, Key: actor.KeyAskTimeout})
 	var te *actor.RpcTimeoutError
 	if !errors.As(err, &te) {
 		t.Fatalf("err = %v", err)
@@ -366,7 +367,7 @@ func TestPendingAsksFailWhenConnectionDrops(t *testing.T) {
 	register(t, server, "silent", s)
 	client := newClientEnv(t, "client", nil)
 	ref := lookup(t, client, server.Address(), "silent")
-	f := ref.AskWithTimeout(ctxT(t), str("hi"), actor.RpcTimeout{Duration: time.Minute, Key: "test.timeout"})
+	f := ref.AskWithTimeout(testutil.Context(t, waitFor), str("hi"), actor.RpcTimeout{Duration: time.Minute, Key: "test.timeout"})
 	waitAsked(t, s)
 	start := time.Now()
 	go shutdown(t, server)
@@ -414,7 +415,7 @@ func TestConnectFailureFailsQueuedAsks(t *testing.T) {
 	ref := client.RemoteRef(addr, "nobody")
 	var futures []*actor.Future
 	for range 5 {
-		futures = append(futures, ref.AskWithTimeout(ctxT(t), str("hi"), actor.RpcTimeout{Duration: time.Minute, Key: "test.timeout"}))
+		futures = append(futures, ref.AskWithTimeout(testutil.Context(t, waitFor), str("hi"), actor.RpcTimeout{Duration: time.Minute, Key: "test.timeout"}))
 	}
 	for _, f := range futures {
 		select {
@@ -432,7 +433,7 @@ func TestConnectFailureFailsQueuedAsks(t *testing.T) {
 	register(t, server, "nobody", newEcho())
 	deadline := time.Now().Add(waitFor)
 	for {
-		res, err := client.RemoteRef(server.Address(), "nobody").AskSync(ctxT(t), str("again"))
+		res, err := client.RemoteRef(server.Address(), "nobody").AskSync(testutil.Context(t, waitFor), str("again"))
 		if err == nil {
 			if got := res.(*wrapperspb.StringValue).GetValue(); got != "again" {
 				t.Fatalf("got %q", got)
@@ -461,13 +462,13 @@ func TestMessageTooLarge(t *testing.T) {
 	if !errors.Is(err, actor.ErrMessageTooLarge) || !strings.Contains(err.Error(), actor.KeyMessageMaxSize) {
 		t.Fatalf("send: err = %v", err)
 	}
-	_, err = ref.AskSync(ctxT(t), big)
+	_, err = ref.AskSync(testutil.Context(t, waitFor), big)
 	if !errors.Is(err, actor.ErrMessageTooLarge) {
 		t.Fatalf("ask: err = %v", err)
 	}
 	// A message just under the limit goes through.
 	ok := wrapperspb.Bytes(make([]byte, 1<<20-200))
-	r, err := ref.AskSync(ctxT(t), ok)
+	r, err := ref.AskSync(testutil.Context(t, waitFor), ok)
 	if err != nil || len(r.(*wrapperspb.BytesValue).GetValue()) != len(ok.GetValue()) {
 		t.Fatalf("ask under the limit: %v", err)
 	}
@@ -491,7 +492,7 @@ func TestProtoactorRequestFutureAcrossEnvs(t *testing.T) {
 	ep := newEcho()
 	r2 := register(t, b, "sink", ep)
 	a.System().Root.Send(protoactor.NewPID(b.Identity(), r2.Name()), str("sent"))
-	if got := recv(t, ep.got).(*wrapperspb.StringValue).GetValue(); got != "sent" {
+	if got := testutil.Recv(t, ep.got, waitFor, "a message").(*wrapperspb.StringValue).GetValue(); got != "sent" {
 		t.Fatalf("got %q", got)
 	}
 }
@@ -523,10 +524,10 @@ func TestSimultaneousDialsDedupe(t *testing.T) {
 		}
 		<-done
 		for i := range n {
-			if v := recv(t, epA.got).(*wrapperspb.Int32Value).GetValue(); v != int32(i) {
+			if v := testutil.Recv(t, epA.got, waitFor, "a message").(*wrapperspb.Int32Value).GetValue(); v != int32(i) {
 				t.Fatalf("round %d: a got %d, want %d", round, v, i)
 			}
-			if v := recv(t, epB.got).(*wrapperspb.Int32Value).GetValue(); v != int32(i) {
+			if v := testutil.Recv(t, epB.got, waitFor, "a message").(*wrapperspb.Int32Value).GetValue(); v != int32(i) {
 				t.Fatalf("round %d: b got %d, want %d", round, v, i)
 			}
 		}
@@ -552,7 +553,7 @@ func TestOrderPreserved(t *testing.T) {
 		}
 	}
 	for i := range n {
-		if v := recv(t, ep.got).(*wrapperspb.Int32Value).GetValue(); v != int32(i) {
+		if v := testutil.Recv(t, ep.got, waitFor, "a message").(*wrapperspb.Int32Value).GetValue(); v != int32(i) {
 			t.Fatalf("got %d, want %d", v, i)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	protoactor "github.com/asynkron/protoactor-go/actor"
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
@@ -130,12 +131,12 @@ func TestReplacementKeepsPerSenderOrder(t *testing.T) {
 			defer close(streamed)
 			old.Write(frames(t, "order", msgs[:n]...)) //nolint:errcheck // cut short by the replacement
 		}()
-		waitUntil(t, func() bool { return seq.received(round) >= 1000 }, "the old connection's first messages")
+		testutil.Eventually(t, reconnectWait, "the old connection's first messages", func() bool { return seq.received(round) >= 1000 })
 		cur, _ := dialAs(t, server.Address().HostPort(), name) // replaces old
 		if _, err := cur.Write(frames(t, "order", msgs[n:]...)); err != nil {
 			t.Fatal(err)
 		}
-		waitUntil(t, func() bool { return seq.has(round*1e6 + int64(len(msgs)) - 1) }, "the new connection's messages")
+		testutil.Eventually(t, reconnectWait, "the new connection's messages", func() bool { return seq.has(round*1e6 + int64(len(msgs)) - 1) })
 		old.Close()
 		<-streamed
 	}
@@ -143,18 +144,6 @@ func TestReplacementKeepsPerSenderOrder(t *testing.T) {
 	defer seq.mu.Unlock()
 	if len(seq.disorder) > 0 {
 		t.Fatalf("%d messages out of order across a reconnect, first: %v", len(seq.disorder), seq.disorder[:min(5, len(seq.disorder))])
-	}
-}
-
-// waitUntil polls cond until it holds, failing t after reconnectWait.
-func waitUntil(t *testing.T, cond func() bool, what string) {
-	t.Helper()
-	deadline := time.Now().Add(reconnectWait)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("not within %s: %s", reconnectWait, what)
-		}
-		time.Sleep(100 * time.Microsecond)
 	}
 }
 
@@ -167,7 +156,8 @@ func TestReconnectRacingCloseLeavesNoZombie(t *testing.T) {
 	id := testClient(name).identity
 	var armed atomic.Bool
 	var closers sync.WaitGroup
-	testHookAttach = func(p *peer) {
+	tr := NewTransport(WithLogger(zerolog.Nop()))
+	tr.hooks.attach = func(p *peer) {
 		if p.identity != id || !armed.CompareAndSwap(true, false) || p.conn == nil {
 			return
 		}
@@ -184,8 +174,6 @@ func TestReconnectRacingCloseLeavesNoZombie(t *testing.T) {
 			old.close(nil)
 		}()
 	}
-	t.Cleanup(func() { testHookAttach = nil })
-	tr := NewTransport(WithLogger(zerolog.Nop()))
 	server := testServer(t, tr)
 	t.Cleanup(closers.Wait)
 	dialAs(t, server.Address().HostPort(), name)
@@ -222,7 +210,7 @@ func TestSendDuringTheAcceptorsHandshakeWaitsForIt(t *testing.T) {
 	id := testClient(name).identity
 	tr := NewTransport(WithLogger(zerolog.Nop()))
 	var sent atomic.Bool
-	testHookAccepted = func(c *conn) {
+	tr.hooks.accepted = func(c *conn) {
 		if c.info.Identity != id || sent.Swap(true) {
 			return
 		}
@@ -231,7 +219,6 @@ func TestSendDuringTheAcceptorsHandshakeWaitsForIt(t *testing.T) {
 			t.Errorf("Send during the handshake: %v", err)
 		}
 	}
-	t.Cleanup(func() { testHookAccepted = nil })
 	server := testServer(t, tr)
 	_, fr := dialAs(t, server.Address().HostPort(), name)
 	if !sent.Load() {

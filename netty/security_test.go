@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"github.com/sparkrpc/sparkrpc/netty"
 	"google.golang.org/protobuf/types/known/wrapperspb"
@@ -81,7 +82,7 @@ func checkSend(t *testing.T, serverConf, clientConf *actor.Conf) {
 	if err := ref.Send(str("hello")); err != nil {
 		t.Fatal(err)
 	}
-	if got := recv(t, ep.got).(*wrapperspb.StringValue).GetValue(); got != "hello" {
+	if got := testutil.Recv(t, ep.got, waitFor, "a message").(*wrapperspb.StringValue).GetValue(); got != "hello" {
 		t.Fatalf("got %q", got)
 	}
 }
@@ -150,7 +151,7 @@ func TestWrongSecretIsRefused(t *testing.T) {
 			client := newClientEnv(t, "client", tc.clnt)
 			ref := client.RemoteRef(server.Address(), "secret")
 			_ = ref.Send(str("must not arrive"))
-			_, err = ref.AskSync(ctxT(t), str("must not arrive"))
+			_, err = ref.AskSync(testutil.Context(t, waitFor), str("must not arrive"))
 			if err == nil {
 				t.Fatal("ask succeeded with a wrong secret")
 			}
@@ -176,14 +177,14 @@ func TestTLSMismatchIsRefused(t *testing.T) {
 	ep := newEcho()
 	register(t, server, "tls", ep)
 	client := newClientEnv(t, "client", nil)
-	_, err := client.RemoteRef(server.Address(), "tls").AskSync(ctxT(t), str("x"))
+	_, err := client.RemoteRef(server.Address(), "tls").AskSync(testutil.Context(t, waitFor), str("x"))
 	if err == nil {
 		t.Fatal("plain-text ask to a TLS server succeeded")
 	}
 	plain := newEnv(t, "plain", nil)
 	register(t, plain, "p", newEcho())
 	tlsClient := newClientEnv(t, "tlsclient", c.Clone())
-	if _, err := tlsClient.RemoteRef(plain.Address(), "p").AskSync(ctxT(t), str("x")); err == nil {
+	if _, err := tlsClient.RemoteRef(plain.Address(), "p").AskSync(testutil.Context(t, waitFor), str("x")); err == nil {
 		t.Fatal("TLS ask to a plain-text server succeeded")
 	}
 }

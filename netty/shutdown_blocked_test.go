@@ -9,6 +9,7 @@ import (
 
 	protoactor "github.com/asynkron/protoactor-go/actor"
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -62,7 +63,7 @@ func TestShutdownWithBlockedHandlerClosesConnections(t *testing.T) {
 		t.Errorf("peer's pending ask = %v, want ErrConnectionClosed", err)
 	}
 	release()
-	if err := server.AwaitTermination(ctxT(t)); err != nil {
+	if err := server.AwaitTermination(testutil.Context(t, waitFor)); err != nil {
 		t.Errorf("AwaitTermination: %v", err)
 	}
 }

@@ -7,31 +7,34 @@ import (
 	"time"
 
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"github.com/sparkrpc/sparkrpc/netty"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
-// gate holds every ask until it is opened, then echoes it; held tells when
-// an ask arrived.
-type gate struct {
+// holder holds every ask until its gate opens, then echoes it; held tells
+// when an ask arrived.
+type holder struct {
+	*testutil.Gate
 	held chan struct{}
-	open chan struct{}
 }
 
-func newGate() *gate { return &gate{held: make(chan struct{}, 16), open: make(chan struct{})} }
+func newHolder(t *testing.T) *holder {
+	return &holder{Gate: testutil.NewGate(t), held: make(chan struct{}, 16)}
+}
 
-func (g *gate) Receive(*actor.Context, proto.Message) error { return nil }
+func (g *holder) Receive(*actor.Context, proto.Message) error { return nil }
 
-func (g *gate) ReceiveAndReply(ctx *actor.CallContext, msg proto.Message) error {
+func (g *holder) ReceiveAndReply(ctx *actor.CallContext, msg proto.Message) error {
 	g.held <- struct{}{}
-	<-g.open
+	<-g.Opened()
 	ctx.Reply(msg)
 	return nil
 }
 
-func (g *gate) waitHeld(t *testing.T) {
+func (g *holder) waitHeld(t *testing.T) {
 	t.Helper()
 	select {
 	case <-g.held:
@@ -60,7 +63,7 @@ func claimIdentity(t *testing.T, server *actor.Env, id string, clientMode bool) 
 // askResult waits for f and returns its reply's text, or fails t.
 func askResult(t *testing.T, f *actor.Future) string {
 	t.Helper()
-	m, err := f.Wait(ctxT(t))
+	m, err := f.Wait(testutil.Context(t, waitFor))
 	if err != nil {
 		t.Fatalf("the victim's ask failed: %v", err)
 	}
@@ -72,7 +75,7 @@ func askResult(t *testing.T, f *actor.Future) string {
 // client, and the impostor is refused.
 func TestClientIdentityCannotBeTakenOver(t *testing.T) {
 	server, tr := serverWithTransport(t, nil)
-	g := newGate()
+	g := newHolder(t)
 	register(t, server, "gate", g)
 	client, ctr := clientWithTransport(t)
 	victim := ctr.Info().Identity
@@ -83,7 +86,7 @@ func TestClientIdentityCannotBeTakenOver(t *testing.T) {
 	if reply.Error == "" {
 		t.Errorf("an impostor of client %s was accepted: %v", victim, reply)
 	}
-	close(g.open)
+	g.Open()
 	if got := askResult(t, f); got != "for the client" {
 		t.Fatalf("the client got %q", got)
 	}
@@ -98,7 +101,7 @@ func TestClientIdentityCannotBeTakenOver(t *testing.T) {
 // to it still reach it, and the impostor is refused.
 func TestListeningIdentityCannotBeTakenOver(t *testing.T) {
 	server, tr := serverWithTransport(t, nil)
-	g := newGate()
+	g := newHolder(t)
 	register(t, server, "gate", g)
 	nm := newEnv(t, "nodemanager", nil)
 	sink := newEcho()
@@ -110,14 +113,14 @@ func TestListeningIdentityCannotBeTakenOver(t *testing.T) {
 	if reply.Error == "" {
 		t.Errorf("an impostor of %s was accepted: %v", nm.Address(), reply)
 	}
-	close(g.open)
+	g.Open()
 	if got := askResult(t, f); got != "for the node manager" {
 		t.Fatalf("the node manager got %q", got)
 	}
 	if err := server.RemoteRef(nm.Address(), "sink").Send(str("container start")); err != nil {
 		t.Fatal(err)
 	}
-	if got := recv(t, sink.got).(*wrapperspb.StringValue).GetValue(); got != "container start" {
+	if got := testutil.Recv(t, sink.got, waitFor, "a message").(*wrapperspb.StringValue).GetValue(); got != "container start" {
 		t.Fatalf("the node manager got %q", got)
 	}
 	expectClosed(t, c)
@@ -145,7 +148,7 @@ func TestRestartedPeerGetsBackIn(t *testing.T) {
 		sink := newEcho()
 		register(t, again, "sink", sink)
 		start := time.Now()
-		_, err := again.RemoteRef(server.Address(), "echo").AskSyncWithTimeout(ctxT(t), str("after"),
+		_, err := again.RemoteRef(server.Address(), "echo").AskSyncWithTimeout(testutil.Context(t, waitFor), str("after"),
 			actor.RpcTimeout{Duration: 3 * time.Second, Key: "test.timeout"})
 		if err != nil {
 			t.Fatalf("round %d: the restarted env's ask: %v", round, err)
@@ -154,7 +157,7 @@ func TestRestartedPeerGetsBackIn(t *testing.T) {
 		if err := server.RemoteRef(again.Address(), "sink").Send(str("to the new one")); err != nil {
 			t.Fatal(err)
 		}
-		recv(t, sink.got)
+		testutil.Recv(t, sink.got, waitFor, "a message")
 		shutdown(t, again)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"weak"
 
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
@@ -22,7 +23,7 @@ func TestMessagesReachTheEndpointThatTookTheName(t *testing.T) {
 	if err := remote.Send(str("one")); err != nil {
 		t.Fatal(err)
 	}
-	if got := recv(t, first.got).(*wrapperspb.StringValue).GetValue(); got != "one" {
+	if got := testutil.Recv(t, first.got, waitFor, "a message").(*wrapperspb.StringValue).GetValue(); got != "one" {
 		t.Fatalf("first endpoint got %q, want one", got)
 	}
 	if err := server.Stop(ref); err != nil {
@@ -34,7 +35,7 @@ func TestMessagesReachTheEndpointThatTookTheName(t *testing.T) {
 		if err := remote.Send(str(s)); err != nil {
 			t.Fatal(err)
 		}
-		if got := recv(t, second.got).(*wrapperspb.StringValue).GetValue(); got != s {
+		if got := testutil.Recv(t, second.got, waitFor, "a message").(*wrapperspb.StringValue).GetValue(); got != s {
 			t.Fatalf("second endpoint got %q, want %q", got, s)
 		}
 	}
@@ -74,7 +75,7 @@ func TestConnectionKeepsNoStoppedEndpoint(t *testing.T) {
 		if err := lookup(t, client, server.Address(), "gone").Send(str("one")); err != nil {
 			t.Fatal(err)
 		}
-		recv(t, ep.got)
+		testutil.Recv(t, ep.got, waitFor, "a message")
 		if err := server.Stop(ref); err != nil {
 			t.Fatal(err)
 		}

@@ -60,6 +60,7 @@ type Transport struct {
 	maxInFlightB    int64            // bound of their bytes
 	inlineQuiet     time.Duration    // see defaultInlineQuiet
 	now             func() time.Time // the clock of writes (quiet time, write deadline): time.Now, or a test's
+	hooks           hooks            // set by package tests only, before the transport starts
 	tlsServer       *tls.Config
 	tlsClient       *tls.Config
 	ln              net.Listener

@@ -119,17 +119,13 @@ func awaited(target, sender *protoactor.PID) bool {
 	return sender != nil || isReply(target, sender)
 }
 
-// testHookInlineWrite, when set by a test, runs at the start of every
-// inline write.
-var testHookInlineWrite func(c *conn)
-
 // writeInline writes the batch of one chunk a Send has just taken, with one
 // write system call that does not wait: what the socket does not take at
 // once is handed to the writer, which may wait. The caller has set c.busy,
 // which keeps the writer off the socket meanwhile.
 func (c *conn) writeInline(batch [][]byte, size int, now time.Time) {
-	if testHookInlineWrite != nil {
-		testHookInlineWrite(c)
+	if c.t.hooks.inlineWrite != nil {
+		c.t.hooks.inlineWrite(c)
 	}
 	p := c.p
 	buf := batch[0]
@@ -263,13 +259,10 @@ func (c *conn) release(n int) {
 	if more {
 		c.signal()
 	}
-	if testHookReleased != nil {
-		testHookReleased(c)
+	if c.t.hooks.released != nil {
+		c.t.hooks.released(c)
 	}
 }
-
-// testHookReleased, when set by a test, runs at the end of every release.
-var testHookReleased func(c *conn)
 
 // notifyDrained tells a waiting Shutdown that everything queued was
 // written, once it is.

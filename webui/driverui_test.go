@@ -5,8 +5,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sparkrpc/sparkrpc/endpoints"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/webui"
 )
 
@@ -71,17 +73,17 @@ func TestDriverUIFollowsAJob(t *testing.T) {
 		t.Fatalf("applications/%s = %+v", testApp, app)
 	}
 
-	payloads, release := newGate(t, 6)
+	payloads, gate := gatedPayloads(t, 6)
 	done := runJob(c.Driver, gateTask, payloads)
 	// 2 executors × 2 cores: 4 tasks run, 2 wait.
-	eventually(t, "4 running tasks in the jobs API", func() bool {
+	testutil.Eventually(t, testTimeout, "4 running tasks in the jobs API", func() bool {
 		var jobs []jobJSON
 		getJSON(t, api+"/jobs", &jobs)
 		return len(jobs) == 1 && jobs[0].Status == "RUNNING" && jobs[0].NumActiveTasks == 4 && jobs[0].NumTasks == 6
 	})
 	var execs []executorJSON
 	// (The HeartbeatReceiver learns of a registration by a one-way message.)
-	eventually(t, "both executors' heartbeats", func() bool {
+	testutil.Eventually(t, testTimeout, "both executors' heartbeats", func() bool {
 		getJSON(t, api+"/executors", &execs)
 		return len(execs) == 2 && execs[0].LastHeartbeat != "" && execs[1].LastHeartbeat != ""
 	})
@@ -103,11 +105,11 @@ func TestDriverUIFollowsAJob(t *testing.T) {
 		t.Fatalf("/executors/ = %d:\n%s", code, page)
 	}
 
-	release()
-	if err := waitErr(t, done, "the job"); err != nil {
+	gate.Open()
+	if err := testutil.Recv(t, done, time.Minute, "the job"); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the job SUCCEEDED in the API", func() bool {
+	testutil.Eventually(t, testTimeout, "the job SUCCEEDED in the API", func() bool {
 		var j jobJSON
 		getJSON(t, api+"/jobs/0", &j)
 		return j.Status == "SUCCEEDED" && j.NumCompletedTasks == 6 && j.NumCompletedIndices == 6 && j.NumActiveTasks == 0 && j.CompletionTime != ""
@@ -130,7 +132,7 @@ func TestDriverUIFollowsAJob(t *testing.T) {
 	if err := c.Driver.RemoveExecutor("2", "removed by the test"); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "executor 2 gone from /executors", func() bool {
+	testutil.Eventually(t, testTimeout, "executor 2 gone from /executors", func() bool {
 		getJSON(t, api+"/executors", &execs)
 		return len(execs) == 1 && execs[0].ID == "1"
 	})
@@ -160,7 +162,7 @@ func TestDriverUIEndpointsPage(t *testing.T) {
 	// receiver (executors heartbeat every 100ms) shows messages handled
 	// and a rate.
 	hb := regexp.MustCompile(`data-endpoint="HeartbeatReceiver"><td>HeartbeatReceiver</td><td class="num">\d+</td><td class="num">([1-9]\d*)</td><td class="num">(\d+\.\d)</td>`)
-	eventually(t, "a message rate for the HeartbeatReceiver", func() bool {
+	testutil.Eventually(t, testTimeout, "a message rate for the HeartbeatReceiver", func() bool {
 		_, page = get(t, base+"/endpoints/", "")
 		return hb.MatchString(page)
 	})

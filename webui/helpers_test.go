@@ -3,61 +3,47 @@ package webui_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/endpoints"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/netty"
 )
+
+// testTimeout bounds the waits of the tests for what the UIs show.
+const testTimeout = 20 * time.Second
 
 // gateTask blocks until the gate named by its payload opens.
 const gateTask = "webui.test.gate"
 
-var (
-	gatesMu sync.Mutex
-	gates   = map[string]chan struct{}{}
-	gateSeq atomic.Int64
-)
+// gates are the gates that gateTask's payloads name.
+var gates testutil.Gates
 
 func init() {
 	endpoints.RegisterTask(gateTask, func(ctx context.Context, _ endpoints.TaskContext, payload []byte) ([]byte, error) {
-		gatesMu.Lock()
-		ch := gates[string(payload)]
-		gatesMu.Unlock()
-		select {
-		case <-ch:
-			return []byte("ok"), nil
-		case <-ctx.Done():
-			return nil, ctx.Err()
+		if err := gates.Wait(ctx, string(payload)); err != nil {
+			return nil, err
 		}
+		return []byte("ok"), nil
 	})
 }
 
-// newGate returns n payloads of gateTask and the function that lets them
+// gatedPayloads returns n payloads of gateTask and the gate that lets them
 // finish.
-func newGate(t *testing.T, n int) ([][]byte, func()) {
-	key := fmt.Sprintf("gate-%d", gateSeq.Add(1))
-	ch := make(chan struct{})
-	gatesMu.Lock()
-	gates[key] = ch
-	gatesMu.Unlock()
-	var once sync.Once
-	release := func() { once.Do(func() { close(ch) }) }
-	t.Cleanup(release)
+func gatedPayloads(t *testing.T, n int) ([][]byte, *testutil.Gate) {
+	key, g := gates.New(t)
 	ps := make([][]byte, n)
 	for i := range ps {
 		ps[i] = []byte(key)
 	}
-	return ps, release
+	return ps, g
 }
 
 // startCluster starts a driver on a loopback TCP env with executors of
@@ -145,18 +131,6 @@ func wantJSONError(t *testing.T, url string, status int, wantText string) {
 	}
 }
 
-// eventually polls cond every 10ms until it holds, failing after 20s.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // runJob runs payloads of task on d in the background; the channel gets
 // its error.
 func runJob(d *endpoints.Driver, task string, payloads [][]byte) <-chan error {
@@ -168,15 +142,4 @@ func runJob(d *endpoints.Driver, task string, payloads [][]byte) <-chan error {
 		done <- err
 	}()
 	return done
-}
-
-func waitErr(t *testing.T, ch <-chan error, what string) error {
-	t.Helper()
-	select {
-	case err := <-ch:
-		return err
-	case <-time.After(60 * time.Second):
-		t.Fatalf("timed out waiting for %s", what)
-		return nil
-	}
 }

@@ -5,8 +5,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/sparkrpc/sparkrpc/endpoints"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/webui"
 )
 
@@ -49,13 +51,13 @@ func TestStalledRendersDoNotBlockTheScheduler(t *testing.T) {
 	for range 3 {
 		payloads := make([][]byte, 200)
 		done := runJob(c.Driver, endpoints.NoopTaskName, payloads)
-		if err := waitErr(t, done, "a job while pages are stalled"); err != nil {
+		if err := testutil.Recv(t, done, time.Minute, "a job while pages are stalled"); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// The REST API, which has no hook, answers meanwhile too.
 	// (The UI learns of the ends through the listener bus, a little later.)
-	eventually(t, "3 ended jobs in the API while pages are stalled", func() bool {
+	testutil.Eventually(t, testTimeout, "3 ended jobs in the API while pages are stalled", func() bool {
 		var jobs []jobJSON
 		getJSON(t, base+"/api/v1/applications/"+testApp+"/jobs", &jobs)
 		return len(jobs) == 3 && jobs[0].Status == "SUCCEEDED" && jobs[0].NumCompletedTasks == 200
@@ -101,7 +103,7 @@ func TestDriverUIUnderLoad(t *testing.T) {
 		}()
 	}
 	done := runJob(c.Driver, endpoints.NoopTaskName, make([][]byte, 2000))
-	err := waitErr(t, done, "the job under page load")
+	err := testutil.Recv(t, done, time.Minute, "the job under page load")
 	close(stop)
 	wg.Wait()
 	if err != nil {
@@ -110,7 +112,7 @@ func TestDriverUIUnderLoad(t *testing.T) {
 	if views.Load() == 0 {
 		t.Fatal("no page was viewed during the job")
 	}
-	eventually(t, "2000 completed tasks on the executors API", func() bool {
+	testutil.Eventually(t, testTimeout, "2000 completed tasks on the executors API", func() bool {
 		var execs []executorJSON
 		getJSON(t, base+"/api/v1/applications/"+testApp+"/executors", &execs)
 		n := 0

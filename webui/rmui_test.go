@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"github.com/sparkrpc/sparkrpc/netty"
 	"github.com/sparkrpc/sparkrpc/webui"
@@ -102,7 +103,7 @@ func TestResourceManagerUI(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := h.AppID()
-	eventually(t, "the AM container running", func() bool { return len(nm.RunningContainers()) == 1 })
+	testutil.Eventually(t, testTimeout, "the AM container running", func() bool { return len(nm.RunningContainers()) == 1 })
 	amEnv, err := netty.NewEnv("am", actor.NewConf(), netty.WithClientMode(), netty.WithLogger(zerolog.Nop()))
 	if err != nil {
 		t.Fatal(err)
@@ -159,7 +160,7 @@ func TestResourceManagerUI(t *testing.T) {
 	if one.State != "KILLED" || one.FinalStatus != "KILLED" {
 		t.Fatalf("after kill: %+v", one)
 	}
-	eventually(t, "the AM container stopped", func() bool { return len(nm.RunningContainers()) == 0 })
+	testutil.Eventually(t, testTimeout, "the AM container stopped", func() bool { return len(nm.RunningContainers()) == 0 })
 }
 
 func TestResourceManagerUIErrors(t *testing.T) {

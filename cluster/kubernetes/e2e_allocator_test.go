@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -64,13 +65,13 @@ func TestKubernetesAllocatorIO(t *testing.T) {
 		}
 		return m
 	}
-	waitFor(t, time.Minute, "2 executor pods", func() bool { return len(names()) >= 2 })
+	testutil.Eventually(t, time.Minute, "2 executor pods", func() bool { return len(names()) >= 2 })
 	p2 := names()[name("2")]
 	if p2 == nil || p2.Labels[LabelRole] != RoleExecutor || p2.Labels[LabelAppSelector] != cfg.AppID || p2.Labels[LabelExecutorID] != "2" {
 		t.Fatalf("pods %v", names())
 	}
 	// Pod 1's process exits with code 3.
-	waitFor(t, time.Minute, "the loss of executor 1", func() bool {
+	testutil.Eventually(t, time.Minute, "the loss of executor 1", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return strings.Contains(lost["1"], "exit code 3")
@@ -79,14 +80,14 @@ func TestKubernetesAllocatorIO(t *testing.T) {
 	if err != nil || !strings.Contains(r, "exit code 3") {
 		t.Fatalf("ExecutorLossReason = %q, %v", r, err)
 	}
-	waitFor(t, time.Minute, "pod 1 deleted and pod 3 replacing it", func() bool {
+	testutil.Eventually(t, time.Minute, "pod 1 deleted and pod 3 replacing it", func() bool {
 		m := names()
 		return m[name("1")] == nil && m[name("3")] != nil && m[name("2")] != nil
 	})
 	if err := a.KillExecutors(ctx, []string{"2"}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, time.Minute, "pod 2 deleted, not replaced", func() bool {
+	testutil.Eventually(t, time.Minute, "pod 2 deleted, not replaced", func() bool {
 		m := names()
 		return len(m) == 1 && m[name("3")] != nil
 	})

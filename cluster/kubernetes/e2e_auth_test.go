@@ -17,6 +17,7 @@ import (
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/netty"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -243,7 +244,7 @@ func TestKubernetesAuthClusterMode(t *testing.T) {
 	if err := c.CoreV1().Pods("default").Delete(ctx, driver, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, time.Minute, "the Secret collected with its driver pod", func() bool {
+	testutil.Eventually(t, time.Minute, "the Secret collected with its driver pod", func() bool {
 		_, err := c.CoreV1().Secrets("default").Get(ctx, prefix+"-auth-secret", metav1.GetOptions{})
 		return apierrors.IsNotFound(err)
 	})

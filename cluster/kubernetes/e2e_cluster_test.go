@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -101,7 +102,7 @@ func TestKubernetesKillAndStatus(t *testing.T) {
 	}
 	driver := prefix + "-driver"
 	var appID string
-	waitFor(t, time.Minute, "the driver pod running and 2 executor pods owned by it", func() bool {
+	testutil.Eventually(t, time.Minute, "the driver pod running and 2 executor pods owned by it", func() bool {
 		// The node agent starts a pod's process before its status
 		// reaches the API server: wait for the phase --status reads.
 		if d, err := c.CoreV1().Pods("default").Get(ctx, driver, metav1.GetOptions{}); err != nil || d.Status.Phase != corev1.PodRunning {
@@ -128,7 +129,7 @@ func TestKubernetesKillAndStatus(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Deleting driver pod default:"+driver) {
 		t.Fatalf("--kill: exit %d:\n%s", code, out)
 	}
-	waitFor(t, time.Minute, "the driver and executor pods gone", func() bool {
+	testutil.Eventually(t, time.Minute, "the driver and executor pods gone", func() bool {
 		return len(executorPods(t, c, appID)) == 0
 	})
 }

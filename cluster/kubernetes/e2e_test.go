@@ -111,17 +111,6 @@ func executorPods(t *testing.T, c *Client, appID string) []corev1.Pod {
 	return l.Items
 }
 
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", d, what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // TestKubernetesClientModeSparkPi: 2 executor pods with Spark's names,
 // labels and requests; the exact result; no pod left.
 func TestKubernetesClientModeSparkPi(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubetest"
+	"github.com/sparkrpc/sparkrpc/internal/kubetest"
 	"go.uber.org/goleak"
 )
 
@@ -28,7 +28,7 @@ func TestMain(m *testing.M) { os.Exit(testMain(m)) }
 func testMain(m *testing.M) int {
 	bin := os.Getenv(kubetest.BinEnv)
 	if bin == "" {
-		skipE2E = kubetest.BinEnv + " is not set: build the control plane with cluster/kubernetes/kubetest/build-controlplane DIR and set it to DIR"
+		skipE2E = kubetest.BinEnv + " is not set: build the control plane with internal/kubetest/build-controlplane DIR and set it to DIR"
 	} else {
 		dir, err := os.MkdirTemp("", "sparkrpc-k8s-test-")
 		if err != nil {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 )
 
 // `sparkrpc apps` lists a resource manager's applications, by default those
@@ -44,7 +46,7 @@ func TestAppsAndLogs(t *testing.T) {
 		return ""
 	}
 	var out string
-	eventually(t, time.Minute, "the second application to run", func() bool {
+	testutil.Eventually(t, time.Minute, "the second application to run", func() bool {
 		out, _, code = runBin(t, marker, 30*time.Second, "apps", "--rm", c.addr)
 		return code == 0 && strings.Contains(row(out, running), " RUNNING ")
 	})

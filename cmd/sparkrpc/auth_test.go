@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 )
 
 // secretLike matches what GenerateSecret makes: 64 hex digits. The test
@@ -221,7 +223,7 @@ func TestACLsRefuseOtherUsers(t *testing.T) {
 		t.Fatalf("submit: exit %d\n%s", code, stderr)
 	}
 	app := m[1]
-	eventually(t, time.Minute, "the application to run", func() bool {
+	testutil.Eventually(t, time.Minute, "the application to run", func() bool {
 		out, _, _ := runBin(t, marker, 30*time.Second, "submit", "--master", master, "--status", app)
 		return strings.Contains(out, "state: RUNNING")
 	})

@@ -89,7 +89,7 @@ ratios between runs: absolute figures drift on a shared machine.`,
 	fl.BoolVar(&f.quick, "quick", false, "run every scenario briefly (under 30 s in all), for smoke tests")
 	fl.BoolVar(&f.list, "list", false, "list the scenarios and exit")
 	fl.StringVar(&f.progress, "progress", "auto", "progress line on stderr: auto (when stderr is a terminal), always, never")
-	fl.StringVar(&f.kubeBin, "kube-bin", kubeBinDefault(), "`DIR` of the Kubernetes control plane (cluster/kubernetes/kubetest/build-controlplane) for the executor-startup scenario; empty skips its Kubernetes side")
+	fl.StringVar(&f.kubeBin, "kube-bin", kubeBinDefault(), "`DIR` of the Kubernetes control plane (internal/kubetest/build-controlplane) for the executor-startup scenario; empty skips its Kubernetes side")
 	fl.BoolVar(&f.tls, "tls", false, "run the remote scenarios (remote-send, remote-ask, remote-fan-in, remote-ask-under-flood) over TLS, sparkrpc and every baseline, with a self-signed certificate made for the run; the local and scheduler scenarios ignore it")
 	fl.StringVar(&f.metricsAddr, "metrics-addr", "", "serve the run's Prometheus metrics on http://`ADDR`/metrics (e.g. 127.0.0.1:9090)")
 	return cmd

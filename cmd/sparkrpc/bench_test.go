@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sparkrpc/sparkrpc/bench"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 )
 
 // execBench runs the root command with args, capturing its output.
@@ -28,7 +29,7 @@ func TestBenchQuickWritesCompleteJSON(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "out.json")
 	args := []string{"bench", "--quick", "--progress", "never", "--json", file}
-	if raceEnabled {
+	if testutil.RaceEnabled {
 		// Smaller fixed counts and window (the flood under the asks of
 		// remote-ask-under-flood): the race detector slows everything tenfold.
 		args = append(args, "--payloads", "16,1KiB", "--count", "300", "--warmup-count", "30", "--endpoints", "200", "--window", "256")
@@ -180,7 +181,7 @@ func TestBenchTLS(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "out.json")
 	args := []string{"bench", "--tls", "--quick", "--progress", "never", "--json", file,
 		"--scenarios", "remote-ask,local-ask", "--payloads", "16", "--inflight", "4"}
-	if raceEnabled {
+	if testutil.RaceEnabled {
 		args = append(args, "--count", "300", "--warmup-count", "30")
 	}
 	out, err := execBench(t, args...)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/chromedp"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/netty"
 )
 
@@ -133,7 +134,7 @@ func TestBrowserSeesTheUIs(t *testing.T) {
 		"--num-executors", "2", "--executor-memory", "512m", "--driver-memory", "512m",
 		"--conf", "spark.ui.port=0", "--conf", "spark.examples.sparkPi.taskDelay=100ms", "--class", "SparkPi", "2000")
 	var app, tracking string
-	eventually(t, time.Minute, "the application to run, with its tracking URL", func() bool {
+	testutil.Eventually(t, time.Minute, "the application to run, with its tracking URL", func() bool {
 		out := submit.stderr.String()
 		m, tm := appIDRe.FindStringSubmatch(out), trackingRe.FindStringSubmatch(out)
 		if m != nil && tm != nil {
@@ -186,7 +187,7 @@ func TestBrowserSeesTheUIs(t *testing.T) {
 	}
 	// No reload: the page refreshes itself every 2s.
 	var later string
-	eventually(t, 30*time.Second, "the completed task count to move on the open page", func() bool {
+	testutil.Eventually(t, 30*time.Second, "the completed task count to move on the open page", func() bool {
 		later = inBrowser(t, browser, chromedp.Evaluate[string](completedJS))
 		n, err := strconv.Atoi(later)
 		return err == nil && n > n0
@@ -312,7 +313,7 @@ func TestBrowserSeesTheUIsWithAuth(t *testing.T) {
 		auth...), "--class", "SparkPi", "2000")...)
 	var driverUI, appID string
 	appRe := regexp.MustCompile(`Submitted application (\S+)`)
-	eventually(t, time.Minute, "the driver's tracking URL", func() bool {
+	testutil.Eventually(t, time.Minute, "the driver's tracking URL", func() bool {
 		if m := trackingRe.FindStringSubmatch(submit.stderr.String()); m != nil {
 			driverUI = m[1]
 		}

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 )
 
 // A node manager whose resource manager is not there retries with backoff,
@@ -19,7 +21,7 @@ func TestNodeManagerWithoutRMExitsOnSignal(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			marker := newMarker(t)
 			p := start(t, marker, "nodemanager", "--rm", "127.0.0.1:1", "--dir", t.TempDir())
-			eventually(t, 30*time.Second, "two registration attempts", func() bool { return strings.Contains(p.stderr.String(), "attempt=2 ") })
+			testutil.Eventually(t, 30*time.Second, "two registration attempts", func() bool { return strings.Contains(p.stderr.String(), "attempt=2 ") })
 			sent := time.Now()
 			if err := p.cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
@@ -86,7 +88,7 @@ func TestBusyPort(t *testing.T) {
 			p := start(t, marker, args...)
 			re := regexp.MustCompile(regexp.QuoteMeta(tc.listening) + `(\d+)`)
 			var port int
-			eventually(t, 30*time.Second, "the address it bound", func() bool {
+			testutil.Eventually(t, 30*time.Second, "the address it bound", func() bool {
 				m := re.FindStringSubmatch(p.stdout.String())
 				if m != nil {
 					port, _ = strconv.Atoi(m[1])
@@ -99,7 +101,7 @@ func TestBusyPort(t *testing.T) {
 			want := fmt.Sprintf("Service '%s' could not bind on port %d (in use). Attempting port %d (spark.port.maxRetries=16).", tc.service, busy, busy+1)
 			// stdout and stderr are read by separate goroutines: the warning
 			// written before the bind may be read after the address.
-			eventually(t, 30*time.Second, "the bind warning on stderr", func() bool {
+			testutil.Eventually(t, 30*time.Second, "the bind warning on stderr", func() bool {
 				return strings.Contains(p.stderr.String(), want)
 			})
 			p.cmd.Process.Signal(syscall.SIGTERM)

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 )
 
 // local-cluster[N,C,M] runs N executors, as in Spark: the application
@@ -56,7 +58,7 @@ func TestHungExecutorIsKilledAndReplaced(t *testing.T) {
 	// running), so executor 1 is mid-task when it stops.
 	var exec1 procInfo
 	running := regexp.MustCompile(`\[Stage 0:[=> ]*\(\d+ \+ 2\) / 200\]`)
-	eventually(t, time.Minute, "executor 1 to run a task", func() bool {
+	testutil.Eventually(t, time.Minute, "executor 1 to run a task", func() bool {
 		var ok bool
 		exec1, ok = findProcess(marker, " executor ", "--executor-id 1 ")
 		return ok && running.MatchString(p.stderr.String())
@@ -64,7 +66,7 @@ func TestHungExecutorIsKilledAndReplaced(t *testing.T) {
 	if err := syscall.Kill(exec1.pid, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, time.Minute, "the stopped executor to be killed", func() bool { return !alive(exec1.pid) })
+	testutil.Eventually(t, time.Minute, "the stopped executor to be killed", func() bool { return !alive(exec1.pid) })
 	// Killed while the job runs, not by the cluster's shutdown at the end.
 	if strings.Contains(p.stdout.String(), "Pi is roughly") {
 		t.Fatalf("the stopped executor was killed only when the job had ended\nstderr:\n%s", p.stderr)

@@ -21,7 +21,7 @@ import (
 	"github.com/sparkrpc/sparkrpc/bench"
 	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/cluster/kubernetes"
-	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubetest"
+	"github.com/sparkrpc/sparkrpc/internal/kubetest"
 )
 
 // benchStartupApp is the application of the executor-startup scenario: it
@@ -127,7 +127,7 @@ func startupClusters(kubeBin string) ([]bench.Option, func()) {
 	if kubeBin == "" {
 		return append(opts, bench.WithStartup(bench.ImplKubernetes, bench.Startup{
 			Skip: "needs a Kubernetes control plane: set --kube-bin or " + kubetest.BinEnv +
-				" to a folder built by cluster/kubernetes/kubetest/build-controlplane"})), func() {}
+				" to a folder built by internal/kubetest/build-controlplane"})), func() {}
 	}
 	var (
 		once     sync.Once

@@ -100,18 +100,6 @@ func findProcess(marker string, parts ...string) (procInfo, bool) {
 	return procInfo{}, false
 }
 
-// eventually polls cond until it holds or d passes.
-func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", d, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 type syncBuffer = testutil.SyncBuffer
 
 // proc is a running sparkrpc command.
@@ -444,7 +432,7 @@ func killExecutorMidJob(t *testing.T, marker string, sig syscall.Signal, extra .
 		"--conf", "spark.examples.sparkPi.taskDelay=100ms", "--conf", "spark.yarn.scheduler.heartbeat.interval-ms=100"}, extra...)
 	p := start(t, marker, append(args, "--class", "SparkPi", "60")...)
 	var exec1 procInfo
-	eventually(t, time.Minute, "executor 1 to run tasks", func() bool {
+	testutil.Eventually(t, time.Minute, "executor 1 to run tasks", func() bool {
 		var ok bool
 		exec1, ok = findProcess(marker, " executor ", "--executor-id 1 ")
 		return ok && regexp.MustCompile(`\[Stage 0:[=> ]*\(([1-9]\d*) \+`).MatchString(p.stderr.String())
@@ -549,7 +537,7 @@ func runningPi(t *testing.T, marker, mode string) *proc {
 	t.Helper()
 	p := start(t, marker, "submit", "--master", "local-cluster[2,1,512]", "--deploy-mode", mode,
 		"--conf", "spark.examples.sparkPi.taskDelay=100ms", "--class", "SparkPi", "1000")
-	eventually(t, time.Minute, "tasks to finish", func() bool {
+	testutil.Eventually(t, time.Minute, "tasks to finish", func() bool {
 		return regexp.MustCompile(`\[Stage 0:[=> ]*\(([1-9]\d*) \+`).MatchString(p.stderr.String())
 	})
 	return p
@@ -558,7 +546,7 @@ func runningPi(t *testing.T, marker, mode string) *proc {
 // noneLeft waits until no process of the test is left.
 func noneLeft(t *testing.T, marker string) {
 	t.Helper()
-	eventually(t, 30*time.Second, "every process to be gone", func() bool { return len(markedProcesses(marker)) == 0 })
+	testutil.Eventually(t, 30*time.Second, "every process to be gone", func() bool { return len(markedProcesses(marker)) == 0 })
 }
 
 // An interrupted submit kills its application and leaves no process.
@@ -591,7 +579,7 @@ func TestSubmitKilledLeavesNoContainers(t *testing.T) {
 		"--conf", "spark.sparkrpc.localCluster.dir="+t.TempDir(),
 		"--conf", "spark.yarn.scheduler.heartbeat.interval-ms=60000", "--conf", "spark.examples.sparkPi.taskDelay=100ms",
 		"--class", "SparkPi", "1000")
-	eventually(t, time.Minute, "the AM and an executor", func() bool {
+	testutil.Eventually(t, time.Minute, "the AM and an executor", func() bool {
 		_, am := findProcess(marker, " applicationmaster ")
 		_, ex := findProcess(marker, " executor ")
 		return am && ex
@@ -615,7 +603,7 @@ func startRMCluster(t *testing.T, marker string, rmArgs []string, nodes ...[]str
 	t.Helper()
 	c := &rmCluster{rm: start(t, marker, append([]string{"resourcemanager", "--port", "0", "--webui-port", "0"}, rmArgs...)...)}
 	re := regexp.MustCompile(`ResourceManager listening on rm://(\S+)`)
-	eventually(t, 30*time.Second, "the resource manager", func() bool {
+	testutil.Eventually(t, 30*time.Second, "the resource manager", func() bool {
 		m := re.FindStringSubmatch(c.rm.stdout.String())
 		if m != nil {
 			c.addr = m[1]
@@ -625,7 +613,7 @@ func startRMCluster(t *testing.T, marker string, rmArgs []string, nodes ...[]str
 	for _, n := range nodes {
 		dir := t.TempDir()
 		nm := start(t, marker, append([]string{"nodemanager", "--rm", c.addr, "--dir", dir, "--kill-grace", "200ms", "--webui-port", "0"}, n...)...)
-		eventually(t, 30*time.Second, "a node manager to register", func() bool { return strings.Contains(nm.stdout.String(), "registered with") })
+		testutil.Eventually(t, 30*time.Second, "a node manager to register", func() bool { return strings.Contains(nm.stdout.String(), "registered with") })
 		c.nms = append(c.nms, nm)
 		c.dirs = append(c.dirs, dir)
 	}
@@ -673,7 +661,7 @@ func testStatusAndKill(t *testing.T, mode string) {
 	} else {
 		// The client-mode submit runs the driver: it lives as long as the application.
 		submitter = start(t, marker, args...)
-		eventually(t, time.Minute, "the submission", func() bool { return appIDRe.MatchString(submitter.stderr.String()) })
+		testutil.Eventually(t, time.Minute, "the submission", func() bool { return appIDRe.MatchString(submitter.stderr.String()) })
 		stderr = submitter.stderr.String()
 	}
 	m := appIDRe.FindStringSubmatch(stderr)
@@ -682,7 +670,7 @@ func testStatusAndKill(t *testing.T, mode string) {
 	}
 	app := m[1]
 	var status string
-	eventually(t, time.Minute, "the application to run tasks", func() bool {
+	testutil.Eventually(t, time.Minute, "the application to run tasks", func() bool {
 		status, _, _ = runBin(t, marker, 30*time.Second, "submit", "--master", master, "--status", app)
 		return strings.Contains(status, "state: RUNNING") && regexp.MustCompile(`tasks: [1-9]\d* done`).MatchString(status)
 	})
@@ -718,7 +706,7 @@ func testStatusAndKill(t *testing.T, mode string) {
 			t.Errorf("the client-mode submit of a killed application exited %d\n%s", code, submitter.stderr)
 		}
 	}
-	eventually(t, 30*time.Second, "every container process to be gone", func() bool {
+	testutil.Eventually(t, 30*time.Second, "every container process to be gone", func() bool {
 		for _, p := range markedProcesses(marker) {
 			if len(p.args) > 1 && (p.args[1] == "executor" || p.args[1] == "applicationmaster") {
 				return false
@@ -753,7 +741,7 @@ func TestNodeManagerDeathLosesContainers(t *testing.T) {
 	}
 	app := m[1]
 	var logs []string
-	eventually(t, time.Minute, "the AM's log", func() bool {
+	testutil.Eventually(t, time.Minute, "the AM's log", func() bool {
 		logs, _ = filepath.Glob(filepath.Join(c.dirs[1], "logs", app, "container_*_000001", "stderr"))
 		return len(logs) == 1
 	})
@@ -761,7 +749,7 @@ func TestNodeManagerDeathLosesContainers(t *testing.T) {
 	// container started: killed before that, the AM takes the container
 	// for one that failed to launch, not for one that was lost.
 	started := regexp.MustCompile(`Started executor 1 in container`)
-	eventually(t, time.Minute, "the executor's container to start on node 1", func() bool {
+	testutil.Eventually(t, time.Minute, "the executor's container to start on node 1", func() bool {
 		b, _ := os.ReadFile(logs[0])
 		return started.Match(b)
 	})
@@ -782,7 +770,7 @@ func TestNodeManagerDeathLosesContainers(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	eventually(t, 90*time.Second, "the executor process to be gone", func() bool {
+	testutil.Eventually(t, 90*time.Second, "the executor process to be gone", func() bool {
 		_, ok := findProcess(marker, " executor ", "--app-id "+app)
 		return !ok
 	})

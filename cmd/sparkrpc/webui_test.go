@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 )
 
 // trackingRe finds the tracking URL that submit and --status print.
@@ -40,7 +42,7 @@ func uiURL(t *testing.T, p *proc, name string) string {
 	t.Helper()
 	re := regexp.MustCompile(name + ` web UI at (http://\S+)`)
 	var url string
-	eventually(t, 30*time.Second, name+"'s web UI", func() bool {
+	testutil.Eventually(t, 30*time.Second, name+"'s web UI", func() bool {
 		m := re.FindStringSubmatch(p.stdout.String())
 		if m != nil {
 			url = m[1]

@@ -2,8 +2,8 @@
 // kube-scheduler, kube-controller-manager and process nodes; see package kubetest) so that
 // `sparkrpc submit --master k8s://...` can be tried on one machine:
 //
-//	cluster/kubernetes/kubetest/build-controlplane ~/.cache/sparkrpc-kube/bin
-//	go run ./cluster/kubernetes/kubetest/cmd/sparkrpc-localkube --bin ~/.cache/sparkrpc-kube/bin
+//	internal/kubetest/build-controlplane ~/.cache/sparkrpc-kube/bin
+//	go run ./internal/kubetest/cmd/sparkrpc-localkube --bin ~/.cache/sparkrpc-kube/bin
 //
 // It writes an admin kubeconfig (to --kubeconfig, or into the control plane's working folder),
 // prints its path, the --master URL and an export line for KUBECONFIG, and runs until SIGINT or
@@ -20,7 +20,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubetest"
+	"github.com/sparkrpc/sparkrpc/internal/kubetest"
 )
 
 func main() {
@@ -42,7 +42,7 @@ func run() error {
 	timeout := flag.Duration("start-timeout", 2*time.Minute, "how long to wait for the control plane to be ready")
 	flag.Parse()
 	if *bin == "" {
-		return fmt.Errorf("--bin (or $%s) is required: build the binaries with cluster/kubernetes/kubetest/build-controlplane DIR", kubetest.BinEnv)
+		return fmt.Errorf("--bin (or $%s) is required: build the binaries with internal/kubetest/build-controlplane DIR", kubetest.BinEnv)
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)

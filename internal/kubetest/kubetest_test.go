@@ -21,13 +21,14 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubetest"
+	"github.com/sparkrpc/sparkrpc/internal/kubetest"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 )
 
 var binDir string
 
 const skipMsg = "kubetest: " + kubetest.BinEnv + " is unset: the TestKubernetes* tests need the control-plane binaries; " +
-	"build them with cluster/kubernetes/kubetest/build-controlplane DIR and set " + kubetest.BinEnv + "=DIR"
+	"build them with internal/kubetest/build-controlplane DIR and set " + kubetest.BinEnv + "=DIR"
 
 func TestMain(m *testing.M) {
 	binDir = os.Getenv(kubetest.BinEnv)
@@ -45,22 +46,6 @@ func needBin(t *testing.T) {
 	t.Helper()
 	if binDir == "" {
 		t.Skip(skipMsg)
-	}
-}
-
-// eventually polls cond every 100 ms until it returns nil or the deadline passes.
-func eventually(t *testing.T, d time.Duration, what string, cond func() error) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s: %v", what, d, err)
-		}
-		time.Sleep(100 * time.Millisecond)
 	}
 }
 
@@ -175,7 +160,7 @@ func TestKubernetesControlPlane(t *testing.T) {
 		t.Fatal(err)
 	}
 	var failed *corev1.Pod
-	eventually(t, time.Minute, "pod exit3 Failed", func() error {
+	testutil.EventuallyNoError(t, time.Minute, "pod exit3 Failed", func() error {
 		p, err := pods.Get(ctx, "exit3", metav1.GetOptions{})
 		if err != nil {
 			return err
@@ -214,7 +199,7 @@ func TestKubernetesControlPlane(t *testing.T) {
 	if err := pods.Delete(ctx, "exit3", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, time.Minute, "config map owned by the deleted pod collected", func() error {
+	testutil.EventuallyNoError(t, time.Minute, "config map owned by the deleted pod collected", func() error {
 		_, err := c.CoreV1().ConfigMaps("default").Get(ctx, owned.Name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return nil
@@ -230,7 +215,7 @@ func TestKubernetesControlPlane(t *testing.T) {
 	if _, err := pods.Create(ctx, stopper, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, time.Minute, "stopper running", func() error {
+	testutil.EventuallyNoError(t, time.Minute, "stopper running", func() error {
 		p, err := pods.Get(ctx, "stopper", metav1.GetOptions{})
 		if err != nil {
 			return err
@@ -243,7 +228,7 @@ func TestKubernetesControlPlane(t *testing.T) {
 	if err := pods.Delete(ctx, "stopper", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, time.Minute, "stopper gone from the API", func() error {
+	testutil.EventuallyNoError(t, time.Minute, "stopper gone from the API", func() error {
 		_, err := pods.Get(ctx, "stopper", metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return nil
@@ -266,7 +251,7 @@ func TestKubernetesControlPlane(t *testing.T) {
 	if _, err := pods.Create(ctx, vols, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, time.Minute, "pod volumes Succeeded", func() error {
+	testutil.EventuallyNoError(t, time.Minute, "pod volumes Succeeded", func() error {
 		p, err := pods.Get(ctx, "volumes", metav1.GetOptions{})
 		if err != nil {
 			return err
@@ -293,7 +278,7 @@ func TestKubernetesControlPlane(t *testing.T) {
 	if _, err := pods.Create(ctx, sec, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, time.Minute, "pod secret-volume Succeeded", func() error {
+	testutil.EventuallyNoError(t, time.Minute, "pod secret-volume Succeeded", func() error {
 		p, err := pods.Get(ctx, "secret-volume", metav1.GetOptions{})
 		if err != nil {
 			return err
@@ -313,7 +298,7 @@ func TestKubernetesControlPlane(t *testing.T) {
 	if _, err := pods.Create(ctx, big, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, time.Minute, "FailedScheduling event for too-big", func() error {
+	testutil.EventuallyNoError(t, time.Minute, "FailedScheduling event for too-big", func() error {
 		evs, err := c.CoreV1().Events("default").List(ctx, metav1.ListOptions{FieldSelector: fields.Set{
 			"involvedObject.name": "too-big", "reason": "FailedScheduling",
 		}.String()})
@@ -355,7 +340,7 @@ func TestKubernetesControlPlane(t *testing.T) {
 		t.Fatal(err)
 	}
 	var sleeperPid int
-	eventually(t, time.Minute, "sleeper running and logging its pid", func() error {
+	testutil.EventuallyNoError(t, time.Minute, "sleeper running and logging its pid", func() error {
 		l, err := podLog(ctx, c, "sleeper")
 		if err != nil {
 			return err
@@ -369,7 +354,7 @@ func TestKubernetesControlPlane(t *testing.T) {
 		t.Fatalf("sleeper pid %d is not alive", sleeperPid)
 	}
 	// Its process runs: the node reports the pod and its container Ready.
-	eventually(t, time.Minute, "sleeper Ready", func() error {
+	testutil.EventuallyNoError(t, time.Minute, "sleeper Ready", func() error {
 		p, err := pods.Get(ctx, "sleeper", metav1.GetOptions{})
 		if err != nil {
 			return err

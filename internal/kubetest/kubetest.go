@@ -27,16 +27,16 @@ import (
 // BinEnv is the environment variable naming the folder of the control-plane binaries.
 const BinEnv = "SPARKRPC_KUBE_BIN"
 
-// Binaries are the programs Start needs in its binDir (built by build-controlplane).
-var Binaries = []string{"etcd", "kube-apiserver", "kube-scheduler", "kube-controller-manager", "sparkrpc-kubelet"}
+// binaries are the programs Start needs in its binDir (built by build-controlplane).
+var binaries = []string{"etcd", "kube-apiserver", "kube-scheduler", "kube-controller-manager", "sparkrpc-kubelet"}
 
 // ContextName is the name of the context (and cluster) in the admin kubeconfig.
 const ContextName = "sparkrpc-local"
 
-// Controllers are the kube-controller-manager controllers the control plane runs: ownerReference
+// controllers are the kube-controller-manager controllers the control plane runs: ownerReference
 // garbage collection, namespace deletion, the default service account and its token, and the
 // kube-root-ca.crt config map that service-account volumes project.
-var Controllers = []string{
+var controllers = []string{
 	"garbage-collector-controller",
 	"namespace-controller",
 	"serviceaccount-controller",
@@ -44,8 +44,9 @@ var Controllers = []string{
 	"root-ca-certificate-publisher-controller",
 }
 
-// ErrMissingBinary is returned by Start when binDir lacks one of Binaries.
-var ErrMissingBinary = errors.New("kubetest: control-plane binary missing (build them with cluster/kubernetes/kubetest/build-controlplane DIR)")
+// ErrMissingBinary is returned by Start when binDir lacks one of the control plane's programs:
+// etcd, kube-apiserver, kube-scheduler, kube-controller-manager and sparkrpc-kubelet.
+var ErrMissingBinary = errors.New("kubetest: control-plane binary missing (build them with internal/kubetest/build-controlplane DIR)")
 
 // ErrComponentExited is returned by Start when a component exits before the control plane is ready.
 var ErrComponentExited = errors.New("kubetest: control-plane component exited")
@@ -92,7 +93,7 @@ func Start(ctx context.Context, binDir string, opts ...Option) (*ControlPlane, e
 	if o.nodes < 0 {
 		return nil, fmt.Errorf("kubetest: WithNodes(%d): negative", o.nodes)
 	}
-	for _, b := range Binaries {
+	for _, b := range binaries {
 		if fi, err := os.Stat(filepath.Join(binDir, b)); err != nil || fi.IsDir() {
 			return nil, fmt.Errorf("%w: %s in %q", ErrMissingBinary, b, binDir)
 		}
@@ -290,7 +291,7 @@ func (c *ControlPlane) start(ctx context.Context, binDir string, o options) erro
 		"--kubeconfig="+path("controller-manager.kubeconfig"),
 		"--leader-elect=false",
 		"--secure-port=0",
-		"--controllers="+strings.Join(Controllers, ","),
+		"--controllers="+strings.Join(controllers, ","),
 		"--service-account-private-key-file="+path("sa.key"),
 		"--root-ca-file="+c.caFile,
 		"--use-service-account-credentials=false",

@@ -7,8 +7,8 @@
 // The binaries are built from the module proxy by the separate Go module in ./controlplane (so this
 // module does not depend on k8s.io/kubernetes):
 //
-//	cluster/kubernetes/kubetest/build-controlplane DIR   # many minutes the first time
-//	export SPARKRPC_KUBE_BIN=DIR                         # BinEnv, read by the tests
+//	internal/kubetest/build-controlplane DIR   # many minutes the first time
+//	export SPARKRPC_KUBE_BIN=DIR               # BinEnv, read by the tests
 //
 // and a control plane is started from them with
 //
@@ -17,7 +17,7 @@
 //
 // or, for users, with
 //
-//	go run ./cluster/kubernetes/kubetest/cmd/sparkrpc-localkube --bin DIR
+//	go run ./internal/kubetest/cmd/sparkrpc-localkube --bin DIR
 //
 // which prints the kubeconfig path and the --master URL and stops everything on Ctrl-C.
 //
@@ -27,7 +27,7 @@
 //     and the components' tokens, a token webhook served by this process for AddToken, the
 //     service-account key pair from one generated RSA key, and --authorization-mode=Node,RBAC, so
 //     that users added with AddToken get only what RBAC grants them.
-//   - kube-controller-manager with Controllers: ownerReference garbage collection, namespace
+//   - kube-controller-manager with only these controllers: ownerReference garbage collection, namespace
 //     deletion, the default service account and the kube-root-ca.crt config map. Nothing else: no
 //     replica sets, jobs, node lifecycle (no eviction of pods on a lost node), endpoints or PodGC.
 //   - kube-scheduler with its defaults: a pod that does not fit any node stays Pending with a
@@ -54,4 +54,16 @@
 //
 // Every child is killed if the starting process dies (Pdeathsig), and Stop ends them in order
 // (nodes, controllers, API server, etcd) leaving no process behind.
+//
+// # Files
+//
+//   - kubetest.go: ControlPlane, Start and Stop, the components' flags and kubeconfigs.
+//   - options.go: Start's options.
+//   - certs.go: the control plane's certificate authority and the certificates it issues.
+//   - tokens.go: the token webhook, AddToken and the components' tokens.
+//   - process.go: a component's child process: start, exit, stop and log tail.
+//   - procattr_linux.go, procattr_unix.go: a component's process attributes.
+//   - wait.go: Start's waits for readiness, and free loopback ports.
+//   - build-controlplane: builds the binaries from ./controlplane.
+//   - cmd/sparkrpc-localkube: the control plane for users.
 package kubetest

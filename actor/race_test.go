@@ -1,5 +1,0 @@
-//go:build race
-
-package actor_test
-
-const raceEnabled = true

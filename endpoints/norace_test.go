@@ -1,5 +1,0 @@
-//go:build !race
-
-package endpoints_test
-
-const raceEnabled = false

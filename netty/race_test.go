@@ -1,5 +1,0 @@
-//go:build race
-
-package netty_test
-
-const raceEnabled = true
