@@ -34,9 +34,13 @@ type Spec struct {
 	Logger zerolog.Logger
 	// Stdout receives the application's output.
 	Stdout io.Writer
-	// Status receives the lines a person follows the driver by ("tracking
-	// URL: URL", "Executors registered: N of M"); nil: they are logged.
+	// Status receives the lines a person follows the driver by
+	// ("Executors registered: N of M", and the backend's); nil: they are
+	// logged.
 	Status io.Writer
+	// ShowTrackingURL writes "tracking URL: URL" to Status once the UI is
+	// up (where no application report shows it).
+	ShowTrackingURL bool
 	// Progress, when not nil, gets the console progress bar of the
 	// driver's tasks (drawn when it is a terminal).
 	Progress io.Writer
@@ -172,7 +176,7 @@ func launch(sctx, appCtx context.Context, env *actor.Env, spec Spec, cm endpoint
 		return cluster.Started{}, err
 	}
 	*ui = StartUI(d, spec.Network, spec.AppID, nil, spec.Logger)
-	if u := (*ui).URL(); u != "" {
+	if u := (*ui).URL(); u != "" && spec.ShowTrackingURL {
 		status("tracking URL: " + u)
 	}
 	l, err := spec.Backend.Launch(sctx, d, (*ui).URL())

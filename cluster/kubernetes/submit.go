@@ -137,7 +137,7 @@ func runDriver(ctx context.Context, cfg cluster.SubmitConfig, fn cluster.AppFunc
 
 	b := &podBackend{kcfg: kcfg, client: client, owner: owner, appID: appID, log: log}
 	return driverrun.Run(ctx, driverrun.Spec{AppID: appID, Conf: conf, Network: nw, Port: port, Logger: log,
-		Stdout: cfg.Stdout, Status: &lockedWriter{w: cfg.Stderr}, Fn: fn, Args: cfg.Args, Backend: b})
+		Stdout: cfg.Stdout, Status: &lockedWriter{w: cfg.Stderr}, ShowTrackingURL: true, Fn: fn, Args: cfg.Args, Backend: b})
 }
 
 // localHostFor returns this machine's address on the route to the API

@@ -33,7 +33,7 @@ func run(ctx context.Context, cfg cluster.SubmitConfig, fn cluster.AppFunc) erro
 		return err
 	}
 	return driverrun.Run(ctx, driverrun.Spec{AppID: appID, Conf: conf, Network: net, Logger: log,
-		Stdout: cfg.Stdout, Status: cfg.Stderr, Progress: cfg.Stderr, Fn: fn, Args: cfg.Args, WaitTime: waitTime,
+		Stdout: cfg.Stdout, Status: cfg.Stderr, ShowTrackingURL: true, Progress: cfg.Stderr, Fn: fn, Args: cfg.Args, WaitTime: waitTime,
 		Backend: &backend{net: net, appID: appID, cores: cfg.Master.Cores, log: log}})
 }
 

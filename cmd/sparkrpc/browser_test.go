@@ -325,7 +325,7 @@ func TestBrowserSeesTheUIsWithAuth(t *testing.T) {
 	pages := []struct{ url, ready string }{
 		{rmUI + "/cluster/nodes", `tr.node`},
 		{nmUI + "/", `main#content`},
-		{driverUI + "/environment/", `tr.property[data-key="spark.authenticate.secret.file"]`},
+		{driverUI + "/environment/", `tr.property[data-key="spark.sparkrpc.ui.secretVerifier"]`},
 	}
 
 	// Without credentials (the person cancels the browser's prompt): the
