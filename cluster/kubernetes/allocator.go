@@ -2,8 +2,8 @@ package kubernetes
 
 // allocator.go is the I/O side of executor allocation (Spark's
 // ExecutorPodsAllocator, ExecutorPodsLifecycleManager and
-// ExecutorPodsWatchSnapshotSource): a shared informer on the application's
-// executor pods feeds a snapshot; each round asks decide (plan.go) what to
+// ExecutorPodsWatchSnapshotSource): an informer (tools/cache) on the
+// application's executor pods feeds a snapshot; each round asks decide (plan.go) what to
 // do and does it through the API. It is the driver's endpoints.ClusterManager.
 
 import (
@@ -18,7 +18,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -73,9 +72,9 @@ type Allocator struct {
 	unsched   map[string]string // pod name -> last scheduler message reported
 	started   bool
 	stopped   bool
-	done      chan struct{}
+	done      chan struct{} // closed when run returns
+	watchDone chan struct{} // closed when the informer stops
 	cancel    context.CancelFunc
-	factory   informers.SharedInformerFactory
 }
 
 // NewAllocator returns an allocator for cfg's application; Start starts it.
@@ -84,7 +83,7 @@ func NewAllocator(cfg *Config, client *Client, opts AllocatorOptions) *Allocator
 		kick: make(chan struct{}, 1), failed: make(chan error, 1), target: cfg.NumExecutors,
 		pods: map[int64]ExecutorPodState{}, gone: map[int64]bool{}, created: map[int64]time.Time{}, handled: map[int64]bool{},
 		killed: map[int64]bool{}, deleting: map[int64]bool{}, reasons: map[int64]string{}, waiters: map[int64][]chan string{},
-		nextID: 1, unsched: map[string]string{}, done: make(chan struct{})}
+		nextID: 1, unsched: map[string]string{}, done: make(chan struct{}), watchDone: make(chan struct{})}
 }
 
 // Failed delivers the error that ends the application: too many executor
@@ -103,9 +102,8 @@ func (a *Allocator) Start(ctx context.Context) error {
 	a.started = true
 	a.mu.Unlock()
 	sel := ExecutorSelector(a.cfg.AppID)
-	a.factory = informers.NewSharedInformerFactoryWithOptions(a.client.Interface, 30*time.Second, informers.WithNamespace(a.cfg.Namespace),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = sel }))
-	inf := a.factory.Core().V1().Pods().Informer()
+	pods := a.client.CoreV1().Pods(a.cfg.Namespace)
+	inf := cache.NewSharedInformer(podListWatch(pods, sel, ""), &corev1.Pod{}, 30*time.Second)
 	_ = inf.SetWatchErrorHandlerWithContext(func(_ context.Context, _ *cache.Reflector, err error) {
 		a.log.Warn().Err(err).Msg("executor pod watch failed; it resumes with a new list")
 	})
@@ -119,13 +117,16 @@ func (a *Allocator) Start(ctx context.Context) error {
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	a.cancel = cancel
-	a.factory.Start(runCtx.Done())
+	go func() {
+		defer close(a.watchDone)
+		inf.RunWithContext(runCtx)
+	}()
 	sctx, scancel := context.WithTimeout(ctx, a.client.Timeout)
 	defer scancel()
 	if !cache.WaitForCacheSync(sctx.Done(), inf.HasSynced) {
 		cancel()
-		a.factory.Shutdown()
-		_, err := a.client.CoreV1().Pods(a.cfg.Namespace).List(sctx, metav1.ListOptions{LabelSelector: sel, Limit: 1})
+		<-a.watchDone
+		_, err := pods.List(sctx, metav1.ListOptions{LabelSelector: sel, Limit: 1})
 		if err == nil {
 			err = sctx.Err()
 		}
@@ -379,7 +380,7 @@ func (a *Allocator) Stop(ctx context.Context) error {
 	a.mu.Unlock()
 	a.cancel()
 	<-a.done
-	a.factory.Shutdown()
+	<-a.watchDone
 	if !a.cfg.DeleteOnTermination {
 		return nil
 	}

@@ -17,7 +17,6 @@ import (
 	"github.com/sparkrpc/sparkrpc/actor"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -42,7 +41,7 @@ var (
 
 // Client is a connection to an API server with the credential it uses.
 type Client struct {
-	kubernetes.Interface
+	core coreV1
 	// Server is the API server's URL.
 	Server string
 	// Credential describes the credential used (never its secret).
@@ -51,11 +50,10 @@ type Client struct {
 	TimeoutKey string
 	// Timeout is that bound.
 	Timeout time.Duration
-	rest    *rest.Config
 }
 
-// RESTConfig returns the client's REST configuration.
-func (c *Client) RESTConfig() *rest.Config { return rest.CopyConfig(c.rest) }
+// CoreV1 returns the typed clients of the core/v1 resources.
+func (c *Client) CoreV1() coreV1 { return c.core }
 
 // ClientOptions say how to connect.
 type ClientOptions struct {
@@ -162,14 +160,14 @@ func NewClient(conf *actor.Conf, opts ClientOptions) (*Client, error) {
 	cfg.Dial = (&net.Dialer{Timeout: connTimeout}).DialContext
 	cfg.UserAgent = "sparkrpc"
 	cfg.QPS, cfg.Burst = 50, 100
-	cs, err := kubernetes.NewForConfig(cfg)
+	core, err := newCoreV1(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCredentials, err)
 	}
 	if cred == "" {
 		cred = "no credential (anonymous)"
 	}
-	return &Client{Interface: cs, Server: cfg.Host, Credential: cred, TimeoutKey: reqKey, Timeout: reqTimeout, rest: cfg}, nil
+	return &Client{core: core, Server: cfg.Host, Credential: cred, TimeoutKey: reqKey, Timeout: reqTimeout}, nil
 }
 
 func sameServer(a, b string) bool {

@@ -21,11 +21,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/tools/cache"
 	toolswatch "k8s.io/client-go/tools/watch"
 )
 
@@ -310,16 +307,7 @@ func (c *Client) deployDriver(ctx context.Context, ns string, pod *corev1.Pod, s
 // followDriver watches the driver pod, prints its state changes (and every
 // interval its state), and returns when it ends: nil when it succeeded.
 func followDriver(ctx context.Context, cfg cluster.SubmitConfig, client *Client, ns, name string, interval time.Duration) error {
-	lw := &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
-			return client.CoreV1().Pods(ns).List(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
-			return client.CoreV1().Pods(ns).Watch(ctx, o)
-		},
-	}
+	lw := namedPodListWatch(client.CoreV1().Pods(ns), name)
 	var last *corev1.Pod
 	lastDesc := ""
 	tick := time.NewTicker(interval)
