@@ -25,8 +25,8 @@ import (
 // pods failed than spark.executor.maxNumFailures allows.
 var ErrTooManyFailures = errors.New("kubernetes: too many executor failures")
 
-// AllocatorOptions are the allocator's collaborators.
-type AllocatorOptions struct {
+// allocatorOptions are the allocator's collaborators.
+type allocatorOptions struct {
 	// DriverURL is what executors connect to.
 	DriverURL string
 	// Owner, when set, is the executors' controller (the driver pod). The
@@ -43,12 +43,12 @@ type AllocatorOptions struct {
 	Logger zerolog.Logger
 }
 
-// Allocator keeps an application's executor pods at the number the driver
+// allocator keeps an application's executor pods at the number the driver
 // wants. It implements endpoints.ClusterManager.
-type Allocator struct {
-	cfg    *Config
-	client *Client
-	opts   AllocatorOptions
+type allocator struct {
+	cfg    *config
+	client *apiClient
+	opts   allocatorOptions
 	log    zerolog.Logger
 
 	kick   chan struct{}
@@ -56,7 +56,7 @@ type Allocator struct {
 
 	mu        sync.Mutex
 	target    int
-	pods      map[int64]ExecutorPodState
+	pods      map[int64]executorPodState
 	gone      map[int64]bool
 	created   map[int64]time.Time
 	handled   map[int64]bool
@@ -77,11 +77,11 @@ type Allocator struct {
 	cancel    context.CancelFunc
 }
 
-// NewAllocator returns an allocator for cfg's application; Start starts it.
-func NewAllocator(cfg *Config, client *Client, opts AllocatorOptions) *Allocator {
-	return &Allocator{cfg: cfg, client: client, opts: opts, log: opts.Logger.With().Str("component", "k8s-allocator").Logger(),
+// newAllocator returns an allocator for cfg's application; Start starts it.
+func newAllocator(cfg *config, client *apiClient, opts allocatorOptions) *allocator {
+	return &allocator{cfg: cfg, client: client, opts: opts, log: opts.Logger.With().Str("component", "k8s-allocator").Logger(),
 		kick: make(chan struct{}, 1), failed: make(chan error, 1), target: cfg.NumExecutors,
-		pods: map[int64]ExecutorPodState{}, gone: map[int64]bool{}, created: map[int64]time.Time{}, handled: map[int64]bool{},
+		pods: map[int64]executorPodState{}, gone: map[int64]bool{}, created: map[int64]time.Time{}, handled: map[int64]bool{},
 		killed: map[int64]bool{}, deleting: map[int64]bool{}, reasons: map[int64]string{}, waiters: map[int64][]chan string{},
 		nextID: 1, unsched: map[string]string{}, done: make(chan struct{}), watchDone: make(chan struct{})}
 }
@@ -89,11 +89,11 @@ func NewAllocator(cfg *Config, client *Client, opts AllocatorOptions) *Allocator
 // Failed delivers the error that ends the application: too many executor
 // failures, or an API error that allocation cannot get past (401, 403,
 // missing namespace).
-func (a *Allocator) Failed() <-chan error { return a.failed }
+func (a *allocator) Failed() <-chan error { return a.failed }
 
 // Start starts watching the executor pods and allocating them; it returns
 // once the informer has synced (bounded by ctx) or with its error.
-func (a *Allocator) Start(ctx context.Context) error {
+func (a *allocator) Start(ctx context.Context) error {
 	a.mu.Lock()
 	if a.started {
 		a.mu.Unlock()
@@ -137,7 +137,7 @@ func (a *Allocator) Start(ctx context.Context) error {
 }
 
 // observe puts a pod event into the snapshot.
-func (a *Allocator) observe(obj any, deleted bool) {
+func (a *allocator) observe(obj any, deleted bool) {
 	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = t.Obj
 	}
@@ -153,7 +153,7 @@ func (a *Allocator) observe(obj any, deleted bool) {
 	a.mu.Lock()
 	if prev, seen := a.pods[st.ID]; seen && prev.Phase.terminal() && !st.Phase.terminal() {
 		st = prev // never back from an end
-	} else if seen && prev.Phase.terminal() && st.Phase == PodDeleted {
+	} else if seen && prev.Phase.terminal() && st.Phase == podDeleted {
 		st = prev // keep the reason of its end
 	}
 	a.pods[st.ID] = st
@@ -161,7 +161,7 @@ func (a *Allocator) observe(obj any, deleted bool) {
 	if deleted {
 		a.gone[st.ID] = true
 	}
-	if st.Phase == PodPending {
+	if st.Phase == podPending {
 		if msg := unschedulable(pod); msg != "" && a.unsched[pod.Name] != msg {
 			a.unsched[pod.Name] = msg
 			report = fmt.Sprintf("Executor pod %s is pending: FailedScheduling: %s", pod.Name, msg)
@@ -191,14 +191,14 @@ func unschedulable(pod *corev1.Pod) string {
 	return ""
 }
 
-func (a *Allocator) poke() {
+func (a *allocator) poke() {
 	select {
 	case a.kick <- struct{}{}:
 	default:
 	}
 }
 
-func (a *Allocator) run(ctx context.Context) {
+func (a *allocator) run(ctx context.Context) {
 	defer close(a.done)
 	if a.opts.Owner != nil {
 		a.awaitDriverReady(ctx, a.opts.Owner.Name)
@@ -220,7 +220,7 @@ func (a *Allocator) run(ctx context.Context) {
 }
 
 // round plans and carries out one allocation round.
-func (a *Allocator) round(ctx context.Context) {
+func (a *allocator) round(ctx context.Context) {
 	now := time.Now()
 	a.mu.Lock()
 	if a.stopped {
@@ -305,7 +305,7 @@ func (a *Allocator) round(ctx context.Context) {
 			Msgf("Going to request %d executors from Kubernetes", len(p.Create))
 	}
 	for _, id := range p.Create {
-		pod := a.cfg.ExecutorPod(id, a.opts.DriverURL, a.opts.Owner)
+		pod := a.cfg.executorPod(id, a.opts.DriverURL, a.opts.Owner)
 		cctx, cancel := context.WithTimeout(ctx, a.client.Timeout)
 		_, err := a.client.CoreV1().Pods(a.cfg.Namespace).Create(cctx, pod, metav1.CreateOptions{})
 		cancel()
@@ -328,7 +328,7 @@ func (a *Allocator) round(ctx context.Context) {
 	}
 }
 
-func (a *Allocator) deletePod(ctx context.Context, name string) {
+func (a *allocator) deletePod(ctx context.Context, name string) {
 	dctx, cancel := context.WithTimeout(ctx, a.client.Timeout)
 	defer cancel()
 	err := a.client.CoreV1().Pods(a.cfg.Namespace).Delete(dctx, name, metav1.DeleteOptions{})
@@ -337,7 +337,7 @@ func (a *Allocator) deletePod(ctx context.Context, name string) {
 	}
 }
 
-func (a *Allocator) fail(err error) {
+func (a *allocator) fail(err error) {
 	select {
 	case a.failed <- err:
 	default:
@@ -345,14 +345,14 @@ func (a *Allocator) fail(err error) {
 }
 
 // Counts returns the executor pods running and pending now, and the number wanted.
-func (a *Allocator) Counts() (running, pending, wanted int) {
+func (a *allocator) Counts() (running, pending, wanted int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for id, st := range a.pods {
 		if a.deleting[id] || st.Phase.terminal() {
 			continue
 		}
-		if st.Phase == PodRunning {
+		if st.Phase == podRunning {
 			running++
 		} else {
 			pending++
@@ -369,7 +369,7 @@ func (a *Allocator) Counts() (running, pending, wanted int) {
 // Stop stops allocating and, unless
 // spark.kubernetes.executor.deleteOnTermination is false, deletes the
 // executor pods and waits for them to be gone (bounded by ctx).
-func (a *Allocator) Stop(ctx context.Context) error {
+func (a *allocator) Stop(ctx context.Context) error {
 	a.mu.Lock()
 	if a.stopped || !a.started {
 		a.stopped = true
@@ -389,7 +389,7 @@ func (a *Allocator) Stop(ctx context.Context) error {
 
 // deleteExecutorPods deletes an application's executor pods and waits until
 // none is left.
-func deleteExecutorPods(ctx context.Context, c *Client, namespace, appID string, log zerolog.Logger) error {
+func deleteExecutorPods(ctx context.Context, c *apiClient, namespace, appID string, log zerolog.Logger) error {
 	sel := metav1.ListOptions{LabelSelector: ExecutorSelector(appID)}
 	pods := c.CoreV1().Pods(namespace)
 	dctx, cancel := context.WithTimeout(ctx, c.Timeout)

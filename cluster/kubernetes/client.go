@@ -39,8 +39,8 @@ var (
 	ErrCredentials = errors.New("kubernetes: bad credentials configuration")
 )
 
-// Client is a connection to an API server with the credential it uses.
-type Client struct {
+// apiClient is a connection to an API server with the credential it uses.
+type apiClient struct {
 	core coreV1
 	// Server is the API server's URL.
 	Server string
@@ -53,10 +53,10 @@ type Client struct {
 }
 
 // CoreV1 returns the typed clients of the core/v1 resources.
-func (c *Client) CoreV1() coreV1 { return c.core }
+func (c *apiClient) CoreV1() coreV1 { return c.core }
 
-// ClientOptions say how to connect.
-type ClientOptions struct {
+// apiClientOptions say how to connect.
+type apiClientOptions struct {
 	// Server is the API server URL of the master (it overrides the kubeconfig's).
 	Server string
 	// InDriverPod uses the driver keys (spark.kubernetes.authenticate.driver.*,
@@ -66,14 +66,14 @@ type ClientOptions struct {
 	InDriverPod bool
 }
 
-// NewClient returns a client for conf's Kubernetes keys. Credentials come
+// newAPIClient returns a client for conf's Kubernetes keys. Credentials come
 // from, in order of precedence: Spark's keys
 // (spark.kubernetes.authenticate.submission.* for submit,
 // spark.kubernetes.authenticate.driver.* in a driver pod), the in-cluster
 // configuration in a driver pod, then the kubeconfig (KUBECONFIG or
 // ~/.kube/config, context spark.kubernetes.context). It does not contact
 // the API server.
-func NewClient(conf *actor.Conf, opts ClientOptions) (*Client, error) {
+func newAPIClient(conf *actor.Conf, opts apiClientOptions) (*apiClient, error) {
 	prefix, reqKey, connKey := KeyAuthSubmissionPrefix, KeySubmissionRequestTimeout, KeySubmissionConnectionTimeout
 	if opts.InDriverPod {
 		prefix, reqKey, connKey = KeyAuthDriverPrefix, KeyDriverRequestTimeout, KeyDriverConnectionTimeout
@@ -167,7 +167,7 @@ func NewClient(conf *actor.Conf, opts ClientOptions) (*Client, error) {
 	if cred == "" {
 		cred = "no credential (anonymous)"
 	}
-	return &Client{core: core, Server: cfg.Host, Credential: cred, TimeoutKey: reqKey, Timeout: reqTimeout}, nil
+	return &apiClient{core: core, Server: cfg.Host, Credential: cred, TimeoutKey: reqKey, Timeout: reqTimeout}, nil
 }
 
 func sameServer(a, b string) bool {
@@ -235,7 +235,7 @@ func (e *APIError) Error() string {
 func (e *APIError) Unwrap() []error { return []error{e.Kind, e.Err} }
 
 // apiError classifies err of verb on resource in namespace; nil stays nil.
-func (c *Client) apiError(err error, verb, resource, namespace string) error {
+func (c *apiClient) apiError(err error, verb, resource, namespace string) error {
 	if err == nil {
 		return nil
 	}
@@ -274,7 +274,7 @@ func isUnreachable(err error) bool {
 // when the API server is unreachable, rejects the credential, or the
 // namespace does not exist (Forbidden on reading the namespace is not an
 // error: the driver's role need not read namespaces).
-func (c *Client) CheckAccess(ctx context.Context, namespace string) error {
+func (c *apiClient) CheckAccess(ctx context.Context, namespace string) error {
 	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()
 	_, err := c.CoreV1().Namespaces().Get(ctx, namespace, metav1.GetOptions{})

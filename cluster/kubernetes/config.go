@@ -1,7 +1,7 @@
 package kubernetes
 
 // config.go holds the configuration keys of the Kubernetes cluster manager
-// (Spark's names) and Config, their parsed and validated values.
+// (Spark's names) and config, their parsed and validated values.
 
 import (
 	"crypto/rand"
@@ -147,8 +147,8 @@ const (
 
 const minOverheadMiB = 384
 
-// Config is the parsed configuration of an application on Kubernetes.
-type Config struct {
+// config is the parsed configuration of an application on Kubernetes.
+type config struct {
 	AppID, AppName string
 	Namespace      string
 	// ExecutorImage and DriverImage are the pods' images.
@@ -260,10 +260,10 @@ func AppNameLabel(appName string) string {
 	return strings.Trim(s, "-")
 }
 
-// ParseConfig reads and validates the Kubernetes keys of conf for the
+// parseConfig reads and validates the Kubernetes keys of conf for the
 // application appID. Errors match ErrInvalidConfig and name the key.
-func ParseConfig(conf *actor.Conf, appID string) (*Config, error) {
-	c := &Config{AppID: appID, AppName: conf.Get(cluster.KeyAppName, "sparkrpc")}
+func parseConfig(conf *actor.Conf, appID string) (*config, error) {
+	c := &config{AppID: appID, AppName: conf.Get(cluster.KeyAppName, "sparkrpc")}
 	c.Namespace = conf.Get(KeyNamespace, "default")
 	if !dnsLabelRe.MatchString(c.Namespace) || len(c.Namespace) > 63 {
 		return nil, badConf(KeyNamespace, c.Namespace, "not a valid namespace name (a DNS label)")

@@ -50,7 +50,7 @@
 //
 // # Allocation
 //
-// The Allocator is the driver's endpoints.ClusterManager (Spark's
+// The allocator is the driver's endpoints.ClusterManager (Spark's
 // ExecutorPodsAllocator and ExecutorPodsLifecycleManager). A shared informer
 // watches the application's executor pods (label selector
 // spark-app-selector=<app id>,spark-role=executor; an expired watch is
@@ -98,7 +98,7 @@
 //
 // # Credentials and errors
 //
-// NewClient follows kubeconfig's rules (KUBECONFIG, ~/.kube/config, context
+// The API client follows kubeconfig's rules (KUBECONFIG, ~/.kube/config, context
 // spark.kubernetes.context), then Spark's keys
 // spark.kubernetes.authenticate.submission.{oauthToken, oauthTokenFile,
 // caCertFile, clientCertFile, clientKeyFile}; the master URL's server

@@ -39,10 +39,10 @@ func passToDriver(key string) bool {
 // driverPod returns the driver pod of cluster mode and its headless service.
 // Sensitive keys (spark.redaction.regex) are left out of its arguments and
 // returned, but for those secret carries: with secret (see
-// Config.authSecret) the pod mounts it, its spark.authenticate.secret.file
+// config.authSecret) the pod mounts it, its spark.authenticate.secret.file
 // names the shared secret's file and its
 // spark.kubernetes.authenticate.driver.oauthTokenFile the token's.
-func driverPod(cfg cluster.SubmitConfig, kcfg *Config, podName string, secret *corev1.Secret) (*corev1.Pod, *corev1.Service, []string, error) {
+func driverPod(cfg cluster.SubmitConfig, kcfg *config, podName string, secret *corev1.Secret) (*corev1.Pod, *corev1.Service, []string, error) {
 	conf := cfg.Conf
 	red, err := newRedactor(conf)
 	if err != nil {
@@ -173,7 +173,7 @@ func submitCluster(ctx context.Context, cfg cluster.SubmitConfig) error {
 		appID = NewAppID()
 	}
 	conf.Set(cluster.KeyAppID, appID)
-	kcfg, err := ParseConfig(conf, appID)
+	kcfg, err := parseConfig(conf, appID)
 	if err != nil {
 		return err
 	}
@@ -189,7 +189,7 @@ func submitCluster(ctx context.Context, cfg cluster.SubmitConfig) error {
 	if err != nil {
 		return wrapConf(err)
 	}
-	client, err := NewClient(conf, ClientOptions{Server: cfg.Master.APIServer})
+	client, err := newAPIClient(conf, apiClientOptions{Server: cfg.Master.APIServer})
 	if err != nil {
 		return err
 	}
@@ -222,7 +222,7 @@ func submitCluster(ctx context.Context, cfg cluster.SubmitConfig) error {
 // driverSecret is the Kubernetes Secret of a driver pod: the application's
 // shared secret with spark.authenticate on, and the driver's OAuth token
 // when one is given; nil when there is neither.
-func driverSecret(conf *actor.Conf, kcfg *Config) (*corev1.Secret, error) {
+func driverSecret(conf *actor.Conf, kcfg *config) (*corev1.Secret, error) {
 	auth, err := authEnabled(conf)
 	if err != nil {
 		return nil, err
@@ -247,7 +247,7 @@ func driverSecret(conf *actor.Conf, kcfg *Config) (*corev1.Secret, error) {
 // deployDriver creates a driver pod's Secret (when not nil), the pod, and
 // its service in namespace ns; the pod owns the other two. What it created
 // is deleted again when a later step fails.
-func (c *Client) deployDriver(ctx context.Context, ns string, pod *corev1.Pod, svc *corev1.Service, secret *corev1.Secret) error {
+func (c *apiClient) deployDriver(ctx context.Context, ns string, pod *corev1.Pod, svc *corev1.Service, secret *corev1.Secret) error {
 	if secret != nil {
 		// The Secret exists before the pod that mounts it; once the pod
 		// exists it becomes the Secret's owner, so that deleting the
@@ -306,7 +306,7 @@ func (c *Client) deployDriver(ctx context.Context, ns string, pod *corev1.Pod, s
 
 // followDriver watches the driver pod, prints its state changes (and every
 // interval its state), and returns when it ends: nil when it succeeded.
-func followDriver(ctx context.Context, cfg cluster.SubmitConfig, client *Client, ns, name string, interval time.Duration) error {
+func followDriver(ctx context.Context, cfg cluster.SubmitConfig, client *apiClient, ns, name string, interval time.Duration) error {
 	lw := namedPodListWatch(client.CoreV1().Pods(ns), name)
 	var last *corev1.Pod
 	lastDesc := ""

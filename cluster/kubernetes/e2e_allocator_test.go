@@ -41,11 +41,11 @@ func TestKubernetesAllocatorIO(t *testing.T) {
 	cfg.ExecutorMemoryMiB, cfg.ExecutorOverheadMiB, cfg.ExecutorRequestCores = 16, 16, "10m"
 	var mu sync.Mutex
 	lost := map[string]string{}
-	client, err := NewClient(actor.NewConf(), ClientOptions{Server: controlPlane.Server()})
+	client, err := newAPIClient(actor.NewConf(), apiClientOptions{Server: controlPlane.Server()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := NewAllocator(cfg, client, AllocatorOptions{DriverURL: "spark://CoarseGrainedScheduler@127.0.0.1:1", Logger: zerolog.Nop(),
+	a := newAllocator(cfg, client, allocatorOptions{DriverURL: "spark://CoarseGrainedScheduler@127.0.0.1:1", Logger: zerolog.Nop(),
 		OnLost: func(id, reason string) {
 			mu.Lock()
 			lost[id] = reason

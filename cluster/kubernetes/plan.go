@@ -15,30 +15,30 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// PodPhase is an executor pod's state as the allocator sees it.
-type PodPhase int
+// podPhase is an executor pod's state as the allocator sees it.
+type podPhase int
 
 // Pod phases.
 const (
-	PodPending PodPhase = iota
-	PodRunning
-	PodSucceeded
-	PodFailed
-	// PodDeleted is a pod that was deleted (or is being deleted) before it ended.
-	PodDeleted
+	podPending podPhase = iota
+	podRunning
+	podSucceeded
+	podFailed
+	// podDeleted is a pod that was deleted (or is being deleted) before it ended.
+	podDeleted
 )
 
-func (p PodPhase) String() string {
+func (p podPhase) String() string {
 	return [...]string{"Pending", "Running", "Succeeded", "Failed", "Deleted"}[p]
 }
 
-func (p PodPhase) terminal() bool { return p >= PodSucceeded }
+func (p podPhase) terminal() bool { return p >= podSucceeded }
 
-// ExecutorPodState is one executor pod in a snapshot.
-type ExecutorPodState struct {
+// executorPodState is one executor pod in a snapshot.
+type executorPodState struct {
 	ID      int64
 	Name    string
-	Phase   PodPhase
+	Phase   podPhase
 	Created time.Time
 	// Scheduled is true once the pod is bound to a node.
 	Scheduled bool
@@ -54,7 +54,7 @@ type planInput struct {
 	// Target is the number of executors wanted.
 	Target int
 	// Pods is the snapshot of the executor pods, by executor id.
-	Pods map[int64]ExecutorPodState
+	Pods map[int64]executorPodState
 	// Created are pods created but not yet in a snapshot, with their creation time.
 	Created map[int64]time.Time
 	// Handled are the executors whose end was already handled.
@@ -69,8 +69,8 @@ type planInput struct {
 	SinceLastBatch time.Duration
 }
 
-// Loss is an executor whose pod ended.
-type Loss struct {
+// loss is an executor whose pod ended.
+type loss struct {
 	ID     int64
 	Name   string
 	Reason string
@@ -85,7 +85,7 @@ type plan struct {
 	// Delete are the pods to delete, with why.
 	Delete []podDeletion
 	// Lost are the executors whose pods ended since the last round.
-	Lost []Loss
+	Lost []loss
 	// Forget are created pods never seen, past the timeout: forget them.
 	Forget []int64
 	// Running, Pending and Wanted are the counts after this round.
@@ -101,7 +101,7 @@ type podDeletion struct {
 }
 
 // decide plans a round.
-func decide(cfg *Config, in planInput) plan {
+func decide(cfg *config, in planInput) plan {
 	var p plan
 	ids := make([]int64, 0, len(in.Pods))
 	for id := range in.Pods {
@@ -114,9 +114,9 @@ func decide(cfg *Config, in planInput) plan {
 		st := in.Pods[id]
 		if st.Phase.terminal() {
 			if !in.Handled[id] {
-				p.Lost = append(p.Lost, Loss{ID: id, Name: st.Name, Reason: lossReason(st), Failure: !in.Killed[id] && isFailure(st)})
+				p.Lost = append(p.Lost, loss{ID: id, Name: st.Name, Reason: lossReason(st), Failure: !in.Killed[id] && isFailure(st)})
 			}
-			if st.Phase != PodDeleted && cfg.DeleteOnTermination && !in.Deleting[id] {
+			if st.Phase != podDeleted && cfg.DeleteOnTermination && !in.Deleting[id] {
 				p.Delete = append(p.Delete, podDeletion{ID: id, Name: st.Name, Reason: "its executor ended"})
 			}
 			continue
@@ -124,7 +124,7 @@ func decide(cfg *Config, in planInput) plan {
 		if in.Deleting[id] {
 			continue // on its way out: neither running nor pending
 		}
-		if st.Phase == PodRunning {
+		if st.Phase == podRunning {
 			running++
 			continue
 		}
@@ -186,20 +186,20 @@ func decide(cfg *Config, in planInput) plan {
 
 // isFailure says whether a pod's end counts as an executor failure: a
 // non-zero exit of its own, not a deletion or an eviction.
-func isFailure(st ExecutorPodState) bool {
-	return st.Phase == PodFailed && !strings.Contains(st.Reason, "Evicted")
+func isFailure(st executorPodState) bool {
+	return st.Phase == podFailed && !strings.Contains(st.Reason, "Evicted")
 }
 
 // lossReason is the loss reason of an ended executor pod (Spark's
 // ExecutorPodsLifecycleManager messages).
-func lossReason(st ExecutorPodState) string {
+func lossReason(st executorPodState) string {
 	switch st.Phase {
-	case PodDeleted:
+	case podDeleted:
 		if st.Reason != "" {
 			return fmt.Sprintf("The executor with id %d was deleted by a user or the framework (%s).", st.ID, st.Reason)
 		}
 		return fmt.Sprintf("The executor with id %d was deleted by a user or the framework.", st.ID)
-	case PodSucceeded:
+	case podSucceeded:
 		return fmt.Sprintf("The executor with id %d exited with exit code 0 (pod %s succeeded).", st.ID, st.Name)
 	}
 	msg := fmt.Sprintf("The executor with id %d exited with exit code %s.", st.ID, describeExitCode(st.ExitCode))
@@ -230,12 +230,12 @@ func describeExitCode(code int32) string {
 
 // podState reads an executor pod's state from the API object. deleted is
 // true for a pod gone from the API (or with a deletion timestamp).
-func podState(pod *corev1.Pod, deleted bool) (ExecutorPodState, bool) {
+func podState(pod *corev1.Pod, deleted bool) (executorPodState, bool) {
 	var id int64
 	if _, err := fmt.Sscan(pod.Labels[LabelExecutorID], &id); err != nil {
-		return ExecutorPodState{}, false
+		return executorPodState{}, false
 	}
-	st := ExecutorPodState{ID: id, Name: pod.Name, Created: pod.CreationTimestamp.Time, Scheduled: pod.Spec.NodeName != "", ExitCode: -1}
+	st := executorPodState{ID: id, Name: pod.Name, Created: pod.CreationTimestamp.Time, Scheduled: pod.Spec.NodeName != "", ExitCode: -1}
 	var parts []string
 	if pod.Status.Reason != "" {
 		parts = append(parts, "The API gave the following brief reason: "+pod.Status.Reason+".")
@@ -263,15 +263,15 @@ func podState(pod *corev1.Pod, deleted bool) (ExecutorPodState, bool) {
 	st.Reason = strings.Join(parts, " ")
 	switch {
 	case deleted || pod.DeletionTimestamp != nil:
-		st.Phase = PodDeleted
+		st.Phase = podDeleted
 	case pod.Status.Phase == corev1.PodFailed:
-		st.Phase = PodFailed
+		st.Phase = podFailed
 	case pod.Status.Phase == corev1.PodSucceeded:
-		st.Phase = PodSucceeded
+		st.Phase = podSucceeded
 	case pod.Status.Phase == corev1.PodRunning:
-		st.Phase = PodRunning
+		st.Phase = podRunning
 	default:
-		st.Phase = PodPending
+		st.Phase = podPending
 	}
 	return st, true
 }

@@ -30,7 +30,7 @@ func podReady(pod *corev1.Pod) bool {
 // spark.kubernetes.allocation.driver.readinessTimeout. A timeout, or an
 // API error, is logged as a warning and allocation goes on, as in Spark;
 // it returns early only when ctx ends.
-func (a *Allocator) awaitDriverReady(ctx context.Context, name string) {
+func (a *allocator) awaitDriverReady(ctx context.Context, name string) {
 	ns := a.cfg.Namespace
 	timeout := a.cfg.DriverReadinessTimeout
 	start := time.Now()

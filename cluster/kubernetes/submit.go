@@ -90,11 +90,11 @@ func runDriver(ctx context.Context, cfg cluster.SubmitConfig, inPod bool) error 
 		appID = NewAppID()
 		conf.Set(cluster.KeyAppID, appID)
 	}
-	kcfg, err := ParseConfig(conf, appID)
+	kcfg, err := parseConfig(conf, appID)
 	if err != nil {
 		return err
 	}
-	client, err := NewClient(conf, ClientOptions{Server: cfg.Master.APIServer, InDriverPod: inPod})
+	client, err := newAPIClient(conf, apiClientOptions{Server: cfg.Master.APIServer, InDriverPod: inPod})
 	if err != nil {
 		return err
 	}
@@ -154,7 +154,7 @@ func runDriver(ctx context.Context, cfg cluster.SubmitConfig, inPod bool) error 
 	}
 	var (
 		env   *actor.Env
-		alloc *Allocator
+		alloc *allocator
 		drv   *endpoints.Driver
 		ui    *webui.Server
 	)
@@ -168,7 +168,7 @@ func runDriver(ctx context.Context, cfg cluster.SubmitConfig, inPod bool) error 
 		conf.Set("spark.driver.host", env.Address().Host)
 		conf.Set("spark.driver.port", strconv.Itoa(env.Address().Port))
 		var d *endpoints.Driver
-		alloc = NewAllocator(kcfg, client, AllocatorOptions{Owner: owner, Logger: log, Report: report,
+		alloc = newAllocator(kcfg, client, allocatorOptions{Owner: owner, Logger: log, Report: report,
 			OnLost: func(id, reason string) {
 				if d != nil {
 					_ = d.RemoveExecutor(id, reason)
