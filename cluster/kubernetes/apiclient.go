@@ -1,12 +1,12 @@
 package kubernetes
 
-// client.go connects to the API server (Spark's SparkKubernetesClientFactory):
-// kubeconfig rules, Spark's credential keys, in-cluster configuration in a
-// driver pod, bounded requests; and it turns API errors into typed ones.
+// apiclient.go connects to the API server (Spark's
+// SparkKubernetesClientFactory): kubeconfig rules, Spark's credential keys,
+// in-cluster configuration in a driver pod, bounded requests; its requests
+// go through the typed clients of corev1.go.
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -20,23 +20,6 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
-)
-
-// Sentinel errors. Match them with errors.Is; errors.As finds *APIError
-// with the details.
-var (
-	// ErrUnreachable: the API server did not answer within the timeout.
-	ErrUnreachable = errors.New("kubernetes: API server unreachable")
-	// ErrUnauthorized: the API server rejected the credential (HTTP 401).
-	ErrUnauthorized = errors.New("kubernetes: unauthorized")
-	// ErrForbidden: RBAC refused the request (HTTP 403).
-	ErrForbidden = errors.New("kubernetes: forbidden")
-	// ErrNamespaceNotFound: the namespace does not exist.
-	ErrNamespaceNotFound = errors.New("kubernetes: namespace not found")
-	// ErrNotFound: the pod (or another object) does not exist.
-	ErrNotFound = errors.New("kubernetes: not found")
-	// ErrCredentials: a credential file or kubeconfig could not be read.
-	ErrCredentials = errors.New("kubernetes: bad credentials configuration")
 )
 
 // apiClient is a connection to an API server with the credential it uses.
@@ -74,81 +57,20 @@ type apiClientOptions struct {
 // ~/.kube/config, context spark.kubernetes.context). It does not contact
 // the API server.
 func newAPIClient(conf *actor.Conf, opts apiClientOptions) (*apiClient, error) {
-	prefix, reqKey, connKey := KeyAuthSubmissionPrefix, KeySubmissionRequestTimeout, KeySubmissionConnectionTimeout
+	keys := submissionClientKeys
 	if opts.InDriverPod {
-		prefix, reqKey, connKey = KeyAuthDriverPrefix, KeyDriverRequestTimeout, KeyDriverConnectionTimeout
+		keys = driverClientKeys
 	}
-	reqTimeout, err := conf.GetDuration(reqKey, "10000", time.Millisecond)
+	reqTimeout, connTimeout, err := keys.timeouts(conf)
 	if err != nil {
-		return nil, wrapConf(err)
+		return nil, err
 	}
-	connTimeout, err := conf.GetDuration(connKey, "10000", time.Millisecond)
+	cfg, cred, err := defaultRESTConfig(conf, opts)
 	if err != nil {
-		return nil, wrapConf(err)
+		return nil, err
 	}
-	if reqTimeout <= 0 || connTimeout <= 0 {
-		return nil, badConf(reqKey, conf.Get(reqKey, ""), "timeouts must be positive")
-	}
-	var cfg *rest.Config
-	cred := ""
-	if opts.InDriverPod {
-		if ic, err := rest.InClusterConfig(); err == nil {
-			cfg = ic
-			cred = "the pod's service account token (in-cluster configuration)"
-			if opts.Server != "" && !sameServer(opts.Server, ic.Host) {
-				cfg.Host = opts.Server
-			}
-		}
-	}
-	if cfg == nil {
-		rules := clientcmd.NewDefaultClientConfigLoadingRules()
-		overrides := &clientcmd.ConfigOverrides{CurrentContext: conf.Get(KeyContext, ""), ClusterInfo: clientcmdAPICluster(opts.Server)}
-		cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
-		cfg, err = cc.ClientConfig()
-		if err != nil {
-			return nil, fmt.Errorf("%w: kubeconfig (%s): %v", ErrCredentials, kubeconfigFiles(rules), err)
-		}
-		cred = describeKubeconfigCredential(cc, cfg, rules)
-	}
-	key := func(name string) (string, bool) { return conf.Lookup(prefix + name) }
-	if v, ok := key(AuthCACertFile); ok {
-		if _, err := os.Stat(v); err != nil {
-			return nil, fmt.Errorf("%w: %s%s: %v", ErrCredentials, prefix, AuthCACertFile, err)
-		}
-		cfg.TLSClientConfig.CAFile, cfg.TLSClientConfig.CAData = v, nil
-	}
-	cert, hasCert := key(AuthClientCertFile)
-	keyFile, hasKey := key(AuthClientKeyFile)
-	if hasCert != hasKey {
-		return nil, fmt.Errorf("%w: %s%s and %s%s go together", ErrCredentials, prefix, AuthClientCertFile, prefix, AuthClientKeyFile)
-	}
-	if hasCert {
-		cfg.TLSClientConfig.CertFile, cfg.TLSClientConfig.KeyFile = cert, keyFile
-		cfg.TLSClientConfig.CertData, cfg.TLSClientConfig.KeyData = nil, nil
-		cfg.BearerToken, cfg.BearerTokenFile, cfg.ExecProvider, cfg.AuthProvider = "", "", nil, nil
-		cred = "the client certificate " + cert + " (" + prefix + AuthClientCertFile + ")"
-	}
-	tok, hasTok := key(AuthOAuthToken)
-	tokFile, hasTokFile := key(AuthOAuthTokenFile)
-	if hasTok && hasTokFile {
-		return nil, fmt.Errorf("%w: give %s%s or %s%s, not both", ErrCredentials, prefix, AuthOAuthToken, prefix, AuthOAuthTokenFile)
-	}
-	if hasTokFile {
-		b, err := os.ReadFile(tokFile)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %s%s: %v", ErrCredentials, prefix, AuthOAuthTokenFile, err)
-		}
-		tok, hasTok = strings.TrimSpace(string(b)), true
-		cred = "the OAuth token in " + tokFile + " (" + prefix + AuthOAuthTokenFile + ")"
-	} else if hasTok {
-		cred = "the OAuth token of " + prefix + AuthOAuthToken
-	}
-	if hasTok {
-		cfg.BearerToken, cfg.BearerTokenFile, cfg.ExecProvider, cfg.AuthProvider = tok, "", nil, nil
-		cfg.Username, cfg.Password = "", ""
-		if !hasCert {
-			cfg.TLSClientConfig.CertFile, cfg.TLSClientConfig.KeyFile, cfg.TLSClientConfig.CertData, cfg.TLSClientConfig.KeyData = "", "", nil, nil
-		}
+	if cred, err = keys.applyCredentials(conf, cfg, cred); err != nil {
+		return nil, err
 	}
 	if opts.Server != "" {
 		cfg.Host = opts.Server
@@ -167,7 +89,148 @@ func newAPIClient(conf *actor.Conf, opts apiClientOptions) (*apiClient, error) {
 	if cred == "" {
 		cred = "no credential (anonymous)"
 	}
-	return &apiClient{core: core, Server: cfg.Host, Credential: cred, TimeoutKey: reqKey, Timeout: reqTimeout}, nil
+	return &apiClient{core: core, Server: cfg.Host, Credential: cred, TimeoutKey: keys.requestTimeout, Timeout: reqTimeout}, nil
+}
+
+// clientKeys are the configuration keys of one side's API client: submit's,
+// or a driver pod's.
+type clientKeys struct {
+	// auth prefixes the credential keys (AuthOAuthToken, ...).
+	auth string
+	// requestTimeout and connectionTimeout bound requests and connecting.
+	requestTimeout, connectionTimeout string
+}
+
+var (
+	submissionClientKeys = clientKeys{KeyAuthSubmissionPrefix, KeySubmissionRequestTimeout, KeySubmissionConnectionTimeout}
+	driverClientKeys     = clientKeys{KeyAuthDriverPrefix, KeyDriverRequestTimeout, KeyDriverConnectionTimeout}
+)
+
+// timeouts reads the request and connection timeouts (10000 ms each by
+// default), which must be positive.
+func (k clientKeys) timeouts(conf *actor.Conf) (request, connection time.Duration, err error) {
+	request, err = conf.GetDuration(k.requestTimeout, "10000", time.Millisecond)
+	if err != nil {
+		return 0, 0, wrapConf(err)
+	}
+	connection, err = conf.GetDuration(k.connectionTimeout, "10000", time.Millisecond)
+	if err != nil {
+		return 0, 0, wrapConf(err)
+	}
+	if request <= 0 || connection <= 0 {
+		return 0, 0, badConf(k.requestTimeout, conf.Get(k.requestTimeout, ""), "timeouts must be positive")
+	}
+	return request, connection, nil
+}
+
+// defaultRESTConfig is the configuration before Spark's credential keys: in
+// a driver pod the in-cluster configuration when there is one, otherwise
+// the kubeconfig's; with a description of its credential ("" for none).
+func defaultRESTConfig(conf *actor.Conf, opts apiClientOptions) (*rest.Config, string, error) {
+	if opts.InDriverPod {
+		if cfg, err := rest.InClusterConfig(); err == nil {
+			if opts.Server != "" && !sameServer(opts.Server, cfg.Host) {
+				cfg.Host = opts.Server
+			}
+			return cfg, "the pod's service account token (in-cluster configuration)", nil
+		}
+	}
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	overrides := &clientcmd.ConfigOverrides{CurrentContext: conf.Get(KeyContext, ""), ClusterInfo: clientcmdAPICluster(opts.Server)}
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
+	cfg, err := cc.ClientConfig()
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: kubeconfig (%s): %v", ErrCredentials, kubeconfigFiles(rules), err)
+	}
+	return cfg, describeKubeconfigCredential(cc, cfg, rules), nil
+}
+
+// applyCredentials applies Spark's credential keys to cfg, which override
+// its credential (described by cred); it returns the description of the
+// credential used.
+func (k clientKeys) applyCredentials(conf *actor.Conf, cfg *rest.Config, cred string) (string, error) {
+	if err := k.applyCACert(conf, cfg); err != nil {
+		return "", err
+	}
+	certCred, hasCert, err := k.applyClientCert(conf, cfg)
+	if err != nil {
+		return "", err
+	}
+	if hasCert {
+		cred = certCred
+	}
+	tokenCred, err := k.applyOAuthToken(conf, cfg, hasCert)
+	if err != nil {
+		return "", err
+	}
+	if tokenCred != "" {
+		cred = tokenCred
+	}
+	return cred, nil
+}
+
+// applyCACert makes cfg trust the CA of the caCertFile key, if set.
+func (k clientKeys) applyCACert(conf *actor.Conf, cfg *rest.Config) error {
+	v, ok := conf.Lookup(k.auth + AuthCACertFile)
+	if !ok {
+		return nil
+	}
+	if _, err := os.Stat(v); err != nil {
+		return fmt.Errorf("%w: %s%s: %v", ErrCredentials, k.auth, AuthCACertFile, err)
+	}
+	cfg.TLSClientConfig.CAFile, cfg.TLSClientConfig.CAData = v, nil
+	return nil
+}
+
+// applyClientCert makes cfg authenticate with the clientCertFile and
+// clientKeyFile keys, if set (both or neither), instead of its own
+// credential; it returns the description of that credential.
+func (k clientKeys) applyClientCert(conf *actor.Conf, cfg *rest.Config) (cred string, ok bool, err error) {
+	cert, hasCert := conf.Lookup(k.auth + AuthClientCertFile)
+	keyFile, hasKey := conf.Lookup(k.auth + AuthClientKeyFile)
+	if hasCert != hasKey {
+		return "", false, fmt.Errorf("%w: %s%s and %s%s go together", ErrCredentials, k.auth, AuthClientCertFile, k.auth, AuthClientKeyFile)
+	}
+	if !hasCert {
+		return "", false, nil
+	}
+	cfg.TLSClientConfig.CertFile, cfg.TLSClientConfig.KeyFile = cert, keyFile
+	cfg.TLSClientConfig.CertData, cfg.TLSClientConfig.KeyData = nil, nil
+	cfg.BearerToken, cfg.BearerTokenFile, cfg.ExecProvider, cfg.AuthProvider = "", "", nil, nil
+	return "the client certificate " + cert + " (" + k.auth + AuthClientCertFile + ")", true, nil
+}
+
+// applyOAuthToken makes cfg authenticate with the token of the oauthToken
+// key or of the file the oauthTokenFile key names (not both), if either is
+// set, instead of its own credential (but for a client certificate of
+// Spark's keys: hasCert); it returns the description of that credential,
+// or "".
+func (k clientKeys) applyOAuthToken(conf *actor.Conf, cfg *rest.Config, hasCert bool) (string, error) {
+	tok, hasTok := conf.Lookup(k.auth + AuthOAuthToken)
+	tokFile, hasTokFile := conf.Lookup(k.auth + AuthOAuthTokenFile)
+	if hasTok && hasTokFile {
+		return "", fmt.Errorf("%w: give %s%s or %s%s, not both", ErrCredentials, k.auth, AuthOAuthToken, k.auth, AuthOAuthTokenFile)
+	}
+	cred := ""
+	switch {
+	case hasTokFile:
+		b, err := os.ReadFile(tokFile)
+		if err != nil {
+			return "", fmt.Errorf("%w: %s%s: %v", ErrCredentials, k.auth, AuthOAuthTokenFile, err)
+		}
+		tok = strings.TrimSpace(string(b))
+		cred = "the OAuth token in " + tokFile + " (" + k.auth + AuthOAuthTokenFile + ")"
+	case hasTok:
+		cred = "the OAuth token of " + k.auth + AuthOAuthToken
+	default:
+		return "", nil
+	}
+	cfg.BearerToken, cfg.BearerTokenFile, cfg.ExecProvider, cfg.AuthProvider = tok, "", nil, nil
+	cfg.Username, cfg.Password = "", ""
+	if !hasCert {
+		cfg.TLSClientConfig.CertFile, cfg.TLSClientConfig.KeyFile, cfg.TLSClientConfig.CertData, cfg.TLSClientConfig.KeyData = "", "", nil, nil
+	}
+	return cred, nil
 }
 
 func sameServer(a, b string) bool {
@@ -203,71 +266,6 @@ func describeKubeconfigCredential(cc clientcmd.ClientConfig, cfg *rest.Config, r
 		return "the basic-auth user of " + where
 	}
 	return ""
-}
-
-// APIError is a failed API request.
-type APIError struct {
-	// Verb, Resource and Namespace say what was asked.
-	Verb, Resource, Namespace string
-	// Server and Credential say where and with what.
-	Server, Credential string
-	// Kind is one of the sentinel errors.
-	Kind error
-	// Err is the underlying error.
-	Err error
-	// hint completes the message.
-	hint string
-}
-
-func (e *APIError) Error() string {
-	where := e.Resource
-	if e.Namespace != "" {
-		where += " in namespace " + e.Namespace
-	}
-	msg := fmt.Sprintf("%v: %s %s at %s: %v", e.Kind, e.Verb, where, e.Server, e.Err)
-	if e.hint != "" {
-		msg += " (" + e.hint + ")"
-	}
-	return msg
-}
-
-// Unwrap returns the sentinel and the underlying error.
-func (e *APIError) Unwrap() []error { return []error{e.Kind, e.Err} }
-
-// apiError classifies err of verb on resource in namespace; nil stays nil.
-func (c *apiClient) apiError(err error, verb, resource, namespace string) error {
-	if err == nil {
-		return nil
-	}
-	var ae *APIError
-	if errors.As(err, &ae) {
-		return err
-	}
-	e := &APIError{Verb: verb, Resource: resource, Namespace: namespace, Server: c.Server, Credential: c.Credential, Err: err}
-	var st apierrors.APIStatus
-	switch {
-	case apierrors.IsUnauthorized(err):
-		e.Kind, e.hint = ErrUnauthorized, "HTTP 401: the API server rejected "+c.Credential
-	case apierrors.IsForbidden(err):
-		e.Kind, e.hint = ErrForbidden, fmt.Sprintf("HTTP 403: RBAC does not allow %s on %s in namespace %q for %s; see deploy/kubernetes/rbac.yaml",
-			verb, resource, namespace, c.Credential)
-	case apierrors.IsNotFound(err) && errors.As(err, &st) && st.Status().Details != nil && st.Status().Details.Kind == "namespaces":
-		e.Kind, e.hint = ErrNamespaceNotFound, fmt.Sprintf("create it, or give another with %s", KeyNamespace)
-	case apierrors.IsNotFound(err):
-		e.Kind = ErrNotFound
-	case isUnreachable(err):
-		e.Kind, e.hint = ErrUnreachable, fmt.Sprintf("no answer within %s (%s)", c.Timeout, c.TimeoutKey)
-	default:
-		return fmt.Errorf("kubernetes: %s %s in namespace %s: %w", verb, resource, namespace, err)
-	}
-	return e
-}
-
-func isUnreachable(err error) bool {
-	var ne net.Error
-	var ue *url.Error
-	return errors.As(err, &ne) || errors.As(err, &ue) || errors.Is(err, context.DeadlineExceeded) ||
-		apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err)
 }
 
 // CheckAccess makes one bounded request, to fail fast with a typed error
