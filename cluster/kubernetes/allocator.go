@@ -229,66 +229,16 @@ func (a *allocator) round(ctx context.Context) {
 	}
 	p := decide(a.cfg, planInput{Now: now, Target: a.target, Pods: a.pods, Created: a.created, Handled: a.handled,
 		Killed: a.killed, Deleting: a.deleting, NextID: a.nextID, SinceLastBatch: now.Sub(a.lastBatch)})
-	var wake []chan string
-	var reasons []string
-	for _, l := range p.Lost {
-		a.handled[l.ID] = true
-		a.reasons[l.ID] = l.Reason
-		for _, ch := range a.waiters[l.ID] {
-			wake = append(wake, ch)
-			reasons = append(reasons, l.Reason)
-		}
-		delete(a.waiters, l.ID)
-		if l.Failure {
-			a.failures++
-		}
-	}
+	wake := a.recordLosses(p.Lost)
 	failures := a.failures
-	for _, id := range p.Forget {
-		delete(a.created, id)
-	}
-	for _, d := range p.Delete {
-		a.deleting[d.ID] = true
-	}
-	for _, id := range p.Create {
-		a.created[id] = now
-	}
-	if len(p.Create) > 0 {
-		a.nextID = p.Create[len(p.Create)-1] + 1
-		a.lastBatch = now
-	}
-	// Forget ended pods that are gone from the API.
-	for id, st := range a.pods {
-		if a.gone[id] && (a.handled[id] || !st.Phase.terminal()) {
-			delete(a.pods, id)
-			delete(a.gone, id)
-			delete(a.deleting, id)
-			delete(a.unsched, st.Name)
-		}
-	}
-	stall := ""
-	if p.Stalled != "" && (p.Stalled != a.lastStall || now.Sub(a.stallAt) > 30*time.Second) {
-		a.lastStall, a.stallAt = p.Stalled, now
-		stall = p.Stalled
-	}
+	a.recordPlan(p, now)
+	a.forgetGonePods()
+	stall := a.stallToReport(p.Stalled, now)
 	a.mu.Unlock()
-	for i, ch := range wake {
-		ch <- reasons[i]
+	for _, w := range wake {
+		w.ch <- w.reason
 	}
-	for _, l := range p.Lost {
-		ev := a.log.Info()
-		if l.Failure {
-			ev = a.log.Warn()
-		}
-		ev.Int64("executor", l.ID).Str("pod", l.Name).Msg(l.Reason)
-		if a.opts.OnLost != nil {
-			a.opts.OnLost(strconv.FormatInt(l.ID, 10), l.Reason)
-		}
-		if l.Failure && failures >= a.cfg.MaxExecutorFailures {
-			a.fail(fmt.Errorf("%w: max number of executor failures (%d) reached (spark.executor.maxNumFailures); the last: %s",
-				ErrTooManyFailures, a.cfg.MaxExecutorFailures, l.Reason))
-		}
-	}
+	a.reportLosses(p.Lost, failures)
 	if stall != "" {
 		line := fmt.Sprintf("Executor allocation cannot progress: wanted %d, pending %d, running %d: %s", p.Wanted, p.Pending, p.Running, stall)
 		a.log.Warn().Int("wanted", p.Wanted).Int("pending", p.Pending).Int("running", p.Running).Msg(line)
@@ -304,27 +254,121 @@ func (a *allocator) round(ctx context.Context) {
 		a.log.Info().Int("count", len(p.Create)).Int("wanted", p.Wanted).Int("running", p.Running).Int("pending", p.Pending-len(p.Create)).
 			Msgf("Going to request %d executors from Kubernetes", len(p.Create))
 	}
+	a.createPods(ctx, p.Create)
+}
+
+// lossWaiter is an ExecutorLossReason call to wake with reason.
+type lossWaiter struct {
+	ch     chan string
+	reason string
+}
+
+// recordLosses records the reasons of the executors lost, counts their
+// failures, and returns the ExecutorLossReason calls waiting for them.
+// a.mu is held.
+func (a *allocator) recordLosses(lost []loss) []lossWaiter {
+	var wake []lossWaiter
+	for _, l := range lost {
+		a.handled[l.ID] = true
+		a.reasons[l.ID] = l.Reason
+		for _, ch := range a.waiters[l.ID] {
+			wake = append(wake, lossWaiter{ch, l.Reason})
+		}
+		delete(a.waiters, l.ID)
+		if l.Failure {
+			a.failures++
+		}
+	}
+	return wake
+}
+
+// recordPlan records the pods p forgets, deletes and creates. a.mu is held.
+func (a *allocator) recordPlan(p plan, now time.Time) {
+	for _, id := range p.Forget {
+		delete(a.created, id)
+	}
+	for _, d := range p.Delete {
+		a.deleting[d.ID] = true
+	}
 	for _, id := range p.Create {
+		a.created[id] = now
+	}
+	if len(p.Create) > 0 {
+		a.nextID = p.Create[len(p.Create)-1] + 1
+		a.lastBatch = now
+	}
+}
+
+// forgetGonePods forgets the pods gone from the API whose end was handled
+// (or that had not ended). a.mu is held.
+func (a *allocator) forgetGonePods() {
+	for id, st := range a.pods {
+		if a.gone[id] && (a.handled[id] || !st.Phase.terminal()) {
+			delete(a.pods, id)
+			delete(a.gone, id)
+			delete(a.deleting, id)
+			delete(a.unsched, st.Name)
+		}
+	}
+}
+
+// stallToReport returns why allocation cannot progress (stalled, from the
+// plan) when that is news: another reason than the last reported, or the
+// same after 30 seconds; otherwise "". a.mu is held.
+func (a *allocator) stallToReport(stalled string, now time.Time) string {
+	if stalled == "" || (stalled == a.lastStall && now.Sub(a.stallAt) <= 30*time.Second) {
+		return ""
+	}
+	a.lastStall, a.stallAt = stalled, now
+	return stalled
+}
+
+// reportLosses logs the executors lost and tells the driver (OnLost); the
+// application fails once failures reach spark.executor.maxNumFailures.
+func (a *allocator) reportLosses(lost []loss, failures int) {
+	for _, l := range lost {
+		ev := a.log.Info()
+		if l.Failure {
+			ev = a.log.Warn()
+		}
+		ev.Int64("executor", l.ID).Str("pod", l.Name).Msg(l.Reason)
+		if a.opts.OnLost != nil {
+			a.opts.OnLost(strconv.FormatInt(l.ID, 10), l.Reason)
+		}
+		if l.Failure && failures >= a.cfg.MaxExecutorFailures {
+			a.fail(fmt.Errorf("%w: max number of executor failures (%d) reached (spark.executor.maxNumFailures); the last: %s",
+				ErrTooManyFailures, a.cfg.MaxExecutorFailures, l.Reason))
+		}
+	}
+}
+
+// createPods creates the pods of executors ids, in order. At the first
+// error it stops: the application fails when the API refuses the request
+// (401, 403, missing namespace, invalid pod); otherwise the next round
+// tries again.
+func (a *allocator) createPods(ctx context.Context, ids []int64) {
+	for _, id := range ids {
 		pod := a.cfg.executorPod(id, a.opts.DriverURL, a.opts.Owner)
 		cctx, cancel := context.WithTimeout(ctx, a.client.Timeout)
 		_, err := a.client.CoreV1().Pods(a.cfg.Namespace).Create(cctx, pod, metav1.CreateOptions{})
 		cancel()
-		if err != nil && !apierrors.IsAlreadyExists(err) {
-			err = a.client.apiError(err, "create", "pods", a.cfg.Namespace)
-			if ctx.Err() != nil {
-				return
-			}
-			a.mu.Lock()
-			delete(a.created, id)
-			a.mu.Unlock()
-			if errors.Is(err, ErrUnauthorized) || errors.Is(err, ErrForbidden) || errors.Is(err, ErrNamespaceNotFound) ||
-				apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) {
-				a.fail(err)
-				return
-			}
-			a.log.Warn().Err(err).Str("pod", pod.Name).Msg("cannot create an executor pod; retrying in the next round")
+		if err == nil || apierrors.IsAlreadyExists(err) {
+			continue
+		}
+		err = a.client.apiError(err, "create", "pods", a.cfg.Namespace)
+		if ctx.Err() != nil {
 			return
 		}
+		a.mu.Lock()
+		delete(a.created, id)
+		a.mu.Unlock()
+		if errors.Is(err, ErrUnauthorized) || errors.Is(err, ErrForbidden) || errors.Is(err, ErrNamespaceNotFound) ||
+			apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) {
+			a.fail(err)
+			return
+		}
+		a.log.Warn().Err(err).Str("pod", pod.Name).Msg("cannot create an executor pod; retrying in the next round")
+		return
 	}
 }
 
