@@ -48,51 +48,23 @@ func driverPod(cfg cluster.SubmitConfig, kcfg *config, podName string, secret *c
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	res, err := driverResources(conf)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	labels, annotations, err := kcfg.driverMetadata(conf)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	image := kcfg.DriverImage
 	if image == "" {
 		image = kcfg.ExecutorImage
 	}
-	memMiB, err := conf.GetSizeAsBytes(cluster.KeyDriverMemory, "1g", 1<<20)
-	if err != nil {
-		return nil, nil, nil, wrapConf(err)
-	}
-	memMiB >>= 20
-	over, err := overheadMiB(conf, KeyDriverMemoryOverhead, memMiB)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	cores := conf.Get(KeyDriverRequestCores, conf.Get(cluster.KeyDriverCores, "1"))
-	if err := checkQuantity(cores); err != nil {
-		return nil, nil, nil, badConf(KeyDriverRequestCores, cores, err.Error())
-	}
-	labels, err := prefixed(conf, KeyDriverLabelPrefix, true)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	annotations, err := prefixed(conf, KeyDriverAnnotationPrefix, false)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	labels[LabelAppSelector] = kcfg.AppID
-	labels[LabelAppName] = AppNameLabel(kcfg.AppName)
-	labels[LabelRole] = RoleDriver
 	args := []string{"driver", "--master", cfg.Master.String(), "--class", cfg.Class}
 	pass, keys, dropped := driverConf(conf, red, secret)
 	args = append(args, confArgs(pass)...)
 	args = append(args, "--")
 	args = append(args, cfg.Args...)
-	mem := resource.MustParse(fmt.Sprintf("%dMi", memMiB+over))
-	res := corev1.ResourceRequirements{
-		Requests: corev1.ResourceList{corev1.ResourceMemory: mem, corev1.ResourceCPU: resource.MustParse(cores)},
-		Limits:   corev1.ResourceList{corev1.ResourceMemory: mem},
-	}
-	if l := conf.Get(KeyDriverLimitCores, ""); l != "" {
-		q, err := resource.ParseQuantity(l)
-		if err != nil {
-			return nil, nil, nil, badConf(KeyDriverLimitCores, l, err.Error())
-		}
-		res.Limits[corev1.ResourceCPU] = q
-	}
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: podName, Namespace: kcfg.Namespace, Labels: labels, Annotations: annotations},
 		Spec: corev1.PodSpec{
@@ -110,21 +82,74 @@ func driverPod(cfg cluster.SubmitConfig, kcfg *config, podName string, secret *c
 			}},
 		},
 	}
-	svcName := podName + "-svc"
-	if len(svcName) > 63 {
-		svcName = svcName[len(svcName)-63:]
-		svcName = strings.TrimLeft(svcName, "-0123456789")
-	}
-	svc := &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: svcName, Namespace: kcfg.Namespace, Labels: map[string]string{LabelAppSelector: kcfg.AppID}},
-		Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone, Selector: map[string]string{LabelAppSelector: kcfg.AppID, LabelRole: RoleDriver},
-			Ports: []corev1.ServicePort{{Name: "driver-rpc-port", Port: DriverPort}}},
-	}
 	if len(keys) > 0 {
 		pod.Spec.Volumes = []corev1.Volume{authVolume(secret.Name, keys...)}
 		pod.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{authMount()}
 	}
-	return pod, svc, dropped, nil
+	return pod, kcfg.driverService(podName), dropped, nil
+}
+
+// driverResources is the driver container's requests and limits: memory
+// (spark.driver.memory plus its overhead) requested and limited, CPU
+// requested (spark.kubernetes.driver.request.cores, else
+// spark.driver.cores) and, when spark.kubernetes.driver.limit.cores is set,
+// limited.
+func driverResources(conf *actor.Conf) (corev1.ResourceRequirements, error) {
+	var res corev1.ResourceRequirements
+	memMiB, err := conf.GetSizeAsBytes(cluster.KeyDriverMemory, "1g", 1<<20)
+	if err != nil {
+		return res, wrapConf(err)
+	}
+	memMiB >>= 20
+	over, err := overheadMiB(conf, KeyDriverMemoryOverhead, memMiB)
+	if err != nil {
+		return res, err
+	}
+	cores := conf.Get(KeyDriverRequestCores, conf.Get(cluster.KeyDriverCores, "1"))
+	if err := checkQuantity(cores); err != nil {
+		return res, badConf(KeyDriverRequestCores, cores, err.Error())
+	}
+	mem := resource.MustParse(fmt.Sprintf("%dMi", memMiB+over))
+	res.Requests = corev1.ResourceList{corev1.ResourceMemory: mem, corev1.ResourceCPU: resource.MustParse(cores)}
+	res.Limits = corev1.ResourceList{corev1.ResourceMemory: mem}
+	if l := conf.Get(KeyDriverLimitCores, ""); l != "" {
+		q, err := resource.ParseQuantity(l)
+		if err != nil {
+			return res, badConf(KeyDriverLimitCores, l, err.Error())
+		}
+		res.Limits[corev1.ResourceCPU] = q
+	}
+	return res, nil
+}
+
+// driverMetadata is the driver pod's labels (the user's
+// spark.kubernetes.driver.label.* and Spark's) and annotations.
+func (c *config) driverMetadata(conf *actor.Conf) (labels, annotations map[string]string, err error) {
+	if labels, err = prefixed(conf, KeyDriverLabelPrefix, true); err != nil {
+		return nil, nil, err
+	}
+	if annotations, err = prefixed(conf, KeyDriverAnnotationPrefix, false); err != nil {
+		return nil, nil, err
+	}
+	labels[LabelAppSelector] = c.AppID
+	labels[LabelAppName] = AppNameLabel(c.AppName)
+	labels[LabelRole] = RoleDriver
+	return labels, annotations, nil
+}
+
+// driverService is the headless service of the driver pod podName,
+// <podName>-svc (its last 63 characters, starting with a letter).
+func (c *config) driverService(podName string) *corev1.Service {
+	name := podName + "-svc"
+	if len(name) > 63 {
+		name = name[len(name)-63:]
+		name = strings.TrimLeft(name, "-0123456789")
+	}
+	return &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: c.Namespace, Labels: map[string]string{LabelAppSelector: c.AppID}},
+		Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone, Selector: map[string]string{LabelAppSelector: c.AppID, LabelRole: RoleDriver},
+			Ports: []corev1.ServicePort{{Name: "driver-rpc-port", Port: DriverPort}}},
+	}
 }
 
 // driverConf is the configuration a driver pod gets as arguments: the keys
