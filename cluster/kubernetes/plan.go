@@ -103,13 +103,24 @@ type podDeletion struct {
 // decide plans a round.
 func decide(cfg *config, in planInput) plan {
 	var p plan
+	running, pendingIDs := p.classifyPods(cfg, in)
+	unseen := p.expireUnseen(cfg, in)
+	pending := p.deleteExcess(in, pendingIDs, running+len(pendingIDs)+unseen-in.Target)
+	p.Running, p.Pending, p.Wanted = running, pending+unseen, in.Target
+	p.createBatch(cfg, in, in.Target-running-pending-unseen, pending, unseen)
+	return p
+}
+
+// classifyPods goes through the pods of the snapshot, in executor order:
+// ended pods are lost (once) and deleted, pods pending past
+// spark.kubernetes.allocation.executor.timeout are deleted; it returns how
+// many run and which others are pending.
+func (p *plan) classifyPods(cfg *config, in planInput) (running int, pendingIDs []int64) {
 	ids := make([]int64, 0, len(in.Pods))
 	for id := range in.Pods {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	running, pending := 0, 0
-	var pendingIDs []int64
 	for _, id := range ids {
 		st := in.Pods[id]
 		if st.Phase.terminal() {
@@ -133,12 +144,15 @@ func decide(cfg *config, in planInput) plan {
 				Reason: fmt.Sprintf("it was pending for more than %s (%s)", cfg.ExecutorTimeout, KeyExecutorTimeout)})
 			continue
 		}
-		pending++
 		pendingIDs = append(pendingIDs, id)
 	}
-	// Pods created but not yet seen: past the timeout, delete them (they
-	// may exist) and forget them.
-	unseen := 0
+	return running, pendingIDs
+}
+
+// expireUnseen goes through the pods created but not yet in a snapshot:
+// past the timeout, it deletes them (they may exist) and forgets them. It
+// returns how many others there are.
+func (p *plan) expireUnseen(cfg *config, in planInput) (unseen int) {
 	for id, at := range in.Created {
 		if _, seen := in.Pods[id]; seen {
 			continue
@@ -152,36 +166,41 @@ func decide(cfg *config, in planInput) plan {
 		unseen++
 	}
 	slices.Sort(p.Forget)
-	// Too many: delete pending pods, the newest (least likely bound) first.
-	excess := running + pending + unseen - in.Target
+	return unseen
+}
+
+// deleteExcess deletes up to excess of the pending pods pendingIDs (in
+// executor order), the newest (least likely bound) first, and returns how
+// many stay pending.
+func (p *plan) deleteExcess(in planInput, pendingIDs []int64, excess int) (pending int) {
+	pending = len(pendingIDs)
 	for i := len(pendingIDs) - 1; i >= 0 && excess > 0; i-- {
 		id := pendingIDs[i]
 		p.Delete = append(p.Delete, podDeletion{ID: id, Name: in.Pods[id].Name, Reason: "fewer executors are wanted"})
 		pending--
 		excess--
 	}
-	p.Running, p.Pending, p.Wanted = running, pending+unseen, in.Target
-	missing := in.Target - running - pending - unseen
-	if missing <= 0 {
-		return p
-	}
-	switch {
-	case unseen > 0:
-		// As Spark: wait for the last batch to show up before the next.
-		return p
-	case in.SinceLastBatch < cfg.BatchDelay:
-		return p
+	return pending
+}
+
+// createBatch plans the next batch of pods when missing executors are
+// wanted: none while pods of the last batch are unseen (as Spark, it waits
+// for them) or within spark.kubernetes.allocation.batch.delay of it; at
+// most batch.size, and no more than maxPendingPods pending (else the plan
+// says it is stalled).
+func (p *plan) createBatch(cfg *config, in planInput, missing, pending, unseen int) {
+	if missing <= 0 || unseen > 0 || in.SinceLastBatch < cfg.BatchDelay {
+		return
 	}
 	n := min(missing, cfg.BatchSize, cfg.MaxPendingPods-pending)
 	if n <= 0 {
 		p.Stalled = fmt.Sprintf("%d executor pods are pending, the most allowed (%s=%d)", pending, KeyMaxPendingPods, cfg.MaxPendingPods)
-		return p
+		return
 	}
 	for i := range int64(n) {
 		p.Create = append(p.Create, in.NextID+i)
 	}
 	p.Pending += n
-	return p
 }
 
 // isFailure says whether a pod's end counts as an executor failure: a
