@@ -3,8 +3,9 @@ package kubernetes
 // allocator.go is the I/O side of executor allocation (Spark's
 // ExecutorPodsAllocator, ExecutorPodsLifecycleManager and
 // ExecutorPodsWatchSnapshotSource): an informer (tools/cache) on the
-// application's executor pods feeds a snapshot; each round asks decide (plan.go) what to
-// do and does it through the API. It is the driver's endpoints.ClusterManager.
+// application's executor pods feeds a snapshot; each round asks decide
+// (plan.go) what to do and does it through the API. It is the driver's
+// endpoints.ClusterManager.
 
 import (
 	"context"

@@ -3,10 +3,9 @@ package kubernetes
 // corev1.go holds the typed clients of the core/v1 resources the cluster
 // manager uses (pods, secrets, services, namespaces), and the pod watches
 // built on them. They are client-go's generic typed clients (gentype) over
-// a scheme that knows core/v1 alone: client-go's generated clients share a
-// scheme of every API group, and that scheme, their apply configurations
-// and the discovery client they import would more than double the
-// Kubernetes code linked into the sparkrpc command.
+// a scheme that knows core/v1 alone: even client-go's generated core/v1
+// client links the scheme of every API group, the apply configurations and
+// the discovery client into the sparkrpc command.
 
 import (
 	"context"
