@@ -2,9 +2,10 @@ package kubernetes
 
 // allocator.go is the I/O side of executor allocation (Spark's
 // ExecutorPodsAllocator, ExecutorPodsLifecycleManager and
-// ExecutorPodsWatchSnapshotSource): a shared informer on the application's
-// executor pods feeds a snapshot; each round asks decide (plan.go) what to
-// do and does it through the API. It is the driver's endpoints.ClusterManager.
+// ExecutorPodsWatchSnapshotSource): an informer (tools/cache) on the
+// application's executor pods feeds a snapshot; each round asks decide
+// (plan.go) what to do and does it through the API. It is the driver's
+// endpoints.ClusterManager.
 
 import (
 	"context"
@@ -18,7 +19,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -26,8 +26,8 @@ import (
 // pods failed than spark.executor.maxNumFailures allows.
 var ErrTooManyFailures = errors.New("kubernetes: too many executor failures")
 
-// AllocatorOptions are the allocator's collaborators.
-type AllocatorOptions struct {
+// allocatorOptions are the allocator's collaborators.
+type allocatorOptions struct {
 	// DriverURL is what executors connect to.
 	DriverURL string
 	// Owner, when set, is the executors' controller (the driver pod). The
@@ -44,12 +44,12 @@ type AllocatorOptions struct {
 	Logger zerolog.Logger
 }
 
-// Allocator keeps an application's executor pods at the number the driver
+// allocator keeps an application's executor pods at the number the driver
 // wants. It implements endpoints.ClusterManager.
-type Allocator struct {
-	cfg    *Config
-	client *Client
-	opts   AllocatorOptions
+type allocator struct {
+	cfg    *config
+	client *apiClient
+	opts   allocatorOptions
 	log    zerolog.Logger
 
 	kick   chan struct{}
@@ -57,7 +57,7 @@ type Allocator struct {
 
 	mu        sync.Mutex
 	target    int
-	pods      map[int64]ExecutorPodState
+	pods      map[int64]executorPodState
 	gone      map[int64]bool
 	created   map[int64]time.Time
 	handled   map[int64]bool
@@ -73,28 +73,28 @@ type Allocator struct {
 	unsched   map[string]string // pod name -> last scheduler message reported
 	started   bool
 	stopped   bool
-	done      chan struct{}
+	done      chan struct{} // closed when run returns
+	watchDone chan struct{} // closed when the informer stops
 	cancel    context.CancelFunc
-	factory   informers.SharedInformerFactory
 }
 
-// NewAllocator returns an allocator for cfg's application; Start starts it.
-func NewAllocator(cfg *Config, client *Client, opts AllocatorOptions) *Allocator {
-	return &Allocator{cfg: cfg, client: client, opts: opts, log: opts.Logger.With().Str("component", "k8s-allocator").Logger(),
+// newAllocator returns an allocator for cfg's application; Start starts it.
+func newAllocator(cfg *config, client *apiClient, opts allocatorOptions) *allocator {
+	return &allocator{cfg: cfg, client: client, opts: opts, log: opts.Logger.With().Str("component", "k8s-allocator").Logger(),
 		kick: make(chan struct{}, 1), failed: make(chan error, 1), target: cfg.NumExecutors,
-		pods: map[int64]ExecutorPodState{}, gone: map[int64]bool{}, created: map[int64]time.Time{}, handled: map[int64]bool{},
+		pods: map[int64]executorPodState{}, gone: map[int64]bool{}, created: map[int64]time.Time{}, handled: map[int64]bool{},
 		killed: map[int64]bool{}, deleting: map[int64]bool{}, reasons: map[int64]string{}, waiters: map[int64][]chan string{},
-		nextID: 1, unsched: map[string]string{}, done: make(chan struct{})}
+		nextID: 1, unsched: map[string]string{}, done: make(chan struct{}), watchDone: make(chan struct{})}
 }
 
 // Failed delivers the error that ends the application: too many executor
 // failures, or an API error that allocation cannot get past (401, 403,
 // missing namespace).
-func (a *Allocator) Failed() <-chan error { return a.failed }
+func (a *allocator) Failed() <-chan error { return a.failed }
 
 // Start starts watching the executor pods and allocating them; it returns
 // once the informer has synced (bounded by ctx) or with its error.
-func (a *Allocator) Start(ctx context.Context) error {
+func (a *allocator) Start(ctx context.Context) error {
 	a.mu.Lock()
 	if a.started {
 		a.mu.Unlock()
@@ -103,9 +103,8 @@ func (a *Allocator) Start(ctx context.Context) error {
 	a.started = true
 	a.mu.Unlock()
 	sel := ExecutorSelector(a.cfg.AppID)
-	a.factory = informers.NewSharedInformerFactoryWithOptions(a.client.Interface, 30*time.Second, informers.WithNamespace(a.cfg.Namespace),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = sel }))
-	inf := a.factory.Core().V1().Pods().Informer()
+	pods := a.client.CoreV1().Pods(a.cfg.Namespace)
+	inf := cache.NewSharedInformer(podListWatch(pods, sel, ""), &corev1.Pod{}, 30*time.Second)
 	_ = inf.SetWatchErrorHandlerWithContext(func(_ context.Context, _ *cache.Reflector, err error) {
 		a.log.Warn().Err(err).Msg("executor pod watch failed; it resumes with a new list")
 	})
@@ -119,13 +118,16 @@ func (a *Allocator) Start(ctx context.Context) error {
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	a.cancel = cancel
-	a.factory.Start(runCtx.Done())
+	go func() {
+		defer close(a.watchDone)
+		inf.RunWithContext(runCtx)
+	}()
 	sctx, scancel := context.WithTimeout(ctx, a.client.Timeout)
 	defer scancel()
 	if !cache.WaitForCacheSync(sctx.Done(), inf.HasSynced) {
 		cancel()
-		a.factory.Shutdown()
-		_, err := a.client.CoreV1().Pods(a.cfg.Namespace).List(sctx, metav1.ListOptions{LabelSelector: sel, Limit: 1})
+		<-a.watchDone
+		_, err := pods.List(sctx, metav1.ListOptions{LabelSelector: sel, Limit: 1})
 		if err == nil {
 			err = sctx.Err()
 		}
@@ -136,7 +138,7 @@ func (a *Allocator) Start(ctx context.Context) error {
 }
 
 // observe puts a pod event into the snapshot.
-func (a *Allocator) observe(obj any, deleted bool) {
+func (a *allocator) observe(obj any, deleted bool) {
 	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = t.Obj
 	}
@@ -152,7 +154,7 @@ func (a *Allocator) observe(obj any, deleted bool) {
 	a.mu.Lock()
 	if prev, seen := a.pods[st.ID]; seen && prev.Phase.terminal() && !st.Phase.terminal() {
 		st = prev // never back from an end
-	} else if seen && prev.Phase.terminal() && st.Phase == PodDeleted {
+	} else if seen && prev.Phase.terminal() && st.Phase == podDeleted {
 		st = prev // keep the reason of its end
 	}
 	a.pods[st.ID] = st
@@ -160,7 +162,7 @@ func (a *Allocator) observe(obj any, deleted bool) {
 	if deleted {
 		a.gone[st.ID] = true
 	}
-	if st.Phase == PodPending {
+	if st.Phase == podPending {
 		if msg := unschedulable(pod); msg != "" && a.unsched[pod.Name] != msg {
 			a.unsched[pod.Name] = msg
 			report = fmt.Sprintf("Executor pod %s is pending: FailedScheduling: %s", pod.Name, msg)
@@ -190,14 +192,14 @@ func unschedulable(pod *corev1.Pod) string {
 	return ""
 }
 
-func (a *Allocator) poke() {
+func (a *allocator) poke() {
 	select {
 	case a.kick <- struct{}{}:
 	default:
 	}
 }
 
-func (a *Allocator) run(ctx context.Context) {
+func (a *allocator) run(ctx context.Context) {
 	defer close(a.done)
 	if a.opts.Owner != nil {
 		a.awaitDriverReady(ctx, a.opts.Owner.Name)
@@ -219,7 +221,7 @@ func (a *Allocator) run(ctx context.Context) {
 }
 
 // round plans and carries out one allocation round.
-func (a *Allocator) round(ctx context.Context) {
+func (a *allocator) round(ctx context.Context) {
 	now := time.Now()
 	a.mu.Lock()
 	if a.stopped {
@@ -228,66 +230,16 @@ func (a *Allocator) round(ctx context.Context) {
 	}
 	p := decide(a.cfg, planInput{Now: now, Target: a.target, Pods: a.pods, Created: a.created, Handled: a.handled,
 		Killed: a.killed, Deleting: a.deleting, NextID: a.nextID, SinceLastBatch: now.Sub(a.lastBatch)})
-	var wake []chan string
-	var reasons []string
-	for _, l := range p.Lost {
-		a.handled[l.ID] = true
-		a.reasons[l.ID] = l.Reason
-		for _, ch := range a.waiters[l.ID] {
-			wake = append(wake, ch)
-			reasons = append(reasons, l.Reason)
-		}
-		delete(a.waiters, l.ID)
-		if l.Failure {
-			a.failures++
-		}
-	}
+	wake := a.recordLosses(p.Lost)
 	failures := a.failures
-	for _, id := range p.Forget {
-		delete(a.created, id)
-	}
-	for _, d := range p.Delete {
-		a.deleting[d.ID] = true
-	}
-	for _, id := range p.Create {
-		a.created[id] = now
-	}
-	if len(p.Create) > 0 {
-		a.nextID = p.Create[len(p.Create)-1] + 1
-		a.lastBatch = now
-	}
-	// Forget ended pods that are gone from the API.
-	for id, st := range a.pods {
-		if a.gone[id] && (a.handled[id] || !st.Phase.terminal()) {
-			delete(a.pods, id)
-			delete(a.gone, id)
-			delete(a.deleting, id)
-			delete(a.unsched, st.Name)
-		}
-	}
-	stall := ""
-	if p.Stalled != "" && (p.Stalled != a.lastStall || now.Sub(a.stallAt) > 30*time.Second) {
-		a.lastStall, a.stallAt = p.Stalled, now
-		stall = p.Stalled
-	}
+	a.recordPlan(p, now)
+	a.forgetGonePods()
+	stall := a.stallToReport(p.Stalled, now)
 	a.mu.Unlock()
-	for i, ch := range wake {
-		ch <- reasons[i]
+	for _, w := range wake {
+		w.ch <- w.reason
 	}
-	for _, l := range p.Lost {
-		ev := a.log.Info()
-		if l.Failure {
-			ev = a.log.Warn()
-		}
-		ev.Int64("executor", l.ID).Str("pod", l.Name).Msg(l.Reason)
-		if a.opts.OnLost != nil {
-			a.opts.OnLost(strconv.FormatInt(l.ID, 10), l.Reason)
-		}
-		if l.Failure && failures >= a.cfg.MaxExecutorFailures {
-			a.fail(fmt.Errorf("%w: max number of executor failures (%d) reached (spark.executor.maxNumFailures); the last: %s",
-				ErrTooManyFailures, a.cfg.MaxExecutorFailures, l.Reason))
-		}
-	}
+	a.reportLosses(p.Lost, failures)
 	if stall != "" {
 		line := fmt.Sprintf("Executor allocation cannot progress: wanted %d, pending %d, running %d: %s", p.Wanted, p.Pending, p.Running, stall)
 		a.log.Warn().Int("wanted", p.Wanted).Int("pending", p.Pending).Int("running", p.Running).Msg(line)
@@ -303,31 +255,125 @@ func (a *Allocator) round(ctx context.Context) {
 		a.log.Info().Int("count", len(p.Create)).Int("wanted", p.Wanted).Int("running", p.Running).Int("pending", p.Pending-len(p.Create)).
 			Msgf("Going to request %d executors from Kubernetes", len(p.Create))
 	}
+	a.createPods(ctx, p.Create)
+}
+
+// lossWaiter is an ExecutorLossReason call to wake with reason.
+type lossWaiter struct {
+	ch     chan string
+	reason string
+}
+
+// recordLosses records the reasons of the executors lost, counts their
+// failures, and returns the ExecutorLossReason calls waiting for them.
+// a.mu is held.
+func (a *allocator) recordLosses(lost []loss) []lossWaiter {
+	var wake []lossWaiter
+	for _, l := range lost {
+		a.handled[l.ID] = true
+		a.reasons[l.ID] = l.Reason
+		for _, ch := range a.waiters[l.ID] {
+			wake = append(wake, lossWaiter{ch, l.Reason})
+		}
+		delete(a.waiters, l.ID)
+		if l.Failure {
+			a.failures++
+		}
+	}
+	return wake
+}
+
+// recordPlan records the pods p forgets, deletes and creates. a.mu is held.
+func (a *allocator) recordPlan(p plan, now time.Time) {
+	for _, id := range p.Forget {
+		delete(a.created, id)
+	}
+	for _, d := range p.Delete {
+		a.deleting[d.ID] = true
+	}
 	for _, id := range p.Create {
-		pod := a.cfg.ExecutorPod(id, a.opts.DriverURL, a.opts.Owner)
-		cctx, cancel := context.WithTimeout(ctx, a.client.Timeout)
-		_, err := a.client.CoreV1().Pods(a.cfg.Namespace).Create(cctx, pod, metav1.CreateOptions{})
-		cancel()
-		if err != nil && !apierrors.IsAlreadyExists(err) {
-			err = a.client.apiError(err, "create", "pods", a.cfg.Namespace)
-			if ctx.Err() != nil {
-				return
-			}
-			a.mu.Lock()
-			delete(a.created, id)
-			a.mu.Unlock()
-			if errors.Is(err, ErrUnauthorized) || errors.Is(err, ErrForbidden) || errors.Is(err, ErrNamespaceNotFound) ||
-				apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) {
-				a.fail(err)
-				return
-			}
-			a.log.Warn().Err(err).Str("pod", pod.Name).Msg("cannot create an executor pod; retrying in the next round")
-			return
+		a.created[id] = now
+	}
+	if len(p.Create) > 0 {
+		a.nextID = p.Create[len(p.Create)-1] + 1
+		a.lastBatch = now
+	}
+}
+
+// forgetGonePods forgets the pods gone from the API whose end was handled
+// (or that had not ended). a.mu is held.
+func (a *allocator) forgetGonePods() {
+	for id, st := range a.pods {
+		if a.gone[id] && (a.handled[id] || !st.Phase.terminal()) {
+			delete(a.pods, id)
+			delete(a.gone, id)
+			delete(a.deleting, id)
+			delete(a.unsched, st.Name)
 		}
 	}
 }
 
-func (a *Allocator) deletePod(ctx context.Context, name string) {
+// stallToReport returns why allocation cannot progress (stalled, from the
+// plan) when that is news: another reason than the last reported, or the
+// same after 30 seconds; otherwise "". a.mu is held.
+func (a *allocator) stallToReport(stalled string, now time.Time) string {
+	if stalled == "" || (stalled == a.lastStall && now.Sub(a.stallAt) <= 30*time.Second) {
+		return ""
+	}
+	a.lastStall, a.stallAt = stalled, now
+	return stalled
+}
+
+// reportLosses logs the executors lost and tells the driver (OnLost); the
+// application fails once failures reach spark.executor.maxNumFailures.
+func (a *allocator) reportLosses(lost []loss, failures int) {
+	for _, l := range lost {
+		ev := a.log.Info()
+		if l.Failure {
+			ev = a.log.Warn()
+		}
+		ev.Int64("executor", l.ID).Str("pod", l.Name).Msg(l.Reason)
+		if a.opts.OnLost != nil {
+			a.opts.OnLost(strconv.FormatInt(l.ID, 10), l.Reason)
+		}
+		if l.Failure && failures >= a.cfg.MaxExecutorFailures {
+			a.fail(fmt.Errorf("%w: max number of executor failures (%d) reached (spark.executor.maxNumFailures); the last: %s",
+				ErrTooManyFailures, a.cfg.MaxExecutorFailures, l.Reason))
+		}
+	}
+}
+
+// createPods creates the pods of executors ids, in order. At the first
+// error it stops: the application fails when the API refuses the request
+// (401, 403, missing namespace, invalid pod); otherwise the next round
+// tries again.
+func (a *allocator) createPods(ctx context.Context, ids []int64) {
+	for _, id := range ids {
+		pod := a.cfg.executorPod(id, a.opts.DriverURL, a.opts.Owner)
+		cctx, cancel := context.WithTimeout(ctx, a.client.Timeout)
+		_, err := a.client.CoreV1().Pods(a.cfg.Namespace).Create(cctx, pod, metav1.CreateOptions{})
+		cancel()
+		if err == nil || apierrors.IsAlreadyExists(err) {
+			continue
+		}
+		err = a.client.apiError(err, "create", "pods", a.cfg.Namespace)
+		if ctx.Err() != nil {
+			return
+		}
+		a.mu.Lock()
+		delete(a.created, id)
+		a.mu.Unlock()
+		if errors.Is(err, ErrUnauthorized) || errors.Is(err, ErrForbidden) || errors.Is(err, ErrNamespaceNotFound) ||
+			apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) {
+			a.fail(err)
+			return
+		}
+		a.log.Warn().Err(err).Str("pod", pod.Name).Msg("cannot create an executor pod; retrying in the next round")
+		return
+	}
+}
+
+func (a *allocator) deletePod(ctx context.Context, name string) {
 	dctx, cancel := context.WithTimeout(ctx, a.client.Timeout)
 	defer cancel()
 	err := a.client.CoreV1().Pods(a.cfg.Namespace).Delete(dctx, name, metav1.DeleteOptions{})
@@ -336,7 +382,7 @@ func (a *Allocator) deletePod(ctx context.Context, name string) {
 	}
 }
 
-func (a *Allocator) fail(err error) {
+func (a *allocator) fail(err error) {
 	select {
 	case a.failed <- err:
 	default:
@@ -344,14 +390,14 @@ func (a *Allocator) fail(err error) {
 }
 
 // Counts returns the executor pods running and pending now, and the number wanted.
-func (a *Allocator) Counts() (running, pending, wanted int) {
+func (a *allocator) Counts() (running, pending, wanted int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for id, st := range a.pods {
 		if a.deleting[id] || st.Phase.terminal() {
 			continue
 		}
-		if st.Phase == PodRunning {
+		if st.Phase == podRunning {
 			running++
 		} else {
 			pending++
@@ -368,7 +414,7 @@ func (a *Allocator) Counts() (running, pending, wanted int) {
 // Stop stops allocating and, unless
 // spark.kubernetes.executor.deleteOnTermination is false, deletes the
 // executor pods and waits for them to be gone (bounded by ctx).
-func (a *Allocator) Stop(ctx context.Context) error {
+func (a *allocator) Stop(ctx context.Context) error {
 	a.mu.Lock()
 	if a.stopped || !a.started {
 		a.stopped = true
@@ -379,7 +425,7 @@ func (a *Allocator) Stop(ctx context.Context) error {
 	a.mu.Unlock()
 	a.cancel()
 	<-a.done
-	a.factory.Shutdown()
+	<-a.watchDone
 	if !a.cfg.DeleteOnTermination {
 		return nil
 	}
@@ -388,7 +434,7 @@ func (a *Allocator) Stop(ctx context.Context) error {
 
 // deleteExecutorPods deletes an application's executor pods and waits until
 // none is left.
-func deleteExecutorPods(ctx context.Context, c *Client, namespace, appID string, log zerolog.Logger) error {
+func deleteExecutorPods(ctx context.Context, c *apiClient, namespace, appID string, log zerolog.Logger) error {
 	sel := metav1.ListOptions{LabelSelector: ExecutorSelector(appID)}
 	pods := c.CoreV1().Pods(namespace)
 	dctx, cancel := context.WithTimeout(ctx, c.Timeout)

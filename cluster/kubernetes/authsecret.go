@@ -75,7 +75,7 @@ func AuthSecretName(prefix string) string { return prefix + "-auth-secret" }
 // authSecret is the Kubernetes Secret holding data (AuthSecretKey: the
 // shared secret; DriverOAuthTokenKey: the driver pod's token), labelled
 // with the application's labels.
-func (c *Config) authSecret(name string, data map[string][]byte) *corev1.Secret {
+func (c *config) authSecret(name string, data map[string][]byte) *corev1.Secret {
 	immutable := true
 	return &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: c.Namespace, Labels: map[string]string{
@@ -149,7 +149,7 @@ type driverAuth struct {
 // mode), it takes the given secret or generates one (kept in conf, in
 // memory, for the driver itself), creates the Secret (owned by owner, the
 // driver pod, when there is one) and sets kcfg's executor configuration.
-func setupDriverAuth(ctx context.Context, conf *actor.Conf, kcfg *Config, client *Client, owner *metav1.OwnerReference) (*driverAuth, error) {
+func setupDriverAuth(ctx context.Context, conf *actor.Conf, kcfg *config, client *apiClient, owner *metav1.OwnerReference) (*driverAuth, error) {
 	red, err := newRedactor(conf)
 	if err != nil {
 		return nil, err
@@ -190,7 +190,7 @@ func setupDriverAuth(ctx context.Context, conf *actor.Conf, kcfg *Config, client
 }
 
 // cleanup deletes the Secret the driver created.
-func (da *driverAuth) cleanup(client *Client, namespace string) error {
+func (da *driverAuth) cleanup(client *apiClient, namespace string) error {
 	if da == nil || !da.created {
 		return nil
 	}

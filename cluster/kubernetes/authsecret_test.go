@@ -43,7 +43,7 @@ func checkAuthVolume(t *testing.T, spec corev1.PodSpec, secretName string) {
 	}
 }
 
-func driverPodNoSecret(m cluster.Master, conf *actor.Conf, kcfg *Config) (*corev1.Pod, []string, error) {
+func driverPodNoSecret(m cluster.Master, conf *actor.Conf, kcfg *config) (*corev1.Pod, []string, error) {
 	pod, _, dropped, err := driverPod(cluster.SubmitConfig{Master: m, Class: "SparkPi", Conf: conf}, kcfg, "app-driver", nil)
 	return pod, dropped, err
 }
@@ -62,7 +62,7 @@ func TestDriverPodKeepsSecretsOut(t *testing.T) {
 		Set("spark.custom.credential", "cust0m-value").
 		Set(webui.KeyRedactionRegex, "(?i)credential").
 		Set(cluster.KeyAppName, "app")
-	kcfg, err := ParseConfig(conf, "spark-1")
+	kcfg, err := parseConfig(conf, "spark-1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestExecutorPodMountsAuthSecret(t *testing.T) {
 	c := testConfig()
 	c.AuthSecretName = "sparkpi-abc-auth-secret"
 	c.ExecutorConf = executorStartupConf(conf, red, c.AuthSecretName)
-	pod := c.ExecutorPod(1, "spark://CoarseGrainedScheduler@127.0.0.1:7078", nil)
+	pod := c.executorPod(1, "spark://CoarseGrainedScheduler@127.0.0.1:7078", nil)
 	noValueIn(t, "the executor pod", pod, "s3cr3t-value", "passw0rd-value", "/home/me/secret")
 	args := strings.Join(pod.Spec.Containers[0].Args, " ")
 	for _, a := range []string{"--conf " + netty.KeyAuthenticate + "=true", "--conf " + netty.KeyAuthenticateSecretFile + "=" + AuthSecretFile,

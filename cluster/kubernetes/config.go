@@ -1,7 +1,7 @@
 package kubernetes
 
 // config.go holds the configuration keys of the Kubernetes cluster manager
-// (Spark's names) and Config, their parsed and validated values.
+// (Spark's names) and config, their parsed and validated values.
 
 import (
 	"crypto/rand"
@@ -147,8 +147,8 @@ const (
 
 const minOverheadMiB = 384
 
-// Config is the parsed configuration of an application on Kubernetes.
-type Config struct {
+// config is the parsed configuration of an application on Kubernetes.
+type config struct {
 	AppID, AppName string
 	Namespace      string
 	// ExecutorImage and DriverImage are the pods' images.
@@ -260,122 +260,159 @@ func AppNameLabel(appName string) string {
 	return strings.Trim(s, "-")
 }
 
-// ParseConfig reads and validates the Kubernetes keys of conf for the
+// parseConfig reads and validates the Kubernetes keys of conf for the
 // application appID. Errors match ErrInvalidConfig and name the key.
-func ParseConfig(conf *actor.Conf, appID string) (*Config, error) {
-	c := &Config{AppID: appID, AppName: conf.Get(cluster.KeyAppName, "sparkrpc")}
+func parseConfig(conf *actor.Conf, appID string) (*config, error) {
+	c := &config{AppID: appID, AppName: conf.Get(cluster.KeyAppName, "sparkrpc")}
+	for _, read := range []func(*actor.Conf) error{c.readPods, c.readExecutorResources, c.readExecutorMetadata, c.readAllocation} {
+		if err := read(conf); err != nil {
+			return nil, err
+		}
+	}
+	c.Executable = conf.Get(KeyExecutable, "sparkrpc")
+	return c, nil
+}
+
+// readPods reads where the pods run and what they run: the namespace, the
+// images and their pull policy, and the pods' name prefix.
+func (c *config) readPods(conf *actor.Conf) error {
 	c.Namespace = conf.Get(KeyNamespace, "default")
 	if !dnsLabelRe.MatchString(c.Namespace) || len(c.Namespace) > 63 {
-		return nil, badConf(KeyNamespace, c.Namespace, "not a valid namespace name (a DNS label)")
+		return badConf(KeyNamespace, c.Namespace, "not a valid namespace name (a DNS label)")
 	}
 	image := conf.Get(KeyContainerImage, "")
 	c.ExecutorImage = conf.Get(KeyExecutorContainerImage, image)
 	c.DriverImage = conf.Get(KeyDriverContainerImage, image)
 	if c.ExecutorImage == "" {
-		return nil, confError{&actor.ConfError{Key: KeyContainerImage, Err: errors.New("must specify the executor container image (" +
+		return confError{&actor.ConfError{Key: KeyContainerImage, Err: errors.New("must specify the executor container image (" +
 			KeyContainerImage + " or " + KeyExecutorContainerImage + ")")}}
 	}
 	c.PullPolicy = conf.Get(KeyImagePullPolicy, "IfNotPresent")
 	switch c.PullPolicy {
 	case "Always", "IfNotPresent", "Never":
 	default:
-		return nil, badConf(KeyImagePullPolicy, c.PullPolicy, "must be Always, IfNotPresent or Never")
+		return badConf(KeyImagePullPolicy, c.PullPolicy, "must be Always, IfNotPresent or Never")
 	}
 	if p, ok := conf.Lookup(KeyExecutorPodNamePrefix); ok {
 		if len(p) > maxPrefixLen || !dnsLabelRe.MatchString(p) {
-			return nil, badConf(KeyExecutorPodNamePrefix, p, fmt.Sprintf("must be a DNS label of at most %d characters", maxPrefixLen))
+			return badConf(KeyExecutorPodNamePrefix, p, fmt.Sprintf("must be a DNS label of at most %d characters", maxPrefixLen))
 		}
 		c.PodNamePrefix = p
 	} else {
 		c.PodNamePrefix = ResourceNamePrefix(c.AppName)
 	}
+	return nil
+}
+
+// readExecutorResources reads the executor pods' cores and memory (with
+// its overhead), and their CPU request and limit.
+func (c *config) readExecutorResources(conf *actor.Conf) error {
 	var err error
-	if c.ExecutorCores, err = conf.GetInt(cluster.KeyExecutorCores, 1); err != nil {
-		return nil, wrapConf(err)
-	}
-	if c.ExecutorCores < 1 {
-		return nil, badConf(cluster.KeyExecutorCores, strconv.Itoa(c.ExecutorCores), "must be at least 1")
+	if c.ExecutorCores, err = intAtLeast(conf, cluster.KeyExecutorCores, 1, 1); err != nil {
+		return err
 	}
 	mem, err := conf.GetSizeAsBytes(cluster.KeyExecutorMemory, "1g", 1<<20)
 	if err != nil {
-		return nil, wrapConf(err)
+		return wrapConf(err)
 	}
 	if mem < 1<<20 {
-		return nil, badConf(cluster.KeyExecutorMemory, conf.Get(cluster.KeyExecutorMemory, ""), "must be at least 1m")
+		return badConf(cluster.KeyExecutorMemory, conf.Get(cluster.KeyExecutorMemory, ""), "must be at least 1m")
 	}
 	c.ExecutorMemoryMiB = mem >> 20
 	if c.ExecutorOverheadMiB, err = overheadMiB(conf, KeyExecutorMemoryOverhead, c.ExecutorMemoryMiB); err != nil {
-		return nil, err
+		return err
 	}
 	c.ExecutorRequestCores = conf.Get(KeyExecutorRequestCores, strconv.Itoa(c.ExecutorCores))
 	c.ExecutorLimitCores = conf.Get(KeyExecutorLimitCores, "")
 	for _, q := range []struct{ key, v string }{{KeyExecutorRequestCores, c.ExecutorRequestCores}, {KeyExecutorLimitCores, c.ExecutorLimitCores}} {
 		if q.v != "" {
 			if err := checkQuantity(q.v); err != nil {
-				return nil, badConf(q.key, q.v, err.Error())
+				return badConf(q.key, q.v, err.Error())
 			}
 		}
 	}
+	return nil
+}
+
+// readExecutorMetadata reads the executor pods' labels (none of Spark's
+// own), annotations, node selector and the service accounts.
+func (c *config) readExecutorMetadata(conf *actor.Conf) error {
+	var err error
 	if c.ExecutorLabels, err = prefixed(conf, KeyExecutorLabelPrefix, true); err != nil {
-		return nil, err
+		return err
 	}
 	for _, reserved := range []string{LabelAppSelector, LabelRole, LabelExecutorID, LabelAppName, LabelProfileID} {
 		if _, ok := c.ExecutorLabels[reserved]; ok {
-			return nil, badConf(KeyExecutorLabelPrefix+reserved, c.ExecutorLabels[reserved], "label "+reserved+" is reserved for Spark")
+			return badConf(KeyExecutorLabelPrefix+reserved, c.ExecutorLabels[reserved], "label "+reserved+" is reserved for Spark")
 		}
 	}
 	if c.ExecutorAnnotations, err = prefixed(conf, KeyExecutorAnnotationPrefix, false); err != nil {
-		return nil, err
+		return err
 	}
 	if c.NodeSelector, err = prefixed(conf, KeyNodeSelectorPrefix, true); err != nil {
-		return nil, err
+		return err
 	}
 	c.ServiceAccount = conf.Get(KeyServiceAccountName, "")
 	c.ExecutorServiceAccount = conf.Get(KeyExecutorServiceAccountName, "")
-	if c.NumExecutors, err = conf.GetInt(cluster.KeyNumExecutors, 2); err != nil {
-		return nil, wrapConf(err)
-	}
-	if c.NumExecutors < 0 {
-		return nil, badConf(cluster.KeyNumExecutors, strconv.Itoa(c.NumExecutors), "must be at least 0")
+	return nil
+}
+
+// readAllocation reads how the allocator creates and deletes executor
+// pods: how many, in which batches, how long it waits, how many failures it
+// tolerates.
+func (c *config) readAllocation(conf *actor.Conf) error {
+	var err error
+	if c.NumExecutors, err = intAtLeast(conf, cluster.KeyNumExecutors, 2, 0); err != nil {
+		return err
 	}
 	if c.MaxExecutorFailures, err = conf.GetInt(cluster.KeyMaxExecutorFailures, max(3, 2*c.NumExecutors)); err != nil {
-		return nil, wrapConf(err)
+		return wrapConf(err)
 	}
-	if c.BatchSize, err = conf.GetInt(KeyBatchSize, 10); err != nil {
-		return nil, wrapConf(err)
+	if c.BatchSize, err = intAtLeast(conf, KeyBatchSize, 10, 1); err != nil {
+		return err
 	}
-	if c.BatchSize < 1 {
-		return nil, badConf(KeyBatchSize, strconv.Itoa(c.BatchSize), "must be at least 1")
+	if c.BatchDelay, err = positiveDuration(conf, KeyBatchDelay, "1s", time.Millisecond); err != nil {
+		return err
 	}
-	if c.BatchDelay, err = conf.GetDuration(KeyBatchDelay, "1s", time.Millisecond); err != nil {
-		return nil, wrapConf(err)
+	if c.ExecutorTimeout, err = positiveDuration(conf, KeyExecutorTimeout, "600s", time.Millisecond); err != nil {
+		return err
 	}
-	if c.BatchDelay <= 0 {
-		return nil, badConf(KeyBatchDelay, conf.Get(KeyBatchDelay, ""), "must be positive")
+	if c.MaxPendingPods, err = intAtLeast(conf, KeyMaxPendingPods, int(^uint32(0)>>1), 1); err != nil {
+		return err
 	}
-	if c.ExecutorTimeout, err = conf.GetDuration(KeyExecutorTimeout, "600s", time.Millisecond); err != nil {
-		return nil, wrapConf(err)
-	}
-	if c.ExecutorTimeout <= 0 {
-		return nil, badConf(KeyExecutorTimeout, conf.Get(KeyExecutorTimeout, ""), "must be positive")
-	}
-	if c.MaxPendingPods, err = conf.GetInt(KeyMaxPendingPods, int(^uint32(0)>>1)); err != nil {
-		return nil, wrapConf(err)
-	}
-	if c.MaxPendingPods < 1 {
-		return nil, badConf(KeyMaxPendingPods, strconv.Itoa(c.MaxPendingPods), "must be at least 1")
-	}
-	if c.DriverReadinessTimeout, err = conf.GetDuration(KeyDriverReadinessTimeout, "1s", time.Second); err != nil {
-		return nil, wrapConf(err)
-	}
-	if c.DriverReadinessTimeout <= 0 {
-		return nil, badConf(KeyDriverReadinessTimeout, conf.Get(KeyDriverReadinessTimeout, ""), "must be positive")
+	if c.DriverReadinessTimeout, err = positiveDuration(conf, KeyDriverReadinessTimeout, "1s", time.Second); err != nil {
+		return err
 	}
 	if c.DeleteOnTermination, err = conf.GetBool(KeyDeleteOnTermination, true); err != nil {
-		return nil, wrapConf(err)
+		return wrapConf(err)
 	}
-	c.Executable = conf.Get(KeyExecutable, "sparkrpc")
-	return c, nil
+	return nil
+}
+
+// intAtLeast reads the integer key (def when unset), which must be at
+// least least.
+func intAtLeast(conf *actor.Conf, key string, def, least int) (int, error) {
+	n, err := conf.GetInt(key, def)
+	if err != nil {
+		return 0, wrapConf(err)
+	}
+	if n < least {
+		return 0, badConf(key, strconv.Itoa(n), fmt.Sprintf("must be at least %d", least))
+	}
+	return n, nil
+}
+
+// positiveDuration reads the duration key (def when unset; a bare number
+// is in unit), which must be positive.
+func positiveDuration(conf *actor.Conf, key, def string, unit time.Duration) (time.Duration, error) {
+	d, err := conf.GetDuration(key, def, unit)
+	if err != nil {
+		return 0, wrapConf(err)
+	}
+	if d <= 0 {
+		return 0, badConf(key, conf.Get(key, ""), "must be positive")
+	}
+	return d, nil
 }
 
 // overheadMiB is Spark's memory overhead: key if set, else max(factor ×

@@ -28,14 +28,14 @@ func TestParseConfigAndExecutorPod(t *testing.T) {
 		Set(KeyExecutorAnnotationPrefix+"example.com/owner", "me").
 		Set(KeyNodeSelectorPrefix+"disk", "ssd").
 		Set(KeyServiceAccountName, "spark")
-	c, err := ParseConfig(conf, "spark-0123")
+	c, err := parseConfig(conf, "spark-0123")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(c.PodNamePrefix, "spark-pi-") || len(c.PodNamePrefix) > maxPrefixLen || !dnsLabelRe.MatchString(c.PodNamePrefix) {
 		t.Fatalf("prefix %q", c.PodNamePrefix)
 	}
-	pod := c.ExecutorPod(7, "spark://CoarseGrainedScheduler@10.0.0.1:7078", nil)
+	pod := c.executorPod(7, "spark://CoarseGrainedScheduler@10.0.0.1:7078", nil)
 	if pod.Name != c.PodNamePrefix+"-exec-7" || pod.Namespace != "jobs" {
 		t.Fatalf("name %s/%s", pod.Namespace, pod.Name)
 	}
@@ -90,7 +90,7 @@ func TestOverhead(t *testing.T) {
 		if tc.over != "" {
 			conf.Set(KeyExecutorMemoryOverhead, tc.over)
 		}
-		c, err := ParseConfig(conf, "a")
+		c, err := parseConfig(conf, "a")
 		if err != nil || c.ExecutorOverheadMiB != tc.want {
 			t.Errorf("%+v: overhead %v, %v; want %d", tc, c, err, tc.want)
 		}
@@ -122,10 +122,10 @@ func TestParseConfigErrors(t *testing.T) {
 			if tc.key != "" {
 				conf.Set(tc.key, tc.value)
 			}
-			_, err := ParseConfig(conf, "a")
+			_, err := parseConfig(conf, "a")
 			var ce *actor.ConfError
 			if !errors.Is(err, ErrInvalidConfig) || !errors.As(err, &ce) {
-				t.Fatalf("ParseConfig = %v; want ErrInvalidConfig with a ConfError", err)
+				t.Fatalf("parseConfig = %v; want ErrInvalidConfig with a ConfError", err)
 			}
 			if tc.key != "" && ce.Key != tc.key {
 				t.Fatalf("error names %s, want %s", ce.Key, tc.key)
@@ -200,7 +200,7 @@ current-context: ctx1
 	defer srv.Close()
 
 	conf := actor.NewConf()
-	c, err := NewClient(conf, ClientOptions{Server: srv.URL})
+	c, err := newAPIClient(conf, apiClientOptions{Server: srv.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +218,7 @@ current-context: ctx1
 		t.Fatal(err)
 	}
 	conf.Set(KeyAuthSubmissionPrefix+AuthOAuthTokenFile, tokFile)
-	c, err = NewClient(conf, ClientOptions{Server: srv.URL})
+	c, err = newAPIClient(conf, apiClientOptions{Server: srv.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +230,7 @@ current-context: ctx1
 	}
 
 	conf.Set(KeyAuthSubmissionPrefix+AuthOAuthToken, "x")
-	if _, err := NewClient(conf, ClientOptions{Server: srv.URL}); !errors.Is(err, ErrCredentials) {
+	if _, err := newAPIClient(conf, apiClientOptions{Server: srv.URL}); !errors.Is(err, ErrCredentials) {
 		t.Fatalf("token and token file: %v", err)
 	}
 }
@@ -241,7 +241,7 @@ func TestClientUnreachable(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
 	defer srv.Close()
 	conf := actor.NewConf().Set(KeySubmissionRequestTimeout, "300ms")
-	c, err := NewClient(conf, ClientOptions{Server: srv.URL})
+	c, err := newAPIClient(conf, apiClientOptions{Server: srv.URL})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,9 +50,10 @@
 //
 // # Allocation
 //
-// The Allocator is the driver's endpoints.ClusterManager (Spark's
-// ExecutorPodsAllocator and ExecutorPodsLifecycleManager). A shared informer
-// watches the application's executor pods (label selector
+// The allocator is the driver's endpoints.ClusterManager (Spark's
+// ExecutorPodsAllocator and ExecutorPodsLifecycleManager). An informer
+// (client-go's tools/cache, on a list and watch of the pods client) keeps a
+// snapshot of the application's executor pods (label selector
 // spark-app-selector=<app id>,spark-role=executor; an expired watch is
 // relisted by the informer) and every event, or every
 // spark.kubernetes.allocation.batch.delay, triggers a round: decide (plan.go,
@@ -98,7 +99,7 @@
 //
 // # Credentials and errors
 //
-// NewClient follows kubeconfig's rules (KUBECONFIG, ~/.kube/config, context
+// The API client follows kubeconfig's rules (KUBECONFIG, ~/.kube/config, context
 // spark.kubernetes.context), then Spark's keys
 // spark.kubernetes.authenticate.submission.{oauthToken, oauthTokenFile,
 // caCertFile, clientCertFile, clientKeyFile}; the master URL's server
@@ -109,6 +110,13 @@
 // are *APIError values matching ErrUnreachable, ErrUnauthorized (with the
 // credential used), ErrForbidden (verb, resource, namespace) or
 // ErrNamespaceNotFound.
+//
+// Requests go through typed clients of the core/v1 resources the package
+// uses (pods, secrets, services, namespaces): client-go's generic typed
+// client over a scheme of core/v1 alone, and the executor pods are watched
+// with tools/cache on it. The package links neither client-go's generated
+// clients (even the core/v1 one brings the scheme of every API group) nor
+// its informer factories.
 //
 // # Configuration keys
 //
@@ -148,4 +156,21 @@
 //	spark.authenticate, spark.authenticate.secret(.file)     false (see Authentication)
 //	spark.redaction.regex                                    (?i)secret|password|token|access[.]?key
 //	spark.sparkrpc.kubernetes.authenticate.secretName        (set by submit for a driver pod)
+//
+// # Files
+//
+// Each file holds one concept:
+//
+//   - submit.go: Submit and RunDriverPod, the driver here and its executors
+//     in pods; driverpod.go: cluster mode (the driver pod, its service,
+//     following it); ops.go: submit --kill and --status;
+//   - config.go: the configuration keys and their parsed values; pods.go: the
+//     executor pods' spec; authsecret.go: the application's secret as a
+//     Kubernetes Secret; redaction.go: which keys are sensitive;
+//   - allocator.go: the allocator's pod informer and allocation rounds;
+//     allocatorcm.go: its endpoints.ClusterManager methods; plan.go: its
+//     decisions, free of I/O; readiness.go: its wait for the driver pod;
+//   - apiclient.go: the API client (kubeconfig, credentials, timeouts);
+//     apierror.go: the typed errors of its requests; corev1.go: the typed
+//     clients of the core/v1 resources and the pod list-watches.
 package kubernetes

@@ -21,11 +21,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/tools/cache"
 	toolswatch "k8s.io/client-go/tools/watch"
 )
 
@@ -42,12 +39,20 @@ func passToDriver(key string) bool {
 // driverPod returns the driver pod of cluster mode and its headless service.
 // Sensitive keys (spark.redaction.regex) are left out of its arguments and
 // returned, but for those secret carries: with secret (see
-// Config.authSecret) the pod mounts it, its spark.authenticate.secret.file
+// config.authSecret) the pod mounts it, its spark.authenticate.secret.file
 // names the shared secret's file and its
 // spark.kubernetes.authenticate.driver.oauthTokenFile the token's.
-func driverPod(cfg cluster.SubmitConfig, kcfg *Config, podName string, secret *corev1.Secret) (*corev1.Pod, *corev1.Service, []string, error) {
+func driverPod(cfg cluster.SubmitConfig, kcfg *config, podName string, secret *corev1.Secret) (*corev1.Pod, *corev1.Service, []string, error) {
 	conf := cfg.Conf
 	red, err := newRedactor(conf)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	res, err := driverResources(conf)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	labels, annotations, err := kcfg.driverMetadata(conf)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -55,47 +60,11 @@ func driverPod(cfg cluster.SubmitConfig, kcfg *Config, podName string, secret *c
 	if image == "" {
 		image = kcfg.ExecutorImage
 	}
-	memMiB, err := conf.GetSizeAsBytes(cluster.KeyDriverMemory, "1g", 1<<20)
-	if err != nil {
-		return nil, nil, nil, wrapConf(err)
-	}
-	memMiB >>= 20
-	over, err := overheadMiB(conf, KeyDriverMemoryOverhead, memMiB)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	cores := conf.Get(KeyDriverRequestCores, conf.Get(cluster.KeyDriverCores, "1"))
-	if err := checkQuantity(cores); err != nil {
-		return nil, nil, nil, badConf(KeyDriverRequestCores, cores, err.Error())
-	}
-	labels, err := prefixed(conf, KeyDriverLabelPrefix, true)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	annotations, err := prefixed(conf, KeyDriverAnnotationPrefix, false)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	labels[LabelAppSelector] = kcfg.AppID
-	labels[LabelAppName] = AppNameLabel(kcfg.AppName)
-	labels[LabelRole] = RoleDriver
 	args := []string{"driver", "--master", cfg.Master.String(), "--class", cfg.Class}
 	pass, keys, dropped := driverConf(conf, red, secret)
 	args = append(args, confArgs(pass)...)
 	args = append(args, "--")
 	args = append(args, cfg.Args...)
-	mem := resource.MustParse(fmt.Sprintf("%dMi", memMiB+over))
-	res := corev1.ResourceRequirements{
-		Requests: corev1.ResourceList{corev1.ResourceMemory: mem, corev1.ResourceCPU: resource.MustParse(cores)},
-		Limits:   corev1.ResourceList{corev1.ResourceMemory: mem},
-	}
-	if l := conf.Get(KeyDriverLimitCores, ""); l != "" {
-		q, err := resource.ParseQuantity(l)
-		if err != nil {
-			return nil, nil, nil, badConf(KeyDriverLimitCores, l, err.Error())
-		}
-		res.Limits[corev1.ResourceCPU] = q
-	}
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: podName, Namespace: kcfg.Namespace, Labels: labels, Annotations: annotations},
 		Spec: corev1.PodSpec{
@@ -113,21 +82,74 @@ func driverPod(cfg cluster.SubmitConfig, kcfg *Config, podName string, secret *c
 			}},
 		},
 	}
-	svcName := podName + "-svc"
-	if len(svcName) > 63 {
-		svcName = svcName[len(svcName)-63:]
-		svcName = strings.TrimLeft(svcName, "-0123456789")
-	}
-	svc := &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: svcName, Namespace: kcfg.Namespace, Labels: map[string]string{LabelAppSelector: kcfg.AppID}},
-		Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone, Selector: map[string]string{LabelAppSelector: kcfg.AppID, LabelRole: RoleDriver},
-			Ports: []corev1.ServicePort{{Name: "driver-rpc-port", Port: DriverPort}}},
-	}
 	if len(keys) > 0 {
 		pod.Spec.Volumes = []corev1.Volume{authVolume(secret.Name, keys...)}
 		pod.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{authMount()}
 	}
-	return pod, svc, dropped, nil
+	return pod, kcfg.driverService(podName), dropped, nil
+}
+
+// driverResources is the driver container's requests and limits: memory
+// (spark.driver.memory plus its overhead) requested and limited, CPU
+// requested (spark.kubernetes.driver.request.cores, else
+// spark.driver.cores) and, when spark.kubernetes.driver.limit.cores is set,
+// limited.
+func driverResources(conf *actor.Conf) (corev1.ResourceRequirements, error) {
+	var res corev1.ResourceRequirements
+	memMiB, err := conf.GetSizeAsBytes(cluster.KeyDriverMemory, "1g", 1<<20)
+	if err != nil {
+		return res, wrapConf(err)
+	}
+	memMiB >>= 20
+	over, err := overheadMiB(conf, KeyDriverMemoryOverhead, memMiB)
+	if err != nil {
+		return res, err
+	}
+	cores := conf.Get(KeyDriverRequestCores, conf.Get(cluster.KeyDriverCores, "1"))
+	if err := checkQuantity(cores); err != nil {
+		return res, badConf(KeyDriverRequestCores, cores, err.Error())
+	}
+	mem := resource.MustParse(fmt.Sprintf("%dMi", memMiB+over))
+	res.Requests = corev1.ResourceList{corev1.ResourceMemory: mem, corev1.ResourceCPU: resource.MustParse(cores)}
+	res.Limits = corev1.ResourceList{corev1.ResourceMemory: mem}
+	if l := conf.Get(KeyDriverLimitCores, ""); l != "" {
+		q, err := resource.ParseQuantity(l)
+		if err != nil {
+			return res, badConf(KeyDriverLimitCores, l, err.Error())
+		}
+		res.Limits[corev1.ResourceCPU] = q
+	}
+	return res, nil
+}
+
+// driverMetadata is the driver pod's labels (the user's
+// spark.kubernetes.driver.label.* and Spark's) and annotations.
+func (c *config) driverMetadata(conf *actor.Conf) (labels, annotations map[string]string, err error) {
+	if labels, err = prefixed(conf, KeyDriverLabelPrefix, true); err != nil {
+		return nil, nil, err
+	}
+	if annotations, err = prefixed(conf, KeyDriverAnnotationPrefix, false); err != nil {
+		return nil, nil, err
+	}
+	labels[LabelAppSelector] = c.AppID
+	labels[LabelAppName] = AppNameLabel(c.AppName)
+	labels[LabelRole] = RoleDriver
+	return labels, annotations, nil
+}
+
+// driverService is the headless service of the driver pod podName,
+// <podName>-svc (its last 63 characters, starting with a letter).
+func (c *config) driverService(podName string) *corev1.Service {
+	name := podName + "-svc"
+	if len(name) > 63 {
+		name = name[len(name)-63:]
+		name = strings.TrimLeft(name, "-0123456789")
+	}
+	return &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: c.Namespace, Labels: map[string]string{LabelAppSelector: c.AppID}},
+		Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone, Selector: map[string]string{LabelAppSelector: c.AppID, LabelRole: RoleDriver},
+			Ports: []corev1.ServicePort{{Name: "driver-rpc-port", Port: DriverPort}}},
+	}
 }
 
 // driverConf is the configuration a driver pod gets as arguments: the keys
@@ -176,7 +198,7 @@ func submitCluster(ctx context.Context, cfg cluster.SubmitConfig) error {
 		appID = NewAppID()
 	}
 	conf.Set(cluster.KeyAppID, appID)
-	kcfg, err := ParseConfig(conf, appID)
+	kcfg, err := parseConfig(conf, appID)
 	if err != nil {
 		return err
 	}
@@ -192,7 +214,7 @@ func submitCluster(ctx context.Context, cfg cluster.SubmitConfig) error {
 	if err != nil {
 		return wrapConf(err)
 	}
-	client, err := NewClient(conf, ClientOptions{Server: cfg.Master.APIServer})
+	client, err := newAPIClient(conf, apiClientOptions{Server: cfg.Master.APIServer})
 	if err != nil {
 		return err
 	}
@@ -225,7 +247,7 @@ func submitCluster(ctx context.Context, cfg cluster.SubmitConfig) error {
 // driverSecret is the Kubernetes Secret of a driver pod: the application's
 // shared secret with spark.authenticate on, and the driver's OAuth token
 // when one is given; nil when there is neither.
-func driverSecret(conf *actor.Conf, kcfg *Config) (*corev1.Secret, error) {
+func driverSecret(conf *actor.Conf, kcfg *config) (*corev1.Secret, error) {
 	auth, err := authEnabled(conf)
 	if err != nil {
 		return nil, err
@@ -250,7 +272,7 @@ func driverSecret(conf *actor.Conf, kcfg *Config) (*corev1.Secret, error) {
 // deployDriver creates a driver pod's Secret (when not nil), the pod, and
 // its service in namespace ns; the pod owns the other two. What it created
 // is deleted again when a later step fails.
-func (c *Client) deployDriver(ctx context.Context, ns string, pod *corev1.Pod, svc *corev1.Service, secret *corev1.Secret) error {
+func (c *apiClient) deployDriver(ctx context.Context, ns string, pod *corev1.Pod, svc *corev1.Service, secret *corev1.Secret) error {
 	if secret != nil {
 		// The Secret exists before the pod that mounts it; once the pod
 		// exists it becomes the Secret's owner, so that deleting the
@@ -309,17 +331,8 @@ func (c *Client) deployDriver(ctx context.Context, ns string, pod *corev1.Pod, s
 
 // followDriver watches the driver pod, prints its state changes (and every
 // interval its state), and returns when it ends: nil when it succeeded.
-func followDriver(ctx context.Context, cfg cluster.SubmitConfig, client *Client, ns, name string, interval time.Duration) error {
-	lw := &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
-			return client.CoreV1().Pods(ns).List(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
-			return client.CoreV1().Pods(ns).Watch(ctx, o)
-		},
-	}
+func followDriver(ctx context.Context, cfg cluster.SubmitConfig, client *apiClient, ns, name string, interval time.Duration) error {
+	lw := namedPodListWatch(client.CoreV1().Pods(ns), name)
 	var last *corev1.Pod
 	lastDesc := ""
 	tick := time.NewTicker(interval)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	corev1 "k8s.io/api/core/v1"
 )
@@ -41,7 +42,11 @@ func TestKubernetesAllocatorIO(t *testing.T) {
 	cfg.ExecutorMemoryMiB, cfg.ExecutorOverheadMiB, cfg.ExecutorRequestCores = 16, 16, "10m"
 	var mu sync.Mutex
 	lost := map[string]string{}
-	a := NewAllocator(cfg, c, AllocatorOptions{DriverURL: "spark://CoarseGrainedScheduler@127.0.0.1:1", Logger: zerolog.Nop(),
+	client, err := newAPIClient(actor.NewConf(), apiClientOptions{Server: controlPlane.Server()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := newAllocator(cfg, client, allocatorOptions{DriverURL: "spark://CoarseGrainedScheduler@127.0.0.1:1", Logger: zerolog.Nop(),
 		OnLost: func(id, reason string) {
 			mu.Lock()
 			lost[id] = reason

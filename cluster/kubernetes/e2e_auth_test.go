@@ -22,6 +22,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 )
 
 // appWatch records, while an application runs, every pod of it as the API
@@ -37,7 +38,7 @@ type appWatch struct {
 	stopped chan struct{}
 }
 
-func watchApp(t *testing.T, c *Client, appID, secretName string) *appWatch {
+func watchApp(t *testing.T, c kubernetes.Interface, appID, secretName string) *appWatch {
 	w := &appWatch{pods: map[string][]byte{}, procs: map[string][]byte{}, stop: make(chan struct{}), stopped: make(chan struct{})}
 	id := []byte(appID)
 	go func() {
@@ -133,7 +134,7 @@ func (w *appWatch) check(t *testing.T, secrets []string, pods int, procs map[str
 }
 
 // noSecretInConfigMaps fails when a config map of the namespace holds secret.
-func noSecretInConfigMaps(t *testing.T, c *Client, secret string) {
+func noSecretInConfigMaps(t *testing.T, c kubernetes.Interface, secret string) {
 	t.Helper()
 	l, err := c.CoreV1().ConfigMaps("default").List(context.Background(), metav1.ListOptions{})
 	if err != nil {

@@ -17,13 +17,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 )
 
 // applyRBAC creates the objects of the repository's RBAC manifest in
 // namespace, as `kubectl apply -n NAMESPACE -f` does, and deletes them at
 // the end of the test.
-func applyRBAC(t *testing.T, c *Client, namespace string) {
+func applyRBAC(t *testing.T, c kubernetes.Interface, namespace string) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "..", "deploy", "kubernetes", "rbac.yaml"))
 	if err != nil {

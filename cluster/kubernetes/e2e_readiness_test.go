@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
 )
 
 // holdGate is the scheduling gate that keeps the test's driver pod
@@ -21,7 +22,7 @@ const holdGate = "sparkrpc.test/hold"
 // gatedDriverPod creates a pod that stands for a client-mode driver pod
 // (spark.kubernetes.driver.pod.name): it runs `sleep` once scheduled, and
 // a scheduling gate holds it Pending until released.
-func gatedDriverPod(t *testing.T, c *Client, name, appID string) {
+func gatedDriverPod(t *testing.T, c kubernetes.Interface, name, appID string) {
 	t.Helper()
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{LabelAppSelector: appID, LabelRole: RoleDriver}},
@@ -40,7 +41,7 @@ func gatedDriverPod(t *testing.T, c *Client, name, appID string) {
 	})
 }
 
-func releaseGate(t *testing.T, c *Client, name string) {
+func releaseGate(t *testing.T, c kubernetes.Interface, name string) {
 	t.Helper()
 	ctx := context.Background()
 	p, err := c.CoreV1().Pods("default").Get(ctx, name, metav1.GetOptions{})

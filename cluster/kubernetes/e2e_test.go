@@ -23,19 +23,19 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 )
 
-func needCluster(t *testing.T) *Client {
+// needCluster skips the test without a control plane; otherwise it points
+// KUBECONFIG at it and returns its admin clientset, for the test's own
+// requests.
+func needCluster(t *testing.T) kubernetes.Interface {
 	t.Helper()
 	if controlPlane == nil {
 		t.Skip(skipE2E)
 	}
 	t.Setenv("KUBECONFIG", controlPlane.Kubeconfig())
-	c, err := NewClient(actor.NewConf(), ClientOptions{Server: controlPlane.Server()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return controlPlane.Client()
 }
 
 type syncBuffer = testutil.SyncBuffer
@@ -102,7 +102,7 @@ func checkPi(t *testing.T, stdout string, slices int) {
 	}
 }
 
-func executorPods(t *testing.T, c *Client, appID string) []corev1.Pod {
+func executorPods(t *testing.T, c kubernetes.Interface, appID string) []corev1.Pod {
 	t.Helper()
 	l, err := c.CoreV1().Pods("default").List(context.Background(), metav1.ListOptions{LabelSelector: ExecutorSelector(appID)})
 	if err != nil {

@@ -42,7 +42,7 @@ func ParseSubmissionID(id, def string) (namespace, pod string, err error) {
 // ErrNoDriverPod is returned by Kill and Status when no driver pod matches.
 var ErrNoDriverPod = errors.New("kubernetes: no driver pod matches")
 
-func matchingDrivers(ctx context.Context, c *Client, ns, pattern string) ([]corev1.Pod, error) {
+func matchingDrivers(ctx context.Context, c *apiClient, ns, pattern string) ([]corev1.Pod, error) {
 	lctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()
 	l, err := c.CoreV1().Pods(ns).List(lctx, metav1.ListOptions{LabelSelector: LabelRole + "=" + RoleDriver})
@@ -112,7 +112,7 @@ func Status(ctx context.Context, master cluster.Master, conf *actor.Conf, submis
 	return nil
 }
 
-func opClient(master cluster.Master, conf *actor.Conf, id string) (*Client, string, string, error) {
+func opClient(master cluster.Master, conf *actor.Conf, id string) (*apiClient, string, string, error) {
 	if master.Kind != cluster.MasterKubernetes {
 		return nil, "", "", fmt.Errorf("%w: %q is not a k8s:// master", cluster.ErrInvalidMaster, master.String())
 	}
@@ -123,7 +123,7 @@ func opClient(master cluster.Master, conf *actor.Conf, id string) (*Client, stri
 	if err != nil {
 		return nil, "", "", err
 	}
-	c, err := NewClient(conf, ClientOptions{Server: master.APIServer})
+	c, err := newAPIClient(conf, apiClientOptions{Server: master.APIServer})
 	if err != nil {
 		return nil, "", "", err
 	}

@@ -15,30 +15,30 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// PodPhase is an executor pod's state as the allocator sees it.
-type PodPhase int
+// podPhase is an executor pod's state as the allocator sees it.
+type podPhase int
 
 // Pod phases.
 const (
-	PodPending PodPhase = iota
-	PodRunning
-	PodSucceeded
-	PodFailed
-	// PodDeleted is a pod that was deleted (or is being deleted) before it ended.
-	PodDeleted
+	podPending podPhase = iota
+	podRunning
+	podSucceeded
+	podFailed
+	// podDeleted is a pod that was deleted (or is being deleted) before it ended.
+	podDeleted
 )
 
-func (p PodPhase) String() string {
+func (p podPhase) String() string {
 	return [...]string{"Pending", "Running", "Succeeded", "Failed", "Deleted"}[p]
 }
 
-func (p PodPhase) terminal() bool { return p >= PodSucceeded }
+func (p podPhase) terminal() bool { return p >= podSucceeded }
 
-// ExecutorPodState is one executor pod in a snapshot.
-type ExecutorPodState struct {
+// executorPodState is one executor pod in a snapshot.
+type executorPodState struct {
 	ID      int64
 	Name    string
-	Phase   PodPhase
+	Phase   podPhase
 	Created time.Time
 	// Scheduled is true once the pod is bound to a node.
 	Scheduled bool
@@ -54,7 +54,7 @@ type planInput struct {
 	// Target is the number of executors wanted.
 	Target int
 	// Pods is the snapshot of the executor pods, by executor id.
-	Pods map[int64]ExecutorPodState
+	Pods map[int64]executorPodState
 	// Created are pods created but not yet in a snapshot, with their creation time.
 	Created map[int64]time.Time
 	// Handled are the executors whose end was already handled.
@@ -69,8 +69,8 @@ type planInput struct {
 	SinceLastBatch time.Duration
 }
 
-// Loss is an executor whose pod ended.
-type Loss struct {
+// loss is an executor whose pod ended.
+type loss struct {
 	ID     int64
 	Name   string
 	Reason string
@@ -85,7 +85,7 @@ type plan struct {
 	// Delete are the pods to delete, with why.
 	Delete []podDeletion
 	// Lost are the executors whose pods ended since the last round.
-	Lost []Loss
+	Lost []loss
 	// Forget are created pods never seen, past the timeout: forget them.
 	Forget []int64
 	// Running, Pending and Wanted are the counts after this round.
@@ -101,22 +101,33 @@ type podDeletion struct {
 }
 
 // decide plans a round.
-func decide(cfg *Config, in planInput) plan {
+func decide(cfg *config, in planInput) plan {
 	var p plan
+	running, pendingIDs := p.classifyPods(cfg, in)
+	unseen := p.expireUnseen(cfg, in)
+	pending := p.deleteExcess(in, pendingIDs, running+len(pendingIDs)+unseen-in.Target)
+	p.Running, p.Pending, p.Wanted = running, pending+unseen, in.Target
+	p.createBatch(cfg, in, in.Target-running-pending-unseen, pending, unseen)
+	return p
+}
+
+// classifyPods goes through the pods of the snapshot, in executor order:
+// ended pods are lost (once) and deleted, pods pending past
+// spark.kubernetes.allocation.executor.timeout are deleted; it returns how
+// many run and which others are pending.
+func (p *plan) classifyPods(cfg *config, in planInput) (running int, pendingIDs []int64) {
 	ids := make([]int64, 0, len(in.Pods))
 	for id := range in.Pods {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	running, pending := 0, 0
-	var pendingIDs []int64
 	for _, id := range ids {
 		st := in.Pods[id]
 		if st.Phase.terminal() {
 			if !in.Handled[id] {
-				p.Lost = append(p.Lost, Loss{ID: id, Name: st.Name, Reason: lossReason(st), Failure: !in.Killed[id] && isFailure(st)})
+				p.Lost = append(p.Lost, loss{ID: id, Name: st.Name, Reason: lossReason(st), Failure: !in.Killed[id] && isFailure(st)})
 			}
-			if st.Phase != PodDeleted && cfg.DeleteOnTermination && !in.Deleting[id] {
+			if st.Phase != podDeleted && cfg.DeleteOnTermination && !in.Deleting[id] {
 				p.Delete = append(p.Delete, podDeletion{ID: id, Name: st.Name, Reason: "its executor ended"})
 			}
 			continue
@@ -124,7 +135,7 @@ func decide(cfg *Config, in planInput) plan {
 		if in.Deleting[id] {
 			continue // on its way out: neither running nor pending
 		}
-		if st.Phase == PodRunning {
+		if st.Phase == podRunning {
 			running++
 			continue
 		}
@@ -133,12 +144,15 @@ func decide(cfg *Config, in planInput) plan {
 				Reason: fmt.Sprintf("it was pending for more than %s (%s)", cfg.ExecutorTimeout, KeyExecutorTimeout)})
 			continue
 		}
-		pending++
 		pendingIDs = append(pendingIDs, id)
 	}
-	// Pods created but not yet seen: past the timeout, delete them (they
-	// may exist) and forget them.
-	unseen := 0
+	return running, pendingIDs
+}
+
+// expireUnseen goes through the pods created but not yet in a snapshot:
+// past the timeout, it deletes them (they may exist) and forgets them. It
+// returns how many others there are.
+func (p *plan) expireUnseen(cfg *config, in planInput) (unseen int) {
 	for id, at := range in.Created {
 		if _, seen := in.Pods[id]; seen {
 			continue
@@ -152,54 +166,59 @@ func decide(cfg *Config, in planInput) plan {
 		unseen++
 	}
 	slices.Sort(p.Forget)
-	// Too many: delete pending pods, the newest (least likely bound) first.
-	excess := running + pending + unseen - in.Target
+	return unseen
+}
+
+// deleteExcess deletes up to excess of the pending pods pendingIDs (in
+// executor order), the newest (least likely bound) first, and returns how
+// many stay pending.
+func (p *plan) deleteExcess(in planInput, pendingIDs []int64, excess int) (pending int) {
+	pending = len(pendingIDs)
 	for i := len(pendingIDs) - 1; i >= 0 && excess > 0; i-- {
 		id := pendingIDs[i]
 		p.Delete = append(p.Delete, podDeletion{ID: id, Name: in.Pods[id].Name, Reason: "fewer executors are wanted"})
 		pending--
 		excess--
 	}
-	p.Running, p.Pending, p.Wanted = running, pending+unseen, in.Target
-	missing := in.Target - running - pending - unseen
-	if missing <= 0 {
-		return p
-	}
-	switch {
-	case unseen > 0:
-		// As Spark: wait for the last batch to show up before the next.
-		return p
-	case in.SinceLastBatch < cfg.BatchDelay:
-		return p
+	return pending
+}
+
+// createBatch plans the next batch of pods when missing executors are
+// wanted: none while pods of the last batch are unseen (as Spark, it waits
+// for them) or within spark.kubernetes.allocation.batch.delay of it; at
+// most batch.size, and no more than maxPendingPods pending (else the plan
+// says it is stalled).
+func (p *plan) createBatch(cfg *config, in planInput, missing, pending, unseen int) {
+	if missing <= 0 || unseen > 0 || in.SinceLastBatch < cfg.BatchDelay {
+		return
 	}
 	n := min(missing, cfg.BatchSize, cfg.MaxPendingPods-pending)
 	if n <= 0 {
 		p.Stalled = fmt.Sprintf("%d executor pods are pending, the most allowed (%s=%d)", pending, KeyMaxPendingPods, cfg.MaxPendingPods)
-		return p
+		return
 	}
 	for i := range int64(n) {
 		p.Create = append(p.Create, in.NextID+i)
 	}
 	p.Pending += n
-	return p
 }
 
 // isFailure says whether a pod's end counts as an executor failure: a
 // non-zero exit of its own, not a deletion or an eviction.
-func isFailure(st ExecutorPodState) bool {
-	return st.Phase == PodFailed && !strings.Contains(st.Reason, "Evicted")
+func isFailure(st executorPodState) bool {
+	return st.Phase == podFailed && !strings.Contains(st.Reason, "Evicted")
 }
 
 // lossReason is the loss reason of an ended executor pod (Spark's
 // ExecutorPodsLifecycleManager messages).
-func lossReason(st ExecutorPodState) string {
+func lossReason(st executorPodState) string {
 	switch st.Phase {
-	case PodDeleted:
+	case podDeleted:
 		if st.Reason != "" {
 			return fmt.Sprintf("The executor with id %d was deleted by a user or the framework (%s).", st.ID, st.Reason)
 		}
 		return fmt.Sprintf("The executor with id %d was deleted by a user or the framework.", st.ID)
-	case PodSucceeded:
+	case podSucceeded:
 		return fmt.Sprintf("The executor with id %d exited with exit code 0 (pod %s succeeded).", st.ID, st.Name)
 	}
 	msg := fmt.Sprintf("The executor with id %d exited with exit code %s.", st.ID, describeExitCode(st.ExitCode))
@@ -230,12 +249,12 @@ func describeExitCode(code int32) string {
 
 // podState reads an executor pod's state from the API object. deleted is
 // true for a pod gone from the API (or with a deletion timestamp).
-func podState(pod *corev1.Pod, deleted bool) (ExecutorPodState, bool) {
+func podState(pod *corev1.Pod, deleted bool) (executorPodState, bool) {
 	var id int64
 	if _, err := fmt.Sscan(pod.Labels[LabelExecutorID], &id); err != nil {
-		return ExecutorPodState{}, false
+		return executorPodState{}, false
 	}
-	st := ExecutorPodState{ID: id, Name: pod.Name, Created: pod.CreationTimestamp.Time, Scheduled: pod.Spec.NodeName != "", ExitCode: -1}
+	st := executorPodState{ID: id, Name: pod.Name, Created: pod.CreationTimestamp.Time, Scheduled: pod.Spec.NodeName != "", ExitCode: -1}
 	var parts []string
 	if pod.Status.Reason != "" {
 		parts = append(parts, "The API gave the following brief reason: "+pod.Status.Reason+".")
@@ -263,15 +282,15 @@ func podState(pod *corev1.Pod, deleted bool) (ExecutorPodState, bool) {
 	st.Reason = strings.Join(parts, " ")
 	switch {
 	case deleted || pod.DeletionTimestamp != nil:
-		st.Phase = PodDeleted
+		st.Phase = podDeleted
 	case pod.Status.Phase == corev1.PodFailed:
-		st.Phase = PodFailed
+		st.Phase = podFailed
 	case pod.Status.Phase == corev1.PodSucceeded:
-		st.Phase = PodSucceeded
+		st.Phase = podSucceeded
 	case pod.Status.Phase == corev1.PodRunning:
-		st.Phase = PodRunning
+		st.Phase = podRunning
 	default:
-		st.Phase = PodPending
+		st.Phase = podPending
 	}
 	return st, true
 }

@@ -10,8 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-func testConfig() *Config {
-	return &Config{AppID: "spark-1", AppName: "SparkPi", Namespace: "default", PodNamePrefix: "sparkpi-abc", BatchSize: 10,
+func testConfig() *config {
+	return &config{AppID: "spark-1", AppName: "SparkPi", Namespace: "default", PodNamePrefix: "sparkpi-abc", BatchSize: 10,
 		BatchDelay: time.Second, ExecutorTimeout: time.Minute, MaxPendingPods: 1 << 30, DeleteOnTermination: true,
 		MaxExecutorFailures: 3, ExecutorImage: "img", ExecutorCores: 1, ExecutorMemoryMiB: 1024, ExecutorOverheadMiB: 384,
 		ExecutorRequestCores: "1", Executable: "sparkrpc", PullPolicy: "IfNotPresent"}
@@ -19,11 +19,11 @@ func testConfig() *Config {
 
 func TestDecide(t *testing.T) {
 	t0 := time.Unix(1000, 0)
-	pod := func(id int64, ph PodPhase, age time.Duration) ExecutorPodState {
-		return ExecutorPodState{ID: id, Name: ExecutorPodName("sparkpi-abc", id), Phase: ph, Created: t0.Add(-age), ExitCode: -1}
+	pod := func(id int64, ph podPhase, age time.Duration) executorPodState {
+		return executorPodState{ID: id, Name: ExecutorPodName("sparkpi-abc", id), Phase: ph, Created: t0.Add(-age), ExitCode: -1}
 	}
-	pods := func(ps ...ExecutorPodState) map[int64]ExecutorPodState {
-		m := map[int64]ExecutorPodState{}
+	pods := func(ps ...executorPodState) map[int64]executorPodState {
+		m := map[int64]executorPodState{}
 		for _, p := range ps {
 			m[p.ID] = p
 		}
@@ -31,7 +31,7 @@ func TestDecide(t *testing.T) {
 	}
 	cases := []struct {
 		name    string
-		cfg     func(*Config)
+		cfg     func(*config)
 		in      planInput
 		create  []int64
 		delete  []int64
@@ -42,43 +42,43 @@ func TestDecide(t *testing.T) {
 		pending int
 	}{
 		{name: "first batch", in: planInput{Target: 2, NextID: 1, SinceLastBatch: time.Hour}, create: []int64{1, 2}, pending: 2},
-		{name: "batch size bounds a round", cfg: func(c *Config) { c.BatchSize = 3 },
+		{name: "batch size bounds a round", cfg: func(c *config) { c.BatchSize = 3 },
 			in: planInput{Target: 10, NextID: 1, SinceLastBatch: time.Hour}, create: []int64{1, 2, 3}, pending: 3},
 		{name: "wait for the batch delay", in: planInput{Target: 2, NextID: 1, SinceLastBatch: 10 * time.Millisecond}},
 		{name: "wait for the last batch to be seen", in: planInput{Target: 4, NextID: 3, SinceLastBatch: time.Hour,
 			Created: map[int64]time.Time{1: t0, 2: t0}}, pending: 2},
 		{name: "all running: nothing to do", in: planInput{Target: 2, NextID: 3, SinceLastBatch: time.Hour,
-			Pods: pods(pod(1, PodRunning, time.Second), pod(2, PodRunning, time.Second))}, running: 2},
+			Pods: pods(pod(1, podRunning, time.Second), pod(2, podRunning, time.Second))}, running: 2},
 		{name: "failed pod: lost, deleted, replaced", in: planInput{Target: 2, NextID: 3, SinceLastBatch: time.Hour,
-			Pods: pods(pod(1, PodRunning, time.Second), pod(2, PodFailed, time.Second))},
+			Pods: pods(pod(1, podRunning, time.Second), pod(2, podFailed, time.Second))},
 			create: []int64{3}, delete: []int64{2}, lost: []int64{2}, failure: []bool{true}, running: 1, pending: 1},
-		{name: "failed pod kept without deleteOnTermination", cfg: func(c *Config) { c.DeleteOnTermination = false },
-			in:     planInput{Target: 1, NextID: 2, SinceLastBatch: time.Hour, Pods: pods(pod(1, PodFailed, time.Second))},
+		{name: "failed pod kept without deleteOnTermination", cfg: func(c *config) { c.DeleteOnTermination = false },
+			in:     planInput{Target: 1, NextID: 2, SinceLastBatch: time.Hour, Pods: pods(pod(1, podFailed, time.Second))},
 			create: []int64{2}, lost: []int64{1}, failure: []bool{true}, pending: 1},
 		{name: "deleted pod: lost, not a failure, replaced", in: planInput{Target: 1, NextID: 2, SinceLastBatch: time.Hour,
-			Pods: pods(pod(1, PodDeleted, time.Second))}, create: []int64{2}, lost: []int64{1}, failure: []bool{false}, pending: 1},
+			Pods: pods(pod(1, podDeleted, time.Second))}, create: []int64{2}, lost: []int64{1}, failure: []bool{false}, pending: 1},
 		{name: "killed by the driver: not a failure", in: planInput{Target: 1, NextID: 2, SinceLastBatch: time.Hour,
-			Pods: pods(pod(1, PodFailed, time.Second)), Killed: map[int64]bool{1: true}},
+			Pods: pods(pod(1, podFailed, time.Second)), Killed: map[int64]bool{1: true}},
 			create: []int64{2}, delete: []int64{1}, lost: []int64{1}, failure: []bool{false}, pending: 1},
 		{name: "handled loss is not reported twice", in: planInput{Target: 1, NextID: 2, SinceLastBatch: time.Hour,
-			Pods: pods(pod(1, PodFailed, time.Second), pod(2, PodRunning, time.Second)), Handled: map[int64]bool{1: true}, Deleting: map[int64]bool{1: true}},
+			Pods: pods(pod(1, podFailed, time.Second), pod(2, podRunning, time.Second)), Handled: map[int64]bool{1: true}, Deleting: map[int64]bool{1: true}},
 			running: 1},
 		{name: "pending past the timeout: deleted and replaced", in: planInput{Target: 2, NextID: 3, SinceLastBatch: time.Hour,
-			Pods: pods(pod(1, PodRunning, 2*time.Minute), pod(2, PodPending, 2*time.Minute))},
+			Pods: pods(pod(1, podRunning, 2*time.Minute), pod(2, podPending, 2*time.Minute))},
 			delete: []int64{2}, create: []int64{3}, running: 1, pending: 1},
 		{name: "unseen past the timeout: deleted, forgotten, replaced", in: planInput{Target: 1, NextID: 2, SinceLastBatch: time.Hour,
 			Created: map[int64]time.Time{1: t0.Add(-2 * time.Minute)}}, delete: []int64{1}, create: []int64{2}, pending: 1},
 		{name: "fewer wanted: newest pending deleted", in: planInput{Target: 1, NextID: 4, SinceLastBatch: time.Hour,
-			Pods: pods(pod(1, PodRunning, time.Second), pod(2, PodPending, time.Second), pod(3, PodPending, time.Second))},
+			Pods: pods(pod(1, podRunning, time.Second), pod(2, podPending, time.Second), pod(3, podPending, time.Second))},
 			delete: []int64{3, 2}, running: 1},
-		{name: "max pending pods bounds creation", cfg: func(c *Config) { c.MaxPendingPods = 2 },
-			in:     planInput{Target: 5, NextID: 3, SinceLastBatch: time.Hour, Pods: pods(pod(1, PodPending, time.Second))},
+		{name: "max pending pods bounds creation", cfg: func(c *config) { c.MaxPendingPods = 2 },
+			in:     planInput{Target: 5, NextID: 3, SinceLastBatch: time.Hour, Pods: pods(pod(1, podPending, time.Second))},
 			create: []int64{3}, pending: 2},
-		{name: "max pending pods reached: stalled", cfg: func(c *Config) { c.MaxPendingPods = 2 },
-			in:      planInput{Target: 5, NextID: 3, SinceLastBatch: time.Hour, Pods: pods(pod(1, PodPending, time.Second), pod(2, PodPending, time.Second))},
+		{name: "max pending pods reached: stalled", cfg: func(c *config) { c.MaxPendingPods = 2 },
+			in:      planInput{Target: 5, NextID: 3, SinceLastBatch: time.Hour, Pods: pods(pod(1, podPending, time.Second), pod(2, podPending, time.Second))},
 			stalled: true, pending: 2},
 		{name: "being deleted counts for nothing", in: planInput{Target: 1, NextID: 2, SinceLastBatch: time.Hour,
-			Pods: pods(pod(1, PodRunning, time.Second)), Deleting: map[int64]bool{1: true}}, create: []int64{2}, pending: 1},
+			Pods: pods(pod(1, podRunning, time.Second)), Deleting: map[int64]bool{1: true}}, create: []int64{2}, pending: 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -127,14 +127,14 @@ func TestPodStateReasons(t *testing.T) {
 		name    string
 		pod     *corev1.Pod
 		deleted bool
-		phase   PodPhase
+		phase   podPhase
 		want    []string
 		failure bool
 	}{
-		{"oom", failed, false, PodFailed, []string{"id 3", "137(SIGKILL", "OOMKilled"}, true},
-		{"evicted", evicted, false, PodFailed, []string{"Evicted", "low on resource"}, false},
-		{"deleting", deleting, false, PodDeleted, []string{"deleted by a user or the framework"}, false},
-		{"gone", base(), true, PodDeleted, []string{"deleted"}, false},
+		{"oom", failed, false, podFailed, []string{"id 3", "137(SIGKILL", "OOMKilled"}, true},
+		{"evicted", evicted, false, podFailed, []string{"Evicted", "low on resource"}, false},
+		{"deleting", deleting, false, podDeleted, []string{"deleted by a user or the framework"}, false},
+		{"gone", base(), true, podDeleted, []string{"deleted"}, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -32,7 +32,7 @@ func ExecutorSelector(appID string) string {
 // ExecutorPod returns the pod of executor id for the driver at driverURL.
 // owner, when not nil, becomes the pod's controller ownerReference (the
 // driver pod in cluster mode), so that deleting the driver pod deletes it.
-func (c *Config) ExecutorPod(id int64, driverURL string, owner *metav1.OwnerReference) *corev1.Pod {
+func (c *config) executorPod(id int64, driverURL string, owner *metav1.OwnerReference) *corev1.Pod {
 	name := ExecutorPodName(c.PodNamePrefix, id)
 	sid := strconv.FormatInt(id, 10)
 	labels := maps.Clone(c.ExecutorLabels)

@@ -12,11 +12,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/tools/cache"
 	toolswatch "k8s.io/client-go/tools/watch"
 )
 
@@ -34,23 +30,13 @@ func podReady(pod *corev1.Pod) bool {
 // spark.kubernetes.allocation.driver.readinessTimeout. A timeout, or an
 // API error, is logged as a warning and allocation goes on, as in Spark;
 // it returns early only when ctx ends.
-func (a *Allocator) awaitDriverReady(ctx context.Context, name string) {
+func (a *allocator) awaitDriverReady(ctx context.Context, name string) {
 	ns := a.cfg.Namespace
 	timeout := a.cfg.DriverReadinessTimeout
 	start := time.Now()
 	a.log.Info().Str("pod", name).Dur("timeout", timeout).
 		Msgf("Waiting up to %s for driver pod %s:%s to be ready before requesting executors", timeout, ns, name)
-	sel := fields.OneTermEqualSelector("metadata.name", name).String()
-	lw := &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			o.FieldSelector = sel
-			return a.client.CoreV1().Pods(ns).List(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.FieldSelector = sel
-			return a.client.CoreV1().Pods(ns).Watch(ctx, o)
-		},
-	}
+	lw := namedPodListWatch(a.client.CoreV1().Pods(ns), name)
 	wctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	_, err := toolswatch.UntilWithSync(wctx, lw, &corev1.Pod{}, nil, func(ev watch.Event) (bool, error) {

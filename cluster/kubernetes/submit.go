@@ -81,11 +81,11 @@ func runDriver(ctx context.Context, cfg cluster.SubmitConfig, fn cluster.AppFunc
 		appID = NewAppID()
 		conf.Set(cluster.KeyAppID, appID)
 	}
-	kcfg, err := ParseConfig(conf, appID)
+	kcfg, err := parseConfig(conf, appID)
 	if err != nil {
 		return err
 	}
-	client, err := NewClient(conf, ClientOptions{Server: cfg.Master.APIServer, InDriverPod: inPod})
+	client, err := newAPIClient(conf, apiClientOptions{Server: cfg.Master.APIServer, InDriverPod: inPod})
 	if err != nil {
 		return err
 	}
@@ -171,15 +171,15 @@ func localHostFor(server string) string {
 // KubernetesClusterSchedulerBackend): its executors are pods, which the
 // allocator creates, replaces and deletes.
 type podBackend struct {
-	kcfg   *Config
-	client *Client
+	kcfg   *config
+	client *apiClient
 	owner  *metav1.OwnerReference
 	appID  string
 	log    zerolog.Logger
 
 	app       *driverrun.App
 	appCtx    context.Context
-	alloc     *Allocator
+	alloc     *allocator
 	driver    atomic.Pointer[endpoints.Driver]
 	allocDone chan struct{} // closed when the allocator's watch has returned
 }
@@ -187,7 +187,7 @@ type podBackend struct {
 // Prepare makes the allocator, the driver's cluster manager.
 func (b *podBackend) Prepare(ctx context.Context, _ *actor.Env, app *driverrun.App) (endpoints.ClusterManager, error) {
 	b.app, b.appCtx = app, ctx
-	b.alloc = NewAllocator(b.kcfg, b.client, AllocatorOptions{Owner: b.owner, Logger: b.log, Report: app.Status,
+	b.alloc = newAllocator(b.kcfg, b.client, allocatorOptions{Owner: b.owner, Logger: b.log, Report: app.Status,
 		OnLost: func(id, reason string) {
 			if d := b.driver.Load(); d != nil {
 				_ = d.RemoveExecutor(id, reason)
@@ -220,12 +220,10 @@ func (b *podBackend) Launch(sctx context.Context, d *endpoints.Driver, _ string)
 
 // Finish deletes the executor pods.
 func (b *podBackend) Finish(appErr error) error {
-	if b.driver.Load() == nil {
-		return appErr // never launched: no pod was asked for
+	if b.allocDone == nil {
+		return appErr // the allocator never started: no pod was asked for
 	}
-	if b.allocDone != nil {
-		<-b.allocDone
-	}
+	<-b.allocDone
 	sctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	if err := b.alloc.Stop(sctx); err != nil {
