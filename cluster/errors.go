@@ -31,12 +31,12 @@ var (
 	// ErrAppFailed is matched by the error of an application that did not
 	// end with final status SUCCEEDED (see *AppFailedError).
 	ErrAppFailed = errors.New("cluster: application did not succeed")
-	// ErrRegistrationFailed is returned by StartNodeManager when the node
+	// ErrRegistrationFailed is returned by nodemanager.Start when the node
 	// could not register with the resource manager (RegisterTimeout passed
 	// or its ctx ended).
 	ErrRegistrationFailed = errors.New("cluster: node manager could not register")
 	// ErrInvalidConfig is matched by the error for a configuration struct
-	// (SubmitConfig, AMConfig, NodeManagerConfig, LocalClusterConfig)
+	// (SubmitConfig, appmaster.Config, nodemanager.Config, yarn.LocalClusterConfig)
 	// without a required field or with a value out of range; the error
 	// names the field.
 	ErrInvalidConfig = errors.New("cluster: invalid configuration")

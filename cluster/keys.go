@@ -68,6 +68,6 @@ const (
 	KeySubmitWorkingDir = "spark.sparkrpc.submit.workingDir"
 	// KeyContainerEnvWhitelist names, comma-separated, the variables of the
 	// environment that an embedded local cluster's containers get beside
-	// the defaults (NodeManagerConfig.EnvWhitelist).
+	// the defaults (nodemanager.Config.EnvWhitelist).
 	KeyContainerEnvWhitelist = "spark.sparkrpc.container.envWhitelist"
 )

@@ -48,7 +48,7 @@ type LocalClusterConfig struct {
 	WorkerMemoryMB       int64
 	// AMNode, when not zero, adds a node manager with this capability that
 	// the resource manager reserves for application masters
-	// (ResourceManagerConfig.AMNodes): the AM takes none of the workers'
+	// (resourcemanager.Config.AMNodes): the AM takes none of the workers'
 	// resources, and no executor runs on the AM's node.
 	AMNode cluster.Resource
 	// Dir holds the nodes' folders and the staging folders; default a new
@@ -60,7 +60,7 @@ type LocalClusterConfig struct {
 	NodeExpiry time.Duration
 	// Logger is the cluster's logger (the zero Logger discards).
 	Logger zerolog.Logger
-	// EnvWhitelist is the node managers' NodeManagerConfig.EnvWhitelist.
+	// EnvWhitelist is the node managers' nodemanager.Config.EnvWhitelist.
 	EnvWhitelist []string
 	// Secret, when set, turns spark.authenticate on for the cluster's
 	// daemons: it is the cluster's secret, which the resource manager, the
