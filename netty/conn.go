@@ -167,6 +167,11 @@ type identityBusy struct{ live *conn }
 
 func (e *identityBusy) Error() string { return ErrIdentityInUse.Error() }
 
+// attachOnce makes c the connection of p, or for an inbound connection (p
+// nil) of the peer of c's identity. It fails when the transport closes,
+// when p left the map, when the peer's connection stays
+// (ErrDuplicateConnection, or an *identityBusy, after which attach calls
+// it again) or when an inbound connection limit refuses c (establish).
 func (t *Transport) attachOnce(c *conn, p *peer) error {
 	if t.closing.Load() {
 		return ErrTransportClosed
