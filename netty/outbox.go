@@ -131,6 +131,9 @@ type queued struct {
 // reply (to a future) that fails so is replaced by an RpcFailure, so that
 // the asker fails at once.
 func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) error {
+	// Every message takes this path: what a message to a peer with a
+	// connection needs stays in this function, and only the cases without
+	// a connection and the inline write (a system call anyway) are calls.
 	if t.closing.Load() {
 		return ErrTransportClosed
 	}
