@@ -136,90 +136,130 @@ func (e *PropertiesError) Unwrap() error { return e.Err }
 func parseProperties(data []byte) ([][2]string, error) {
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
 	if !utf8.Valid(data) {
-		i := 0
-		for {
-			r, size := utf8.DecodeRune(data[i:])
-			if r == utf8.RuneError && size <= 1 {
-				break
-			}
-			i += size
-		}
-		return nil, &PropertiesError{Line: lineAt(data, i), Err: ErrInvalidUTF8}
+		return nil, &PropertiesError{Line: lineAt(data, firstInvalidRune(data)), Err: ErrInvalidUTF8}
 	}
-	var (
-		props [][2]string
-		line  []byte // the logical line being read, escapes intact
-		start int    // where line starts in data
-		// The LineReader's state: skipping leading whitespace (and, unless
-		// a continuation just ended a line, line ends); the last character
-		// was an unescaped backslash.
-		skipSpace, continued, backslash = true, false, false
-	)
-	emit := func() error {
-		k, v, err := splitProperty(line)
-		if err == nil && k == "" {
-			err = ErrEmptyKey
-		}
-		if err != nil {
-			return &PropertiesError{Line: lineAt(data, start), Err: err}
-		}
-		props = append(props, [2]string{k, v})
-		line, backslash = line[:0], false
-		return nil
-	}
+	r := propertiesReader{data: data, skipSpace: true}
 	for i := 0; i < len(data); i++ {
 		c := data[i]
-		if skipSpace {
-			if isPropSpace(c) || !continued && (c == '\n' || c == '\r') {
+		if r.skipSpace {
+			if isPropSpace(c) || !r.continued && (c == '\n' || c == '\r') {
 				continue
 			}
-			skipSpace, continued = false, false
-		}
-		if len(line) == 0 && (c == '#' || c == '!') {
-			// A comment runs to its line end, whatever it ends with.
-			for i+1 < len(data) && data[i+1] != '\n' && data[i+1] != '\r' {
-				i++
-			}
-			i++
-			skipSpace = true
-			continue
-		}
-		if c != '\n' && c != '\r' {
-			if len(line) == 0 {
-				start = i
-			}
-			line = append(line, c)
-			backslash = c == '\\' && !backslash
-			continue
+			r.skipSpace, r.continued = false, false
 		}
 		switch {
-		case len(line) == 0:
-			// A blank line, or a continuation onto one.
-			skipSpace = true
-		case backslash:
-			// An odd backslash at the line end continues the logical line
-			// on the next one, without its leading whitespace.
-			line = line[:len(line)-1]
-			skipSpace, continued, backslash = true, true, false
-			if c == '\r' && i+1 < len(data) && data[i+1] == '\n' {
-				i++
-			}
+		case len(r.line) == 0 && (c == '#' || c == '!'):
+			i = r.skipComment(i)
+		case c != '\n' && c != '\r':
+			r.add(i, c)
 		default:
-			if err := emit(); err != nil {
+			var err error
+			if i, err = r.lineEnd(i, c); err != nil {
 				return nil, err
 			}
-			skipSpace = true
 		}
 	}
-	if len(line) > 0 {
-		if backslash {
-			line = line[:len(line)-1]
-		}
-		if err := emit(); err != nil {
-			return nil, err
-		}
+	if err := r.end(); err != nil {
+		return nil, err
 	}
-	return props, nil
+	return r.props, nil
+}
+
+// firstInvalidRune returns the offset of the first byte of data that does
+// not start a valid UTF-8 sequence (len(data) if there is none).
+func firstInvalidRune(data []byte) int {
+	i := 0
+	for {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return i
+		}
+		i += size
+	}
+}
+
+// propertiesReader is the state of parseProperties: the logical line being
+// gathered and the pairs read so far.
+type propertiesReader struct {
+	data  []byte
+	props [][2]string
+	line  []byte // the logical line being read, escapes intact
+	start int    // where line starts in data
+	// The LineReader's state: skipping leading whitespace (and, unless
+	// a continuation just ended a line, line ends); the last character
+	// was an unescaped backslash.
+	skipSpace, continued, backslash bool
+}
+
+// add appends data[i], which is c and not a line end, to the logical line.
+func (r *propertiesReader) add(i int, c byte) {
+	if len(r.line) == 0 {
+		r.start = i
+	}
+	r.line = append(r.line, c)
+	r.backslash = c == '\\' && !r.backslash
+}
+
+// skipComment skips the comment that starts at data[i] and returns the
+// offset of its line end (or of the last byte of data).
+func (r *propertiesReader) skipComment(i int) int {
+	// A comment runs to its line end, whatever it ends with.
+	for i+1 < len(r.data) && r.data[i+1] != '\n' && r.data[i+1] != '\r' {
+		i++
+	}
+	r.skipSpace = true
+	return i + 1
+}
+
+// lineEnd handles the line end c at data[i]: it ends the logical line, or
+// continues it on the next line. It returns the offset of the line end's
+// last byte.
+func (r *propertiesReader) lineEnd(i int, c byte) (int, error) {
+	switch {
+	case len(r.line) == 0:
+		// A blank line, or a continuation onto one.
+		r.skipSpace = true
+	case r.backslash:
+		// An odd backslash at the line end continues the logical line
+		// on the next one, without its leading whitespace.
+		r.line = r.line[:len(r.line)-1]
+		r.skipSpace, r.continued, r.backslash = true, true, false
+		if c == '\r' && i+1 < len(r.data) && r.data[i+1] == '\n' {
+			i++
+		}
+	default:
+		if err := r.emit(); err != nil {
+			return i, err
+		}
+		r.skipSpace = true
+	}
+	return i, nil
+}
+
+// end emits the logical line that the end of data cuts, if any; a
+// backslash at the very end is dropped.
+func (r *propertiesReader) end() error {
+	if len(r.line) == 0 {
+		return nil
+	}
+	if r.backslash {
+		r.line = r.line[:len(r.line)-1]
+	}
+	return r.emit()
+}
+
+// emit splits the logical line into its pair and starts a new line.
+func (r *propertiesReader) emit() error {
+	k, v, err := splitProperty(r.line)
+	if err == nil && k == "" {
+		err = ErrEmptyKey
+	}
+	if err != nil {
+		return &PropertiesError{Line: lineAt(r.data, r.start), Err: err}
+	}
+	r.props = append(r.props, [2]string{k, v})
+	r.line, r.backslash = r.line[:0], false
+	return nil
 }
 
 // isPropSpace reports whether c is whitespace in a properties file.

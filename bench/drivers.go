@@ -185,10 +185,6 @@ func pingPongRunner(h *harness, spec *pingPongSpec) runFunc {
 
 // runOneway runs a one-way workload within b and verifies every arrival.
 func (h *harness) runOneway(ctx context.Context, spec onewaySpec, b budget) (sample, error) {
-	senderOf := make([]int, spec.receivers)
-	for s := 0; s < spec.senders; s++ {
-		senderOf[spec.route(s)]++
-	}
 	st := &runState{tally: newTally(spec.window)}
 	st.checkers = make([]*checker, spec.receivers)
 	for r := range st.checkers {
@@ -210,43 +206,7 @@ func (h *harness) runOneway(ctx context.Context, spec onewaySpec, b budget) (sam
 			if b.count > 0 {
 				limit = split(b.count, spec.senders, s)
 			}
-			var seq uint64
-			var seen int64 // the arrivals this sender read last
-			for ; limit < 0 || int64(seq) < limit; seq++ {
-				if limit < 0 && seq%64 == 0 && (time.Now().After(deadline) || spec.stop != nil && spec.stop.Load()) {
-					break
-				}
-				n := st.tally.sent.Add(1)
-				if n-seen > st.tally.window {
-					// Arrivals only grow: they are read again only when
-					// the count read last says that the window is full.
-					seen = st.tally.received.Load()
-				}
-				if n-seen > st.tally.window {
-					// The window is full: flush buffered writes, then wait.
-					if spec.flush != nil {
-						if err := spec.flush(s); err != nil {
-							st.tally.unsend()
-							errs[s] = err
-							break
-						}
-					}
-					if err := st.tally.waitWindow(ctx, n, stall); err != nil {
-						st.tally.unsend()
-						errs[s] = err
-						break
-					}
-				}
-				if err := spec.send(s, newPing(s, seq, spec.payload)); err != nil {
-					st.tally.unsend()
-					errs[s] = err
-					break
-				}
-			}
-			sent[s] = int64(seq)
-			if spec.flush != nil && errs[s] == nil {
-				errs[s] = spec.flush(s)
-			}
+			sent[s], errs[s] = spec.sendAll(ctx, st, s, limit, deadline, stall)
 		}()
 	}
 	wg.Wait()
@@ -259,6 +219,57 @@ func (h *harness) runOneway(ctx context.Context, spec onewaySpec, b budget) (sam
 	if err := errors.Join(errs...); err != nil {
 		return sample{}, err
 	}
+	v := spec.verification(st, sent)
+	if awaitErr != nil && v.OK {
+		return sample{}, awaitErr
+	}
+	return sample{messages: total, elapsed: elapsed, verified: v}, nil
+}
+
+// sendAll is sender s of a one-way run: it sends limit messages (limit < 0:
+// until the deadline or spec.stop), each when it fits in the window, and
+// flushes at the end. It returns how many messages it sent and the error
+// that ended it early, if any.
+func (spec *onewaySpec) sendAll(ctx context.Context, st *runState, s int, limit int64, deadline time.Time, stall time.Duration) (int64, error) {
+	var seq uint64
+	var seen int64 // the arrivals this sender read last
+	for ; limit < 0 || int64(seq) < limit; seq++ {
+		if limit < 0 && seq%64 == 0 && (time.Now().After(deadline) || spec.stop != nil && spec.stop.Load()) {
+			break
+		}
+		n := st.tally.sent.Add(1)
+		if n-seen > st.tally.window {
+			// Arrivals only grow: they are read again only when
+			// the count read last says that the window is full.
+			seen = st.tally.received.Load()
+		}
+		if n-seen > st.tally.window {
+			// The window is full: flush buffered writes, then wait.
+			if spec.flush != nil {
+				if err := spec.flush(s); err != nil {
+					st.tally.unsend()
+					return int64(seq), err
+				}
+			}
+			if err := st.tally.waitWindow(ctx, n, stall); err != nil {
+				st.tally.unsend()
+				return int64(seq), err
+			}
+		}
+		if err := spec.send(s, newPing(s, seq, spec.payload)); err != nil {
+			st.tally.unsend()
+			return int64(seq), err
+		}
+	}
+	if spec.flush != nil {
+		return int64(seq), spec.flush(s)
+	}
+	return int64(seq), nil
+}
+
+// verification checks the arrivals of a one-way run at every receiver
+// against what the senders sent.
+func (spec *onewaySpec) verification(st *runState, sent []int64) Verification {
 	perReceiver := make([]int64, spec.receivers)
 	for s, n := range sent {
 		perReceiver[spec.route(s)] += n
@@ -267,11 +278,7 @@ func (h *harness) runOneway(ctx context.Context, spec onewaySpec, b budget) (sam
 	for r, c := range st.checkers {
 		vs = append(vs, c.verification(perReceiver[r]))
 	}
-	v := mergeVerifications(vs...)
-	if awaitErr != nil && v.OK {
-		return sample{}, awaitErr
-	}
-	return sample{messages: total, elapsed: elapsed, verified: v}, nil
+	return mergeVerifications(vs...)
 }
 
 // askSpec describes an asking workload: workers goroutines, each with one ask

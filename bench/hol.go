@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -174,43 +175,17 @@ func tcpHOL(ctx context.Context, h *harness, p Params) (*Figures, error) {
 	closed := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(3)
-	go func() { // server
+	go func() {
 		defer wg.Done()
-		fr := newFrameReader(server)
-		fw := newFrameWriter(server)
-		var m messages.BenchPing
-		for {
-			var err error
-			if m.Sender, m.Seq, err = fr.readIDs(); err != nil {
-				return
-			}
-			if m.Sender == holFloodTag {
-				m.Sender = 0
-				floodSink.arrive(0, &m)
-				continue
-			}
-			// One ask in flight: flush its reply at once (the flood
-			// keeps the read buffer from ever draining).
-			pong := askSink.reply(&m)
-			if fw.writePong(pong.Sender, pong.Seq) != nil || fw.w.Flush() != nil {
-				return
-			}
-		}
+		serveHOL(server, askSink, floodSink)
 	}()
 	go func() { // client writer
 		defer wg.Done()
 		writeQueued(newFrameWriter(client), queue, closed)
 	}()
-	go func() { // client reader
+	go func() {
 		defer wg.Done()
-		fr := newFrameReader(client)
-		for {
-			sender, seq, err := fr.readIDs()
-			if err != nil {
-				return
-			}
-			replies <- &messages.BenchPong{Sender: sender, Seq: seq}
-		}
+		readPongs(client, replies)
 	}()
 	defer func() {
 		close(closed)
@@ -241,4 +216,43 @@ func tcpHOL(ctx context.Context, h *harness, p Params) (*Figures, error) {
 		}
 	}
 	return h.measure(ctx, holAskPayload, holRunner(h, p, askSink, floodSink, ask, send, nil))
+}
+
+// serveHOL is the server side of the raw TCP head-of-line workload: it
+// hands the flood's messages to floodSink and answers each ask through
+// askSink, until the connection fails.
+func serveHOL(conn net.Conn, askSink, floodSink *sink) {
+	fr := newFrameReader(conn)
+	fw := newFrameWriter(conn)
+	var m messages.BenchPing
+	for {
+		var err error
+		if m.Sender, m.Seq, err = fr.readIDs(); err != nil {
+			return
+		}
+		if m.Sender == holFloodTag {
+			m.Sender = 0
+			floodSink.arrive(0, &m)
+			continue
+		}
+		// One ask in flight: flush its reply at once (the flood
+		// keeps the read buffer from ever draining).
+		pong := askSink.reply(&m)
+		if fw.writePong(pong.Sender, pong.Seq) != nil || fw.w.Flush() != nil {
+			return
+		}
+	}
+}
+
+// readPongs passes the replies read from conn to replies until the
+// connection fails.
+func readPongs(conn net.Conn, replies chan<- *messages.BenchPong) {
+	fr := newFrameReader(conn)
+	for {
+		sender, seq, err := fr.readIDs()
+		if err != nil {
+			return
+		}
+		replies <- &messages.BenchPong{Sender: sender, Seq: seq}
+	}
 }

@@ -24,187 +24,228 @@ var (
 	scenarios    []*scenario
 )
 
+// registry returns the scenarios, built once.
 func registry() []*scenario {
 	registryOnce.Do(func() { scenarios = buildRegistry() })
 	return scenarios
 }
 
+// buildRegistry lists the scenarios in the order they run and are listed.
 func buildRegistry() []*scenario {
-	protoactorOnewayImpl := impl{name: ImplProtoactor, run: protoactorOneway}
 	return []*scenario{
-		{
-			name:        ScenarioLocalSend,
-			description: "one-way sends to 1 endpoint in the same env: 1 sender, and fan-in from N senders",
-			variants: func(c *Config) []Params {
-				ps := []Params{{Payload: localPayload, Senders: 1, Endpoints: 1}}
-				if c.Senders > 1 {
-					ps = append(ps, Params{Payload: localPayload, Senders: c.Senders, Endpoints: 1})
-				}
-				return ps
-			},
-			sparkrpc:  impl{name: ImplSparkrpc, run: sparkrpcOneway},
-			baselines: []impl{protoactorOnewayImpl},
-			targets: func(_ *Config, p Params) []targetSpec {
-				if p.Senders != 1 {
-					return nil
-				}
-				return []targetSpec{{name: "≥ 0.95× protoactor Send msgs/s", baseline: ImplProtoactor, metric: "msgs_per_sec", atLeast: true, threshold: 0.95}}
-			},
-		},
-		{
-			name:        ScenarioLocalAsk,
-			description: "asks to 1 endpoint in the same env: sequential (1 in flight) and K in flight",
-			variants: func(c *Config) []Params {
-				ps := []Params{{Payload: localPayload, InFlight: 1}}
-				if c.InFlight > 1 {
-					ps = append(ps, Params{Payload: localPayload, InFlight: c.InFlight})
-				}
-				return ps
-			},
-			sparkrpc:  impl{name: ImplSparkrpc, run: sparkrpcAsk},
-			baselines: []impl{{name: ImplProtoactor, run: protoactorAsk}},
-			targets: func(_ *Config, p Params) []targetSpec {
-				if p.InFlight != 1 {
-					return nil
-				}
-				return []targetSpec{{name: "≥ 1.0× protoactor RequestFuture msgs/s", baseline: ImplProtoactor, metric: "msgs_per_sec", atLeast: true, threshold: 1.0}}
-			},
-		},
-		{
-			name:        ScenarioLoop,
-			description: "one-way sends from L senders to L endpoints (one each), on the shared loop and on dedicated loops",
-			variants: func(c *Config) []Params {
-				return []Params{
-					{Payload: localPayload, Senders: c.LoopEndpoints, Endpoints: c.LoopEndpoints, Loop: "shared"},
-					{Payload: localPayload, Senders: c.LoopEndpoints, Endpoints: c.LoopEndpoints, Loop: "dedicated"},
-				}
-			},
-			sparkrpc:  impl{name: ImplSparkrpc, run: sparkrpcOneway},
-			baselines: []impl{protoactorOnewayImpl},
-		},
-		{
-			name:        ScenarioManyEndpoints,
-			description: "many endpoints in one env, in ping-pong pairs, all pairs at once",
-			variants: func(c *Config) []Params {
-				return []Params{{Payload: localPayload, Endpoints: c.Endpoints - c.Endpoints%2}}
-			},
-			sparkrpc:  impl{name: ImplSparkrpc, run: sparkrpcPingPong},
-			baselines: []impl{{name: ImplProtoactor, run: protoactorPingPong}},
-		},
-		{
-			name:        ScenarioRemoteSend,
-			description: "one-way sends from one env to an endpoint of another over loopback TCP, per payload size",
-			variants: func(c *Config) []Params {
-				var ps []Params
-				for _, size := range c.Payloads {
-					ps = append(ps, Params{Payload: size, Senders: 1, Endpoints: 1})
-				}
-				return ps
-			},
-			sparkrpc: impl{name: ImplSparkrpc, run: sparkrpcRemoteOneway},
-			tls:      true,
-			baselines: []impl{
-				{name: ImplProtoactorRemote, run: protoactorRemoteOneway, unavailable: raceUnavailable},
-				{name: ImplTCP, run: tcpOneway},
-				{name: ImplTCPDelivered, run: tcpDeliveredOneway},
-			},
-			targets: func(_ *Config, p Params) []targetSpec {
-				switch p.Payload {
-				case 16:
-					return []targetSpec{{name: "≥ 5× protoactor-remote msgs/s", baseline: ImplProtoactorRemote, metric: "msgs_per_sec", atLeast: true, threshold: 5}}
-				case 1 << 10:
-					return []targetSpec{
-						{name: "≥ 3× protoactor-remote msgs/s", baseline: ImplProtoactorRemote, metric: "msgs_per_sec", atLeast: true, threshold: 3},
-						{name: "≥ 0.5× raw TCP bandwidth", baseline: ImplTCP, metric: "msgs_per_sec", atLeast: true, threshold: 0.5},
-					}
-				}
-				return nil
-			},
-		},
-		{
-			name:        ScenarioRemoteAsk,
-			description: "asks from one env to an endpoint of another over loopback TCP, per payload size, 1 and K in flight",
-			variants: func(c *Config) []Params {
-				var ps []Params
-				for _, size := range c.Payloads {
-					ps = append(ps, Params{Payload: size, InFlight: 1})
-					if c.InFlight > 1 {
-						ps = append(ps, Params{Payload: size, InFlight: c.InFlight})
-					}
-				}
-				return ps
-			},
-			sparkrpc: impl{name: ImplSparkrpc, run: sparkrpcRemoteAsk},
-			tls:      true,
-			baselines: []impl{
-				{name: ImplProtoactorRemote, run: protoactorRemoteAsk, unavailable: raceUnavailable},
-				{name: ImplTCP, run: tcpAsk},
-				{name: ImplTCPDelivered, run: tcpDeliveredAsk},
-			},
-			targets: func(_ *Config, p Params) []targetSpec {
-				switch {
-				case p.Payload == 16 && p.InFlight == 1:
-					return []targetSpec{{name: "p50 latency ≤ 0.5× protoactor-remote", baseline: ImplProtoactorRemote, metric: "latency_p50", atLeast: false, threshold: 0.5}}
-				case p.Payload == 16 && p.InFlight == 64:
-					return []targetSpec{{name: "≥ 3× protoactor-remote msgs/s", baseline: ImplProtoactorRemote, metric: "msgs_per_sec", atLeast: true, threshold: 3}}
-				}
-				return nil
-			},
-		},
-		{
-			name:        ScenarioRemoteFanIn,
-			description: "one-way sends from 32 envs (one connection each) to one endpoint of another, as executors' status updates reach the driver",
-			variants: func(*Config) []Params {
-				return []Params{{Payload: localPayload, Senders: FanInExecutors, Endpoints: 1}}
-			},
-			sparkrpc: impl{name: ImplSparkrpc, run: sparkrpcRemoteFanIn},
-			tls:      true,
-			baselines: []impl{
-				{name: ImplProtoactorRemote, run: protoactorRemoteFanIn, unavailable: raceUnavailable},
-				{name: ImplTCP, run: tcpFanIn},
-			},
-		},
-		{
-			name:        ScenarioRemoteAskUnderFlood,
-			description: "asks of 16 B (1 in flight) while one-way messages of each payload size flood another endpoint over the same connection (head-of-line blocking)",
-			variants: func(c *Config) []Params {
-				var ps []Params
-				for _, size := range c.Payloads {
-					ps = append(ps, Params{Payload: size, InFlight: 1})
-				}
-				return ps
-			},
-			sparkrpc: impl{name: ImplSparkrpc, run: sparkrpcRemoteHOL},
-			tls:      true,
-			baselines: []impl{
-				{name: ImplProtoactorRemote, run: protoactorRemoteHOL, unavailable: raceUnavailable},
-				{name: ImplTCP, run: tcpHOL},
-			},
-		},
-		{
-			name:        ScenarioExecutorRegistration,
-			description: "executors (in-process envs over loopback) registering with the scheduler backend",
-			variants: func(c *Config) []Params {
-				return []Params{{Executors: executorsToRegister(c)}}
-			},
-			sparkrpc: impl{name: ImplSparkrpc, run: executorRegistration, unavailable: schedulerUnavailable},
-			targets: func(c *Config, p Params) []targetSpec {
-				return []targetSpec{{name: "1,000 executors registered in ≤ 2 s", metric: "seconds_per_1000_executors", atLeast: false, threshold: 2}}
-			},
-		},
-		{
-			name:        ScenarioEmptyTasks,
-			description: "empty tasks through the scheduler backend with 4 one-core executors, one task per round trip on each",
-			variants: func(c *Config) []Params {
-				return []Params{{Executors: 4}}
-			},
-			sparkrpc:  impl{name: ImplSparkrpc, run: emptyTasks, unavailable: schedulerUnavailable},
-			baselines: []impl{{name: ImplTCP, run: tcpEmptyTasks}, {name: ImplTCPDelivered, run: tcpDeliveredEmptyTasks}},
-			targets: func(*Config, Params) []targetSpec {
-				return []targetSpec{{name: "≥ 20,000 empty tasks/s with 4 executors", metric: "msgs_per_sec", atLeast: true, threshold: 20000}}
-			},
-		},
+		localSendScenario(),
+		localAskScenario(),
+		loopScenario(),
+		manyEndpointsScenario(),
+		remoteSendScenario(),
+		remoteAskScenario(),
+		remoteFanInScenario(),
+		remoteAskUnderFloodScenario(),
+		executorRegistrationScenario(),
+		emptyTasksScenario(),
 		startupScenario(),
+	}
+}
+
+func localSendScenario() *scenario {
+	return &scenario{
+		name:        ScenarioLocalSend,
+		description: "one-way sends to 1 endpoint in the same env: 1 sender, and fan-in from N senders",
+		variants: func(c *Config) []Params {
+			ps := []Params{{Payload: localPayload, Senders: 1, Endpoints: 1}}
+			if c.Senders > 1 {
+				ps = append(ps, Params{Payload: localPayload, Senders: c.Senders, Endpoints: 1})
+			}
+			return ps
+		},
+		sparkrpc:  impl{name: ImplSparkrpc, run: sparkrpcOneway},
+		baselines: []impl{{name: ImplProtoactor, run: protoactorOneway}},
+		targets: func(_ *Config, p Params) []targetSpec {
+			if p.Senders != 1 {
+				return nil
+			}
+			return []targetSpec{{name: "≥ 0.95× protoactor Send msgs/s", baseline: ImplProtoactor, metric: "msgs_per_sec", atLeast: true, threshold: 0.95}}
+		},
+	}
+}
+
+func localAskScenario() *scenario {
+	return &scenario{
+		name:        ScenarioLocalAsk,
+		description: "asks to 1 endpoint in the same env: sequential (1 in flight) and K in flight",
+		variants: func(c *Config) []Params {
+			ps := []Params{{Payload: localPayload, InFlight: 1}}
+			if c.InFlight > 1 {
+				ps = append(ps, Params{Payload: localPayload, InFlight: c.InFlight})
+			}
+			return ps
+		},
+		sparkrpc:  impl{name: ImplSparkrpc, run: sparkrpcAsk},
+		baselines: []impl{{name: ImplProtoactor, run: protoactorAsk}},
+		targets: func(_ *Config, p Params) []targetSpec {
+			if p.InFlight != 1 {
+				return nil
+			}
+			return []targetSpec{{name: "≥ 1.0× protoactor RequestFuture msgs/s", baseline: ImplProtoactor, metric: "msgs_per_sec", atLeast: true, threshold: 1.0}}
+		},
+	}
+}
+
+func loopScenario() *scenario {
+	return &scenario{
+		name:        ScenarioLoop,
+		description: "one-way sends from L senders to L endpoints (one each), on the shared loop and on dedicated loops",
+		variants: func(c *Config) []Params {
+			return []Params{
+				{Payload: localPayload, Senders: c.LoopEndpoints, Endpoints: c.LoopEndpoints, Loop: "shared"},
+				{Payload: localPayload, Senders: c.LoopEndpoints, Endpoints: c.LoopEndpoints, Loop: "dedicated"},
+			}
+		},
+		sparkrpc:  impl{name: ImplSparkrpc, run: sparkrpcOneway},
+		baselines: []impl{{name: ImplProtoactor, run: protoactorOneway}},
+	}
+}
+
+func manyEndpointsScenario() *scenario {
+	return &scenario{
+		name:        ScenarioManyEndpoints,
+		description: "many endpoints in one env, in ping-pong pairs, all pairs at once",
+		variants: func(c *Config) []Params {
+			return []Params{{Payload: localPayload, Endpoints: c.Endpoints - c.Endpoints%2}}
+		},
+		sparkrpc:  impl{name: ImplSparkrpc, run: sparkrpcPingPong},
+		baselines: []impl{{name: ImplProtoactor, run: protoactorPingPong}},
+	}
+}
+
+func remoteSendScenario() *scenario {
+	return &scenario{
+		name:        ScenarioRemoteSend,
+		description: "one-way sends from one env to an endpoint of another over loopback TCP, per payload size",
+		variants: func(c *Config) []Params {
+			var ps []Params
+			for _, size := range c.Payloads {
+				ps = append(ps, Params{Payload: size, Senders: 1, Endpoints: 1})
+			}
+			return ps
+		},
+		sparkrpc: impl{name: ImplSparkrpc, run: sparkrpcRemoteOneway},
+		tls:      true,
+		baselines: []impl{
+			{name: ImplProtoactorRemote, run: protoactorRemoteOneway, unavailable: raceUnavailable},
+			{name: ImplTCP, run: tcpOneway},
+			{name: ImplTCPDelivered, run: tcpDeliveredOneway},
+		},
+		targets: func(_ *Config, p Params) []targetSpec {
+			switch p.Payload {
+			case 16:
+				return []targetSpec{{name: "≥ 5× protoactor-remote msgs/s", baseline: ImplProtoactorRemote, metric: "msgs_per_sec", atLeast: true, threshold: 5}}
+			case 1 << 10:
+				return []targetSpec{
+					{name: "≥ 3× protoactor-remote msgs/s", baseline: ImplProtoactorRemote, metric: "msgs_per_sec", atLeast: true, threshold: 3},
+					{name: "≥ 0.5× raw TCP bandwidth", baseline: ImplTCP, metric: "msgs_per_sec", atLeast: true, threshold: 0.5},
+				}
+			}
+			return nil
+		},
+	}
+}
+
+func remoteAskScenario() *scenario {
+	return &scenario{
+		name:        ScenarioRemoteAsk,
+		description: "asks from one env to an endpoint of another over loopback TCP, per payload size, 1 and K in flight",
+		variants: func(c *Config) []Params {
+			var ps []Params
+			for _, size := range c.Payloads {
+				ps = append(ps, Params{Payload: size, InFlight: 1})
+				if c.InFlight > 1 {
+					ps = append(ps, Params{Payload: size, InFlight: c.InFlight})
+				}
+			}
+			return ps
+		},
+		sparkrpc: impl{name: ImplSparkrpc, run: sparkrpcRemoteAsk},
+		tls:      true,
+		baselines: []impl{
+			{name: ImplProtoactorRemote, run: protoactorRemoteAsk, unavailable: raceUnavailable},
+			{name: ImplTCP, run: tcpAsk},
+			{name: ImplTCPDelivered, run: tcpDeliveredAsk},
+		},
+		targets: func(_ *Config, p Params) []targetSpec {
+			switch {
+			case p.Payload == 16 && p.InFlight == 1:
+				return []targetSpec{{name: "p50 latency ≤ 0.5× protoactor-remote", baseline: ImplProtoactorRemote, metric: "latency_p50", atLeast: false, threshold: 0.5}}
+			case p.Payload == 16 && p.InFlight == 64:
+				return []targetSpec{{name: "≥ 3× protoactor-remote msgs/s", baseline: ImplProtoactorRemote, metric: "msgs_per_sec", atLeast: true, threshold: 3}}
+			}
+			return nil
+		},
+	}
+}
+
+func remoteFanInScenario() *scenario {
+	return &scenario{
+		name:        ScenarioRemoteFanIn,
+		description: "one-way sends from 32 envs (one connection each) to one endpoint of another, as executors' status updates reach the driver",
+		variants: func(*Config) []Params {
+			return []Params{{Payload: localPayload, Senders: FanInExecutors, Endpoints: 1}}
+		},
+		sparkrpc: impl{name: ImplSparkrpc, run: sparkrpcRemoteFanIn},
+		tls:      true,
+		baselines: []impl{
+			{name: ImplProtoactorRemote, run: protoactorRemoteFanIn, unavailable: raceUnavailable},
+			{name: ImplTCP, run: tcpFanIn},
+		},
+	}
+}
+
+func remoteAskUnderFloodScenario() *scenario {
+	return &scenario{
+		name:        ScenarioRemoteAskUnderFlood,
+		description: "asks of 16 B (1 in flight) while one-way messages of each payload size flood another endpoint over the same connection (head-of-line blocking)",
+		variants: func(c *Config) []Params {
+			var ps []Params
+			for _, size := range c.Payloads {
+				ps = append(ps, Params{Payload: size, InFlight: 1})
+			}
+			return ps
+		},
+		sparkrpc: impl{name: ImplSparkrpc, run: sparkrpcRemoteHOL},
+		tls:      true,
+		baselines: []impl{
+			{name: ImplProtoactorRemote, run: protoactorRemoteHOL, unavailable: raceUnavailable},
+			{name: ImplTCP, run: tcpHOL},
+		},
+	}
+}
+
+func executorRegistrationScenario() *scenario {
+	return &scenario{
+		name:        ScenarioExecutorRegistration,
+		description: "executors (in-process envs over loopback) registering with the scheduler backend",
+		variants: func(c *Config) []Params {
+			return []Params{{Executors: executorsToRegister(c)}}
+		},
+		sparkrpc: impl{name: ImplSparkrpc, run: executorRegistration, unavailable: schedulerUnavailable},
+		targets: func(c *Config, p Params) []targetSpec {
+			return []targetSpec{{name: "1,000 executors registered in ≤ 2 s", metric: "seconds_per_1000_executors", atLeast: false, threshold: 2}}
+		},
+	}
+}
+
+func emptyTasksScenario() *scenario {
+	return &scenario{
+		name:        ScenarioEmptyTasks,
+		description: "empty tasks through the scheduler backend with 4 one-core executors, one task per round trip on each",
+		variants: func(c *Config) []Params {
+			return []Params{{Executors: 4}}
+		},
+		sparkrpc:  impl{name: ImplSparkrpc, run: emptyTasks, unavailable: schedulerUnavailable},
+		baselines: []impl{{name: ImplTCP, run: tcpEmptyTasks}, {name: ImplTCPDelivered, run: tcpDeliveredEmptyTasks}},
+		targets: func(*Config, Params) []targetSpec {
+			return []targetSpec{{name: "≥ 20,000 empty tasks/s with 4 executors", metric: "msgs_per_sec", atLeast: true, threshold: 20000}}
+		},
 	}
 }
 

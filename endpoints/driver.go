@@ -116,37 +116,61 @@ func NewDriver(env *actor.Env, opts ...DriverOption) (*Driver, error) {
 	for _, h := range o.excluded {
 		d.excluded[h] = true
 	}
-	d.bus = newListenerBus(d.log, busCapacity)
+	d.startBus(&o, busCapacity)
+	d.registerMetrics()
+	d.bgCtx, d.bgCancel = context.WithCancel(context.Background())
+	if err := d.registerEndpoints(hb); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// startBus creates the listener bus with the listeners of o and, for each
+// of its allocators, the listener that tells it of lost executors.
+func (d *Driver) startBus(o *driverOptions, capacity int) {
+	d.bus = newListenerBus(d.log, capacity)
 	for _, l := range o.listeners {
 		d.bus.add(l)
 	}
 	for _, a := range o.allocators() {
 		d.bus.add(lossListener{a})
 	}
+}
+
+// registerMetrics registers the scheduler's metrics in the env's registry.
+func (d *Driver) registerMetrics() {
 	d.metrics = newSchedulerMetrics(d)
-	if err := env.Metrics().Register(d.metrics); err != nil {
+	if err := d.env.Metrics().Register(d.metrics); err != nil {
 		// Another driver on the same env holds the names: this one runs
 		// unmetered rather than fail.
 		d.log.Warn().Err(err).Msg("scheduler metrics not registered")
 	} else {
 		d.metered = true
 	}
-	d.bgCtx, d.bgCancel = context.WithCancel(context.Background())
+}
+
+// registerEndpoints registers hb as the HeartbeatReceiver and the
+// CoarseGrainedScheduler endpoint. When one of them cannot be registered,
+// it undoes the rest of NewDriver's work (the endpoint registered first,
+// the metrics, the background context and the listener bus).
+func (d *Driver) registerEndpoints(hb *heartbeatReceiver) error {
+	undo := func() {
+		d.unregisterMetrics()
+		d.bgCancel()
+		_ = d.bus.stop(context.Background())
+	}
 	hb.d = d
-	if d.hbRef, err = env.RegisterEndpoint(HeartbeatEndpointName, hb); err != nil {
-		d.unregisterMetrics()
-		d.bgCancel()
-		_ = d.bus.stop(context.Background())
-		return nil, err
+	var err error
+	if d.hbRef, err = d.env.RegisterEndpoint(HeartbeatEndpointName, hb); err != nil {
+		undo()
+		return err
 	}
-	if d.ref, err = env.RegisterEndpoint(DriverEndpointName, newDriverEndpoint(d)); err != nil {
-		_ = env.Stop(d.hbRef)
-		d.unregisterMetrics()
-		d.bgCancel()
-		_ = d.bus.stop(context.Background())
-		return nil, err
+	if d.ref, err = d.env.RegisterEndpoint(DriverEndpointName, newDriverEndpoint(d)); err != nil {
+		_ = d.env.Stop(d.hbRef)
+		undo()
+		return err
 	}
-	return d, nil
+	return nil
 }
 
 // URL returns the driver's address, "spark://CoarseGrainedScheduler@host:port":

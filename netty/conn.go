@@ -159,66 +159,32 @@ type identityBusy struct{ live *conn }
 
 func (e *identityBusy) Error() string { return ErrIdentityInUse.Error() }
 
+// attachOnce makes c the connection of p, or for an inbound connection (p
+// nil) of the peer of c's identity. It fails when the transport closes,
+// when p left the map, when the peer's connection stays
+// (ErrDuplicateConnection, or an *identityBusy, after which attach calls
+// it again) or when an inbound connection limit refuses c (establish).
 func (t *Transport) attachOnce(c *conn, p *peer) error {
 	if t.closing.Load() {
 		return ErrTransportClosed
 	}
-	if p == nil {
-		// Keep the lock of a peer that is still in the map until the
-		// connection is installed: the close of its current connection
-		// could otherwise remove the peer in between, leaving c on a peer
-		// that no Send finds.
-		for {
-			v, _ := t.peers.LoadOrStore(c.info.Identity, &peer{identity: c.info.Identity, client: !isListenIdentity(c.info.Identity)})
-			p = v.(*peer)
-			p.mu.Lock()
-			if !p.removed {
-				break
-			}
-			p.mu.Unlock() // a client peer that was just dropped: make a new one
-		}
-	} else {
-		p.mu.Lock()
-		if p.removed {
-			// An inbound connection from the peer was attached while this
-			// side dialled, and has closed since: the peer is no longer
-			// in the map, and the next Send dials again.
-			p.mu.Unlock()
-			return fmt.Errorf("%w: %s connected and disconnected meanwhile", ErrDuplicateConnection, p.identity)
-		}
+	// Keep the lock of the peer until the connection is installed: the
+	// close of its current connection could otherwise remove the peer in
+	// between, leaving c on a peer that no Send finds.
+	p, err := t.lockPeer(c, p)
+	if err != nil {
+		return err
 	}
 	if t.hooks.attach != nil {
 		t.hooks.attach(p)
 	}
-	var replaced *conn
-	dup := false
-	switch {
-	case c.outbound && p.conn != nil && !p.conn.outbound && !p.client:
-		// Attached while this side dialled, the inbound connection only
-		// claims the address that c reached.
-		replaced = p.conn
-	case c.outbound:
-		dup = p.conn != nil
-	case p.conn != nil && p.conn.outbound:
-		dup = true
-	case p.conn != nil && !p.client:
-		live := p.conn
-		p.mu.Unlock()
-		return &identityBusy{live: live}
-	case p.conn != nil:
-		replaced = p.conn // the client proved its key: it reconnected
-	case p.dialing && t.info.Identity < p.identity:
-		dup = true
+	replaced, err := t.replacing(c, p)
+	if err == nil && !c.outbound {
+		err = t.establish(c, replaced != nil)
 	}
-	if dup {
+	if err != nil {
 		p.mu.Unlock()
-		return fmt.Errorf("%w: a connection between %s and %s exists", ErrDuplicateConnection, t.info.Identity, p.identity)
-	}
-	if !c.outbound {
-		if err := t.establish(c, replaced != nil); err != nil {
-			p.mu.Unlock()
-			return err
-		}
+		return err
 	}
 	c.p = p
 	c.prev = replaced
@@ -246,6 +212,61 @@ func (t *Transport) attachOnce(c *conn, p *peer) error {
 		replaced.close(nil) // reports its Disconnected before c's Connected
 	}
 	return nil
+}
+
+// lockPeer returns, locked, the peer that c attaches to: p, or for an
+// inbound connection (p nil) the peer of c's identity, made if the map has
+// none. It fails when p, dialled by this side, left the map meanwhile.
+func (t *Transport) lockPeer(c *conn, p *peer) (*peer, error) {
+	if p != nil {
+		p.mu.Lock()
+		if p.removed {
+			// An inbound connection from the peer was attached while this
+			// side dialled, and has closed since: the peer is no longer
+			// in the map, and the next Send dials again.
+			p.mu.Unlock()
+			return nil, fmt.Errorf("%w: %s connected and disconnected meanwhile", ErrDuplicateConnection, p.identity)
+		}
+		return p, nil
+	}
+	for {
+		v, _ := t.peers.LoadOrStore(c.info.Identity, &peer{identity: c.info.Identity, client: !isListenIdentity(c.info.Identity)})
+		p = v.(*peer)
+		p.mu.Lock()
+		if !p.removed {
+			return p, nil
+		}
+		p.mu.Unlock() // a client peer that was just dropped: make a new one
+	}
+}
+
+// replacing decides, under p.mu, what becomes of p's current connection
+// when c attaches to p: it returns the connection that c replaces (nil if
+// none), or why c may not attach: an *identityBusy, or
+// ErrDuplicateConnection when the connection that stays is another one.
+func (t *Transport) replacing(c *conn, p *peer) (*conn, error) {
+	var replaced *conn
+	dup := false
+	switch {
+	case c.outbound && p.conn != nil && !p.conn.outbound && !p.client:
+		// Attached while this side dialled, the inbound connection only
+		// claims the address that c reached.
+		replaced = p.conn
+	case c.outbound:
+		dup = p.conn != nil
+	case p.conn != nil && p.conn.outbound:
+		dup = true
+	case p.conn != nil && !p.client:
+		return nil, &identityBusy{live: p.conn}
+	case p.conn != nil:
+		replaced = p.conn // the client proved its key: it reconnected
+	case p.dialing && t.info.Identity < p.identity:
+		dup = true
+	}
+	if dup {
+		return nil, fmt.Errorf("%w: a connection between %s and %s exists", ErrDuplicateConnection, t.info.Identity, p.identity)
+	}
+	return replaced, nil
 }
 
 // run reports an attached connection, then starts its writer and its

@@ -102,46 +102,7 @@ func (t *Transport) serve(nc net.Conn, src string) {
 		return nil
 	})
 	if err != nil {
-		if c.attached.Load() {
-			// The last handshake frame could not be written.
-			c.quiet.Store(true)
-			c.close(err)
-			return
-		}
-		// Counted before the close, so that a peer that sees the
-		// connection end finds the refusal in Stats.
-		var refusedN int64
-		switch {
-		case errors.Is(err, ErrAuthFailed):
-			t.authFailures.Add(1)
-		case errors.Is(err, ErrTooManyConnections):
-			refusedN = t.refusedConns.Add(1)
-		case errors.Is(err, ErrIdentityInUse):
-			refusedN = t.identityInUse.Add(1)
-		}
-		t.untrack(nc)
-		switch {
-		case errors.Is(err, ErrAuthFailed):
-			if t.authLog.allow() { // a flood of failures must not flood the log
-				t.log.Warn().Err(err).Str("remote", nc.RemoteAddr().String()).Int64("failures", t.authFailures.Load()).
-					Msg("authentication failed (logged at most every 10s; Stats.AuthFailures counts them all)")
-			}
-		case errors.Is(err, ErrTooManyConnections):
-			var le *LimitError
-			errors.As(err, &le)
-			t.logRefusal(&t.connsLog, le, refusedN)
-		case errors.Is(err, ErrIdentityInUse):
-			if t.inUseLog.allow() {
-				t.log.Warn().Str("remote", nc.RemoteAddr().String()).Str("identity", c.info.Identity).Int64("refused", refusedN).
-					Msgf("refused a connection that claims the identity of a live connection (it did not close within %s)", KeyIdentityProbeTimeout)
-			}
-		case errors.Is(err, ErrDuplicateConnection), errors.Is(err, ErrTransportClosed):
-		case errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF):
-			// Connected and closed without a byte: not an error.
-		default:
-			t.hsFailures.Add(1)
-			t.badConn(nc, err)
-		}
+		t.handshakeFailed(nc, c, err)
 		return
 	}
 	nc.SetDeadline(time.Time{}) //nolint:errcheck // best effort
@@ -149,6 +110,52 @@ func (t *Transport) serve(nc net.Conn, src string) {
 	c.established = true
 	c.p.mu.Unlock()
 	t.run(c)
+}
+
+// handshakeFailed ends an inbound connection whose handshake failed with
+// err: it counts the failure and logs it (rate-limited), or reports the
+// connection closed when it was attached before the last frame failed.
+func (t *Transport) handshakeFailed(nc net.Conn, c *conn, err error) {
+	if c.attached.Load() {
+		// The last handshake frame could not be written.
+		c.quiet.Store(true)
+		c.close(err)
+		return
+	}
+	// Counted before the close, so that a peer that sees the
+	// connection end finds the refusal in Stats.
+	var refusedN int64
+	switch {
+	case errors.Is(err, ErrAuthFailed):
+		t.authFailures.Add(1)
+	case errors.Is(err, ErrTooManyConnections):
+		refusedN = t.refusedConns.Add(1)
+	case errors.Is(err, ErrIdentityInUse):
+		refusedN = t.identityInUse.Add(1)
+	}
+	t.untrack(nc)
+	switch {
+	case errors.Is(err, ErrAuthFailed):
+		if t.authLog.allow() { // a flood of failures must not flood the log
+			t.log.Warn().Err(err).Str("remote", nc.RemoteAddr().String()).Int64("failures", t.authFailures.Load()).
+				Msg("authentication failed (logged at most every 10s; Stats.AuthFailures counts them all)")
+		}
+	case errors.Is(err, ErrTooManyConnections):
+		var le *LimitError
+		errors.As(err, &le)
+		t.logRefusal(&t.connsLog, le, refusedN)
+	case errors.Is(err, ErrIdentityInUse):
+		if t.inUseLog.allow() {
+			t.log.Warn().Str("remote", nc.RemoteAddr().String()).Str("identity", c.info.Identity).Int64("refused", refusedN).
+				Msgf("refused a connection that claims the identity of a live connection (it did not close within %s)", KeyIdentityProbeTimeout)
+		}
+	case errors.Is(err, ErrDuplicateConnection), errors.Is(err, ErrTransportClosed):
+	case errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF):
+		// Connected and closed without a byte: not an error.
+	default:
+		t.hsFailures.Add(1)
+		t.badConn(nc, err)
+	}
 }
 
 func (t *Transport) badConn(nc net.Conn, err error) {

@@ -131,6 +131,9 @@ type queued struct {
 // reply (to a future) that fails so is replaced by an RpcFailure, so that
 // the asker fails at once.
 func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) error {
+	// Every message takes this path: what a message to a peer with a
+	// connection needs stays in this function, and only the cases without
+	// a connection and the inline write (a system call anyway) are calls.
 	if t.closing.Load() {
 		return ErrTransportClosed
 	}
@@ -151,28 +154,19 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 		return t.sendFailed(target, sender, msg, h.size, err)
 	}
 	p.mu.Lock()
-	for p.removed {
+	if p.removed {
 		// Its connection closed and the peer left the map meanwhile.
 		p.mu.Unlock()
-		if p, err = t.peerForSend(target.Address, reply); err != nil {
+		if p, err = t.lockPeerForSend(target.Address, reply); err != nil {
 			return err
 		}
-		p.mu.Lock()
 	}
 	c := p.conn
-	if c == nil && reply {
-		p.mu.Unlock()
-		return t.unroutedReply(target)
-	}
-	if c == nil && p.client {
-		p.mu.Unlock()
-		return fmt.Errorf("netty: no connection to client-mode peer %s: %w", p.identity, actor.ErrConnectionClosed)
-	}
-	if c == nil && !p.dialing && p.connErr != nil && time.Now().Before(p.retryAt) {
-		// The last connect failed moments ago: do not redial yet.
-		err := p.connErr
-		p.mu.Unlock()
-		return err
+	if c == nil {
+		if err := t.cannotConnect(p, target, reply); err != nil {
+			p.mu.Unlock()
+			return err
+		}
 	}
 	if q := int64(p.out.size + p.writing); q > 0 && q+int64(frameHeaderLen+h.size) > t.maxQueued {
 		// The peer does not keep up: refuse rather than grow without bound
@@ -202,14 +196,7 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 		if now := t.now(); now.Sub(c.lastWrite) >= t.inlineQuiet {
 			// A quiet connection: write this frame now rather than wake
 			// the writer, if the socket takes it without waiting.
-			c.busy = true
-			c.lastFrames = 1
-			size := p.out.size
-			batch := p.out.take(c.inlineSpare)
-			p.writing += size
-			p.mu.Unlock()
-			c.inlineSpare = nil
-			c.writeInline(batch, size, now)
+			c.unlockAndWriteInline(now)
 			return nil
 		}
 	}
@@ -218,6 +205,54 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 		c.signal()
 	}
 	return nil
+}
+
+// lockPeerForSend returns, locked, the outbox of identity that is in the
+// map (peerForSend), trying again while the one it finds has left it.
+func (t *Transport) lockPeerForSend(identity string, reply bool) (*peer, error) {
+	for {
+		p, err := t.peerForSend(identity, reply)
+		if err != nil {
+			return nil, err
+		}
+		p.mu.Lock()
+		if !p.removed {
+			return p, nil
+		}
+		p.mu.Unlock()
+	}
+}
+
+// cannotConnect returns, for a peer without a connection, why Send may not
+// queue a message for it and dial: a reply is never dialled, a client-mode
+// peer is never dialled, and a listening peer is not redialled within the
+// backoff after a failed connect. It is called with p.mu held.
+func (t *Transport) cannotConnect(p *peer, target *protoactor.PID, reply bool) error {
+	switch {
+	case reply:
+		return t.unroutedReply(target)
+	case p.client:
+		return fmt.Errorf("netty: no connection to client-mode peer %s: %w", p.identity, actor.ErrConnectionClosed)
+	case !p.dialing && p.connErr != nil && time.Now().Before(p.retryAt):
+		// The last connect failed moments ago: do not redial yet.
+		return p.connErr
+	}
+	return nil
+}
+
+// unlockAndWriteInline takes the frame that Send has just queued for c, a
+// quiet connection, releases the lock of c's peer (which the caller holds)
+// and writes the frame itself (writeInline).
+func (c *conn) unlockAndWriteInline(now time.Time) {
+	p := c.p
+	c.busy = true
+	c.lastFrames = 1
+	size := p.out.size
+	batch := p.out.take(c.inlineSpare)
+	p.writing += size
+	p.mu.Unlock()
+	c.inlineSpare = nil
+	c.writeInline(batch, size, now)
 }
 
 // peerForSend returns the outbox of the peer identity. A reply (or failure

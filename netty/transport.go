@@ -130,68 +130,7 @@ func (t *Transport) Start(host actor.TransportHost) (actor.TransportInfo, error)
 	}
 	t.log = t.log.With().Str("component", "netty").Logger()
 	conf := host.Conf()
-	var err error
-	if t.maxSize, err = conf.MaxMessageSize(); err != nil {
-		return actor.TransportInfo{}, err
-	}
-	if t.hsTimeout, err = conf.GetDuration(KeyAuthTimeout, "30s", time.Second); err != nil {
-		return actor.TransportInfo{}, err
-	}
-	netTimeout := conf.Get(actor.KeyNetworkTimeout, "120s")
-	if t.connectTimeout, err = conf.GetDuration(KeyConnectionCreationTimeout, netTimeout, time.Second); err != nil {
-		return actor.TransportInfo{}, err
-	}
-	if t.writeTimeout, err = conf.GetDuration(KeyConnectionTimeout, netTimeout, time.Second); err != nil {
-		return actor.TransportInfo{}, err
-	}
-	t.idleTimeout, t.idleTimeoutKey = t.writeTimeout, actor.KeyNetworkTimeout
-	if _, ok := conf.Lookup(KeyConnectionTimeout); ok {
-		t.idleTimeoutKey = KeyConnectionTimeout
-	}
-	if t.backoffInitial, err = conf.GetDuration(KeyConnectBackoff, defaultConnectBackoff, time.Millisecond); err != nil {
-		return actor.TransportInfo{}, err
-	}
-	if t.backoffMax, err = conf.GetDuration(KeyConnectBackoffMax, defaultConnectBackoffMax, time.Millisecond); err != nil {
-		return actor.TransportInfo{}, err
-	}
-	if t.backoffInitial < 0 || t.backoffMax < t.backoffInitial {
-		v, _ := conf.Lookup(KeyConnectBackoffMax)
-		return actor.TransportInfo{}, &actor.ConfError{Key: KeyConnectBackoffMax, Value: v,
-			Err: fmt.Errorf("must be at least %s (%s)", KeyConnectBackoff, t.backoffInitial)}
-	}
-	if t.probeTimeout, err = conf.GetDuration(KeyIdentityProbeTimeout, defaultIdentityProbeTimeout, time.Millisecond); err != nil {
-		return actor.TransportInfo{}, err
-	}
-	if err := t.readLimits(conf); err != nil {
-		return actor.TransportInfo{}, err
-	}
-	if t.idleConnTimeout, err = conf.GetDuration(KeyIdleTimeout, defaultIdleTimeout, time.Second); err != nil {
-		return actor.TransportInfo{}, err
-	}
-	if t.maxQueued, err = positiveSize(conf, KeyMaxQueuedBytes, defaultMaxQueuedBytes); err != nil {
-		return actor.TransportInfo{}, err
-	}
-	if t.maxInFlightB, err = positiveSize(conf, KeyMaxInFlightBytes, defaultMaxInFlightBytes); err != nil {
-		return actor.TransportInfo{}, err
-	}
-	n, err := conf.GetInt(KeyMaxInFlightMessages, defaultMaxInFlightMessages)
-	if err != nil {
-		return actor.TransportInfo{}, err
-	}
-	if n < 1 {
-		return actor.TransportInfo{}, &actor.ConfError{Key: KeyMaxInFlightMessages, Value: strconv.Itoa(n), Err: errors.New("must be at least 1")}
-	}
-	t.maxInFlight = int64(n)
-	if t.hs.secret, err = AuthSecret(conf); err != nil {
-		return actor.TransportInfo{}, err
-	}
-	if t.hs.secret != nil {
-		if t.hs.keyID, err = readKeyID(conf); err != nil {
-			return actor.TransportInfo{}, err
-		}
-		t.hs.authKeys = t.opts.authKeys
-	}
-	if t.tlsServer, t.tlsClient, err = tlsConfigs(conf); err != nil {
+	if err := t.readConf(conf); err != nil {
 		return actor.TransportInfo{}, err
 	}
 	if t.opts.clientMode {
@@ -203,32 +142,141 @@ func (t *Transport) Start(host actor.TransportHost) (actor.TransportInfo, error)
 	if t.tlsServer != nil && len(t.tlsServer.Certificates) == 0 {
 		return actor.TransportInfo{}, fmt.Errorf("netty: %s needs %s and %s on a server", KeySSLEnabled, KeySSLCertChain, KeySSLPrivateKey)
 	}
+	if err := t.bind(conf); err != nil {
+		return actor.TransportInfo{}, err
+	}
+	return t.info, nil
+}
+
+// readConf reads the transport's settings from conf: message size,
+// timeouts, limits, bounds, authentication and TLS.
+func (t *Transport) readConf(conf *actor.Conf) error {
+	var err error
+	if t.maxSize, err = conf.MaxMessageSize(); err != nil {
+		return err
+	}
+	if err := t.readTimeouts(conf); err != nil {
+		return err
+	}
+	if err := t.readLimits(conf); err != nil {
+		return err
+	}
+	if t.idleConnTimeout, err = conf.GetDuration(KeyIdleTimeout, defaultIdleTimeout, time.Second); err != nil {
+		return err
+	}
+	if err := t.readBounds(conf); err != nil {
+		return err
+	}
+	return t.readSecurity(conf)
+}
+
+// readTimeouts reads the handshake, connect, write and identity-probe
+// timeouts and the reconnect backoff.
+func (t *Transport) readTimeouts(conf *actor.Conf) error {
+	var err error
+	if t.hsTimeout, err = conf.GetDuration(KeyAuthTimeout, "30s", time.Second); err != nil {
+		return err
+	}
+	netTimeout := conf.Get(actor.KeyNetworkTimeout, "120s")
+	if t.connectTimeout, err = conf.GetDuration(KeyConnectionCreationTimeout, netTimeout, time.Second); err != nil {
+		return err
+	}
+	if t.writeTimeout, err = conf.GetDuration(KeyConnectionTimeout, netTimeout, time.Second); err != nil {
+		return err
+	}
+	t.idleTimeout, t.idleTimeoutKey = t.writeTimeout, actor.KeyNetworkTimeout
+	if _, ok := conf.Lookup(KeyConnectionTimeout); ok {
+		t.idleTimeoutKey = KeyConnectionTimeout
+	}
+	if t.backoffInitial, err = conf.GetDuration(KeyConnectBackoff, defaultConnectBackoff, time.Millisecond); err != nil {
+		return err
+	}
+	if t.backoffMax, err = conf.GetDuration(KeyConnectBackoffMax, defaultConnectBackoffMax, time.Millisecond); err != nil {
+		return err
+	}
+	if t.backoffInitial < 0 || t.backoffMax < t.backoffInitial {
+		v, _ := conf.Lookup(KeyConnectBackoffMax)
+		return &actor.ConfError{Key: KeyConnectBackoffMax, Value: v,
+			Err: fmt.Errorf("must be at least %s (%s)", KeyConnectBackoff, t.backoffInitial)}
+	}
+	t.probeTimeout, err = conf.GetDuration(KeyIdentityProbeTimeout, defaultIdentityProbeTimeout, time.Millisecond)
+	return err
+}
+
+// readBounds reads the bounds of a peer's queued bytes and of a
+// connection's unprocessed messages and their bytes.
+func (t *Transport) readBounds(conf *actor.Conf) error {
+	var err error
+	if t.maxQueued, err = positiveSize(conf, KeyMaxQueuedBytes, defaultMaxQueuedBytes); err != nil {
+		return err
+	}
+	if t.maxInFlightB, err = positiveSize(conf, KeyMaxInFlightBytes, defaultMaxInFlightBytes); err != nil {
+		return err
+	}
+	n, err := conf.GetInt(KeyMaxInFlightMessages, defaultMaxInFlightMessages)
+	if err != nil {
+		return err
+	}
+	if n < 1 {
+		return &actor.ConfError{Key: KeyMaxInFlightMessages, Value: strconv.Itoa(n), Err: errors.New("must be at least 1")}
+	}
+	t.maxInFlight = int64(n)
+	return nil
+}
+
+// readSecurity reads the authentication secret (and key id) and the TLS
+// configurations.
+func (t *Transport) readSecurity(conf *actor.Conf) error {
+	var err error
+	if t.hs.secret, err = AuthSecret(conf); err != nil {
+		return err
+	}
+	if t.hs.secret != nil {
+		if t.hs.keyID, err = readKeyID(conf); err != nil {
+			return err
+		}
+		t.hs.authKeys = t.opts.authKeys
+	}
+	t.tlsServer, t.tlsClient, err = tlsConfigs(conf)
+	return err
+}
+
+// bind binds the listener, sets the identity it advertises and starts
+// accepting connections.
+func (t *Transport) bind(conf *actor.Conf) error {
 	retries, err := conf.GetInt(KeyPortMaxRetries, defaultMaxRetries)
 	if err != nil {
-		return actor.TransportInfo{}, err
+		return err
 	}
 	ln, err := listen(t.opts.bindHost, t.opts.port, retries)
 	if err != nil {
-		return actor.TransportInfo{}, err
+		return err
 	}
 	t.ln = ln
-	advertise := t.opts.advertiseHost
-	if advertise == "" {
-		advertise = t.opts.bindHost
-		if ip := net.ParseIP(strings.Trim(advertise, "[]")); ip != nil && ip.IsUnspecified() {
-			// Listening everywhere: advertise the machine's name.
-			if h, err := os.Hostname(); err == nil && h != "" {
-				advertise = h
-			}
-		}
-	}
-	addr := actor.NewRpcAddress(advertise, ln.Addr().(*net.TCPAddr).Port)
+	addr := actor.NewRpcAddress(t.advertiseHost(), ln.Addr().(*net.TCPAddr).Port)
 	t.info = actor.TransportInfo{Identity: addr.HostPort(), Address: addr}
 	t.hs.identity = t.info.Identity
 	t.wg.Add(1)
 	go t.acceptLoop()
 	t.log.Debug().Str("bind", ln.Addr().String()).Str("address", addr.HostPort()).Msg("listening")
-	return t.info, nil
+	return nil
+}
+
+// advertiseHost returns the host that peers reach the listener at: the
+// advertised host if one was given, else the bind host, or the machine's
+// name when the bind host is an unspecified address.
+func (t *Transport) advertiseHost() string {
+	if t.opts.advertiseHost != "" {
+		return t.opts.advertiseHost
+	}
+	advertise := t.opts.bindHost
+	if ip := net.ParseIP(strings.Trim(advertise, "[]")); ip != nil && ip.IsUnspecified() {
+		// Listening everywhere: advertise the machine's name.
+		if h, err := os.Hostname(); err == nil && h != "" {
+			advertise = h
+		}
+	}
+	return advertise
 }
 
 // listen binds host:port, trying port+1, port+2, ... up to retries times

@@ -22,15 +22,18 @@ import (
 
 func init() { subcommands = append(subcommands, newNodeManagerCmd) }
 
+// nodeManagerFlags are nodemanager's flags.
+type nodeManagerFlags struct {
+	rm, host, bind, dir string
+	port, cores, uiPort int
+	memory              string
+	grace, regTimeout   time.Duration
+	confs               []string
+	propertiesFile      string
+}
+
 func newNodeManagerCmd() *cobra.Command {
-	var (
-		rm, host, bind, dir string
-		port, cores, uiPort int
-		memory              string
-		grace, regTimeout   time.Duration
-		confs               []string
-		propertiesFile      string
-	)
+	var f nodeManagerFlags
 	cmd := &cobra.Command{
 		Use:   "nodemanager --rm HOST:PORT [--memory SIZE] [--cores N]",
 		Short: "Run a node manager: containers of a multi-machine cluster run under it",
@@ -50,98 +53,113 @@ listens on --webui-port, moving up the same way.`,
 		Args:                  cobra.NoArgs,
 		DisableFlagsInUseLine: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if rm == "" {
-				return usagef("--rm HOST:PORT is required")
-			}
-			rmAddr, err := actor.ParseHostPort(rm)
-			if err != nil {
-				return usagef("--rm: %v", err)
-			}
-			mem, err := actor.ParseSize(memory, 1<<20)
-			if err != nil || mem < 1<<20 {
-				return usagef("--memory: invalid size %q", memory)
-			}
-			if cores < 1 {
-				return usagef("--cores must be at least 1")
-			}
-			if uiPort > 65535 {
-				return usagef("--webui-port must be at most 65535")
-			}
-			if regTimeout <= 0 {
-				return usagef("--register-timeout must be positive")
-			}
-			conf, err := parseConfs(propertiesFile, confs)
-			if err != nil {
-				return err
-			}
-			if bind == "" {
-				bind = host
-			}
-			// Signals stop the node manager in every state, registration included.
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			log := newLogger(cmd.ErrOrStderr(), zerolog.InfoLevel, "nodemanager")
-			// The env's connection warnings would double the node manager's
-			// own line per registration attempt; they show at debug level.
-			envLog := log
-			if log.GetLevel() > zerolog.DebugLevel {
-				envLog = log.Level(max(log.GetLevel(), zerolog.ErrorLevel))
-			}
-			env, transport, err := listen(cluster.TCPNetwork{BindHost: bind, AdvertiseHost: host, Logger: &envLog}, "sparkNodeManager", conf, port, log)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "NodeManager listening on %s\n", env.Address().HostPort())
-			defer shutdownEnv(env)
-			if dir == "" {
-				dir = filepath.Join(os.TempDir(), fmt.Sprintf("sparkrpc-nodemanager-%d", env.Address().Port))
-			}
-			nm, err := nodemanager.Start(ctx, env, nodemanager.Config{ResourceManager: rmAddr,
-				Capability: cluster.Resource{MemoryMB: mem >> 20, Cores: cores}, Dir: dir, KillGrace: grace,
-				RegisterTimeout: regTimeout, Logger: &log, EnvWhitelist: cluster.SplitList(conf.Get(cluster.KeyContainerEnvWhitelist, "")),
-				PeerKeyID: transport.PeerKeyID, AdminACLs: cluster.SplitList(conf.Get(cluster.KeyAdminACLs, ""))})
-			if err != nil {
-				if ctx.Err() != nil {
-					log.Info().Msg("stopped before registering with the resource manager")
-					return nil
-				}
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "NodeManager %s registered with rm://%s (%d MB, %d cores, folder %s)\n",
-				nm.NodeID(), rmAddr.HostPort(), mem>>20, cores, nm.Dir())
-			ui, err := startDaemonUI("NodeManager", func(opts ...webui.Option) http.Handler {
-				return webui.NewNodeManagerUI(nm.NodeID(), func() []webui.Container { return nmContainers(nm) },
-					append([]webui.Option{webui.WithMetrics(nm.MetricsHandler())}, opts...)...)
-			}, conf, bind, host, uiPort, cmd.OutOrStdout(), log)
-			if err != nil {
-				sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-				defer cancel()
-				_ = nm.Shutdown(sctx)
-				return err
-			}
-			defer stopDaemonUI(ui)
-			<-ctx.Done()
-			stop() // a second signal ends the process at once
-			log.Info().Msg("shutting down: stopping containers")
-			sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			return nm.Shutdown(sctx)
+			return runNodeManager(cmd, &f)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&rm, "rm", "", "the resource manager's HOST:PORT (as it advertises it: container starts are taken from that identity only)")
-	fl.StringVar(&propertiesFile, "properties-file", "", "a `FILE` of properties (key value lines), e.g. spark.authenticate and spark.authenticate.secret (mode 0600)")
-	fl.StringVar(&host, "host", "127.0.0.1", "the host name or address the resource manager and application masters use to reach this node")
-	fl.StringVar(&bind, "bind-address", "", "the address to listen on (default: --host; 0.0.0.0 for every interface)")
-	fl.IntVar(&port, "port", 0, "the port to listen on (0: a random port)")
-	fl.IntVar(&uiPort, "webui-port", webui.DefaultNodeManagerUIPort, "the web UI's port, on --bind-address (0: a random port; -1: no web UI)")
-	fl.StringVar(&memory, "memory", "4g", "memory offered to containers, e.g. 8g or 2048m")
-	fl.IntVar(&cores, "cores", runtime.NumCPU(), "cores offered to containers")
-	fl.StringVar(&dir, "dir", "", "the node's folder for container working folders and logs (default: under the temporary folder)")
-	fl.StringArrayVar(&confs, "conf", nil, "a configuration property `KEY=VALUE` (repeatable), e.g. spark.port.maxRetries=0")
-	fl.DurationVar(&regTimeout, "register-timeout", 15*time.Minute, "how long to keep trying to register with the resource manager")
-	fl.DurationVar(&grace, "kill-grace", 250*time.Millisecond, "time between SIGTERM and SIGKILL when a container is stopped")
+	fl.StringVar(&f.rm, "rm", "", "the resource manager's HOST:PORT (as it advertises it: container starts are taken from that identity only)")
+	fl.StringVar(&f.propertiesFile, "properties-file", "", "a `FILE` of properties (key value lines), e.g. spark.authenticate and spark.authenticate.secret (mode 0600)")
+	fl.StringVar(&f.host, "host", "127.0.0.1", "the host name or address the resource manager and application masters use to reach this node")
+	fl.StringVar(&f.bind, "bind-address", "", "the address to listen on (default: --host; 0.0.0.0 for every interface)")
+	fl.IntVar(&f.port, "port", 0, "the port to listen on (0: a random port)")
+	fl.IntVar(&f.uiPort, "webui-port", webui.DefaultNodeManagerUIPort, "the web UI's port, on --bind-address (0: a random port; -1: no web UI)")
+	fl.StringVar(&f.memory, "memory", "4g", "memory offered to containers, e.g. 8g or 2048m")
+	fl.IntVar(&f.cores, "cores", runtime.NumCPU(), "cores offered to containers")
+	fl.StringVar(&f.dir, "dir", "", "the node's folder for container working folders and logs (default: under the temporary folder)")
+	fl.StringArrayVar(&f.confs, "conf", nil, "a configuration property `KEY=VALUE` (repeatable), e.g. spark.port.maxRetries=0")
+	fl.DurationVar(&f.regTimeout, "register-timeout", 15*time.Minute, "how long to keep trying to register with the resource manager")
+	fl.DurationVar(&f.grace, "kill-grace", 250*time.Millisecond, "time between SIGTERM and SIGKILL when a container is stopped")
 	return cmd
+}
+
+// runNodeManager runs the node manager of f until a signal stops it.
+func runNodeManager(cmd *cobra.Command, f *nodeManagerFlags) error {
+	rmAddr, mem, err := f.check()
+	if err != nil {
+		return err
+	}
+	conf, err := parseConfs(f.propertiesFile, f.confs)
+	if err != nil {
+		return err
+	}
+	if f.bind == "" {
+		f.bind = f.host
+	}
+	// Signals stop the node manager in every state, registration included.
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	log := newLogger(cmd.ErrOrStderr(), zerolog.InfoLevel, "nodemanager")
+	// The env's connection warnings would double the node manager's
+	// own line per registration attempt; they show at debug level.
+	envLog := log
+	if log.GetLevel() > zerolog.DebugLevel {
+		envLog = log.Level(max(log.GetLevel(), zerolog.ErrorLevel))
+	}
+	env, transport, err := listen(cluster.TCPNetwork{BindHost: f.bind, AdvertiseHost: f.host, Logger: &envLog}, "sparkNodeManager", conf, f.port, log)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "NodeManager listening on %s\n", env.Address().HostPort())
+	defer shutdownEnv(env)
+	if f.dir == "" {
+		f.dir = filepath.Join(os.TempDir(), fmt.Sprintf("sparkrpc-nodemanager-%d", env.Address().Port))
+	}
+	nm, err := nodemanager.Start(ctx, env, nodemanager.Config{ResourceManager: rmAddr,
+		Capability: cluster.Resource{MemoryMB: mem >> 20, Cores: f.cores}, Dir: f.dir, KillGrace: f.grace,
+		RegisterTimeout: f.regTimeout, Logger: &log, EnvWhitelist: cluster.SplitList(conf.Get(cluster.KeyContainerEnvWhitelist, "")),
+		PeerKeyID: transport.PeerKeyID, AdminACLs: cluster.SplitList(conf.Get(cluster.KeyAdminACLs, ""))})
+	if err != nil {
+		if ctx.Err() != nil {
+			log.Info().Msg("stopped before registering with the resource manager")
+			return nil
+		}
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "NodeManager %s registered with rm://%s (%d MB, %d cores, folder %s)\n",
+		nm.NodeID(), rmAddr.HostPort(), mem>>20, f.cores, nm.Dir())
+	ui, err := startDaemonUI("NodeManager", func(opts ...webui.Option) http.Handler {
+		return webui.NewNodeManagerUI(nm.NodeID(), func() []webui.Container { return nmContainers(nm) },
+			append([]webui.Option{webui.WithMetrics(nm.MetricsHandler())}, opts...)...)
+	}, conf, f.bind, f.host, f.uiPort, cmd.OutOrStdout(), log)
+	if err != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = nm.Shutdown(sctx)
+		return err
+	}
+	defer stopDaemonUI(ui)
+	<-ctx.Done()
+	stop() // a second signal ends the process at once
+	log.Info().Msg("shutting down: stopping containers")
+	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return nm.Shutdown(sctx)
+}
+
+// check checks the flags and returns the resource manager's address and
+// the memory offered, in bytes.
+func (f *nodeManagerFlags) check() (actor.RpcAddress, int64, error) {
+	if f.rm == "" {
+		return actor.RpcAddress{}, 0, usagef("--rm HOST:PORT is required")
+	}
+	rmAddr, err := actor.ParseHostPort(f.rm)
+	if err != nil {
+		return actor.RpcAddress{}, 0, usagef("--rm: %v", err)
+	}
+	mem, err := actor.ParseSize(f.memory, 1<<20)
+	if err != nil || mem < 1<<20 {
+		return actor.RpcAddress{}, 0, usagef("--memory: invalid size %q", f.memory)
+	}
+	if f.cores < 1 {
+		return actor.RpcAddress{}, 0, usagef("--cores must be at least 1")
+	}
+	if f.uiPort > 65535 {
+		return actor.RpcAddress{}, 0, usagef("--webui-port must be at most 65535")
+	}
+	if f.regTimeout <= 0 {
+		return actor.RpcAddress{}, 0, usagef("--register-timeout must be positive")
+	}
+	return rmAddr, mem, nil
 }
 
 // nmContainers converts the node manager's running containers for its UI.

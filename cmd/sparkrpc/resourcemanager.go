@@ -20,15 +20,18 @@ import (
 
 func init() { subcommands = append(subcommands, newResourceManagerCmd) }
 
+// resourceManagerFlags are resourcemanager's flags.
+type resourceManagerFlags struct {
+	host, bind, queues, staging string
+	port, uiPort                int
+	expiry                      time.Duration
+	verbose                     bool
+	confs                       []string
+	propertiesFile              string
+}
+
 func newResourceManagerCmd() *cobra.Command {
-	var (
-		host, bind, queues, staging string
-		port, uiPort                int
-		expiry                      time.Duration
-		verbose                     bool
-		confs                       []string
-		propertiesFile              string
-	)
+	var f resourceManagerFlags
 	cmd := &cobra.Command{
 		Use:   "resourcemanager [--host HOST] [--port PORT]",
 		Short: "Run the resource manager of a multi-machine cluster",
@@ -47,77 +50,89 @@ in use is an error.`,
 		Args:                  cobra.NoArgs,
 		DisableFlagsInUseLine: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if bind == "" {
-				bind = host
-			}
-			if port < 0 || port > 65535 {
-				return usagef("--port must be between 0 and 65535")
-			}
-			if uiPort > 65535 {
-				return usagef("--webui-port must be at most 65535")
-			}
-			conf, err := parseConfs(propertiesFile, confs)
-			if err != nil {
-				return err
-			}
-			level := zerolog.InfoLevel
-			if verbose {
-				level = zerolog.DebugLevel
-			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			log := newLogger(cmd.ErrOrStderr(), level, "resourcemanager")
-			// Application masters authenticate with their application's
-			// secret, under its id.
-			keys := cluster.NewAppKeys()
-			env, transport, err := listen(cluster.TCPNetwork{BindHost: bind, AdvertiseHost: host, Logger: &log, AuthKeys: keys.Lookup},
-				"sparkResourceManager", conf, port, log)
-			if err != nil {
-				return err
-			}
-			var qs []string
-			for _, q := range strings.Split(queues, ",") {
-				if q = strings.TrimSpace(q); q != "" {
-					qs = append(qs, q)
-				}
-			}
-			rm, err := resourcemanager.Start(env, resourcemanager.Config{Queues: qs, StagingDir: staging, NodeExpiry: expiry, Logger: &log,
-				AppKeys: keys, PeerKeyID: transport.PeerKeyID, AdminACLs: cluster.SplitList(conf.Get(cluster.KeyAdminACLs, ""))})
-			if err != nil {
-				shutdownEnv(env)
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "ResourceManager listening on rm://%s\n", rm.Address().HostPort())
-			ui, err := startDaemonUI("ResourceManager", func(opts ...webui.Option) http.Handler {
-				return webui.NewResourceManagerUI(rm.Ref(), append([]webui.Option{webui.WithMetrics(rm.MetricsHandler())}, opts...)...)
-			}, conf, bind, host, uiPort, cmd.OutOrStdout(), log)
-			if err != nil {
-				sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-				defer cancel()
-				rm.Shutdown(sctx)
-				shutdownEnv(env)
-				return err
-			}
-			defer stopDaemonUI(ui)
-			<-ctx.Done()
-			stop() // a second signal ends the process at once
-			log.Info().Msg("shutting down")
-			sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			rm.Shutdown(sctx)
-			return env.Shutdown(sctx)
+			return runResourceManager(cmd, &f)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&host, "host", "127.0.0.1", "the host name or address node managers and clients use to reach it")
-	fl.StringVar(&propertiesFile, "properties-file", "", "a `FILE` of properties (key value lines), e.g. spark.authenticate and spark.authenticate.secret (mode 0600)")
-	fl.StringVar(&bind, "bind-address", "", "the address to listen on (default: --host; 0.0.0.0 for every interface)")
-	fl.IntVar(&port, "port", 8032, "the port to listen on (0: a random port)")
-	fl.IntVar(&uiPort, "webui-port", webui.DefaultResourceManagerUIPort, "the web UI's port, on --bind-address (0: a random port; -1: no web UI)")
-	fl.StringVar(&queues, "queues", "default", "comma-separated queues applications may be submitted to")
-	fl.StringVar(&staging, "staging-dir", "", "the folder of the applications' staging folders (default: a temporary folder)")
-	fl.DurationVar(&expiry, "node-expiry", 60*time.Second, "how long a node may miss heartbeats before it is lost")
-	fl.BoolVar(&verbose, "verbose", false, "log at debug level")
-	fl.StringArrayVar(&confs, "conf", nil, "a configuration property `KEY=VALUE` (repeatable), e.g. spark.port.maxRetries=0")
+	fl.StringVar(&f.host, "host", "127.0.0.1", "the host name or address node managers and clients use to reach it")
+	fl.StringVar(&f.propertiesFile, "properties-file", "", "a `FILE` of properties (key value lines), e.g. spark.authenticate and spark.authenticate.secret (mode 0600)")
+	fl.StringVar(&f.bind, "bind-address", "", "the address to listen on (default: --host; 0.0.0.0 for every interface)")
+	fl.IntVar(&f.port, "port", 8032, "the port to listen on (0: a random port)")
+	fl.IntVar(&f.uiPort, "webui-port", webui.DefaultResourceManagerUIPort, "the web UI's port, on --bind-address (0: a random port; -1: no web UI)")
+	fl.StringVar(&f.queues, "queues", "default", "comma-separated queues applications may be submitted to")
+	fl.StringVar(&f.staging, "staging-dir", "", "the folder of the applications' staging folders (default: a temporary folder)")
+	fl.DurationVar(&f.expiry, "node-expiry", 60*time.Second, "how long a node may miss heartbeats before it is lost")
+	fl.BoolVar(&f.verbose, "verbose", false, "log at debug level")
+	fl.StringArrayVar(&f.confs, "conf", nil, "a configuration property `KEY=VALUE` (repeatable), e.g. spark.port.maxRetries=0")
 	return cmd
+}
+
+// runResourceManager runs the resource manager of f until a signal stops
+// it.
+func runResourceManager(cmd *cobra.Command, f *resourceManagerFlags) error {
+	if f.bind == "" {
+		f.bind = f.host
+	}
+	if f.port < 0 || f.port > 65535 {
+		return usagef("--port must be between 0 and 65535")
+	}
+	if f.uiPort > 65535 {
+		return usagef("--webui-port must be at most 65535")
+	}
+	conf, err := parseConfs(f.propertiesFile, f.confs)
+	if err != nil {
+		return err
+	}
+	level := zerolog.InfoLevel
+	if f.verbose {
+		level = zerolog.DebugLevel
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	log := newLogger(cmd.ErrOrStderr(), level, "resourcemanager")
+	// Application masters authenticate with their application's
+	// secret, under its id.
+	keys := cluster.NewAppKeys()
+	env, transport, err := listen(cluster.TCPNetwork{BindHost: f.bind, AdvertiseHost: f.host, Logger: &log, AuthKeys: keys.Lookup},
+		"sparkResourceManager", conf, f.port, log)
+	if err != nil {
+		return err
+	}
+	qs := splitQueues(f.queues)
+	rm, err := resourcemanager.Start(env, resourcemanager.Config{Queues: qs, StagingDir: f.staging, NodeExpiry: f.expiry, Logger: &log,
+		AppKeys: keys, PeerKeyID: transport.PeerKeyID, AdminACLs: cluster.SplitList(conf.Get(cluster.KeyAdminACLs, ""))})
+	if err != nil {
+		shutdownEnv(env)
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "ResourceManager listening on rm://%s\n", rm.Address().HostPort())
+	ui, err := startDaemonUI("ResourceManager", func(opts ...webui.Option) http.Handler {
+		return webui.NewResourceManagerUI(rm.Ref(), append([]webui.Option{webui.WithMetrics(rm.MetricsHandler())}, opts...)...)
+	}, conf, f.bind, f.host, f.uiPort, cmd.OutOrStdout(), log)
+	if err != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		rm.Shutdown(sctx)
+		shutdownEnv(env)
+		return err
+	}
+	defer stopDaemonUI(ui)
+	<-ctx.Done()
+	stop() // a second signal ends the process at once
+	log.Info().Msg("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rm.Shutdown(sctx)
+	return env.Shutdown(sctx)
+}
+
+// splitQueues returns the queues of --queues, a comma-separated list.
+func splitQueues(queues string) []string {
+	var qs []string
+	for _, q := range strings.Split(queues, ",") {
+		if q = strings.TrimSpace(q); q != "" {
+			qs = append(qs, q)
+		}
+	}
+	return qs
 }

@@ -126,9 +126,10 @@ var takesValue = map[string]bool{"master": true, "deploy-mode": true, "name": tr
 	"driver-cores": true, "executor-memory": true, "executor-cores": true, "num-executors": true, "conf": true,
 	"properties-file": true, "kill": true, "status": true, "log-level": true, "log-format": true}
 
+// runSubmit is submit once its flags are parsed: --version, --kill and
+// --status, or the submission of the application f.class with args.
 func runSubmit(cmd *cobra.Command, f *submitFlags, args []string) error {
 	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	fl := cmd.Flags()
 	if f.version {
 		fmt.Fprintln(out, versionString())
 		return nil
@@ -152,7 +153,28 @@ func runSubmit(cmd *cobra.Command, f *submitFlags, args []string) error {
 		}
 		return runAppAction(ctx, cmd, master, f)
 	}
-	if f.class == "" {
+	if err := checkApplication(f.class, args); err != nil {
+		return err
+	}
+	conf, err := submitConf(cmd.Flags().Changed, f, master)
+	if err != nil {
+		return err
+	}
+	level := zerolog.WarnLevel
+	if f.verbose {
+		level = zerolog.InfoLevel
+		printParsed(errOut, f, master, conf, args)
+	}
+	err = managers.Submit(ctx, cluster.SubmitConfig{Master: master, Class: f.class, Args: args, Conf: conf,
+		Stdout: out, Stderr: errOut, Logger: newLogger(errOut, level, "submit")})
+	return submitError(err)
+}
+
+// checkApplication checks that --class names an application of this
+// binary. Without --class, an application named as the first argument is
+// shown where --class goes.
+func checkApplication(class string, args []string) error {
+	if class == "" {
 		if len(args) > 0 {
 			if _, ok := cluster.LookupApp(args[0]); ok {
 				return usagef("missing application: give its name with --class, as in: submit [options] --class %s %s",
@@ -161,36 +183,54 @@ func runSubmit(cmd *cobra.Command, f *submitFlags, args []string) error {
 		}
 		return usagef("missing application: give its name with --class (one of: %s)", strings.Join(cluster.Apps(), ", "))
 	}
-	if _, ok := cluster.LookupApp(f.class); !ok {
-		return usagef("unknown application %q given to --class (known: %s)", f.class, strings.Join(cluster.Apps(), ", "))
+	if _, ok := cluster.LookupApp(class); !ok {
+		return usagef("unknown application %q given to --class (known: %s)", class, strings.Join(cluster.Apps(), ", "))
 	}
+	return nil
+}
+
+// submitConf returns the application's configuration: --properties-file
+// and --conf, then the flags that were given (changed reports which), each
+// over its key. It checks the deploy mode and the sizes and counts.
+func submitConf(changed func(flag string) bool, f *submitFlags, master cluster.Master) (*actor.Conf, error) {
 	conf, err := daemonConf(f.propertiesFile, f.confs)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	set := func(flag, key, value string) {
-		if fl.Changed(flag) {
-			conf.Set(key, value)
+	for _, s := range []struct{ flag, key, value string }{
+		{"deploy-mode", cluster.KeyDeployMode, f.deployMode},
+		{"name", cluster.KeyAppName, f.name},
+		{"queue", cluster.KeyQueue, f.queue},
+		{"driver-memory", cluster.KeyDriverMemory, f.driverMemory},
+		{"driver-cores", cluster.KeyDriverCores, fmt.Sprint(f.driverCores)},
+		{"executor-memory", cluster.KeyExecutorMemory, f.executorMemory},
+		{"executor-cores", cluster.KeyExecutorCores, fmt.Sprint(f.executorCores)},
+		{"num-executors", cluster.KeyNumExecutors, fmt.Sprint(f.numExecutors)},
+	} {
+		if changed(s.flag) {
+			conf.Set(s.key, s.value)
 		}
 	}
-	set("deploy-mode", cluster.KeyDeployMode, f.deployMode)
-	set("name", cluster.KeyAppName, f.name)
-	set("queue", cluster.KeyQueue, f.queue)
-	set("driver-memory", cluster.KeyDriverMemory, f.driverMemory)
-	set("driver-cores", cluster.KeyDriverCores, fmt.Sprint(f.driverCores))
-	set("executor-memory", cluster.KeyExecutorMemory, f.executorMemory)
-	set("executor-cores", cluster.KeyExecutorCores, fmt.Sprint(f.executorCores))
-	set("num-executors", cluster.KeyNumExecutors, fmt.Sprint(f.numExecutors))
 	if mode := conf.Get(cluster.KeyDeployMode, "client"); mode != "client" && mode != "cluster" {
-		return usagef("--deploy-mode must be client or cluster, not %q", mode)
+		return nil, usagef("--deploy-mode must be client or cluster, not %q", mode)
 	}
 	if master.Kind == cluster.MasterLocal && conf.Get(cluster.KeyDeployMode, "client") == "cluster" {
-		return usagef("cluster deploy mode is not compatible with master %q", f.master)
+		return nil, usagef("cluster deploy mode is not compatible with master %q", f.master)
 	}
+	if err := checkResources(changed, conf); err != nil {
+		return nil, err
+	}
+	return conf, nil
+}
+
+// checkResources checks the memory sizes and the counts of cores and
+// executors of conf; an error names the flag if it was given (changed
+// reports which), else the key.
+func checkResources(changed func(flag string) bool, conf *actor.Conf) error {
 	// origin names where a value came from: the flag if it was given, else
 	// the configuration key (--conf or --properties-file).
 	origin := func(flag, key string) string {
-		if fl.Changed(flag) {
+		if changed(flag) {
 			return "--" + flag
 		}
 		return key
@@ -216,13 +256,13 @@ func runSubmit(cmd *cobra.Command, f *submitFlags, args []string) error {
 			return usagef("invalid value %q for %s: give a whole number of at least %d", conf.Get(c.key, ""), origin(c.flag, c.key), c.min)
 		}
 	}
-	level := zerolog.WarnLevel
-	if f.verbose {
-		level = zerolog.InfoLevel
-		printParsed(errOut, f, master, conf, args)
-	}
-	err = managers.Submit(ctx, cluster.SubmitConfig{Master: master, Class: f.class, Args: args, Conf: conf,
-		Stdout: out, Stderr: errOut, Logger: newLogger(errOut, level, "submit")})
+	return nil
+}
+
+// submitError is the command's error for the result of a submission: a
+// usage error for an unknown application, the application's exit code
+// when it failed, else exit code 1.
+func submitError(err error) error {
 	if err == nil {
 		return nil
 	}
