@@ -1,0 +1,64 @@
+package managers_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes"
+	"github.com/sparkrpc/sparkrpc/cluster/local"
+	"github.com/sparkrpc/sparkrpc/cluster/managers"
+	"github.com/sparkrpc/sparkrpc/cluster/yarn"
+	"go.uber.org/goleak"
+)
+
+// TestMain fails the package when a goroutine is still running after every
+// test has finished.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// Each master goes to exactly one of the shipped cluster managers, the one
+// that runs it.
+func TestEachMasterHasOneManager(t *testing.T) {
+	for _, tc := range []struct {
+		master string
+		want   cluster.ClusterManager
+	}{
+		{"local", local.Manager{}},
+		{"local[4]", local.Manager{}},
+		{"local-cluster[2,1,512]", yarn.Manager{}},
+		{"rm://127.0.0.1:8032", yarn.Manager{}},
+		{"k8s://https://127.0.0.1:6443", kubernetes.Manager{}},
+	} {
+		m, err := cluster.ParseMaster(tc.master)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var accepting []cluster.ClusterManager
+		for _, cm := range managers.All() {
+			if cm.Accepts(m) {
+				accepting = append(accepting, cm)
+			}
+		}
+		if len(accepting) != 1 || fmt.Sprintf("%T", accepting[0]) != fmt.Sprintf("%T", tc.want) {
+			t.Errorf("%s: accepted by %T, want only %T", tc.master, accepting, tc.want)
+		}
+	}
+}
+
+// A master no manager in the list accepts is ErrInvalidMaster, before
+// anything runs.
+func TestSubmitWithoutAManagerForTheMaster(t *testing.T) {
+	cluster.RegisterApp("managers.TestApp", func(context.Context, *cluster.AppContext, []string) error { return nil })
+	m, err := cluster.ParseMaster("rm://127.0.0.1:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = cluster.Submit(context.Background(), cluster.SubmitConfig{Master: m, Class: "managers.TestApp"}, local.Manager{})
+	if !errors.Is(err, cluster.ErrInvalidMaster) {
+		t.Fatalf("Submit to rm:// with local.Manager only: %v, want ErrInvalidMaster", err)
+	}
+}
