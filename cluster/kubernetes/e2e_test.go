@@ -35,7 +35,7 @@ func needCluster(t *testing.T) kubernetes.Interface {
 		t.Skip(skipE2E)
 	}
 	t.Setenv("KUBECONFIG", controlPlane.Kubeconfig())
-	return controlPlane.Client()
+	return adminClient
 }
 
 type syncBuffer = testutil.SyncBuffer

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sparkrpc/sparkrpc/internal/kubetest"
 	"go.uber.org/goleak"
+	"k8s.io/client-go/kubernetes"
 )
 
 // The end-to-end tests (TestKubernetes*) run on a real control plane
@@ -18,7 +19,10 @@ import (
 // binary built here on the pods' PATH.
 var (
 	controlPlane *kubetest.ControlPlane
-	skipE2E      string
+	// adminClient is a clientset for the control plane's admin, for the
+	// tests' own requests.
+	adminClient kubernetes.Interface
+	skipE2E     string
 	// sparkrpcBin is the sparkrpc binary the pods run.
 	sparkrpcBin string
 )
@@ -51,6 +55,14 @@ func testMain(m *testing.M) int {
 			return 1
 		}
 		controlPlane = cp
+		// Its transport is the control plane's own: Stop closes its idle
+		// connections.
+		adminClient, err = kubernetes.NewForConfig(cp.RESTConfig())
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "the admin clientset:", err)
+			_ = cp.Stop()
+			return 1
+		}
 	}
 	code := m.Run()
 	if controlPlane != nil {

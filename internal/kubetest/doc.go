@@ -61,6 +61,8 @@
 //   - options.go: Start's options.
 //   - certs.go: the control plane's certificate authority and the certificates it issues.
 //   - tokens.go: the token webhook, AddToken and the components' tokens.
+//   - apiclient.go: the control plane's own REST client, for /readyz, the default ServiceAccount
+//     and the nodes (no clientset: tests build theirs from RESTConfig).
 //   - process.go: a component's child process: start, exit, stop and log tail.
 //   - procattr_linux.go, procattr_unix.go: a component's process attributes.
 //   - wait.go: Start's waits for readiness, and free loopback ports.

@@ -18,7 +18,6 @@ import (
 	authnv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -64,7 +63,7 @@ type ControlPlane struct {
 	kubeconfig string
 	restCfg    *rest.Config
 	httpClient *http.Client
-	client     kubernetes.Interface
+	api        apiClient
 	nodeNames  []string
 
 	webhook  *http.Server
@@ -252,16 +251,14 @@ func (c *ControlPlane) start(ctx context.Context, binDir string, o options) erro
 	if err != nil {
 		return err
 	}
-	cs, err := kubernetes.NewForConfigAndClient(c.restCfg, c.httpClient)
+	c.api, err = newAPIClient(c.restCfg, c.httpClient)
 	if err != nil {
 		return err
 	}
-	c.client = cs
 	if err := c.waitFor(ctx, "kube-apiserver /readyz", []*process{c.etcd, c.apiserver}, func() bool {
 		rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
-		b, err := cs.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(rctx)
-		return err == nil && string(b) == "ok"
+		return c.api.ready(rctx)
 	}); err != nil {
 		return err
 	}
@@ -336,14 +333,14 @@ func (c *ControlPlane) start(ctx context.Context, binDir string, o options) erro
 	all := append([]*process{c.etcd, c.apiserver}, c.controllers...)
 	all = append(all, c.nodes...)
 	if err := c.waitFor(ctx, "the default ServiceAccount", all, func() bool {
-		_, err := cs.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{})
+		_, err := c.api.serviceAccount(ctx, metav1.NamespaceDefault, "default")
 		return err == nil
 	}); err != nil {
 		return err
 	}
 	return c.waitFor(ctx, "nodes Ready and schedulable", all, func() bool {
 		for _, name := range c.nodeNames {
-			n, err := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+			n, err := c.api.node(ctx, name)
 			if err != nil || !schedulable(n) {
 				return false
 			}
@@ -389,11 +386,10 @@ func (c *ControlPlane) KeepLogs() {
 	c.keepLogs = true
 }
 
-// RESTConfig is a client configuration for the admin token; each call returns a new copy.
+// RESTConfig is a client configuration for the admin token; each call returns a new copy. A
+// clientset made from it (kubernetes.NewForConfig) shares the transport that client-go caches for
+// the configuration with the control plane's own client, whose idle connections Stop closes.
 func (c *ControlPlane) RESTConfig() *rest.Config { return rest.CopyConfig(c.restCfg) }
-
-// Client is a clientset for the admin token. Its idle connections are closed at Stop.
-func (c *ControlPlane) Client() kubernetes.Interface { return c.client }
 
 // Stop stops the nodes (which stop their pods), the controllers and the scheduler, the API server
 // and then etcd, each with SIGTERM to its process group and SIGKILL if it has not ended in time,

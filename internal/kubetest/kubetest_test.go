@@ -152,7 +152,12 @@ func TestKubernetesControlPlane(t *testing.T) {
 			_ = cp.Stop()
 		}
 	}()
-	c := cp.Client()
+	// The admin clientset shares its transport with the control plane's own client: Stop closes
+	// its idle connections.
+	c, err := kubernetes.NewForConfig(cp.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
 	pods := c.CoreV1().Pods("default")
 
 	// A pod runs as a process: exit code, reason, environment and log come back.
