@@ -1,35 +1,19 @@
 package nodemanager
 
 import (
-	"context"
-	"errors"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/rs/zerolog"
-	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
-	"github.com/sparkrpc/sparkrpc/messages"
+	"github.com/sparkrpc/sparkrpc/cluster/internal/endpointtest"
 )
 
-// The node manager's endpoint fails an ask of a type it does not handle with
-// "Unsupported message" (RmTick is the resource manager's own, one-way).
+// A node manager's endpoint fails an ask of a type it does not handle with
+// "Unsupported message".
 func TestEndpointRejectsUnsupportedAsks(t *testing.T) {
-	env, err := actor.NewEnv("test", nil, actor.WithTransport(actor.NewMemNetwork().Transport("127.0.0.1", 1)), actor.WithLogger(zerolog.Nop()))
+	ref, err := endpointtest.Env(t).RegisterEndpoint(cluster.NodeManagerEndpointName, newNMEndpoint(&NodeManager{log: zerolog.Nop()}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer env.Shutdown(context.Background())
-	log := zerolog.Nop()
-	ref, err := env.RegisterEndpoint(cluster.NodeManagerEndpointName, newNMEndpoint(&NodeManager{log: log}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	_, err = ref.AskSync(ctx, &messages.RmTick{Kind: "nodes"})
-	if !errors.Is(err, actor.ErrUnsupportedMessage) || !strings.Contains(err.Error(), "Unsupported message") {
-		t.Fatalf("ask RmTick: %v, want Unsupported message", err)
-	}
+	endpointtest.RejectsUnsupportedAsk(t, ref)
 }
