@@ -24,6 +24,33 @@ type authority struct {
 	pem  []byte
 }
 
+// writeCertificates makes the control plane's authority and writes to the working folder its
+// certificate (CAFile), the API server's serving certificate (for the loopback addresses, the
+// service network's first address and the kubernetes service's names), the API server's client
+// certificate for the nodes (group system:masters) and the service-account signing key.
+func (c *ControlPlane) writeCertificates() (*authority, error) {
+	ca, err := newAuthority()
+	if err != nil {
+		return nil, err
+	}
+	c.caFile = c.workPath("ca.crt")
+	if err := os.WriteFile(c.caFile, ca.pem, 0o644); err != nil {
+		return nil, err
+	}
+	loopback := []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback, net.IPv4(10, 0, 0, 1)}
+	svcNames := []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"}
+	if err := ca.issue(c.workPath("apiserver.crt"), c.workPath("apiserver.key"), "kube-apiserver", nil, true, loopback, svcNames); err != nil {
+		return nil, err
+	}
+	if err := ca.issue(c.workPath("apiserver-kubelet-client.crt"), c.workPath("apiserver-kubelet-client.key"), "kube-apiserver-kubelet-client", []string{"system:masters"}, false, nil, nil); err != nil {
+		return nil, err
+	}
+	if err := writeRSAKey(c.workPath("sa.key")); err != nil {
+		return nil, err
+	}
+	return ca, nil
+}
+
 func newAuthority() (*authority, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {

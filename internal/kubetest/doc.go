@@ -57,15 +57,19 @@
 //
 // # Files
 //
-//   - kubetest.go: ControlPlane, Start and Stop, the components' flags and kubeconfigs.
+//   - kubetest.go: ControlPlane, Start and its steps (the components' flags and kubeconfigs), and
+//     Stop.
 //   - options.go: Start's options.
-//   - certs.go: the control plane's certificate authority and the certificates it issues.
-//   - tokens.go: the token webhook, AddToken and the components' tokens.
+//   - certs.go: the control plane's certificate authority, the certificates it issues and those
+//     Start writes for the API server.
+//   - tokens.go: the static token file of the admin and the components, the token webhook and
+//     AddToken.
 //   - apiclient.go: the control plane's own REST client, for /readyz, the default ServiceAccount
 //     and the nodes (no clientset: tests build theirs from RESTConfig).
 //   - process.go: a component's child process: start, exit, stop and log tail.
 //   - procattr_linux.go, procattr_unix.go: a component's process attributes.
-//   - wait.go: Start's waits for readiness, and free loopback ports.
+//   - wait.go: Start's waits for the API server, the default ServiceAccount and the nodes, and free
+//     loopback ports.
 //   - build-controlplane: builds the binaries from ./controlplane.
 //   - cmd/sparkrpc-localkube: the control plane for users.
 package kubetest

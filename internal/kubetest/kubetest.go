@@ -121,76 +121,90 @@ func Start(ctx context.Context, binDir string, opts ...Option) (*ControlPlane, e
 	return c, nil
 }
 
+// start brings the control plane up one step at a time, each step having what the next needs: the
+// certificates and the static tokens, the token webhook, etcd, the API server and the wait for its
+// /readyz, the kubeconfigs, the scheduler and the controller manager, the nodes, and last the waits
+// for the default ServiceAccount and for the nodes. Start stops whatever it started if a step fails.
 func (c *ControlPlane) start(ctx context.Context, binDir string, o options) error {
-	bin := func(name string) string { return filepath.Join(binDir, name) }
-	path := func(name string) string { return filepath.Join(c.work, name) }
-
-	ca, err := newAuthority()
+	ca, err := c.writeCertificates()
 	if err != nil {
 		return err
 	}
-	c.caFile = path("ca.crt")
-	if err := os.WriteFile(c.caFile, ca.pem, 0o644); err != nil {
+	c.nodeNames = nodeNames(o.nodes)
+	toks, err := c.writeTokenFile(c.workPath("tokens.csv"))
+	if err != nil {
 		return err
 	}
-	loopback := []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback, net.IPv4(10, 0, 0, 1)}
-	svcNames := []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"}
-	if err := ca.issue(path("apiserver.crt"), path("apiserver.key"), "kube-apiserver", nil, true, loopback, svcNames); err != nil {
+	if err := c.startWebhook(ca, c.workPath("webhook.kubeconfig")); err != nil {
 		return err
 	}
-	if err := ca.issue(path("apiserver-kubelet-client.crt"), path("apiserver-kubelet-client.key"), "kube-apiserver-kubelet-client", []string{"system:masters"}, false, nil, nil); err != nil {
+	etcdURL, err := c.startEtcd(ctx, binDir)
+	if err != nil {
 		return err
 	}
-	if err := writeRSAKey(path("sa.key")); err != nil {
+	if err := c.startAPIServer(binDir, etcdURL); err != nil {
 		return err
 	}
+	if err := c.connect(); err != nil {
+		return err
+	}
+	if err := c.waitForAPIServer(ctx); err != nil {
+		return err
+	}
+	if err := c.writeKubeconfigs(toks); err != nil {
+		return err
+	}
+	if err := c.startControllers(binDir); err != nil {
+		return err
+	}
+	if err := c.startNodes(binDir, ca, toks.nodes, o); err != nil {
+		return err
+	}
+	if err := c.waitForDefaultServiceAccount(ctx); err != nil {
+		return err
+	}
+	return c.waitForNodes(ctx)
+}
 
-	// Static tokens: the admin and every component. Tokens added later are answered by the webhook.
-	c.adminToken = newToken()
-	type tok struct{ token, user string }
-	schedTok := tok{newToken(), "system:kube-scheduler"}
-	kcmTok := tok{newToken(), "system:kube-controller-manager"}
-	var csv strings.Builder
-	fmt.Fprintf(&csv, "%s,admin,admin,\"system:masters\"\n", c.adminToken)
-	// The components run as system:masters: the kube-controller-manager then needs no
-	// per-controller service accounts, and the nodes' informers may list all secrets and config maps.
-	for _, t := range []tok{schedTok, kcmTok} {
-		fmt.Fprintf(&csv, "%s,%s,%s,\"system:masters\"\n", t.token, t.user, t.user)
-	}
-	var nodeToks []tok
-	for i := 1; i <= o.nodes; i++ {
-		name := fmt.Sprintf("sparkrpc-node-%d", i)
-		c.nodeNames = append(c.nodeNames, name)
-		t := tok{newToken(), "system:node:" + name}
-		nodeToks = append(nodeToks, t)
-		fmt.Fprintf(&csv, "%s,%s,%s,\"system:masters\"\n", t.token, t.user, t.user)
-	}
-	if err := os.WriteFile(path("tokens.csv"), []byte(csv.String()), 0o600); err != nil {
-		return err
-	}
+// workPath is the path of name in the control plane's working folder.
+func (c *ControlPlane) workPath(name string) string { return filepath.Join(c.work, name) }
 
-	if err := c.startWebhook(ca, path("webhook.kubeconfig")); err != nil {
-		return err
+// nodeNames are the names of n nodes: sparkrpc-node-1 to sparkrpc-node-N.
+func nodeNames(n int) []string {
+	var names []string
+	for i := 1; i <= n; i++ {
+		names = append(names, fmt.Sprintf("sparkrpc-node-%d", i))
 	}
+	return names
+}
 
-	// etcd
+// components are the processes started so far, in start order: etcd, the API server, the
+// scheduler and the controller manager, the nodes.
+func (c *ControlPlane) components() []*process {
+	all := append([]*process{c.etcd, c.apiserver}, c.controllers...)
+	return append(all, c.nodes...)
+}
+
+// startEtcd starts etcd on free loopback ports, with its data in the working folder, and returns
+// its client URL once its /health answers healthy.
+func (c *ControlPlane) startEtcd(ctx context.Context, binDir string) (string, error) {
 	etcdPort, err := freePort()
 	if err != nil {
-		return err
+		return "", err
 	}
 	peerPort, err := freePort()
 	if err != nil {
-		return err
+		return "", err
 	}
 	etcdURL := "http://127.0.0.1:" + strconv.Itoa(etcdPort)
-	c.etcd, err = startProcess("etcd", bin("etcd"), c.logDir,
-		"--data-dir="+path("etcd"),
+	c.etcd, err = startProcess("etcd", filepath.Join(binDir, "etcd"), c.logDir,
+		"--data-dir="+c.workPath("etcd"),
 		"--listen-client-urls="+etcdURL,
 		"--listen-peer-urls=http://127.0.0.1:"+strconv.Itoa(peerPort),
 		"--unsafe-no-fsync",
 	)
 	if err != nil {
-		return err
+		return "", err
 	}
 	hc := &http.Client{Timeout: 2 * time.Second}
 	defer hc.CloseIdleConnections()
@@ -203,43 +217,51 @@ func (c *ControlPlane) start(ctx context.Context, binDir string, o options) erro
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode == http.StatusOK && bytes.Contains(b, []byte(`"true"`))
 	}); err != nil {
-		return err
+		return "", err
 	}
+	return etcdURL, nil
+}
 
-	// kube-apiserver
+// startAPIServer starts kube-apiserver on a free loopback port, on the etcd at etcdURL, with the
+// certificates, the static tokens, the token webhook and the service-account key in the working
+// folder; it sets Server. It does not wait for the API server (waitForAPIServer does).
+func (c *ControlPlane) startAPIServer(binDir, etcdURL string) error {
 	apiPort, err := freePort()
 	if err != nil {
 		return err
 	}
 	c.server = "https://127.0.0.1:" + strconv.Itoa(apiPort)
-	c.apiserver, err = startProcess("kube-apiserver", bin("kube-apiserver"), c.logDir,
+	c.apiserver, err = startProcess("kube-apiserver", filepath.Join(binDir, "kube-apiserver"), c.logDir,
 		"--etcd-servers="+etcdURL,
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
 		"--secure-port="+strconv.Itoa(apiPort),
-		"--cert-dir="+path("apiserver-certs"),
-		"--tls-cert-file="+path("apiserver.crt"),
-		"--tls-private-key-file="+path("apiserver.key"),
+		"--cert-dir="+c.workPath("apiserver-certs"),
+		"--tls-cert-file="+c.workPath("apiserver.crt"),
+		"--tls-private-key-file="+c.workPath("apiserver.key"),
 		"--client-ca-file="+c.caFile,
-		"--token-auth-file="+path("tokens.csv"),
-		"--authentication-token-webhook-config-file="+path("webhook.kubeconfig"),
+		"--token-auth-file="+c.workPath("tokens.csv"),
+		"--authentication-token-webhook-config-file="+c.workPath("webhook.kubeconfig"),
 		"--authentication-token-webhook-cache-ttl=0s",
-		"--service-account-key-file="+path("sa.key"),
-		"--service-account-signing-key-file="+path("sa.key"),
+		"--service-account-key-file="+c.workPath("sa.key"),
+		"--service-account-signing-key-file="+c.workPath("sa.key"),
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
 		"--authorization-mode=Node,RBAC",
 		"--service-cluster-ip-range=10.0.0.0/24",
 		"--endpoint-reconciler-type=none", // the loopback address is not a valid endpoint
-		"--kubelet-client-certificate="+path("apiserver-kubelet-client.crt"),
-		"--kubelet-client-key="+path("apiserver-kubelet-client.key"),
+		"--kubelet-client-certificate="+c.workPath("apiserver-kubelet-client.crt"),
+		"--kubelet-client-key="+c.workPath("apiserver-kubelet-client.key"),
 		"--kubelet-certificate-authority="+c.caFile,
 		"--kubelet-preferred-address-types=InternalIP",
 		"--allow-privileged=true",
 		"--profiling=false",
 	)
-	if err != nil {
-		return err
-	}
+	return err
+}
+
+// connect builds the admin's client configuration (RESTConfig), its HTTP client and the control
+// plane's own API client on it.
+func (c *ControlPlane) connect() error {
 	c.restCfg = &rest.Config{
 		Host:            c.server,
 		BearerToken:     c.adminToken,
@@ -247,36 +269,33 @@ func (c *ControlPlane) start(ctx context.Context, binDir string, o options) erro
 		QPS:             100,
 		Burst:           200,
 	}
+	var err error
 	c.httpClient, err = rest.HTTPClientFor(c.restCfg)
 	if err != nil {
 		return err
 	}
 	c.api, err = newAPIClient(c.restCfg, c.httpClient)
-	if err != nil {
-		return err
-	}
-	if err := c.waitFor(ctx, "kube-apiserver /readyz", []*process{c.etcd, c.apiserver}, func() bool {
-		rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		defer cancel()
-		return c.api.ready(rctx)
-	}); err != nil {
-		return err
-	}
+	return err
+}
 
-	// kubeconfigs
-	c.kubeconfig = path("kubeconfig")
+// writeKubeconfigs writes the admin's kubeconfig (Kubeconfig) and the scheduler's and the
+// controller manager's, each with its static token.
+func (c *ControlPlane) writeKubeconfigs(toks staticTokens) error {
+	c.kubeconfig = c.workPath("kubeconfig")
 	if err := c.writeKubeconfig(c.kubeconfig, "admin", c.adminToken); err != nil {
 		return err
 	}
-	if err := c.writeKubeconfig(path("scheduler.kubeconfig"), schedTok.user, schedTok.token); err != nil {
+	if err := c.writeKubeconfig(c.workPath("scheduler.kubeconfig"), toks.scheduler.user, toks.scheduler.token); err != nil {
 		return err
 	}
-	if err := c.writeKubeconfig(path("controller-manager.kubeconfig"), kcmTok.user, kcmTok.token); err != nil {
-		return err
-	}
+	return c.writeKubeconfig(c.workPath("controller-manager.kubeconfig"), toks.controllerManager.user, toks.controllerManager.token)
+}
 
-	sched, err := startProcess("kube-scheduler", bin("kube-scheduler"), c.logDir,
-		"--kubeconfig="+path("scheduler.kubeconfig"),
+// startControllers starts kube-scheduler and kube-controller-manager (with the controllers
+// listed in controllers), without leader election or serving ports.
+func (c *ControlPlane) startControllers(binDir string) error {
+	sched, err := startProcess("kube-scheduler", filepath.Join(binDir, "kube-scheduler"), c.logDir,
+		"--kubeconfig="+c.workPath("scheduler.kubeconfig"),
 		"--leader-elect=false",
 		"--secure-port=0",
 	)
@@ -284,12 +303,12 @@ func (c *ControlPlane) start(ctx context.Context, binDir string, o options) erro
 		return err
 	}
 	c.controllers = append(c.controllers, sched)
-	kcm, err := startProcess("kube-controller-manager", bin("kube-controller-manager"), c.logDir,
-		"--kubeconfig="+path("controller-manager.kubeconfig"),
+	kcm, err := startProcess("kube-controller-manager", filepath.Join(binDir, "kube-controller-manager"), c.logDir,
+		"--kubeconfig="+c.workPath("controller-manager.kubeconfig"),
 		"--leader-elect=false",
 		"--secure-port=0",
 		"--controllers="+strings.Join(controllers, ","),
-		"--service-account-private-key-file="+path("sa.key"),
+		"--service-account-private-key-file="+c.workPath("sa.key"),
 		"--root-ca-file="+c.caFile,
 		"--use-service-account-credentials=false",
 	)
@@ -297,56 +316,51 @@ func (c *ControlPlane) start(ctx context.Context, binDir string, o options) erro
 		return err
 	}
 	c.controllers = append(c.controllers, kcm)
+	return nil
+}
 
+// startNodes starts a sparkrpc-kubelet for each of NodeNames, the node with its static token in
+// toks at the same index.
+func (c *ControlPlane) startNodes(binDir string, ca *authority, toks []componentToken, o options) error {
 	for i, name := range c.nodeNames {
-		kc := path(name + ".kubeconfig")
-		if err := c.writeKubeconfig(kc, nodeToks[i].user, nodeToks[i].token); err != nil {
-			return err
-		}
-		crt, key := path(name+".crt"), path(name+".key")
-		if err := ca.issue(crt, key, name, nil, true, []net.IP{net.IPv4(127, 0, 0, 1)}, []string{name, "localhost"}); err != nil {
-			return err
-		}
-		args := []string{
-			"--kubeconfig=" + kc,
-			"--node-name=" + name,
-			"--root-dir=" + path(name),
-			"--address=127.0.0.1",
-			"--port=0",
-			"--cpu=" + o.cpu,
-			"--memory=" + o.memory,
-			"--pods=" + strconv.Itoa(o.pods),
-			"--tls-cert-file=" + crt,
-			"--tls-private-key-file=" + key,
-			"--client-ca-file=" + c.caFile,
-		}
-		if o.pathPrefix != "" {
-			args = append(args, "--path-prefix="+o.pathPrefix)
-		}
-		p, err := startProcess(name, bin("sparkrpc-kubelet"), c.logDir, args...)
+		p, err := c.startNode(binDir, ca, name, toks[i], o)
 		if err != nil {
 			return err
 		}
 		c.nodes = append(c.nodes, p)
 	}
+	return nil
+}
 
-	all := append([]*process{c.etcd, c.apiserver}, c.controllers...)
-	all = append(all, c.nodes...)
-	if err := c.waitFor(ctx, "the default ServiceAccount", all, func() bool {
-		_, err := c.api.serviceAccount(ctx, metav1.NamespaceDefault, "default")
-		return err == nil
-	}); err != nil {
-		return err
+// startNode writes node name's kubeconfig for tok and its serving certificate signed by ca, and
+// starts its sparkrpc-kubelet with the capacity and pods' PATH prefix of o, its files in the
+// folder of its name.
+func (c *ControlPlane) startNode(binDir string, ca *authority, name string, tok componentToken, o options) (*process, error) {
+	kc := c.workPath(name + ".kubeconfig")
+	if err := c.writeKubeconfig(kc, tok.user, tok.token); err != nil {
+		return nil, err
 	}
-	return c.waitFor(ctx, "nodes Ready and schedulable", all, func() bool {
-		for _, name := range c.nodeNames {
-			n, err := c.api.node(ctx, name)
-			if err != nil || !schedulable(n) {
-				return false
-			}
-		}
-		return true
-	})
+	crt, key := c.workPath(name+".crt"), c.workPath(name+".key")
+	if err := ca.issue(crt, key, name, nil, true, []net.IP{net.IPv4(127, 0, 0, 1)}, []string{name, "localhost"}); err != nil {
+		return nil, err
+	}
+	args := []string{
+		"--kubeconfig=" + kc,
+		"--node-name=" + name,
+		"--root-dir=" + c.workPath(name),
+		"--address=127.0.0.1",
+		"--port=0",
+		"--cpu=" + o.cpu,
+		"--memory=" + o.memory,
+		"--pods=" + strconv.Itoa(o.pods),
+		"--tls-cert-file=" + crt,
+		"--tls-private-key-file=" + key,
+		"--client-ca-file=" + c.caFile,
+	}
+	if o.pathPrefix != "" {
+		args = append(args, "--path-prefix="+o.pathPrefix)
+	}
+	return startProcess(name, filepath.Join(binDir, "sparkrpc-kubelet"), c.logDir, args...)
 }
 
 // writeKubeconfig writes a kubeconfig for user with token, context ContextName, namespace default.

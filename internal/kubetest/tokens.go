@@ -1,23 +1,60 @@
 package kubetest
 
-// tokens.go holds the control plane's token authentication: the webhook
-// that kube-apiserver asks about bearer tokens, AddToken which feeds it,
-// and the random tokens of the admin and the components.
+// tokens.go holds the control plane's token authentication: the static
+// token file of the admin and the components, the webhook that
+// kube-apiserver asks about other bearer tokens, AddToken which feeds it,
+// and the random tokens themselves.
 
 import (
 	"crypto/rand"
 	"crypto/tls"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	authnv1 "k8s.io/api/authentication/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
+
+// componentToken is a component's static bearer token and the user it authenticates as.
+type componentToken struct{ token, user string }
+
+// staticTokens are the components' tokens in the API server's static token file.
+type staticTokens struct {
+	scheduler, controllerManager componentToken
+	nodes                        []componentToken // one per NodeNames entry, in its order
+}
+
+// writeTokenFile makes the admin token (AdminToken) and the components' tokens and writes them as
+// the API server's static token file. Tokens added later are answered by the webhook.
+func (c *ControlPlane) writeTokenFile(file string) (staticTokens, error) {
+	c.adminToken = newToken()
+	toks := staticTokens{
+		scheduler:         componentToken{newToken(), "system:kube-scheduler"},
+		controllerManager: componentToken{newToken(), "system:kube-controller-manager"},
+	}
+	for _, name := range c.nodeNames {
+		toks.nodes = append(toks.nodes, componentToken{newToken(), "system:node:" + name})
+	}
+	var csv strings.Builder
+	fmt.Fprintf(&csv, "%s,admin,admin,\"system:masters\"\n", c.adminToken)
+	// The components run as system:masters: the kube-controller-manager then needs no
+	// per-controller service accounts, and the nodes' informers may list all secrets and config maps.
+	for _, t := range append([]componentToken{toks.scheduler, toks.controllerManager}, toks.nodes...) {
+		fmt.Fprintf(&csv, "%s,%s,%s,\"system:masters\"\n", t.token, t.user, t.user)
+	}
+	if err := os.WriteFile(file, []byte(csv.String()), 0o600); err != nil {
+		return staticTokens{}, err
+	}
+	return toks, nil
+}
 
 // startWebhook serves the token webhook that AddToken feeds and writes the API server's
 // configuration for it.

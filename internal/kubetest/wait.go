@@ -1,8 +1,9 @@
 package kubetest
 
-// wait.go holds what Start waits with: polling a readiness condition while
-// watching that no component has exited, a node's schedulability, and
-// free loopback ports.
+// wait.go holds what Start waits for and with: the API server's /readyz,
+// the default ServiceAccount and the nodes; polling a readiness condition
+// while watching that no component has exited, a node's schedulability,
+// and free loopback ports.
 
 import (
 	"context"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // waitFor polls ok until it holds, ctx ends (an error naming what) or one of procs exits.
@@ -32,6 +34,37 @@ func (c *ControlPlane) waitFor(ctx context.Context, what string, procs []*proces
 		case <-tick.C:
 		}
 	}
+}
+
+// waitForAPIServer waits until the API server's /readyz answers "ok".
+func (c *ControlPlane) waitForAPIServer(ctx context.Context) error {
+	return c.waitFor(ctx, "kube-apiserver /readyz", []*process{c.etcd, c.apiserver}, func() bool {
+		rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		return c.api.ready(rctx)
+	})
+}
+
+// waitForDefaultServiceAccount waits until the default namespace's default ServiceAccount exists
+// (the controller manager creates it).
+func (c *ControlPlane) waitForDefaultServiceAccount(ctx context.Context) error {
+	return c.waitFor(ctx, "the default ServiceAccount", c.components(), func() bool {
+		_, err := c.api.serviceAccount(ctx, metav1.NamespaceDefault, "default")
+		return err == nil
+	})
+}
+
+// waitForNodes waits until every node is Ready and schedulable.
+func (c *ControlPlane) waitForNodes(ctx context.Context) error {
+	return c.waitFor(ctx, "nodes Ready and schedulable", c.components(), func() bool {
+		for _, name := range c.nodeNames {
+			n, err := c.api.node(ctx, name)
+			if err != nil || !schedulable(n) {
+				return false
+			}
+		}
+		return true
+	})
 }
 
 // schedulable reports whether n is Ready, not cordoned and has no NoSchedule or NoExecute taint.
