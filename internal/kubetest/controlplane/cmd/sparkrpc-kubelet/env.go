@@ -20,67 +20,24 @@ import (
 // server), then envFrom, then env with $(VAR) expansion and valueFrom sources, as the kubelet
 // resolves them. Service links are not added.
 func (p *provider) containerEnv(pod *corev1.Pod, c *corev1.Container) ([]string, error) {
-	var order []string
-	vals := map[string]string{}
-	set := func(k, v string) {
-		if _, ok := vals[k]; !ok {
-			order = append(order, k)
-		}
-		vals[k] = v
-	}
-	set("PATH", os.Getenv("PATH"))
-	for _, k := range []string{"HOME", "TMPDIR", "LANG", "TZ"} {
-		if v, ok := os.LookupEnv(k); ok {
-			set(k, v)
-		}
-	}
-	set("HOSTNAME", pod.Name)
-	if u, err := url.Parse(p.cfg.apiServer); err == nil && u.Host != "" {
-		host, port, err := net.SplitHostPort(u.Host)
-		if err != nil {
-			host, port = u.Host, "443"
-		}
-		set("KUBERNETES_SERVICE_HOST", host)
-		set("KUBERNETES_SERVICE_PORT", port)
-		set("KUBERNETES_SERVICE_PORT_HTTPS", port)
-	}
-
+	env := &orderedEnv{vals: map[string]string{}}
+	p.baseEnv(env, pod)
 	for _, from := range c.EnvFrom {
-		var data map[string]string
-		switch {
-		case from.ConfigMapRef != nil:
-			cm, err := p.listers.ConfigMaps.ConfigMaps(pod.Namespace).Get(from.ConfigMapRef.Name)
-			if err != nil {
-				if apierrors.IsNotFound(err) && from.ConfigMapRef.Optional != nil && *from.ConfigMapRef.Optional {
-					continue
-				}
-				return nil, fmt.Errorf("envFrom configMap %s: %w", from.ConfigMapRef.Name, err)
-			}
-			data = cm.Data
-		case from.SecretRef != nil:
-			s, err := p.listers.Secrets.Secrets(pod.Namespace).Get(from.SecretRef.Name)
-			if err != nil {
-				if apierrors.IsNotFound(err) && from.SecretRef.Optional != nil && *from.SecretRef.Optional {
-					continue
-				}
-				return nil, fmt.Errorf("envFrom secret %s: %w", from.SecretRef.Name, err)
-			}
-			data = map[string]string{}
-			for k, v := range s.Data {
-				data[k] = string(v)
-			}
+		data, err := p.envFromSource(pod, from)
+		if err != nil {
+			return nil, err
 		}
 		for k, v := range data {
-			set(from.Prefix+k, v)
+			env.set(from.Prefix+k, v)
 		}
 	}
 
 	// Expansion sees the variables defined so far, as the kubelet's does.
-	mapping := expansion.MappingFuncFor(vals)
+	mapping := expansion.MappingFuncFor(env.vals)
 	for i := range c.Env {
 		e := &c.Env[i]
 		if e.ValueFrom == nil {
-			set(e.Name, expansion.Expand(e.Value, mapping))
+			env.set(e.Name, expansion.Expand(e.Value, mapping))
 			continue
 		}
 		v, ok, err := p.valueFrom(pod, c, e)
@@ -88,18 +45,82 @@ func (p *provider) containerEnv(pod *corev1.Pod, c *corev1.Container) ([]string,
 			return nil, fmt.Errorf("env %s: %w", e.Name, err)
 		}
 		if ok {
-			set(e.Name, v)
+			env.set(e.Name, v)
 		}
 	}
 
 	if p.cfg.pathPrefix != "" {
-		vals["PATH"] = p.cfg.pathPrefix + string(filepath.ListSeparator) + vals["PATH"]
+		env.vals["PATH"] = p.cfg.pathPrefix + string(filepath.ListSeparator) + env.vals["PATH"]
 	}
-	out := make([]string, 0, len(order))
-	for _, k := range order {
-		out = append(out, k+"="+vals[k])
+	out := make([]string, 0, len(env.order))
+	for _, k := range env.order {
+		out = append(out, k+"="+env.vals[k])
 	}
 	return out, nil
+}
+
+// orderedEnv is an environment that keeps its variables in the order they were first set.
+type orderedEnv struct {
+	order []string
+	vals  map[string]string
+}
+
+func (e *orderedEnv) set(k, v string) {
+	if _, ok := e.vals[k]; !ok {
+		e.order = append(e.order, k)
+	}
+	e.vals[k] = v
+}
+
+// baseEnv sets what every container gets: this process's PATH, HOME, TMPDIR, LANG and TZ, the
+// pod's name as HOSTNAME, and the API server as KUBERNETES_SERVICE_HOST/PORT.
+func (p *provider) baseEnv(env *orderedEnv, pod *corev1.Pod) {
+	env.set("PATH", os.Getenv("PATH"))
+	for _, k := range []string{"HOME", "TMPDIR", "LANG", "TZ"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env.set(k, v)
+		}
+	}
+	env.set("HOSTNAME", pod.Name)
+	if u, err := url.Parse(p.cfg.apiServer); err == nil && u.Host != "" {
+		host, port, err := net.SplitHostPort(u.Host)
+		if err != nil {
+			host, port = u.Host, "443"
+		}
+		env.set("KUBERNETES_SERVICE_HOST", host)
+		env.set("KUBERNETES_SERVICE_PORT", port)
+		env.set("KUBERNETES_SERVICE_PORT_HTTPS", port)
+	}
+}
+
+// envFromSource returns the variables of one envFrom source (a config map or a secret of the
+// pod's namespace); none, without an error, for an optional source that is missing.
+func (p *provider) envFromSource(pod *corev1.Pod, from corev1.EnvFromSource) (map[string]string, error) {
+	switch {
+	case from.ConfigMapRef != nil:
+		cm, err := p.listers.ConfigMaps.ConfigMaps(pod.Namespace).Get(from.ConfigMapRef.Name)
+		if err != nil {
+			if apierrors.IsNotFound(err) && from.ConfigMapRef.Optional != nil && *from.ConfigMapRef.Optional {
+				return nil, nil
+			}
+			return nil, fmt.Errorf("envFrom configMap %s: %w", from.ConfigMapRef.Name, err)
+		}
+		return cm.Data, nil
+	case from.SecretRef != nil:
+		s, err := p.listers.Secrets.Secrets(pod.Namespace).Get(from.SecretRef.Name)
+		if err != nil {
+			if apierrors.IsNotFound(err) && from.SecretRef.Optional != nil && *from.SecretRef.Optional {
+				return nil, nil
+			}
+			return nil, fmt.Errorf("envFrom secret %s: %w", from.SecretRef.Name, err)
+		}
+		data := map[string]string{}
+		for k, v := range s.Data {
+			data[k] = string(v)
+		}
+		return data, nil
+	}
+	return nil, nil
 }
 
 // valueFrom resolves an env var's valueFrom; ok is false for an optional source that is missing.

@@ -48,6 +48,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/util/retry"
 )
@@ -96,43 +97,15 @@ func main() {
 }
 
 func run(c config) error {
-	if c.kubeconfig == "" || c.rootDir == "" {
-		return errors.New("--kubeconfig and --root-dir are required")
-	}
-	if c.nodeName == "" {
-		h, err := os.Hostname()
-		if err != nil {
-			return err
-		}
-		c.nodeName = strings.ToLower(h)
-	}
-	cpu, err := resource.ParseQuantity(c.cpu)
-	if err != nil {
-		return fmt.Errorf("--cpu: %w", err)
-	}
-	mem, err := resource.ParseQuantity(c.memory)
-	if err != nil {
-		return fmt.Errorf("--memory: %w", err)
-	}
-	var lvl slog.Level
-	if err := lvl.UnmarshalText([]byte(c.logLevel)); err != nil {
-		return fmt.Errorf("-v: %w", err)
-	}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl}))
-	log.L = vkslog.FromSlog(logger)
-
-	restCfg, err := clientcmd.BuildConfigFromFlags("", c.kubeconfig)
-	if err != nil {
-		return fmt.Errorf("--kubeconfig: %w", err)
-	}
-	// A kubelet's defaults (kubeAPIQPS 50, kubeAPIBurst 100), not client-go's 5 and 10: every pod
-	// start takes a token request and status updates.
-	restCfg.QPS, restCfg.Burst = 50, 100
-	client, err := kubernetes.NewForConfig(restCfg)
+	capacity, logger, err := c.resolve()
 	if err != nil {
 		return err
 	}
-
+	log.L = vkslog.FromSlog(logger)
+	restCfg, client, err := apiClient(c.kubeconfig)
+	if err != nil {
+		return err
+	}
 	tlsCfg, err := serverTLS(c)
 	if err != nil {
 		return err
@@ -160,39 +133,10 @@ func run(c config) error {
 	defer prov.shutdown(c.stopGrace)
 
 	mux := http.NewServeMux()
-	capacity := corev1.ResourceList{
-		corev1.ResourceCPU:    cpu,
-		corev1.ResourceMemory: mem,
-		corev1.ResourcePods:   *resource.NewQuantity(int64(c.pods), resource.DecimalSI),
-	}
 	n, err := nodeutil.NewNode(c.nodeName,
 		func(pc nodeutil.ProviderConfig) (nodeutil.Provider, node.NodeProvider, error) {
 			prov.listers = pc
-			pc.Node.Status.Capacity = capacity
-			pc.Node.Status.Allocatable = capacity.DeepCopy()
-			pc.Node.Status.Addresses = []corev1.NodeAddress{
-				{Type: corev1.NodeInternalIP, Address: c.listenAddr},
-				{Type: corev1.NodeHostName, Address: c.nodeName},
-			}
-			pc.Node.Status.DaemonEndpoints.KubeletEndpoint.Port = int32(port)
-			pc.Node.Status.NodeInfo = corev1.NodeSystemInfo{
-				KubeletVersion:  version,
-				OperatingSystem: runtime.GOOS,
-				Architecture:    runtime.GOARCH,
-			}
-			pc.Node.Labels["kubernetes.io/os"] = runtime.GOOS
-			pc.Node.Labels["kubernetes.io/arch"] = runtime.GOARCH
-			pc.Node.Labels["node.kubernetes.io/instance-type"] = "sparkrpc-process"
-			now := metav1.Now()
-			for i := range pc.Node.Status.Conditions {
-				cond := &pc.Node.Status.Conditions[i]
-				cond.LastHeartbeatTime, cond.LastTransitionTime = now, now
-				if cond.Type == corev1.NodeReady {
-					cond.Status, cond.Reason = corev1.ConditionFalse, "KubeletNotReady"
-					continue
-				}
-				cond.Status, cond.Reason = corev1.ConditionFalse, "KubeletHasNo"+string(cond.Type)
-			}
+			describeNode(pc.Node, c, capacity, port)
 			return prov, nil, nil
 		},
 		nodeutil.WithClient(client),
@@ -212,25 +156,111 @@ func run(c config) error {
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 30 * time.Second}
 	go srv.Serve(ln) //nolint:errcheck // ends with Close below
 	defer srv.Close()
+	return runNode(ctx, cancel, n, client, c.nodeName, port, logger)
+}
 
+// resolve checks the flags and returns the node's capacity and the logger
+// they ask for, filling in the node's name from the host name.
+func (c *config) resolve() (corev1.ResourceList, *slog.Logger, error) {
+	if c.kubeconfig == "" || c.rootDir == "" {
+		return nil, nil, errors.New("--kubeconfig and --root-dir are required")
+	}
+	if c.nodeName == "" {
+		h, err := os.Hostname()
+		if err != nil {
+			return nil, nil, err
+		}
+		c.nodeName = strings.ToLower(h)
+	}
+	cpu, err := resource.ParseQuantity(c.cpu)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--cpu: %w", err)
+	}
+	mem, err := resource.ParseQuantity(c.memory)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--memory: %w", err)
+	}
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(c.logLevel)); err != nil {
+		return nil, nil, fmt.Errorf("-v: %w", err)
+	}
+	capacity := corev1.ResourceList{
+		corev1.ResourceCPU:    cpu,
+		corev1.ResourceMemory: mem,
+		corev1.ResourcePods:   *resource.NewQuantity(int64(c.pods), resource.DecimalSI),
+	}
+	return capacity, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl})), nil
+}
+
+// apiClient returns the API server's configuration from kubeconfig and a
+// client with a kubelet's request rates.
+func apiClient(kubeconfig string) (*rest.Config, kubernetes.Interface, error) {
+	restCfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--kubeconfig: %w", err)
+	}
+	// A kubelet's defaults (kubeAPIQPS 50, kubeAPIBurst 100), not client-go's 5 and 10: every pod
+	// start takes a token request and status updates.
+	restCfg.QPS, restCfg.Burst = 50, 100
+	client, err := kubernetes.NewForConfig(restCfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return restCfg, client, nil
+}
+
+// describeNode fills in the node object virtual-kubelet registers: its
+// capacity, addresses, kubelet port, system info and labels, and every
+// condition false until the node is ready.
+func describeNode(nd *corev1.Node, c config, capacity corev1.ResourceList, port int) {
+	nd.Status.Capacity = capacity
+	nd.Status.Allocatable = capacity.DeepCopy()
+	nd.Status.Addresses = []corev1.NodeAddress{
+		{Type: corev1.NodeInternalIP, Address: c.listenAddr},
+		{Type: corev1.NodeHostName, Address: c.nodeName},
+	}
+	nd.Status.DaemonEndpoints.KubeletEndpoint.Port = int32(port)
+	nd.Status.NodeInfo = corev1.NodeSystemInfo{
+		KubeletVersion:  version,
+		OperatingSystem: runtime.GOOS,
+		Architecture:    runtime.GOARCH,
+	}
+	nd.Labels["kubernetes.io/os"] = runtime.GOOS
+	nd.Labels["kubernetes.io/arch"] = runtime.GOARCH
+	nd.Labels["node.kubernetes.io/instance-type"] = "sparkrpc-process"
+	now := metav1.Now()
+	for i := range nd.Status.Conditions {
+		cond := &nd.Status.Conditions[i]
+		cond.LastHeartbeatTime, cond.LastTransitionTime = now, now
+		if cond.Type == corev1.NodeReady {
+			cond.Status, cond.Reason = corev1.ConditionFalse, "KubeletNotReady"
+			continue
+		}
+		cond.Status, cond.Reason = corev1.ConditionFalse, "KubeletHasNo"+string(cond.Type)
+	}
+}
+
+// runNode runs node n until ctx ends: it waits for the node to be ready,
+// removes the not-ready taint, and returns the node's error, if any.
+func runNode(ctx context.Context, cancel context.CancelFunc, n *nodeutil.Node, client kubernetes.Interface, name string, port int, logger *slog.Logger) error {
 	go n.Run(ctx) //nolint:errcheck // its error is read from n.Err() after Done
 	if err := n.WaitReady(ctx, 2*time.Minute); err != nil {
 		cancel()
 		<-n.Done()
 		return fmt.Errorf("node not ready: %w", err)
 	}
-	if err := removeNotReadyTaint(ctx, client, c.nodeName); err != nil {
+	if err := removeNotReadyTaint(ctx, client, name); err != nil {
 		cancel()
 		<-n.Done()
 		return err
 	}
-	logger.Info("node ready", "node", c.nodeName, "port", port)
+	logger.Info("node ready", "node", name, "port", port)
 
 	<-n.Done()
 	if err := n.Err(); err != nil && !errors.Is(err, context.Canceled) && ctx.Err() == nil {
 		return err
 	}
-	logger.Info("stopping", "node", c.nodeName)
+	logger.Info("stopping", "node", name)
 	return nil
 }
 
