@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -35,8 +36,8 @@ type Spec struct {
 	// Stdout receives the application's output.
 	Stdout io.Writer
 	// Status receives the lines a person follows the driver by
-	// ("Executors registered: N of M", and the backend's); nil: they are
-	// logged.
+	// ("Executors registered: N of M", and the backend's, one at a time);
+	// nil: they are logged.
 	Status io.Writer
 	// ShowTrackingURL writes "tracking URL: URL" to Status once the UI is
 	// up (where no application report shows it).
@@ -118,11 +119,15 @@ func Run(ctx context.Context, spec Spec) error {
 
 	appCtx, cancelApp := context.WithCancelCause(ctx)
 	defer cancelApp(nil)
+	// Lines come from the application's goroutine and the backend's.
+	var statusMu sync.Mutex
 	status := func(line string) {
 		if spec.Status == nil {
 			log.Info().Msg(line)
 			return
 		}
+		statusMu.Lock()
+		defer statusMu.Unlock()
 		fmt.Fprintln(spec.Status, line)
 	}
 	app := &App{cancel: cancelApp, status: status}

@@ -12,15 +12,13 @@ import (
 	"net/url"
 	"os"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
-	"github.com/sparkrpc/sparkrpc/cluster/driverrun"
-
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/cluster/driverrun"
 	"github.com/sparkrpc/sparkrpc/endpoints"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -137,7 +135,7 @@ func runDriver(ctx context.Context, cfg cluster.SubmitConfig, fn cluster.AppFunc
 
 	b := &podBackend{kcfg: kcfg, client: client, owner: owner, appID: appID, log: log}
 	return driverrun.Run(ctx, driverrun.Spec{AppID: appID, Conf: conf, Network: nw, Port: port, Logger: log,
-		Stdout: cfg.Stdout, Status: &lockedWriter{w: cfg.Stderr}, ShowTrackingURL: true, Fn: fn, Args: cfg.Args, Backend: b})
+		Stdout: cfg.Stdout, Status: cfg.Stderr, ShowTrackingURL: true, Fn: fn, Args: cfg.Args, Backend: b})
 }
 
 // localHostFor returns this machine's address on the route to the API
@@ -230,16 +228,4 @@ func (b *podBackend) Finish(appErr error) error {
 		b.log.Warn().Err(err).Msg("deleting the executor pods")
 	}
 	return appErr
-}
-
-// lockedWriter serialises the lines the driver and the allocator write.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
