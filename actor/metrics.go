@@ -103,28 +103,31 @@ func (e *Env) unregisterMetrics() {
 	}
 }
 
-func metricDesc(name, help string, labels ...string) *prometheus.Desc {
+// NewMetricDesc describes the metric MetricsNamespace_name with help and
+// variable labels: the descriptions of every sparkrpc collector (the env's,
+// the transport's, the daemons') are made by it.
+func NewMetricDesc(name, help string, labels ...string) *prometheus.Desc {
 	return prometheus.NewDesc(MetricsNamespace+"_"+name, help, labels, nil)
 }
 
 var (
-	descSent = metricDesc("messages_sent_total",
+	descSent = NewMetricDesc("messages_sent_total",
 		"Messages (one-way and asks) this env sent to endpoints of other envs, by target endpoint name and message type (messages to its own endpoints are counted as received).",
 		"endpoint", "type")
-	descReceived = metricDesc("messages_received_total",
+	descReceived = NewMetricDesc("messages_received_total",
 		"Messages (one-way and asks) delivered to the mailbox of an endpoint of this env, by endpoint and message type (sparkrpc_mailbox_messages of them not yet taken).",
 		"endpoint", "type")
-	descDropped = metricDesc("messages_dropped_total",
+	descDropped = NewMetricDesc("messages_dropped_total",
 		"Messages dropped: their endpoint had stopped or was not registered, or the transport could not deliver them.")
-	descMailbox = metricDesc("mailbox_messages",
+	descMailbox = NewMetricDesc("mailbox_messages",
 		"Messages queued in an endpoint's mailbox and not yet taken by its loop.", "endpoint")
-	descEndpoints  = metricDesc("endpoints", "Endpoints registered in the env.")
-	descAsksFlight = metricDesc("asks_in_flight", "Asks made by this env that have not completed.")
-	descAsks       = metricDesc("asks_total",
+	descEndpoints  = NewMetricDesc("endpoints", "Endpoints registered in the env.")
+	descAsksFlight = NewMetricDesc("asks_in_flight", "Asks made by this env that have not completed.")
+	descAsks       = NewMetricDesc("asks_total",
 		"Asks made by this env (local and remote), except those refused at once (an unknown local endpoint, an invalid timeout).")
-	descAskDuration = metricDesc("ask_duration_seconds",
+	descAskDuration = NewMetricDesc("ask_duration_seconds",
 		"Time from an ask to its completion (reply, failure or timeout): every remote ask, and one local ask in 16.")
-	descAskFailures = metricDesc("ask_failures_total", "Asks that failed, by cause.", "cause")
+	descAskFailures = NewMetricDesc("ask_failures_total", "Asks that failed, by cause.", "cause")
 )
 
 // envCollector reads the env's counters when the registry is scraped (see

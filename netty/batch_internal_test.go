@@ -5,11 +5,10 @@ import (
 	"slices"
 	"testing"
 
-	"google.golang.org/protobuf/reflect/protoreflect"
-
 	protoactor "github.com/asynkron/protoactor-go/actor"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 

@@ -5,11 +5,10 @@ import (
 	"errors"
 	"testing"
 
-	"google.golang.org/protobuf/types/known/structpb"
-
 	"github.com/sparkrpc/sparkrpc/messages"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 

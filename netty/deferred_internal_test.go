@@ -8,13 +8,11 @@ import (
 	"slices"
 	"testing"
 
-	"google.golang.org/protobuf/reflect/protoreflect"
-
 	protoactor "github.com/asynkron/protoactor-go/actor"
-	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/types/known/wrapperspb"
-
 	"github.com/sparkrpc/sparkrpc/actor"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
 // deferInbox records what the reader posts: decoded messages by their

@@ -8,10 +8,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/sparkrpc/sparkrpc/actor"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
-
-	"github.com/sparkrpc/sparkrpc/actor"
 )
 
 // replyHost is a batchHost that also takes replies.

@@ -10,33 +10,29 @@ import (
 	"github.com/sparkrpc/sparkrpc/actor"
 )
 
-func metricDesc(name, help string, labels ...string) *prometheus.Desc {
-	return prometheus.NewDesc(actor.MetricsNamespace+"_"+name, help, labels, nil)
-}
-
 var (
-	descConnsOpen   = metricDesc("connections_open", "Established connections.")
-	descHandshaking = metricDesc("connections_handshaking", "Accepted connections whose handshake has not finished.")
-	descHSFailed    = metricDesc("handshakes_failed_total",
+	descConnsOpen   = actor.NewMetricDesc("connections_open", "Established connections.")
+	descHandshaking = actor.NewMetricDesc("connections_handshaking", "Accepted connections whose handshake has not finished.")
+	descHSFailed    = actor.NewMetricDesc("handshakes_failed_total",
 		"Connection handshakes that failed: reason auth (the shared secret was not proved) or protocol (bad or silent handshake, failed TLS handshake).",
 		"reason")
-	descRefused = metricDesc("connections_refused_total",
+	descRefused = actor.NewMetricDesc("connections_refused_total",
 		"Connections refused because spark.rpc.netty.maxPendingHandshakes (or spark.rpc.netty.maxPendingHandshakesPerAddress from their address) were in handshake already.")
-	descRefusedConns = metricDesc("connections_refused_established_total",
+	descRefusedConns = actor.NewMetricDesc("connections_refused_established_total",
 		"Connections refused because spark.rpc.netty.maxConnections (or spark.rpc.netty.maxConnectionsPerAddress from their address) were established already.")
-	descIdentityInUse = metricDesc("connections_identity_in_use_total",
+	descIdentityInUse = actor.NewMetricDesc("connections_identity_in_use_total",
 		"Inbound connections refused because they claimed the listening identity of a live connection.")
-	descIdleClosed = metricDesc("connections_idle_closed_total",
+	descIdleClosed = actor.NewMetricDesc("connections_idle_closed_total",
 		"Connections closed because they were idle (spark.rpc.io.idleTimeout, or silent since their handshake).")
-	descTimedOut = metricDesc("connections_timed_out_total",
+	descTimedOut = actor.NewMetricDesc("connections_timed_out_total",
 		"Connections closed because the peer went silent mid-frame or with asks outstanding.")
-	descProtocolErrors = metricDesc("protocol_errors_total",
+	descProtocolErrors = actor.NewMetricDesc("protocol_errors_total",
 		"Connections closed because the peer sent bytes that are not the protocol.")
-	descSentBytes = metricDesc("peer_sent_bytes_total",
+	descSentBytes = actor.NewMetricDesc("peer_sent_bytes_total",
 		"Bytes written to the connections of a peer (by its identity: host:port, or the client id of a client-mode peer).", "peer")
-	descRecvBytes = metricDesc("peer_received_bytes_total",
+	descRecvBytes = actor.NewMetricDesc("peer_received_bytes_total",
 		"Bytes read from the established connections of a peer.", "peer")
-	descQueued = metricDesc("peer_queued_bytes",
+	descQueued = actor.NewMetricDesc("peer_queued_bytes",
 		"Outbound bytes queued for a peer and not yet written (bounded by spark.rpc.io.maxQueuedBytesPerConnection).", "peer")
 )
 

@@ -11,14 +11,10 @@ import (
 )
 
 var (
-	descNMContainers = metricDesc("nm_containers_running", "Container processes the node manager runs.")
-	descNMMemory     = metricDesc("nm_capability_memory_bytes", "Memory the node offers to containers.")
-	descNMCores      = metricDesc("nm_capability_cores", "Cores the node offers to containers.")
+	descNMContainers = actor.NewMetricDesc("nm_containers_running", "Container processes the node manager runs.")
+	descNMMemory     = actor.NewMetricDesc("nm_capability_memory_bytes", "Memory the node offers to containers.")
+	descNMCores      = actor.NewMetricDesc("nm_capability_cores", "Cores the node offers to containers.")
 )
-
-func metricDesc(name, help string, labels ...string) *prometheus.Desc {
-	return prometheus.NewDesc(actor.MetricsNamespace+"_"+name, help, labels, nil)
-}
 
 const mib = 1 << 20
 

@@ -8,16 +8,11 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/sparkrpc/sparkrpc/cluster"
-
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/messages"
 )
-
-func metricDesc(name, help string, labels ...string) *prometheus.Desc {
-	return prometheus.NewDesc(actor.MetricsNamespace+"_"+name, help, labels, nil)
-}
 
 const mib = 1 << 20
 
@@ -27,20 +22,16 @@ const mib = 1 << 20
 const metricsScrapeTimeout = 5 * time.Second
 
 var (
-	descRMApps       = metricDesc("rm_applications", "Applications the resource manager knows, by state.", "state")
-	descRMContainers = metricDesc("rm_containers_running",
+	descRMApps       = actor.NewMetricDesc("rm_applications", "Applications the resource manager knows, by state.", "state")
+	descRMContainers = actor.NewMetricDesc("rm_containers_running",
 		"Containers allocated on the cluster's nodes (application masters and executors).")
-	descRMNodes       = metricDesc("rm_nodes", "Nodes registered with the resource manager, by state (RUNNING, LOST).", "state")
-	descRMNodeConts   = metricDesc("rm_node_containers", "Containers allocated on a node.", "node")
-	descRMNodeMemUsed = metricDesc("rm_node_memory_used_bytes", "Memory of a node allocated to containers.", "node")
-	descRMNodeMemFree = metricDesc("rm_node_memory_free_bytes", "Memory of a node not allocated to containers.", "node")
-	descRMNodeCPUUsed = metricDesc("rm_node_cores_used", "Cores of a node allocated to containers.", "node")
-	descRMNodeCPUFree = metricDesc("rm_node_cores_free", "Cores of a node not allocated to containers.", "node")
+	descRMNodes       = actor.NewMetricDesc("rm_nodes", "Nodes registered with the resource manager, by state (RUNNING, LOST).", "state")
+	descRMNodeConts   = actor.NewMetricDesc("rm_node_containers", "Containers allocated on a node.", "node")
+	descRMNodeMemUsed = actor.NewMetricDesc("rm_node_memory_used_bytes", "Memory of a node allocated to containers.", "node")
+	descRMNodeMemFree = actor.NewMetricDesc("rm_node_memory_free_bytes", "Memory of a node not allocated to containers.", "node")
+	descRMNodeCPUUsed = actor.NewMetricDesc("rm_node_cores_used", "Cores of a node allocated to containers.", "node")
+	descRMNodeCPUFree = actor.NewMetricDesc("rm_node_cores_free", "Cores of a node not allocated to containers.", "node")
 )
-
-// appStates are the states of sparkrpc_rm_applications, each reported
-// (at 0 when no application is in it).
-var appStates = []cluster.AppState{cluster.StateNew, cluster.StateSubmitted, cluster.StateAccepted, cluster.StateRunning, cluster.StateFinished, cluster.StateFailed, cluster.StateKilled}
 
 // rmCollector reads the resource manager's state at scrape time by asking
 // its endpoint, with the messages `sparkrpc apps` uses.
@@ -66,7 +57,7 @@ func (c rmCollector) Collect(ch chan<- prometheus.Metric) {
 		for _, a := range apps.GetApps() {
 			byState[cluster.AppState(a.GetState())]++
 		}
-		for _, s := range appStates {
+		for _, s := range cluster.AppStates() { // each reported, at 0 when no application is in it
 			ch <- prometheus.MustNewConstMetric(descRMApps, prometheus.GaugeValue, float64(byState[s]), s.String())
 		}
 	}
