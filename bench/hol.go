@@ -10,7 +10,6 @@ import (
 	"time"
 
 	protoactor "github.com/asynkron/protoactor-go/actor"
-
 	"github.com/sparkrpc/sparkrpc/messages"
 )
 

@@ -7,16 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sparkrpc/sparkrpc/cluster/managers"
-
-	"github.com/sparkrpc/sparkrpc/internal/testutil"
-
-	"github.com/sparkrpc/sparkrpc/cluster/appmaster"
-	"github.com/sparkrpc/sparkrpc/cluster/nodemanager"
-	"github.com/sparkrpc/sparkrpc/cluster/yarn"
-
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/cluster/appmaster"
+	"github.com/sparkrpc/sparkrpc/cluster/managers"
+	"github.com/sparkrpc/sparkrpc/cluster/nodemanager"
+	"github.com/sparkrpc/sparkrpc/cluster/yarn"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 )
 
 // A configuration struct without a required field is refused at once with

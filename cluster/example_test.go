@@ -6,11 +6,10 @@ import (
 	"os"
 	"time"
 
-	"github.com/sparkrpc/sparkrpc/cluster/managers"
-
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/cluster/managers"
 	"github.com/sparkrpc/sparkrpc/endpoints"
 )
 

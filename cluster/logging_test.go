@@ -14,17 +14,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sparkrpc/sparkrpc/cluster/managers"
-
-	"github.com/sparkrpc/sparkrpc/cluster/nodemanager"
-	"github.com/sparkrpc/sparkrpc/cluster/resourcemanager"
-
-	"github.com/sparkrpc/sparkrpc/internal/testutil"
-
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/cluster/managers"
+	"github.com/sparkrpc/sparkrpc/cluster/nodemanager"
+	"github.com/sparkrpc/sparkrpc/cluster/resourcemanager"
 	"github.com/sparkrpc/sparkrpc/endpoints"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/netty"
 )
 

@@ -5,9 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sparkrpc/sparkrpc/cluster/internal/clustertest"
-
 	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/cluster/internal/clustertest"
 	"github.com/sparkrpc/sparkrpc/internal/testutil"
 )
 

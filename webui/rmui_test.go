@@ -7,13 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sparkrpc/sparkrpc/cluster/nodemanager"
-	"github.com/sparkrpc/sparkrpc/cluster/resourcemanager"
-	"github.com/sparkrpc/sparkrpc/cluster/rmclient"
-
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/cluster/nodemanager"
+	"github.com/sparkrpc/sparkrpc/cluster/resourcemanager"
+	"github.com/sparkrpc/sparkrpc/cluster/rmclient"
 	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"github.com/sparkrpc/sparkrpc/netty"

@@ -8,10 +8,9 @@ import (
 	"io"
 	"time"
 
-	"github.com/sparkrpc/sparkrpc/cluster"
-
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/messages"
 )
 

@@ -7,12 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sparkrpc/sparkrpc/cluster/appmaster"
-	"github.com/sparkrpc/sparkrpc/internal/testutil"
-
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/cluster/appmaster"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 )
 
 func TestApplicationMasterUnknownApp(t *testing.T) {

@@ -9,9 +9,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/sparkrpc/sparkrpc/cluster"
-
 	"github.com/rs/zerolog"
+	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/endpoints"
 	"github.com/sparkrpc/sparkrpc/netty"
 	"github.com/sparkrpc/sparkrpc/webui"

@@ -10,10 +10,8 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
-	"github.com/sparkrpc/sparkrpc/cluster/driverrun"
-
 	"github.com/sparkrpc/sparkrpc/cluster"
-
+	"github.com/sparkrpc/sparkrpc/cluster/driverrun"
 	"github.com/sparkrpc/sparkrpc/endpoints"
 )
 

@@ -9,18 +9,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sparkrpc/sparkrpc/cluster/rmclient"
-
-	"github.com/sparkrpc/sparkrpc/cluster/internal/clustertest"
-
-	"github.com/sparkrpc/sparkrpc/cluster/nodemanager"
-	"github.com/sparkrpc/sparkrpc/cluster/resourcemanager"
-
-	"github.com/sparkrpc/sparkrpc/internal/testutil"
-
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/cluster/internal/clustertest"
+	"github.com/sparkrpc/sparkrpc/cluster/nodemanager"
+	"github.com/sparkrpc/sparkrpc/cluster/resourcemanager"
+	"github.com/sparkrpc/sparkrpc/cluster/rmclient"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/messages"
 )
 

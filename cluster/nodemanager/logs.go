@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	"github.com/sparkrpc/sparkrpc/cluster"
-
 	"github.com/sparkrpc/sparkrpc/messages"
 )
 

@@ -14,11 +14,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sparkrpc/sparkrpc/cluster"
-
 	"github.com/cenkalti/backoff/v5"
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/messages"
 )
 

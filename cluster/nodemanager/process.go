@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/sparkrpc/sparkrpc/cluster"
-
 	"github.com/sparkrpc/sparkrpc/internal/privatefile"
 )
 

@@ -9,7 +9,6 @@ import (
 	"sort"
 
 	"github.com/sparkrpc/sparkrpc/cluster"
-
 	"github.com/sparkrpc/sparkrpc/messages"
 )
 

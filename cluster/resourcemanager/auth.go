@@ -9,9 +9,8 @@ package resourcemanager
 import (
 	"fmt"
 
-	"github.com/sparkrpc/sparkrpc/cluster"
-
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/cluster"
 )
 
 // peerKey returns the key id the asker's connection authenticated with:

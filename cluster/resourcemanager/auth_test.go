@@ -8,16 +8,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sparkrpc/sparkrpc/cluster/internal/clustertest"
-
-	"github.com/sparkrpc/sparkrpc/cluster/rmclient"
-	"github.com/sparkrpc/sparkrpc/cluster/yarn"
-
-	"github.com/sparkrpc/sparkrpc/internal/testutil"
-
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/cluster/internal/clustertest"
+	"github.com/sparkrpc/sparkrpc/cluster/rmclient"
+	"github.com/sparkrpc/sparkrpc/cluster/yarn"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"github.com/sparkrpc/sparkrpc/netty"
 )

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/sparkrpc/sparkrpc/cluster"
-
 	"github.com/sparkrpc/sparkrpc/messages"
 )
 

@@ -10,11 +10,10 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/sparkrpc/sparkrpc/cluster"
-	"github.com/sparkrpc/sparkrpc/internal/privatefile"
-
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/internal/privatefile"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"google.golang.org/protobuf/proto"
 )

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/sparkrpc/sparkrpc/cluster"
-
 	"github.com/sparkrpc/sparkrpc/messages"
 )
 

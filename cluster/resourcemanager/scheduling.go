@@ -8,7 +8,6 @@ import (
 	"fmt"
 
 	"github.com/sparkrpc/sparkrpc/cluster"
-
 	"github.com/sparkrpc/sparkrpc/messages"
 )
 

@@ -5,9 +5,8 @@ import (
 	"maps"
 	"testing"
 
-	"github.com/sparkrpc/sparkrpc/cluster"
-
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/cluster"
 )
 
 // TestStagedConfReadsBack checks that the conf the resource manager stages

@@ -7,12 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sparkrpc/sparkrpc/cluster/internal/clustertest"
-
-	"github.com/sparkrpc/sparkrpc/internal/testutil"
-
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/cluster/internal/clustertest"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/messages"
 )
 

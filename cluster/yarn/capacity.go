@@ -11,11 +11,9 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/sparkrpc/sparkrpc/cluster/rmclient"
-
-	"github.com/sparkrpc/sparkrpc/cluster"
-
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/cluster/rmclient"
 )
 
 // executorsThatFit returns how many executors fit on the workers of the

@@ -4,9 +4,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/sparkrpc/sparkrpc/cluster"
-
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/cluster"
 )
 
 // local-cluster[N,C,M] means N executors, as in Spark: the application

@@ -10,14 +10,11 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-	"github.com/sparkrpc/sparkrpc/cluster/appmaster"
-	"github.com/sparkrpc/sparkrpc/cluster/rmclient"
-
-	"github.com/sparkrpc/sparkrpc/cluster/driverrun"
-
-	"github.com/sparkrpc/sparkrpc/cluster"
-
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/cluster/appmaster"
+	"github.com/sparkrpc/sparkrpc/cluster/driverrun"
+	"github.com/sparkrpc/sparkrpc/cluster/rmclient"
 	"github.com/sparkrpc/sparkrpc/endpoints"
 	"github.com/sparkrpc/sparkrpc/messages"
 )

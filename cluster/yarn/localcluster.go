@@ -11,13 +11,11 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/sparkrpc/sparkrpc/cluster/nodemanager"
-	"github.com/sparkrpc/sparkrpc/cluster/resourcemanager"
-
-	"github.com/sparkrpc/sparkrpc/cluster"
-
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/cluster/nodemanager"
+	"github.com/sparkrpc/sparkrpc/cluster/resourcemanager"
 	"github.com/sparkrpc/sparkrpc/netty"
 )
 

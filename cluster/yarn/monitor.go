@@ -13,11 +13,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sparkrpc/sparkrpc/cluster/rmclient"
-
-	"github.com/sparkrpc/sparkrpc/cluster/driverrun"
-
 	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/cluster/driverrun"
+	"github.com/sparkrpc/sparkrpc/cluster/rmclient"
 )
 
 // reportPrinter prints state changes and task progress of a submitted

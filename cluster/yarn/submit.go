@@ -13,14 +13,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sparkrpc/sparkrpc/cluster/rmclient"
-
-	"github.com/sparkrpc/sparkrpc/cluster/driverrun"
-
-	"github.com/sparkrpc/sparkrpc/cluster"
-
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/cluster/driverrun"
+	"github.com/sparkrpc/sparkrpc/cluster/rmclient"
 	"github.com/sparkrpc/sparkrpc/netty"
 	"github.com/sparkrpc/sparkrpc/webui"
 )

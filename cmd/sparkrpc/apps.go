@@ -11,11 +11,10 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/sparkrpc/sparkrpc/cluster/rmclient"
-
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/cluster/rmclient"
 	"github.com/spf13/cobra"
 )
 

@@ -13,9 +13,8 @@ import (
 	"time"
 
 	"github.com/mattn/go-isatty"
-	"github.com/spf13/cobra"
-
 	"github.com/sparkrpc/sparkrpc/bench"
+	"github.com/spf13/cobra"
 )
 
 func init() { subcommands = append(subcommands, newBenchCmd) }

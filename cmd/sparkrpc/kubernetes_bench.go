@@ -14,13 +14,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sparkrpc/sparkrpc/cluster/managers"
-
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/bench"
 	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/cluster/kubernetes"
+	"github.com/sparkrpc/sparkrpc/cluster/managers"
 	"github.com/sparkrpc/sparkrpc/internal/kubetest"
 )
 

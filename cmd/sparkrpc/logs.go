@@ -7,9 +7,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/sparkrpc/sparkrpc/cluster/rmclient"
-
 	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/cluster/rmclient"
 	"github.com/spf13/cobra"
 )
 

@@ -11,11 +11,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/sparkrpc/sparkrpc/cluster/nodemanager"
-
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/cluster/nodemanager"
 	"github.com/sparkrpc/sparkrpc/webui"
 	"github.com/spf13/cobra"
 )

@@ -10,10 +10,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/sparkrpc/sparkrpc/cluster/resourcemanager"
-
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/cluster/resourcemanager"
 	"github.com/sparkrpc/sparkrpc/webui"
 	"github.com/spf13/cobra"
 )

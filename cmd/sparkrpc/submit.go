@@ -11,13 +11,12 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/sparkrpc/sparkrpc/cluster/appmaster"
-	"github.com/sparkrpc/sparkrpc/cluster/managers"
-	"github.com/sparkrpc/sparkrpc/cluster/rmclient"
-
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/cluster/appmaster"
+	"github.com/sparkrpc/sparkrpc/cluster/managers"
+	"github.com/sparkrpc/sparkrpc/cluster/rmclient"
 	_ "github.com/sparkrpc/sparkrpc/examples" // the example applications (SparkPi, WordCount, ...)
 	"github.com/sparkrpc/sparkrpc/webui"
 	"github.com/spf13/cobra"
