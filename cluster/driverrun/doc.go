@@ -3,7 +3,7 @@
 // (DriverGoroutineLabel), with a panic turned into an error and, where the
 // master asks for it, a bound on the time the application takes to bring
 // its driver up (spark.yarn.am.waitTime); it applies the one readiness rule
-// (WaitBackendReady: spark.scheduler.minRegisteredResourcesRatio of the
+// (spark.scheduler.minRegisteredResourcesRatio of the
 // expected executors within spark.scheduler.maxRegisteredResourcesWaitingTime);
 // it starts the driver's web UI; and it counts task progress and draws it
 // on a terminal.

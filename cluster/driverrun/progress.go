@@ -105,7 +105,7 @@ type consoleProgress struct {
 	redraw   bool // output cleared the bar: draw it again
 }
 
-func StartConsoleProgress(w io.Writer, interval time.Duration, get func() (int, int, int, int, int)) *consoleProgress {
+func startConsoleProgress(w io.Writer, interval time.Duration, get func() (int, int, int, int, int)) *consoleProgress {
 	return newConsoleProgress(w, IsTerminal(w), interval, get)
 }
 
@@ -205,7 +205,7 @@ func (c *consoleProgress) Stop() {
 	})
 }
 
-func ProgressInterval(conf *actor.Conf) time.Duration {
+func progressInterval(conf *actor.Conf) time.Duration {
 	d, err := conf.GetDuration("spark.ui.consoleProgress.update.interval", "200", time.Millisecond)
 	if err != nil || d <= 0 {
 		return 200 * time.Millisecond

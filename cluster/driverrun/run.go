@@ -20,9 +20,9 @@ import (
 	"github.com/sparkrpc/sparkrpc/endpoints"
 )
 
-// NoticeStart returns start wrapped so that the returned channel closes
+// noticeStart returns start wrapped so that the returned channel closes
 // when the application first asks for its driver.
-func NoticeStart(start cluster.StartFunc) (<-chan struct{}, cluster.StartFunc) {
+func noticeStart(start cluster.StartFunc) (<-chan struct{}, cluster.StartFunc) {
 	started := make(chan struct{})
 	var once sync.Once
 	return started, func(ctx context.Context) (cluster.Started, error) {
@@ -31,15 +31,15 @@ func NoticeStart(start cluster.StartFunc) (<-chan struct{}, cluster.StartFunc) {
 	}
 }
 
-// RunApp runs the application in the driver's goroutine and returns its
+// runApp runs the application in the driver's goroutine and returns its
 // error. An application that has not asked for its driver (SparkContext)
 // within wait (spark.yarn.am.waitTime; 0: no bound) is cancelled and fails as YARN's
 // application master fails it: an *ExitError with code ExitSCNotInited.
-func RunApp(ctx context.Context, fn cluster.AppFunc, sc *cluster.AppContext, args []string, started <-chan struct{}, wait time.Duration) error {
+func runApp(ctx context.Context, fn cluster.AppFunc, sc *cluster.AppContext, args []string, started <-chan struct{}, wait time.Duration) error {
 	appCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	done := make(chan error, 1)
-	go RunUserApp(appCtx, fn, sc, args, done)
+	go runUserApp(appCtx, fn, sc, args, done)
 	if wait <= 0 {
 		return <-done
 	}
@@ -62,9 +62,9 @@ func RunApp(ctx context.Context, fn cluster.AppFunc, sc *cluster.AppContext, arg
 	return &cluster.AMExitError{Code: cluster.ExitSCNotInited, Reason: reason}
 }
 
-// RunUserApp runs fn on the calling goroutine, labelled "Driver", and
+// runUserApp runs fn on the calling goroutine, labelled "Driver", and
 // sends its result (a panic becomes an error) to done.
-func RunUserApp(ctx context.Context, fn cluster.AppFunc, sc *cluster.AppContext, args []string, done chan<- error) {
+func runUserApp(ctx context.Context, fn cluster.AppFunc, sc *cluster.AppContext, args []string, done chan<- error) {
 	var err error
 	pprof.Do(ctx, pprof.Labels("thread", DriverGoroutineLabel), func(ctx context.Context) {
 		defer func() {
@@ -77,14 +77,14 @@ func RunUserApp(ctx context.Context, fn cluster.AppFunc, sc *cluster.AppContext,
 	done <- err
 }
 
-// WaitBackendReady is the readiness rule of every cluster manager (Spark's
+// waitBackendReady is the readiness rule of every cluster manager (Spark's
 // SchedulerBackend.isReady): it waits until
 // spark.scheduler.minRegisteredResourcesRatio (default 0.8) of the expected
 // executors have registered, or spark.scheduler.maxRegisteredResourcesWaitingTime
 // (default 30s) has passed, or ctx ends. It returns how many executors are
 // then registered and ready for tasks. A ratio that does not parse is
 // logged and the default used.
-func WaitBackendReady(ctx context.Context, d *endpoints.Driver, conf *actor.Conf, expected int, log zerolog.Logger) int {
+func waitBackendReady(ctx context.Context, d *endpoints.Driver, conf *actor.Conf, expected int, log zerolog.Logger) int {
 	ready := func() int {
 		n := 0
 		for _, ex := range d.Executors() {

@@ -80,7 +80,7 @@ type Backend interface {
 // Launch is what Backend.Launch brought up.
 type Launch struct {
 	// Expected is the number of executors the readiness rule waits for
-	// (WaitBackendReady).
+	// (see the package's doc).
 	Expected int
 	// AppID is the application's id when it was given only now, else "".
 	AppID string
@@ -102,10 +102,10 @@ func (a *App) End(cause error) { a.cancel(cause) }
 func (a *App) Status(line string) { a.status(line) }
 
 // Run runs spec's application with its driver in this process, in the
-// driver's goroutine (RunApp): the driver's env is created first; the
+// driver's goroutine (labelled DriverGoroutineLabel): the driver's env is created first; the
 // driver, its UI and (Backend.Launch) its executors when the application
 // first asks for its driver, which then waits for the readiness rule
-// (WaitBackendReady). When the application returns, its progress bar, UI
+// (the package's doc). When the application returns, its progress bar, UI
 // and driver stop, and Backend.Finish decides the error Run returns.
 func Run(ctx context.Context, spec Spec) error {
 	conf, log := spec.Conf, spec.Logger
@@ -139,19 +139,19 @@ func Run(ctx context.Context, spec Spec) error {
 	if prog == nil {
 		prog = &Progress{}
 	}
-	var ui *UI
+	var ui *driverUI
 	start := func(sctx context.Context) (cluster.Started, error) {
 		return launch(sctx, appCtx, env, spec, cm, prog, &ui, status)
 	}
-	started, startFn := NoticeStart(start)
+	started, startFn := noticeStart(start)
 	out := spec.Stdout
 	var bar *consoleProgress
 	if spec.Progress != nil {
-		bar = StartConsoleProgress(spec.Progress, ProgressInterval(conf), prog.Snapshot)
+		bar = startConsoleProgress(spec.Progress, progressInterval(conf), prog.Snapshot)
 		out = bar.Above(out)
 	}
 	sc := cluster.NewAppContext(spec.AppID, conf, log, out, startFn)
-	appErr := RunApp(appCtx, spec.Fn, sc, spec.Args, started, spec.WaitTime)
+	appErr := runApp(appCtx, spec.Fn, sc, spec.Args, started, spec.WaitTime)
 	if bar != nil {
 		bar.Stop()
 	}
@@ -171,7 +171,7 @@ func Run(ctx context.Context, spec Spec) error {
 // launch brings up the driver on env, its UI and its executors, and waits
 // for the readiness rule; the UI is left in *ui.
 func launch(sctx, appCtx context.Context, env *actor.Env, spec Spec, cm endpoints.ClusterManager, prog *Progress,
-	ui **UI, status func(string)) (cluster.Started, error) {
+	ui **driverUI, status func(string)) (cluster.Started, error) {
 	opts := []endpoints.DriverOption{endpoints.WithListener(prog), endpoints.WithLogger(spec.Logger)}
 	if cm != nil {
 		opts = append(opts, endpoints.WithClusterManager(cm))
@@ -180,7 +180,7 @@ func launch(sctx, appCtx context.Context, env *actor.Env, spec Spec, cm endpoint
 	if err != nil {
 		return cluster.Started{}, err
 	}
-	*ui = StartUI(d, spec.Network, spec.AppID, nil, spec.Logger)
+	*ui = startUI(d, spec.Network, spec.AppID, spec.Logger)
 	if u := (*ui).URL(); u != "" && spec.ShowTrackingURL {
 		status("tracking URL: " + u)
 	}
@@ -191,7 +191,7 @@ func launch(sctx, appCtx context.Context, env *actor.Env, spec Spec, cm endpoint
 	// The wait ends early when the application does (its backend ended it).
 	wctx, cancel := context.WithCancel(sctx)
 	stop := context.AfterFunc(appCtx, cancel)
-	up := WaitBackendReady(wctx, d, spec.Conf, l.Expected, spec.Logger)
+	up := waitBackendReady(wctx, d, spec.Conf, l.Expected, spec.Logger)
 	stop()
 	cancel()
 	if appCtx.Err() != nil {

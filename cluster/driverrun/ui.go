@@ -5,8 +5,6 @@ package driverrun
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -16,18 +14,17 @@ import (
 	"github.com/sparkrpc/sparkrpc/webui"
 )
 
-// UI is the driver's running web UI; its zero value (no UI) is valid.
-type UI struct {
+// driverUI is the driver's running web UI; its zero value (no UI) is valid.
+type driverUI struct {
 	srv *webui.Server
 }
 
-// StartUI starts d's UI as its conf says (spark.ui.enabled,
+// startUI starts d's UI as its conf says (spark.ui.enabled,
 // spark.ui.port, spark.port.maxRetries, spark.authenticate), bound where
-// the driver's env binds (net's bind host), and prints "tracking URL: URL"
-// to w when w is not nil. A UI that cannot start is logged and the
+// the driver's env binds (net's bind host). A UI that cannot start is logged and the
 // application runs without it: the UI is never a reason to fail a job.
 // opts are passed to the UI (e.g. webui.WithMetrics).
-func StartUI(d *endpoints.Driver, net cluster.Network, appID string, w io.Writer, log zerolog.Logger, opts ...webui.Option) *UI {
+func startUI(d *endpoints.Driver, net cluster.Network, appID string, log zerolog.Logger, opts ...webui.Option) *driverUI {
 	env := d.Env()
 	conf := env.Conf()
 	host := env.Address().Host
@@ -41,20 +38,17 @@ func StartUI(d *endpoints.Driver, net cluster.Network, appID string, w io.Writer
 	srv, err := webui.StartDriverUI(d, app, host, env.Address().Host, log, opts...)
 	if err != nil {
 		log.Warn().Err(err).Msg("the Spark UI could not start; the application runs without it")
-		return &UI{}
+		return &driverUI{}
 	}
 	if srv == nil {
-		return &UI{}
+		return &driverUI{}
 	}
 	log.Info().Str("url", srv.URL()).Msgf("Bound SparkUI to %s, and started at %s", host, srv.URL())
-	if w != nil {
-		fmt.Fprintf(w, "tracking URL: %s\n", srv.URL())
-	}
-	return &UI{srv: srv}
+	return &driverUI{srv: srv}
 }
 
 // URL returns the UI's address, "" when it does not run.
-func (u *UI) URL() string {
+func (u *driverUI) URL() string {
 	if u == nil || u.srv == nil {
 		return ""
 	}
@@ -62,7 +56,7 @@ func (u *UI) URL() string {
 }
 
 // Stop stops the UI, waiting at most 5s for the pages being served.
-func (u *UI) Stop() {
+func (u *driverUI) Stop() {
 	if u == nil || u.srv == nil {
 		return
 	}
