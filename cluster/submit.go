@@ -50,6 +50,17 @@ type SubmitConfig struct {
 	// Executable is what containers of an embedded cluster run (default
 	// os.Executable()).
 	Executable string
+	// Program is the primary resource (spark-submit's application jar):
+	// the path of a program built on package launcher that holds the
+	// application. A cluster manager that starts containers ships it to
+	// them (on a resource manager: staged, then localized by the node
+	// managers) and runs it there in the roles of application master and
+	// executor. Empty: the application is compiled into the cluster's own
+	// program (Spark's "spark-internal"), which the containers run.
+	Program string
+	// Files are local files (--files) placed in the working directory of
+	// the driver in cluster mode and of every executor.
+	Files []string
 }
 
 // validate checks the required fields.
