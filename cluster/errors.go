@@ -53,6 +53,17 @@ var (
 	// application, a kill or a log read that the application's ACLs do not
 	// allow.
 	ErrPermissionDenied = errors.New("cluster: permission denied")
+
+	// ErrNoProgram: a master whose containers run this process's program
+	// was given neither SubmitConfig.Program nor Executable, and this
+	// program may not play the roles a container is started in.
+	ErrNoProgram = errors.New("cluster: no program for the containers")
+
+	// ErrInContainer: Submit was called by a process that a cluster started
+	// in a container, to play a role (application master, executor) that
+	// only package launcher plays; submitting again would start containers
+	// without end.
+	ErrInContainer = errors.New("cluster: submit called in a container")
 )
 
 // InvalidIDError is the error for a malformed application or container id.

@@ -29,3 +29,8 @@ const StagingConfFile = "__spark_conf__.properties"
 // MaxLogChunk bounds the bytes of one NmReadContainerLog answer, well
 // below the smallest sensible spark.rpc.message.maxSize.
 const MaxLogChunk = 256 << 10
+
+// EnvContainerAppID is the environment variable a node manager sets in
+// every container it starts: the application's id. Submit refuses to run
+// where it is set (ErrInContainer).
+const EnvContainerAppID = "SPARKRPC_APP_ID"

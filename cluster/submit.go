@@ -47,8 +47,13 @@ type SubmitConfig struct {
 	// manager). A local cluster's own envs are always on TCP, as its
 	// containers are other processes.
 	Network Network
-	// Executable is what containers of an embedded cluster run (default
-	// os.Executable()).
+	// Executable is the program that containers of an embedded cluster
+	// (local-cluster) run when Program is empty: a program built on package
+	// launcher, which plays the roles of application master and executor.
+	// Package launcher sets it to its own program. With neither set, an
+	// embedded cluster's Submit fails with ErrNoProgram: a program that
+	// does not hand its command line to launcher.Run would take a
+	// container's command line as its own and submit again.
 	Executable string
 	// Program is the primary resource (spark-submit's application jar):
 	// the path of a program built on package launcher that holds the
@@ -98,6 +103,11 @@ type ClusterManager interface {
 func Submit(ctx context.Context, cfg SubmitConfig, managers ...ClusterManager) error {
 	if err := cfg.validate(); err != nil {
 		return err
+	}
+	if app := os.Getenv(EnvContainerAppID); app != "" {
+		return fmt.Errorf("%w: this process runs in a container of %s (%s is set), started to play the role of "+
+			"application master or executor, which only package launcher plays: main must hand its command line "+
+			"over to launcher.Run (os.Exit(launcher.Run(os.Args[1:]))) instead of submitting", ErrInContainer, app, EnvContainerAppID)
 	}
 	if cfg.Conf == nil {
 		cfg.Conf = actor.NewConf()

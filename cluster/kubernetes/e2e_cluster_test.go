@@ -62,7 +62,7 @@ func TestKubernetesClusterMode(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	prefix := fmt.Sprintf("cm%d", time.Now().UnixNano()%1e9)
-	args := append(clusterArgs(t, prefix), "--class", "SparkPi", "4")
+	args := append(clusterArgs(t, prefix), "--class", "SparkPi", "spark-internal", "4")
 	out, code := runSparkrpc(ctx, t, args...)
 	if code != 0 || !strings.Contains(out, "phase: Running") || !strings.Contains(out, "succeeded") {
 		t.Fatalf("exit %d:\n%s", code, out)
@@ -78,7 +78,7 @@ func TestKubernetesClusterMode(t *testing.T) {
 	_ = c.CoreV1().Pods("default").Delete(ctx, prefix+"-driver", metav1.DeleteOptions{})
 
 	fprefix := fmt.Sprintf("cf%d", time.Now().UnixNano()%1e9)
-	args = append(clusterArgs(t, fprefix), "--class", "ErrorApp")
+	args = append(clusterArgs(t, fprefix), "--class", "ErrorApp", "spark-internal")
 	out, code = runSparkrpc(ctx, t, args...)
 	if code == 0 || !strings.Contains(out, "exit code") {
 		t.Fatalf("a failed application: exit %d:\n%s", code, out)
@@ -95,7 +95,7 @@ func TestKubernetesKillAndStatus(t *testing.T) {
 	defer cancel()
 	prefix := fmt.Sprintf("ks%d", time.Now().UnixNano()%1e9)
 	args := append(clusterArgs(t, prefix), "--conf", KeyWaitAppCompletion+"=false", "--conf", "spark.examples.sparkPi.taskDelay=2s",
-		"--class", "SparkPi", "200")
+		"--class", "SparkPi", "spark-internal", "200")
 	out, code := runSparkrpc(ctx, t, args...)
 	if code != 0 {
 		t.Fatalf("submit: exit %d:\n%s", code, out)

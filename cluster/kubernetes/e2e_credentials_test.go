@@ -90,7 +90,7 @@ func TestKubernetesClusterModeServiceAccount(t *testing.T) {
 		"--conf", KeyExecutorPodNamePrefix+"="+prefix,
 		"--conf", KeyBatchDelay+"=100ms",
 		"--conf", KeyServiceAccountName+"=sparkrpc-driver",
-		"--class", "SparkPi", "4")
+		"--class", "SparkPi", "spark-internal", "4")
 	driver := prefix + "-driver"
 	defer func() { _ = c.CoreV1().Pods("default").Delete(context.Background(), driver, metav1.DeleteOptions{}) }()
 	logs, err := c.CoreV1().Pods("default").GetLogs(driver, &corev1.PodLogOptions{}).DoRaw(ctx)

@@ -5,6 +5,7 @@ package yarn
 // application master, and the choices common to both deploy modes.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -37,6 +38,13 @@ func quietLogger(log zerolog.Logger) zerolog.Logger {
 // and a node of its own for the application master), runs the application
 // on it and shuts it down.
 func runOnLocalCluster(ctx context.Context, cfg cluster.SubmitConfig, fn cluster.AppFunc, mode string) error {
+	// The embedded node managers run Executable where no program is
+	// shipped: it must be one that plays the containers' roles.
+	exe := cmp.Or(cfg.Executable, cfg.Program)
+	if exe == "" {
+		return fmt.Errorf("%w: the containers of %s run a program in the roles of application master and executor: "+
+			"hand main's command line over to launcher.Run (package launcher), or set SubmitConfig.Program", cluster.ErrNoProgram, cfg.Master)
+	}
 	conf := cfg.Conf
 	m := cfg.Master
 	conf.SetIfMissing(cluster.KeyDriverMemory, fmt.Sprintf("%dm", min(1024, m.WorkerMemoryMB)))
@@ -85,7 +93,7 @@ func runOnLocalCluster(ctx context.Context, cfg cluster.SubmitConfig, fn cluster
 	}
 	lc, err := StartLocalCluster(ctx, LocalClusterConfig{Secret: clusterSecret, Workers: m.Workers, WorkerCores: m.WorkerCores, WorkerMemoryMB: m.WorkerMemoryMB,
 		AMNode: cluster.Resource{MemoryMB: amMem, Cores: amCores},
-		Dir:    conf.Get(cluster.KeyLocalClusterDir, ""), Executable: cfg.Executable, NodeExpiry: expiry, Logger: cfg.Logger,
+		Dir:    conf.Get(cluster.KeyLocalClusterDir, ""), Executable: exe, NodeExpiry: expiry, Logger: cfg.Logger,
 		EnvWhitelist: cluster.SplitList(conf.Get(cluster.KeyContainerEnvWhitelist, ""))})
 	if err != nil {
 		return cluster.Wrapf(err, "cannot start the local cluster")

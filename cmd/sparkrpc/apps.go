@@ -15,6 +15,7 @@ import (
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/cluster/rmclient"
+	"github.com/sparkrpc/sparkrpc/internal/cli"
 	"github.com/spf13/cobra"
 )
 
@@ -52,7 +53,7 @@ that have not ended: SUBMITTED,ACCEPTED,RUNNING.`,
 			return withRMClient(cmd, addr, &cf, "sparkrpcApps", func(ctx context.Context, c *rmclient.Client) error {
 				apps, err := c.Applications(ctx, want...)
 				if err != nil {
-					return &exitError{code: 1, err: fmt.Errorf("cannot list the applications of rm://%s: %w", addr.HostPort(), err)}
+					return &cli.ExitError{Code: 1, Err: fmt.Errorf("cannot list the applications of rm://%s: %w", addr.HostPort(), err)}
 				}
 				printApps(cmd.OutOrStdout(), want, apps)
 				return nil
@@ -68,11 +69,11 @@ that have not ended: SUBMITTED,ACCEPTED,RUNNING.`,
 // rmAddress parses --rm: host:port or rm://host:port.
 func rmAddress(s string) (actor.RpcAddress, error) {
 	if s == "" {
-		return actor.RpcAddress{}, usagef("--rm HOST:PORT is required: the resource manager's address")
+		return actor.RpcAddress{}, cli.Usagef("--rm HOST:PORT is required: the resource manager's address")
 	}
 	addr, err := actor.ParseHostPort(strings.TrimPrefix(s, "rm://"))
 	if err != nil {
-		return actor.RpcAddress{}, usagef("--rm: %v", err)
+		return actor.RpcAddress{}, cli.Usagef("--rm: %v", err)
 	}
 	return addr, nil
 }
@@ -89,7 +90,7 @@ func parseStates(s string) ([]cluster.AppState, error) {
 		}
 		st, err := cluster.ParseAppState(name)
 		if err != nil {
-			return nil, usagef("--state: %v", err)
+			return nil, cli.Usagef("--state: %v", err)
 		}
 		out = append(out, st)
 	}
@@ -111,11 +112,11 @@ func (f *clientConfFlags) add(cmd *cobra.Command) {
 // withRMClient runs fn with a client of the resource manager at addr; fn's
 // context ends on SIGINT or SIGTERM.
 func withRMClient(cmd *cobra.Command, addr actor.RpcAddress, cf *clientConfFlags, name string, fn func(context.Context, *rmclient.Client) error) error {
-	conf, err := parseConfs(cf.propertiesFile, cf.confs)
+	conf, err := cli.ParseConfs(cf.propertiesFile, cf.confs)
 	if err != nil {
 		return err
 	}
-	log := newLogger(cmd.ErrOrStderr(), zerolog.WarnLevel, name)
+	log := cli.NewLogger(cmd.ErrOrStderr(), zerolog.WarnLevel, name)
 	env, err := cluster.TCPNetwork{Logger: &log}.Client(name, conf)
 	if err != nil {
 		return err

@@ -21,7 +21,7 @@ func TestAppsAndLogs(t *testing.T) {
 
 	// One application that ends, one that keeps running.
 	stdout, stderr, code := runBin(t, marker, 2*time.Minute, "submit", "--master", master, "--deploy-mode", "cluster",
-		"--num-executors", "1", "--executor-memory", "512m", "--driver-memory", "512m", "--name", "short pi", "--class", "SparkPi", "4")
+		"--num-executors", "1", "--executor-memory", "512m", "--driver-memory", "512m", "--name", "short pi", "--class", "SparkPi", "spark-internal", "4")
 	m := appIDRe.FindStringSubmatch(stderr)
 	if code != 0 || m == nil {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
@@ -30,7 +30,7 @@ func TestAppsAndLogs(t *testing.T) {
 	_, stderr, code = runBin(t, marker, time.Minute, "submit", "--master", master, "--deploy-mode", "cluster",
 		"--num-executors", "1", "--executor-memory", "512m", "--driver-memory", "512m",
 		"--conf", "spark.yarn.submit.waitAppCompletion=false", "--conf", "spark.examples.sparkPi.taskDelay=200ms",
-		"--name", "long pi", "--class", "SparkPi", "1000")
+		"--name", "long pi", "--class", "SparkPi", "spark-internal", "1000")
 	m = appIDRe.FindStringSubmatch(stderr)
 	if code != 0 || m == nil {
 		t.Fatalf("exit %d\n%s", code, stderr)

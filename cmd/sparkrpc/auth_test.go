@@ -145,7 +145,7 @@ func TestSparkPiAuthenticatedOnLocalCluster(t *testing.T) {
 				known = append(known, secret)
 			}
 			s := newLeakScanner(t, marker, known, dir)
-			p := start(t, marker, append(args, "--class", "SparkPi", "40")...)
+			p := start(t, marker, append(args, "--class", "SparkPi", "spark-internal", "40")...)
 			if code := s.watch(p, 2*time.Minute); code != 0 {
 				t.Fatalf("exit %d\n%s", code, p.stderr)
 			}
@@ -186,7 +186,7 @@ func TestSparkPiAuthenticatedOnResourceManager(t *testing.T) {
 			s := newLeakScanner(t, marker, [][]byte{secret}, append([]string{staging}, c.dirs...)...)
 			p := start(t, marker, append(append([]string{"submit", "--master", "rm://" + c.addr, "--deploy-mode", mode}, auth...),
 				"--conf", "spark.examples.sparkPi.taskDelay=20ms", "--conf", "spark.yarn.report.interval=100ms",
-				"--num-executors", "2", "--class", "SparkPi", "40")...)
+				"--num-executors", "2", "--class", "SparkPi", "spark-internal", "40")...)
 			if code := s.watch(p, 2*time.Minute); code != 0 {
 				t.Fatalf("exit %d\n%s", code, p.stderr)
 			}
@@ -217,7 +217,7 @@ func TestACLsRefuseOtherUsers(t *testing.T) {
 	master := "rm://" + c.addr
 	_, stderr, code := runAs(t, marker, "alice", time.Minute, "submit", "--master", master, "--deploy-mode", "cluster",
 		"--conf", "spark.acls.enable=true", "--conf", "spark.ui.view.acls=victor", "--conf", "spark.yarn.submit.waitAppCompletion=false",
-		"--conf", "spark.examples.sparkPi.taskDelay=200ms", "--num-executors", "1", "--class", "SparkPi", "2000")
+		"--conf", "spark.examples.sparkPi.taskDelay=200ms", "--num-executors", "1", "--class", "SparkPi", "spark-internal", "2000")
 	m := appIDRe.FindStringSubmatch(stderr)
 	if code != 0 || m == nil {
 		t.Fatalf("submit: exit %d\n%s", code, stderr)

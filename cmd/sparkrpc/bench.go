@@ -12,8 +12,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/mattn/go-isatty"
 	"github.com/sparkrpc/sparkrpc/bench"
+	"github.com/sparkrpc/sparkrpc/internal/cli"
 	"github.com/spf13/cobra"
 )
 
@@ -111,7 +111,7 @@ func benchConfig(cmd *cobra.Command, f *benchFlags) (bench.Config, error) {
 	if changed("payloads") || !f.quick {
 		sizes, err := parseSizes(f.payloads)
 		if err != nil {
-			return cfg, usagef("--payloads: %v", err)
+			return cfg, cli.Usagef("--payloads: %v", err)
 		}
 		cfg.Payloads = sizes
 	}
@@ -134,16 +134,16 @@ func benchConfig(cmd *cobra.Command, f *benchFlags) (bench.Config, error) {
 			continue
 		}
 		if p.value <= 0 {
-			return cfg, usagef("--%s must be positive, got %d", p.name, p.value)
+			return cfg, cli.Usagef("--%s must be positive, got %d", p.name, p.value)
 		}
 		p.dst(p.value)
 	}
 	if changed("endpoints") && f.endpoints < 2 {
-		return cfg, usagef("--endpoints must be at least 2, got %d", f.endpoints)
+		return cfg, cli.Usagef("--endpoints must be at least 2, got %d", f.endpoints)
 	}
 	if changed("warmup") || !f.quick {
 		if f.warmup < 0 {
-			return cfg, usagef("--warmup must not be negative, got %v", f.warmup)
+			return cfg, cli.Usagef("--warmup must not be negative, got %v", f.warmup)
 		}
 		cfg.Warmup = f.warmup
 	}
@@ -151,24 +151,24 @@ func benchConfig(cmd *cobra.Command, f *benchFlags) (bench.Config, error) {
 		cfg.WarmupCount = cfg.Count / 10
 		if changed("warmup-count") {
 			if f.warmupCount < 0 {
-				return cfg, usagef("--warmup-count must not be negative, got %d", f.warmupCount)
+				return cfg, cli.Usagef("--warmup-count must not be negative, got %d", f.warmupCount)
 			}
 			cfg.WarmupCount = f.warmupCount
 		}
 	} else if changed("warmup-count") {
-		return cfg, usagef("--warmup-count needs --count")
+		return cfg, cli.Usagef("--warmup-count needs --count")
 	}
 	if err := cfg.Validate(); err != nil {
-		return cfg, &usageError{err: err}
+		return cfg, &cli.UsageError{Err: err}
 	}
 	if f.jsonFile != "" {
 		// Fail before a run of minutes, not after it.
 		dir := filepath.Dir(f.jsonFile)
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-			return cfg, usagef("--json %s: the folder %s does not exist", f.jsonFile, dir)
+			return cfg, cli.Usagef("--json %s: the folder %s does not exist", f.jsonFile, dir)
 		}
 		if st, err := os.Stat(f.jsonFile); err == nil && st.IsDir() {
-			return cfg, usagef("--json %s: is a folder", f.jsonFile)
+			return cfg, cli.Usagef("--json %s: is a folder", f.jsonFile)
 		}
 	}
 	return cfg, nil
@@ -224,12 +224,12 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	var showProgress bool
 	switch f.progress {
 	case "auto":
-		showProgress = isTerminal(cmd.ErrOrStderr())
+		showProgress = cli.IsTerminal(cmd.ErrOrStderr())
 	case "always":
 		showProgress = true
 	case "never":
 	default:
-		return usagef("--progress must be auto, always or never, got %q", f.progress)
+		return cli.Usagef("--progress must be auto, always or never, got %q", f.progress)
 	}
 	cfg, err := benchConfig(cmd, f)
 	if err != nil {
@@ -238,14 +238,14 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	var old *bench.Report
 	if f.compareFile != "" {
 		if old, err = bench.ReadJSONFile(f.compareFile); err != nil {
-			return usagef("--compare: %v", err)
+			return cli.Usagef("--compare: %v", err)
 		}
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 	defer stop()
 	opts := []bench.Option{bench.WithCommand(strings.Join(append([]string{"sparkrpc"}, os.Args[1:]...), " "))}
 	if showProgress {
-		opts = append(opts, bench.WithProgress(progressPrinter(cmd.ErrOrStderr(), isTerminal(cmd.ErrOrStderr()))))
+		opts = append(opts, bench.WithProgress(progressPrinter(cmd.ErrOrStderr(), cli.IsTerminal(cmd.ErrOrStderr()))))
 	}
 	startupOpts, stopClusters := startupClusters(f.kubeBin)
 	defer stopClusters()
@@ -254,7 +254,7 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		m := bench.NewMetrics()
 		stopMetrics, err := serveBenchMetrics(f.metricsAddr, m, cmd.ErrOrStderr())
 		if err != nil {
-			return usagef("%v", err)
+			return cli.Usagef("%v", err)
 		}
 		defer stopMetrics()
 		opts = append(opts, bench.WithMetrics(m))
@@ -317,9 +317,4 @@ func progressPrinter(w io.Writer, terminal bool) func(bench.Progress) {
 			fmt.Fprintf(w, "%s: done\n", what)
 		}
 	}
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }

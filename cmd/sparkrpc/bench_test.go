@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/sparkrpc/sparkrpc/bench"
 	"github.com/sparkrpc/sparkrpc/internal/testutil"
+	"github.com/sparkrpc/sparkrpc/launcher"
 )
 
 // execBench runs the root command with args, capturing its output.
@@ -141,7 +143,7 @@ func TestBenchBadFlagsExit1(t *testing.T) {
 		{"bench", "--json", filepath.Join(dir, "no-such-folder", "out.json")},
 		{"bench", "--json", dir},
 	} {
-		if code := run(args); code != 1 {
+		if code := launcher.Run(args, append(options(), launcher.WithOutput(io.Discard, io.Discard))...); code != 1 {
 			t.Errorf("sparkrpc %s: exit %d, want 1", strings.Join(args, " "), code)
 		}
 	}

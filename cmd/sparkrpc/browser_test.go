@@ -132,7 +132,7 @@ func TestBrowserSeesTheUIs(t *testing.T) {
 	rmUI := uiURL(t, c.rm, "ResourceManager")
 	submit := start(t, marker, "submit", "--master", "rm://"+c.addr, "--deploy-mode", "cluster", "--name", "SparkPi in a browser",
 		"--num-executors", "2", "--executor-memory", "512m", "--driver-memory", "512m",
-		"--conf", "spark.ui.port=0", "--conf", "spark.examples.sparkPi.taskDelay=100ms", "--class", "SparkPi", "2000")
+		"--conf", "spark.ui.port=0", "--conf", "spark.examples.sparkPi.taskDelay=100ms", "--class", "SparkPi", "spark-internal", "2000")
 	var app, tracking string
 	testutil.Eventually(t, time.Minute, "the application to run, with its tracking URL", func() bool {
 		out := submit.stderr.String()
@@ -310,7 +310,7 @@ func TestBrowserSeesTheUIsWithAuth(t *testing.T) {
 	submit := start(t, marker, append(append([]string{"submit", "--master", "rm://" + c.addr, "--deploy-mode", "cluster",
 		"--name", "SparkPi behind a password", "--driver-memory", "512m", "--executor-memory", "512m", "--num-executors", "1",
 		"--conf", "spark.ui.port=0", "--conf", "spark.yarn.report.interval=100ms", "--conf", "spark.examples.sparkPi.taskDelay=100ms"},
-		auth...), "--class", "SparkPi", "2000")...)
+		auth...), "--class", "SparkPi", "spark-internal", "2000")...)
 	var driverUI, appID string
 	appRe := regexp.MustCompile(`Submitted application (\S+)`)
 	testutil.Eventually(t, time.Minute, "the driver's tracking URL", func() bool {

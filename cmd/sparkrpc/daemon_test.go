@@ -112,7 +112,7 @@ func TestBusyPort(t *testing.T) {
 		t.Run(tc.daemon+"/no retries", func(t *testing.T) {
 			marker := newMarker(t)
 			stdout, stderr, code := runBin(t, marker, 30*time.Second, append(args, "--conf", "spark.port.maxRetries=0")...)
-			want := fmt.Sprintf("sparkrpc: cannot listen on 127.0.0.1 port %d: the port is in use (spark.port.maxRetries=0: no other port is tried)\n", busy)
+			want := fmt.Sprintf("sparkrpc: cannot cli.Listen on 127.0.0.1 port %d: the port is in use (spark.port.maxRetries=0: no other port is tried)\n", busy)
 			if code != 1 || !strings.Contains(stderr, want) || strings.Contains(stdout, "listening on") {
 				t.Fatalf("exit %d, want 1 and %q\nstdout:\n%s\nstderr:\n%s", code, want, stdout, stderr)
 			}
@@ -163,7 +163,7 @@ func TestSignalStopsCommandsWaitingOnAHungPeer(t *testing.T) {
 		{"executor", func(a string) []string {
 			return []string{"executor", "--driver-url", "spark://CoarseGrainedScheduler@" + a, "--executor-id", "1", "--cores", "1", "--app-id", "app"}
 		}},
-		{"submit", func(a string) []string { return []string{"submit", "--master", "rm://" + a, "--class", "SparkPi"} }},
+		{"submit", func(a string) []string { return []string{"submit", "--master", "rm://" + a, "--class", "SparkPi", "spark-internal"} }},
 		{"submit --status", func(a string) []string {
 			return []string{"submit", "--master", "rm://" + a, "--status", "application_1_0001"}
 		}},

@@ -20,7 +20,7 @@ func TestLocalClusterRegistersNExecutors(t *testing.T) {
 			marker := newMarker(t)
 			dir := t.TempDir()
 			stdout, stderr, code := runBin(t, marker, 2*time.Minute, "submit", "--master", "local-cluster[2,1,1024]",
-				"--deploy-mode", mode, "--conf", "spark.sparkrpc.localCluster.dir="+dir, "--class", "SparkPi", "20")
+				"--deploy-mode", mode, "--conf", "spark.sparkrpc.localCluster.dir="+dir, "--class", "SparkPi", "spark-internal", "20")
 			if code != 0 {
 				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 			}
@@ -53,7 +53,7 @@ func TestHungExecutorIsKilledAndReplaced(t *testing.T) {
 		"--conf", "spark.sparkrpc.localCluster.dir="+dir,
 		"--conf", "spark.network.timeout=3s", "--conf", "spark.network.timeoutInterval=200ms",
 		"--conf", "spark.executor.heartbeatInterval=200ms",
-		"--conf", "spark.examples.sparkPi.taskDelay=100ms", "--class", "SparkPi", "200")
+		"--conf", "spark.examples.sparkPi.taskDelay=100ms", "--class", "SparkPi", "spark-internal", "200")
 	// Both single-core executors run a task (the progress bar shows 2
 	// running), so executor 1 is mid-task when it stops.
 	var exec1 procInfo

@@ -19,13 +19,13 @@ func TestSubmitKubernetesBadInput(t *testing.T) {
 		code int
 		want string
 	}{
-		{"bad scheme", []string{"--master", "k8s://ftp://h:1", "--class", "SparkPi"}, 1, "the API server's scheme must be https or http"},
-		{"bad port", []string{"--master", "k8s://h:99999", "--class", "SparkPi"}, 1, "bad API server port"},
+		{"bad scheme", []string{"--master", "k8s://ftp://h:1", "--class", "SparkPi", "spark-internal"}, 1, "the API server's scheme must be https or http"},
+		{"bad port", []string{"--master", "k8s://h:99999", "--class", "SparkPi", "spark-internal"}, 1, "bad API server port"},
 		{"bad submission id", []string{"--master", "k8s://127.0.0.1:1", "--kill", "ns:"}, 1, "want NAMESPACE:DRIVER_POD"},
-		{"no image", []string{"--master", "k8s://127.0.0.1:1", "--class", "SparkPi"}, 1, "must specify the executor container image"},
+		{"no image", []string{"--master", "k8s://127.0.0.1:1", "--class", "SparkPi", "spark-internal"}, 1, "must specify the executor container image"},
 		{"unreachable", []string{"--master", "k8s://https://127.0.0.1:1",
 			"--conf", "spark.kubernetes.container.image=sparkrpc:test", "--conf", "spark.kubernetes.submission.connectionTimeout=500",
-			"--class", "SparkPi"},
+			"--class", "SparkPi", "spark-internal"},
 			1, "API server unreachable"},
 		{"status unreachable", []string{"--master", "k8s://https://127.0.0.1:1", "--status", "default:app-*",
 			"--conf", "spark.kubernetes.submission.requestTimeout=500"}, 1, "API server unreachable"},

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sparkrpc/sparkrpc/internal/cli"
 )
 
 // jsonRecords parses every line of out that is a JSON object, fails the
@@ -76,7 +78,7 @@ func TestLogLevelAndFormatReachChildren(t *testing.T) {
 	marker := newMarker(t)
 	dir := t.TempDir()
 	stdout, stderr, code := runBin(t, marker, 2*time.Minute, "--log-level", "debug", "--log-format", "json",
-		"submit", "--master", "local-cluster[2,1,512]", "--conf", "spark.sparkrpc.localCluster.dir="+dir, "--class", "SparkPi", "4")
+		"submit", "--master", "local-cluster[2,1,512]", "--conf", "spark.sparkrpc.localCluster.dir="+dir, "--class", "SparkPi", "spark-internal", "4")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
@@ -108,7 +110,7 @@ func TestLogLevelAndFormatReachChildren(t *testing.T) {
 func TestSubmitLogsNothingByDefault(t *testing.T) {
 	marker := newMarker(t)
 	stdout, stderr, code := runBin(t, marker, time.Minute, "--log-format", "json", "submit", "--master", "local[2]",
-		"--conf", "spark.ui.port=0", "--class", "SparkPi", "4")
+		"--conf", "spark.ui.port=0", "--class", "SparkPi", "spark-internal", "4")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
@@ -127,7 +129,7 @@ func TestBadLogSettingsAreUsageErrors(t *testing.T) {
 	}{
 		{args: []string{"--log-level", "loud", "version"}, want: `invalid log level "loud" in --log-level`},
 		{args: []string{"version", "--log-format", "xml"}, want: `invalid log format "xml" in --log-format`},
-		{args: []string{"version"}, env: []string{envLogLevel + "=verbose"}, want: `invalid log level "verbose" in $SPARKRPC_LOG_LEVEL`},
+		{args: []string{"version"}, env: []string{cli.EnvLogLevel + "=verbose"}, want: `invalid log level "verbose" in $SPARKRPC_LOG_LEVEL`},
 	} {
 		p := startIn(t, marker, t.TempDir(), c.env, c.args...)
 		code := p.wait(t, 30*time.Second)

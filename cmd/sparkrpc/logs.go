@@ -9,6 +9,7 @@ import (
 
 	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/cluster/rmclient"
+	"github.com/sparkrpc/sparkrpc/internal/cli"
 	"github.com/spf13/cobra"
 )
 
@@ -29,7 +30,7 @@ were written. Nodes the resource manager has lost are named on stderr.`,
   sparkrpc logs --rm rm.example.com:8032 application_1796232630389_0001 --log-files stderr`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return usagef("give one application id (APP_ID), not %d arguments", len(args))
+				return cli.Usagef("give one application id (APP_ID), not %d arguments", len(args))
 			}
 			return nil
 		},
@@ -41,7 +42,7 @@ were written. Nodes the resource manager has lost are named on stderr.`,
 			}
 			appID := args[0]
 			if _, _, err := cluster.ParseAppID(appID); err != nil {
-				return usagef("%v", err)
+				return cli.Usagef("%v", err)
 			}
 			wantFile := map[string]bool{}
 			for _, f := range strings.Split(files, ",") {
@@ -68,7 +69,7 @@ were written. Nodes the resource manager has lost are named on stderr.`,
 func printLogs(ctx context.Context, cmd *cobra.Command, c *rmclient.Client, appID, container string, wantFile map[string]bool) error {
 	listing, err := c.ApplicationLogs(ctx, appID)
 	if err != nil {
-		return &exitError{code: 1, err: fmt.Errorf("cannot get the logs of %s: %w", appID, err)}
+		return &cli.ExitError{Code: 1, Err: fmt.Errorf("cannot get the logs of %s: %w", appID, err)}
 	}
 	errOut := cmd.ErrOrStderr()
 	for _, u := range listing.Unavailable {
@@ -87,7 +88,7 @@ func printLogs(ctx context.Context, cmd *cobra.Command, c *rmclient.Client, appI
 		lw := &lastByteWriter{w: out}
 		n, err := c.CopyLog(ctx, appID, l, lw)
 		if err != nil {
-			return &exitError{code: 1, err: fmt.Errorf("reading %s of %s on %s: %w", l.Name, l.ContainerID, l.NodeID, err)}
+			return &cli.ExitError{Code: 1, Err: fmt.Errorf("reading %s of %s on %s: %w", l.Name, l.ContainerID, l.NodeID, err)}
 		}
 		if n > 0 && lw.last != '\n' {
 			fmt.Fprintln(out)
@@ -100,7 +101,7 @@ func printLogs(ctx context.Context, cmd *cobra.Command, c *rmclient.Client, appI
 		if container != "" {
 			what = "container " + container
 		}
-		return &exitError{code: 1, err: fmt.Errorf("no log files of %s of %s found on the cluster's live nodes", what, appID)}
+		return &cli.ExitError{Code: 1, Err: fmt.Errorf("no log files of %s of %s found on the cluster's live nodes", what, appID)}
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sparkrpc/sparkrpc/internal/cli"
 	"go.uber.org/goleak"
 )
 
@@ -22,8 +23,8 @@ func TestMain(m *testing.M) {
 	// The tests of this package read log lines in the console format; the
 	// processes they start inherit this default (a test that wants JSON says
 	// so with --log-format json, which takes precedence).
-	if os.Getenv(envLogFormat) == "" {
-		os.Setenv(envLogFormat, logFormatConsole)
+	if os.Getenv(cli.EnvLogFormat) == "" {
+		os.Setenv(cli.EnvLogFormat, cli.LogFormatConsole)
 	}
 	dir, err := os.MkdirTemp("", "sparkrpc-cmd-test-")
 	if err != nil {
@@ -47,7 +48,7 @@ func TestMain(m *testing.M) {
 	os.Setenv("TMPDIR", tmp)
 	// Containers get a clean environment: the marker that finds the
 	// processes a test started must be passed on to them.
-	os.Setenv(envContainerEnvWhitelist, markerKey)
+	os.Setenv(cli.EnvContainerEnvWhitelist, markerKey)
 	code := m.Run()
 	if code == 0 {
 		if left := leftFiles(tmp); len(left) > 0 {

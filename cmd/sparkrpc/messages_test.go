@@ -14,7 +14,7 @@ func TestSubmitWithoutNodeManagers(t *testing.T) {
 	marker := newMarker(t)
 	c := startRMCluster(t, marker, nil)
 	for _, mode := range []string{"client", "cluster"} {
-		_, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", "rm://"+c.addr, "--deploy-mode", mode, "--class", "SparkPi")
+		_, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", "rm://"+c.addr, "--deploy-mode", mode, "--class", "SparkPi", "spark-internal")
 		want := "sparkrpc: no node managers are registered with the resource manager at " + c.addr +
 			": start one with 'sparkrpc nodemanager --rm " + c.addr + "'\n"
 		if code != 1 || !strings.HasSuffix(stderr, want) || strings.Contains(stderr, "threshold") {
@@ -28,7 +28,7 @@ func TestSubmitWithoutNodeManagers(t *testing.T) {
 func TestErrorsHaveOnePrefix(t *testing.T) {
 	marker := newMarker(t)
 	c := startRMCluster(t, marker, nil, []string{"--memory", "1g", "--cores", "2"})
-	_, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", "rm://"+c.addr, "--queue", "nope", "--class", "SparkPi")
+	_, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", "rm://"+c.addr, "--queue", "nope", "--class", "SparkPi", "spark-internal")
 	if code != 1 || strings.Count(stderr, "cluster:") > 0 || !strings.Contains(stderr, "sparkrpc: submission of application_") ||
 		!strings.Contains(stderr, "unknown queue") {
 		t.Errorf("unknown queue: exit %d\n%s", code, stderr)
@@ -36,7 +36,7 @@ func TestErrorsHaveOnePrefix(t *testing.T) {
 	c.stop(t)
 	// The driver's UI takes a free port: a driver running beside this test
 	// may hold 4040, and moving off it is rightly a warning.
-	_, stderr, code = runBin(t, marker, time.Minute, "submit", "--master", "rm://127.0.0.1:1", "--conf", "spark.ui.port=0", "--class", "SparkPi")
+	_, stderr, code = runBin(t, marker, time.Minute, "submit", "--master", "rm://127.0.0.1:1", "--conf", "spark.ui.port=0", "--class", "SparkPi", "spark-internal")
 	if code != 1 || !strings.HasPrefix(stderr, "sparkrpc: cannot reach the resource manager at 127.0.0.1:1") || strings.Contains(stderr, "WRN") {
 		t.Errorf("dead resource manager: exit %d\n%s", code, stderr)
 	}
@@ -48,7 +48,7 @@ func TestTooFewResourcesSaysSoAtOnce(t *testing.T) {
 	marker := newMarker(t)
 	c := startRMCluster(t, marker, nil, []string{"--memory", "2g", "--cores", "2"})
 	stdout, stderr, code := runBin(t, marker, 2*time.Minute, "submit", "--master", "rm://"+c.addr, "--num-executors", "1000",
-		"--executor-memory", "512m", "--conf", "spark.scheduler.maxRegisteredResourcesWaitingTime=2s", "--class", "SparkPi", "4")
+		"--executor-memory", "512m", "--conf", "spark.scheduler.maxRegisteredResourcesWaitingTime=2s", "--class", "SparkPi", "spark-internal", "4")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
@@ -70,7 +70,7 @@ func TestNoSparkContextOnLocalMaster(t *testing.T) {
 		{"--master", "local[1]"},
 		{"--master", "local-cluster[1,2,1536]", "--deploy-mode", "client"},
 	} {
-		args = append(append([]string{"submit"}, args...), "--conf", "spark.yarn.am.waitTime=500ms", "--class", "NoContextApp")
+		args = append(append([]string{"submit"}, args...), "--conf", "spark.yarn.am.waitTime=500ms", "--class", "NoContextApp", "spark-internal")
 		_, stderr, code := runBin(t, marker, time.Minute, args...)
 		if code != 13 || !regexp.MustCompile(`(?m)^sparkrpc: SparkContext did not initialize after waiting for 500 ms`).MatchString(stderr) {
 			t.Errorf("%v: exit %d, want 13\n%s", args, code, stderr)
@@ -94,7 +94,7 @@ func TestWordCountFolder(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	stdout, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", "local[2]", "--class", "WordCount", dir, "3")
+	stdout, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", "local[2]", "--class", "WordCount", "spark-internal", dir, "3")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
@@ -104,7 +104,7 @@ func TestWordCountFolder(t *testing.T) {
 		}
 	}
 	empty := t.TempDir()
-	_, stderr, code = runBin(t, marker, time.Minute, "submit", "--master", "local[2]", "--class", "WordCount", empty)
+	_, stderr, code = runBin(t, marker, time.Minute, "submit", "--master", "local[2]", "--class", "WordCount", "spark-internal", empty)
 	if code != 1 || !strings.Contains(stderr, "sparkrpc: WordCount: the folder "+empty+" holds no files to read\n") {
 		t.Fatalf("empty folder: exit %d\n%s", code, stderr)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/cluster/nodemanager"
+	"github.com/sparkrpc/sparkrpc/internal/cli"
 	"github.com/sparkrpc/sparkrpc/webui"
 	"github.com/spf13/cobra"
 )
@@ -59,8 +60,8 @@ listens on --webui-port, moving up the same way.`,
 	fl.StringVar(&f.rm, "rm", "", "the resource manager's HOST:PORT (as it advertises it: container starts are taken from that identity only)")
 	fl.StringVar(&f.propertiesFile, "properties-file", "", "a `FILE` of properties (key value lines), e.g. spark.authenticate and spark.authenticate.secret (mode 0600)")
 	fl.StringVar(&f.host, "host", "127.0.0.1", "the host name or address the resource manager and application masters use to reach this node")
-	fl.StringVar(&f.bind, "bind-address", "", "the address to listen on (default: --host; 0.0.0.0 for every interface)")
-	fl.IntVar(&f.port, "port", 0, "the port to listen on (0: a random port)")
+	fl.StringVar(&f.bind, "bind-address", "", "the address to cli.Listen on (default: --host; 0.0.0.0 for every interface)")
+	fl.IntVar(&f.port, "port", 0, "the port to cli.Listen on (0: a random port)")
 	fl.IntVar(&f.uiPort, "webui-port", webui.DefaultNodeManagerUIPort, "the web UI's port, on --bind-address (0: a random port; -1: no web UI)")
 	fl.StringVar(&f.memory, "memory", "4g", "memory offered to containers, e.g. 8g or 2048m")
 	fl.IntVar(&f.cores, "cores", runtime.NumCPU(), "cores offered to containers")
@@ -77,7 +78,7 @@ func runNodeManager(cmd *cobra.Command, f *nodeManagerFlags) error {
 	if err != nil {
 		return err
 	}
-	conf, err := parseConfs(f.propertiesFile, f.confs)
+	conf, err := cli.ParseConfs(f.propertiesFile, f.confs)
 	if err != nil {
 		return err
 	}
@@ -87,19 +88,19 @@ func runNodeManager(cmd *cobra.Command, f *nodeManagerFlags) error {
 	// Signals stop the node manager in every state, registration included.
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	log := newLogger(cmd.ErrOrStderr(), zerolog.InfoLevel, "nodemanager")
+	log := cli.NewLogger(cmd.ErrOrStderr(), zerolog.InfoLevel, "nodemanager")
 	// The env's connection warnings would double the node manager's
 	// own line per registration attempt; they show at debug level.
 	envLog := log
 	if log.GetLevel() > zerolog.DebugLevel {
 		envLog = log.Level(max(log.GetLevel(), zerolog.ErrorLevel))
 	}
-	env, transport, err := listen(cluster.TCPNetwork{BindHost: f.bind, AdvertiseHost: f.host, Logger: &envLog}, "sparkNodeManager", conf, f.port, log)
+	env, transport, err := cli.Listen(cluster.TCPNetwork{BindHost: f.bind, AdvertiseHost: f.host, Logger: &envLog}, "sparkNodeManager", conf, f.port, log)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "NodeManager listening on %s\n", env.Address().HostPort())
-	defer shutdownEnv(env)
+	defer cli.ShutdownEnv(env)
 	if f.dir == "" {
 		f.dir = filepath.Join(os.TempDir(), fmt.Sprintf("sparkrpc-nodemanager-%d", env.Address().Port))
 	}
@@ -139,24 +140,24 @@ func runNodeManager(cmd *cobra.Command, f *nodeManagerFlags) error {
 // the memory offered, in bytes.
 func (f *nodeManagerFlags) check() (actor.RpcAddress, int64, error) {
 	if f.rm == "" {
-		return actor.RpcAddress{}, 0, usagef("--rm HOST:PORT is required")
+		return actor.RpcAddress{}, 0, cli.Usagef("--rm HOST:PORT is required")
 	}
 	rmAddr, err := actor.ParseHostPort(f.rm)
 	if err != nil {
-		return actor.RpcAddress{}, 0, usagef("--rm: %v", err)
+		return actor.RpcAddress{}, 0, cli.Usagef("--rm: %v", err)
 	}
 	mem, err := actor.ParseSize(f.memory, 1<<20)
 	if err != nil || mem < 1<<20 {
-		return actor.RpcAddress{}, 0, usagef("--memory: invalid size %q", f.memory)
+		return actor.RpcAddress{}, 0, cli.Usagef("--memory: invalid size %q", f.memory)
 	}
 	if f.cores < 1 {
-		return actor.RpcAddress{}, 0, usagef("--cores must be at least 1")
+		return actor.RpcAddress{}, 0, cli.Usagef("--cores must be at least 1")
 	}
 	if f.uiPort > 65535 {
-		return actor.RpcAddress{}, 0, usagef("--webui-port must be at most 65535")
+		return actor.RpcAddress{}, 0, cli.Usagef("--webui-port must be at most 65535")
 	}
 	if f.regTimeout <= 0 {
-		return actor.RpcAddress{}, 0, usagef("--register-timeout must be positive")
+		return actor.RpcAddress{}, 0, cli.Usagef("--register-timeout must be positive")
 	}
 	return rmAddr, mem, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/cluster/resourcemanager"
+	"github.com/sparkrpc/sparkrpc/internal/cli"
 	"github.com/sparkrpc/sparkrpc/webui"
 	"github.com/spf13/cobra"
 )
@@ -55,8 +56,8 @@ in use is an error.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.host, "host", "127.0.0.1", "the host name or address node managers and clients use to reach it")
 	fl.StringVar(&f.propertiesFile, "properties-file", "", "a `FILE` of properties (key value lines), e.g. spark.authenticate and spark.authenticate.secret (mode 0600)")
-	fl.StringVar(&f.bind, "bind-address", "", "the address to listen on (default: --host; 0.0.0.0 for every interface)")
-	fl.IntVar(&f.port, "port", 8032, "the port to listen on (0: a random port)")
+	fl.StringVar(&f.bind, "bind-address", "", "the address to cli.Listen on (default: --host; 0.0.0.0 for every interface)")
+	fl.IntVar(&f.port, "port", 8032, "the port to cli.Listen on (0: a random port)")
 	fl.IntVar(&f.uiPort, "webui-port", webui.DefaultResourceManagerUIPort, "the web UI's port, on --bind-address (0: a random port; -1: no web UI)")
 	fl.StringVar(&f.queues, "queues", "default", "comma-separated queues applications may be submitted to")
 	fl.StringVar(&f.staging, "staging-dir", "", "the folder of the applications' staging folders (default: a temporary folder)")
@@ -73,12 +74,12 @@ func runResourceManager(cmd *cobra.Command, f *resourceManagerFlags) error {
 		f.bind = f.host
 	}
 	if f.port < 0 || f.port > 65535 {
-		return usagef("--port must be between 0 and 65535")
+		return cli.Usagef("--port must be between 0 and 65535")
 	}
 	if f.uiPort > 65535 {
-		return usagef("--webui-port must be at most 65535")
+		return cli.Usagef("--webui-port must be at most 65535")
 	}
-	conf, err := parseConfs(f.propertiesFile, f.confs)
+	conf, err := cli.ParseConfs(f.propertiesFile, f.confs)
 	if err != nil {
 		return err
 	}
@@ -88,11 +89,11 @@ func runResourceManager(cmd *cobra.Command, f *resourceManagerFlags) error {
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	log := newLogger(cmd.ErrOrStderr(), level, "resourcemanager")
+	log := cli.NewLogger(cmd.ErrOrStderr(), level, "resourcemanager")
 	// Application masters authenticate with their application's
 	// secret, under its id.
 	keys := cluster.NewAppKeys()
-	env, transport, err := listen(cluster.TCPNetwork{BindHost: f.bind, AdvertiseHost: f.host, Logger: &log, AuthKeys: keys.Lookup},
+	env, transport, err := cli.Listen(cluster.TCPNetwork{BindHost: f.bind, AdvertiseHost: f.host, Logger: &log, AuthKeys: keys.Lookup},
 		"sparkResourceManager", conf, f.port, log)
 	if err != nil {
 		return err
@@ -101,7 +102,7 @@ func runResourceManager(cmd *cobra.Command, f *resourceManagerFlags) error {
 	rm, err := resourcemanager.Start(env, resourcemanager.Config{Queues: qs, StagingDir: f.staging, NodeExpiry: f.expiry, Logger: &log,
 		AppKeys: keys, PeerKeyID: transport.PeerKeyID, AdminACLs: cluster.SplitList(conf.Get(cluster.KeyAdminACLs, ""))})
 	if err != nil {
-		shutdownEnv(env)
+		cli.ShutdownEnv(env)
 		return err
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "ResourceManager listening on rm://%s\n", rm.Address().HostPort())
@@ -112,7 +113,7 @@ func runResourceManager(cmd *cobra.Command, f *resourceManagerFlags) error {
 		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		rm.Shutdown(sctx)
-		shutdownEnv(env)
+		cli.ShutdownEnv(env)
 		return err
 	}
 	defer stopDaemonUI(ui)

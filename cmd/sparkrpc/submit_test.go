@@ -218,7 +218,7 @@ func checkPi(t *testing.T, stdout string, slices int) {
 
 func TestSubmitSparkPiLocal(t *testing.T) {
 	marker := newMarker(t)
-	stdout, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", "local[2]", "--class", "SparkPi", "10")
+	stdout, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", "local[2]", "--class", "SparkPi", "spark-internal", "10")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
@@ -230,7 +230,7 @@ func TestSubmitSparkPiLocalCluster(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			marker := newMarker(t)
 			stdout, stderr, code := runBin(t, marker, 2*time.Minute, "submit", "--master", "local-cluster[2,1,512]",
-				"--deploy-mode", mode, "--class", "SparkPi", "10")
+				"--deploy-mode", mode, "--class", "SparkPi", "spark-internal", "10")
 			if code != 0 {
 				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 			}
@@ -255,7 +255,7 @@ func TestSubmitWordCount(t *testing.T) {
 	if err := os.WriteFile(path, []byte(text.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	stdout, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", "local[3]", "--class", "WordCount", path, "7")
+	stdout, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", "local[3]", "--class", "WordCount", "spark-internal", path, "7")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
@@ -273,25 +273,25 @@ func TestSubmitBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"unknown class", []string{"--master", "local[1]", "--class", "NoSuchApp"}, `unknown application "NoSuchApp"`},
-		{"bad master", []string{"--master", "local[x]", "--class", "SparkPi"}, `invalid master URL: "local[x]"`},
-		{"bad local-cluster", []string{"--master", "local-cluster[0,1,512]", "--class", "SparkPi"}, "invalid master URL"},
+		{"unknown class", []string{"--master", "local[1]", "--class", "NoSuchApp", "spark-internal"}, `unknown application "NoSuchApp"`},
+		{"bad master", []string{"--master", "local[x]", "--class", "SparkPi", "spark-internal"}, `invalid master URL: "local[x]"`},
+		{"bad local-cluster", []string{"--master", "local-cluster[0,1,512]", "--class", "SparkPi", "spark-internal"}, "invalid master URL"},
 		{"missing app", []string{"--master", "local[1]"}, "missing application: give its name with --class"},
-		{"malformed conf", []string{"--conf", "spark.executor.memory", "--class", "SparkPi"}, `malformed --conf "spark.executor.memory": expected key=value`},
-		{"unknown flag", []string{"--no-such-flag", "--class", "SparkPi"}, "unknown flag: --no-such-flag"},
+		{"malformed conf", []string{"--conf", "spark.executor.memory", "--class", "SparkPi", "spark-internal"}, `malformed --conf "spark.executor.memory": expected key=value`},
+		{"unknown flag", []string{"--no-such-flag", "--class", "SparkPi", "spark-internal"}, "unknown flag: --no-such-flag"},
 		{"kill and status", []string{"--master", "rm://127.0.0.1:1", "--kill", "application_1_0001", "--status", "application_1_0001"}, "--kill and --status cannot be used together"},
-		{"bad deploy mode", []string{"--deploy-mode", "remote", "--class", "SparkPi"}, "--deploy-mode must be client or cluster"},
-		{"cluster mode on local", []string{"--master", "local[2]", "--deploy-mode", "cluster", "--class", "SparkPi"}, "cluster deploy mode is not compatible"},
-		{"bad memory", []string{"--executor-memory", "lots", "--class", "SparkPi"}, `invalid memory "lots" for --executor-memory: give a size of at least 1m, such as 512m or 2g`},
+		{"bad deploy mode", []string{"--deploy-mode", "remote", "--class", "SparkPi", "spark-internal"}, "--deploy-mode must be client or cluster"},
+		{"cluster mode on local", []string{"--master", "local[2]", "--deploy-mode", "cluster", "--class", "SparkPi", "spark-internal"}, "cluster deploy mode is not compatible"},
+		{"bad memory", []string{"--executor-memory", "lots", "--class", "SparkPi", "spark-internal"}, `invalid memory "lots" for --executor-memory: give a size of at least 1m, such as 512m or 2g`},
 		// Nonsense sizes are refused the same way whatever the master.
-		{"zero memory", []string{"--executor-memory", "0", "--class", "SparkPi"}, `invalid memory "0" for --executor-memory: give a size of at least 1m`},
-		{"zero memory on local-cluster", []string{"--master", "local-cluster[2,1,1024]", "--executor-memory", "0", "--class", "SparkPi"}, `invalid memory "0" for --executor-memory: give a size of at least 1m`},
-		{"zero memory on rm", []string{"--master", "rm://127.0.0.1:1", "--executor-memory", "0k", "--class", "SparkPi"}, `invalid memory "0k" for --executor-memory: give a size of at least 1m`},
-		{"zero driver memory in conf", []string{"--conf", "spark.driver.memory=0", "--class", "SparkPi"}, `invalid memory "0" for spark.driver.memory: give a size of at least 1m`},
-		{"negative memory", []string{"--executor-memory", "-1g", "--class", "SparkPi"}, `invalid memory "-1g" for --executor-memory`},
-		{"value flag before --class", []string{"--name", "--class", "--no-such-flag", "--class", "SparkPi"}, "unknown flag: --no-such-flag"},
-		{"bad cores in conf", []string{"--conf", "spark.executor.cores=0", "--class", "SparkPi"}, `invalid value "0" for spark.executor.cores: give a whole number of at least 1`},
-		{"negative executors", []string{"--num-executors", "-1", "--class", "SparkPi"}, `invalid value "-1" for --num-executors: give a whole number of at least 0`},
+		{"zero memory", []string{"--executor-memory", "0", "--class", "SparkPi", "spark-internal"}, `invalid memory "0" for --executor-memory: give a size of at least 1m`},
+		{"zero memory on local-cluster", []string{"--master", "local-cluster[2,1,1024]", "--executor-memory", "0", "--class", "SparkPi", "spark-internal"}, `invalid memory "0" for --executor-memory: give a size of at least 1m`},
+		{"zero memory on rm", []string{"--master", "rm://127.0.0.1:1", "--executor-memory", "0k", "--class", "SparkPi", "spark-internal"}, `invalid memory "0k" for --executor-memory: give a size of at least 1m`},
+		{"zero driver memory in conf", []string{"--conf", "spark.driver.memory=0", "--class", "SparkPi", "spark-internal"}, `invalid memory "0" for spark.driver.memory: give a size of at least 1m`},
+		{"negative memory", []string{"--executor-memory", "-1g", "--class", "SparkPi", "spark-internal"}, `invalid memory "-1g" for --executor-memory`},
+		{"value flag before --class", []string{"--name", "--class", "--no-such-flag", "--class", "SparkPi", "spark-internal"}, "unknown flag: --no-such-flag"},
+		{"bad cores in conf", []string{"--conf", "spark.executor.cores=0", "--class", "SparkPi", "spark-internal"}, `invalid value "0" for spark.executor.cores: give a whole number of at least 1`},
+		{"negative executors", []string{"--num-executors", "-1", "--class", "SparkPi", "spark-internal"}, `invalid value "-1" for --num-executors: give a whole number of at least 0`},
 		{"application without --class", []string{"--master", "local[1]", "SparkPi", "10"}, "give its name with --class, as in: submit [options] --class SparkPi 10"},
 		{"status without rm", []string{"--master", "local[1]", "--status", "application_1_0001"}, "need a running resource manager"},
 	}
@@ -312,7 +312,7 @@ func TestSubmitPropertiesAndVerbose(t *testing.T) {
 		t.Fatal(err)
 	}
 	stdout, stderr, code := runBin(t, marker, time.Minute, "submit", "--verbose", "--master", "local[1]", "--properties-file", props,
-		"--conf", "spark.app.name=from conf", "--executor-memory", "2g", "--class", "SparkPi", "2")
+		"--conf", "spark.app.name=from conf", "--executor-memory", "2g", "--class", "SparkPi", "spark-internal", "2")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
@@ -322,7 +322,7 @@ func TestSubmitPropertiesAndVerbose(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
 	}
-	_, stderr, code = runBin(t, marker, time.Minute, "submit", "--properties-file", filepath.Join(t.TempDir(), "missing"), "--class", "SparkPi")
+	_, stderr, code = runBin(t, marker, time.Minute, "submit", "--properties-file", filepath.Join(t.TempDir(), "missing"), "--class", "SparkPi", "spark-internal")
 	if code != 1 || !strings.Contains(stderr, "--properties-file") {
 		t.Fatalf("missing properties file: exit %d\n%s", code, stderr)
 	}
@@ -353,7 +353,7 @@ func TestAppErrorFailsSubmit(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			marker := newMarker(t)
 			stdout, stderr, code := runBin(t, marker, 2*time.Minute, "submit", "--master", "local-cluster[2,1,512]", "--deploy-mode", mode,
-				"--class", "ErrorApp", "boom", "at", "work")
+				"--class", "ErrorApp", "spark-internal", "boom", "at", "work")
 			if code != 1 {
 				t.Fatalf("exit %d for a failed application, want 1\n%s\n%s", code, stdout, stderr)
 			}
@@ -371,7 +371,7 @@ func TestAMAboveLargestNodeIsRefused(t *testing.T) {
 	marker := newMarker(t)
 	t.Run("local-cluster", func(t *testing.T) {
 		_, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", "local-cluster[2,1,512]", "--deploy-mode", "cluster",
-			"--driver-memory", "2g", "--class", "SparkPi")
+			"--driver-memory", "2g", "--class", "SparkPi", "spark-internal")
 		if code != 1 || !strings.Contains(stderr, "sparkrpc: Required AM memory (2048 MB) is above the max threshold (512 MB) of this cluster! "+
 			"Please give the nodes of local-cluster[2,1,512] more memory (M, in MiB) or lower --driver-memory.") {
 			t.Fatalf("exit %d\n%s", code, stderr)
@@ -380,7 +380,7 @@ func TestAMAboveLargestNodeIsRefused(t *testing.T) {
 	t.Run("resource manager", func(t *testing.T) {
 		c := startRMCluster(t, marker, nil, []string{"--memory", "512m", "--cores", "2"}, []string{"--memory", "1g", "--cores", "1"})
 		_, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", "rm://"+c.addr, "--deploy-mode", "cluster",
-			"--driver-memory", "2g", "--class", "SparkPi")
+			"--driver-memory", "2g", "--class", "SparkPi", "spark-internal")
 		if code != 1 || !strings.Contains(stderr, "sparkrpc: Required AM memory (2048 MB) is above the max threshold (1024 MB) of this cluster! "+
 			"Please check the memory of the node managers (nodemanager --memory) or lower the requested memory.") {
 			t.Fatalf("exit %d\n%s", code, stderr)
@@ -389,7 +389,7 @@ func TestAMAboveLargestNodeIsRefused(t *testing.T) {
 	})
 	// The AM has a node of its own: a single worker still runs an executor.
 	t.Run("one worker runs an executor", func(t *testing.T) {
-		_, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", "local-cluster[1,1,1024]", "--class", "SparkPi")
+		_, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", "local-cluster[1,1,1024]", "--class", "SparkPi", "spark-internal")
 		if code != 0 || !strings.Contains(stderr, "Executors registered: 1 of 1") {
 			t.Fatalf("exit %d\n%s", code, stderr)
 		}
@@ -399,7 +399,7 @@ func TestAMAboveLargestNodeIsRefused(t *testing.T) {
 func TestNoSparkContextTimesOut(t *testing.T) {
 	marker := newMarker(t)
 	_, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", "local-cluster[1,2,512]", "--deploy-mode", "cluster",
-		"--num-executors", "0", "--conf", "spark.yarn.am.waitTime=500ms", "--class", "NoContextApp")
+		"--num-executors", "0", "--conf", "spark.yarn.am.waitTime=500ms", "--class", "NoContextApp", "spark-internal")
 	if code != 1 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
@@ -430,7 +430,7 @@ func killExecutorMidJob(t *testing.T, marker string, sig syscall.Signal, extra .
 	args := append([]string{"submit", "--master", "local-cluster[3,1,512]", "--deploy-mode", "cluster",
 		"--num-executors", "2", "--conf", "spark.sparkrpc.localCluster.dir=" + dir,
 		"--conf", "spark.examples.sparkPi.taskDelay=100ms", "--conf", "spark.yarn.scheduler.heartbeat.interval-ms=100"}, extra...)
-	p := start(t, marker, append(args, "--class", "SparkPi", "60")...)
+	p := start(t, marker, append(args, "--class", "SparkPi", "spark-internal", "60")...)
 	var exec1 procInfo
 	testutil.Eventually(t, time.Minute, "executor 1 to run tasks", func() bool {
 		var ok bool
@@ -536,7 +536,7 @@ func TestApplicationMasterExitCodes(t *testing.T) {
 func runningPi(t *testing.T, marker, mode string) *proc {
 	t.Helper()
 	p := start(t, marker, "submit", "--master", "local-cluster[2,1,512]", "--deploy-mode", mode,
-		"--conf", "spark.examples.sparkPi.taskDelay=100ms", "--class", "SparkPi", "1000")
+		"--conf", "spark.examples.sparkPi.taskDelay=100ms", "--class", "SparkPi", "spark-internal", "1000")
 	testutil.Eventually(t, time.Minute, "tasks to finish", func() bool {
 		return regexp.MustCompile(`\[Stage 0:[=> ]*\(([1-9]\d*) \+`).MatchString(p.stderr.String())
 	})
@@ -578,7 +578,7 @@ func TestSubmitKilledLeavesNoContainers(t *testing.T) {
 	p := start(t, marker, "submit", "--master", "local-cluster[2,1,512]", "--deploy-mode", "cluster",
 		"--conf", "spark.sparkrpc.localCluster.dir="+t.TempDir(),
 		"--conf", "spark.yarn.scheduler.heartbeat.interval-ms=60000", "--conf", "spark.examples.sparkPi.taskDelay=100ms",
-		"--class", "SparkPi", "1000")
+		"--class", "SparkPi", "spark-internal", "1000")
 	testutil.Eventually(t, time.Minute, "the AM and an executor", func() bool {
 		_, am := findProcess(marker, " applicationmaster ")
 		_, ex := findProcess(marker, " executor ")
@@ -652,7 +652,7 @@ func testStatusAndKill(t *testing.T, mode string) {
 	master := "rm://" + c.addr
 	args := []string{"submit", "--master", master, "--deploy-mode", mode,
 		"--conf", "spark.yarn.submit.waitAppCompletion=false", "--conf", "spark.examples.sparkPi.taskDelay=200ms",
-		"--conf", "spark.yarn.report.interval=100ms", "--name", "long pi", "--queue", "default", "--class", "SparkPi", "2000"}
+		"--conf", "spark.yarn.report.interval=100ms", "--name", "long pi", "--queue", "default", "--class", "SparkPi", "spark-internal", "2000"}
 	var stderr string
 	var code int
 	var submitter *proc
@@ -734,7 +734,7 @@ func TestNodeManagerDeathLosesContainers(t *testing.T) {
 	_, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", master, "--deploy-mode", "cluster",
 		"--driver-cores", "2", "--driver-memory", "512m", "--num-executors", "1", "--executor-memory", "512m",
 		"--conf", "spark.yarn.submit.waitAppCompletion=false", "--conf", "spark.examples.sparkPi.taskDelay=200ms",
-		"--class", "SparkPi", "1000")
+		"--class", "SparkPi", "spark-internal", "1000")
 	m := appIDRe.FindStringSubmatch(stderr)
 	if code != 0 || m == nil {
 		t.Fatalf("exit %d\n%s", code, stderr)
@@ -784,7 +784,7 @@ func TestNodeManagerDeathLosesContainers(t *testing.T) {
 // as in spark-submit, even what looks like a flag.
 func TestAppArgumentsBelongToTheApp(t *testing.T) {
 	marker := newMarker(t)
-	_, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", "local[1]", "--class", "SparkPi", "-5")
+	_, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", "local[1]", "--class", "SparkPi", "spark-internal", "-5")
 	if code != 1 || !strings.Contains(stderr, `sparkrpc: SparkPi: the number of slices must be a positive integer, not "-5"`) {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/cli"
 	"github.com/sparkrpc/sparkrpc/webui"
 )
 
@@ -24,11 +25,11 @@ func startDaemonUI(name string, newUI func(opts ...webui.Option) http.Handler, c
 	}
 	retries, err := webui.MaxRetries(conf)
 	if err != nil {
-		return nil, usagef("%v", err)
+		return nil, cli.Usagef("%v", err)
 	}
 	secret, err := webui.SecretFromConf(conf)
 	if err != nil {
-		return nil, usagef("%v", err)
+		return nil, cli.Usagef("%v", err)
 	}
 	opts := append([]webui.Option{webui.WithSecret(secret), webui.WithLogger(log)}, extra...)
 	srv, err := webui.Start(name+" web UI", newUI(opts...), bind, advertise, port, retries, log)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sparkrpc/sparkrpc/internal/cli"
 	"github.com/sparkrpc/sparkrpc/internal/testutil"
 )
 
@@ -82,7 +83,7 @@ func TestDaemonWebUIs(t *testing.T) {
 func TestDaemonWebUIAuth(t *testing.T) {
 	marker := newMarker(t)
 	// The secret from the environment: a command line may not carry it.
-	rm := startIn(t, marker, t.TempDir(), []string{envAuthSecret + "=s3cret"}, "resourcemanager", "--port", "0", "--webui-port", "0",
+	rm := startIn(t, marker, t.TempDir(), []string{cli.EnvAuthSecret + "=s3cret"}, "resourcemanager", "--port", "0", "--webui-port", "0",
 		"--conf", "spark.authenticate=true")
 	url := uiURL(t, rm, "ResourceManager")
 	if code, body := httpGet(t, url+"/api/v1/applications"); code != 401 || !strings.Contains(body, "Authorization: Bearer") {
@@ -101,11 +102,11 @@ func TestDaemonWebUIAuth(t *testing.T) {
 // spark.ui.enabled=false.
 func TestSubmitLocalTrackingURL(t *testing.T) {
 	marker := newMarker(t)
-	stdout, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", "local[2]", "--conf", "spark.ui.port=0", "--class", "SparkPi", "4")
+	stdout, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", "local[2]", "--conf", "spark.ui.port=0", "--class", "SparkPi", "spark-internal", "4")
 	if code != 0 || !regexp.MustCompile(`(?m)^tracking URL: http://127\.0\.0\.1:\d+$`).MatchString(stderr) {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	stdout, stderr, code = runBin(t, marker, time.Minute, "submit", "--master", "local[2]", "--conf", "spark.ui.enabled=false", "--class", "SparkPi", "4")
+	stdout, stderr, code = runBin(t, marker, time.Minute, "submit", "--master", "local[2]", "--conf", "spark.ui.enabled=false", "--class", "SparkPi", "spark-internal", "4")
 	if code != 0 || strings.Contains(stderr, "tracking URL") || piOf(t, stdout) == "" {
 		t.Fatalf("with spark.ui.enabled=false: exit %d\n%s\n%s", code, stdout, stderr)
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 // This file holds how commands get the cluster's shared secret and the
 // containers' environment whitelist: never from the command line, which
@@ -14,56 +14,56 @@ import (
 	"github.com/sparkrpc/sparkrpc/netty"
 )
 
-// envAuthSecret is the environment variable that gives a command the
+// EnvAuthSecret is the environment variable that gives a command the
 // cluster's secret (spark.authenticate.secret) when neither its conf nor
 // its --properties-file does. Only this process reads it; containers do
 // not inherit it.
-const envAuthSecret = "SPARKRPC_AUTH_SECRET"
+const EnvAuthSecret = "SPARKRPC_AUTH_SECRET"
 
-// envContainerEnvWhitelist names, comma-separated, variables of a node
+// EnvContainerEnvWhitelist names, comma-separated, variables of a node
 // manager's environment (the nodemanager daemon's, or submit's for an
 // embedded local cluster) that containers get too
 // (cluster.KeyContainerEnvWhitelist).
-const envContainerEnvWhitelist = "SPARKRPC_CONTAINER_ENV_WHITELIST"
+const EnvContainerEnvWhitelist = "SPARKRPC_CONTAINER_ENV_WHITELIST"
 
-// errSecretOnCommandLine is the error of --conf spark.authenticate.secret=...
-func errSecretOnCommandLine() error {
-	return usagef("%s must not be given with --conf: every user of the machine can read a command line. "+
+// ErrSecretOnCommandLine is the error of --conf spark.authenticate.secret=...
+func ErrSecretOnCommandLine() error {
+	return Usagef("%s must not be given with --conf: every user of the machine can read a command line. "+
 		"Use --conf %s=FILE (a file of mode 0600), a --properties-file, or the environment variable %s",
-		netty.KeyAuthenticateSecret, netty.KeyAuthenticateSecretFile, envAuthSecret)
+		netty.KeyAuthenticateSecret, netty.KeyAuthenticateSecretFile, EnvAuthSecret)
 }
 
-// setConfArg sets one --conf KEY=VALUE in conf, refusing the secret.
-func setConfArg(conf *actor.Conf, kv string) error {
+// SetConfArg sets one --conf KEY=VALUE in conf, refusing the secret.
+func SetConfArg(conf *actor.Conf, kv string) error {
 	if k, _, _ := strings.Cut(kv, "="); strings.TrimSpace(k) == netty.KeyAuthenticateSecret {
-		return errSecretOnCommandLine()
+		return ErrSecretOnCommandLine()
 	}
 	if err := conf.SetFromArg(kv); err != nil {
-		return usagef("%v", err)
+		return Usagef("%v", err)
 	}
 	return nil
 }
 
-// loadPropertiesFile adds the properties of path (spark-defaults style
+// LoadPropertiesFile adds the properties of path (spark-defaults style
 // "key value" or "key=value" lines) to conf; an empty path adds nothing.
 // The file may hold the secret, so it must not be readable by others when
 // it does.
-func loadPropertiesFile(conf *actor.Conf, path string) error {
+func LoadPropertiesFile(conf *actor.Conf, path string) error {
 	if path == "" {
 		return nil
 	}
 	file, err := os.Open(path)
 	if err != nil {
-		return usagef("--properties-file: %v", err)
+		return Usagef("--properties-file: %v", err)
 	}
 	defer file.Close()
 	c := actor.NewConf()
 	if err := c.LoadProperties(file); err != nil {
-		return usagef("--properties-file %s: %v", path, err)
+		return Usagef("--properties-file %s: %v", path, err)
 	}
 	if _, ok := c.Lookup(netty.KeyAuthenticateSecret); ok {
 		if st, err := file.Stat(); err == nil && st.Mode().Perm()&0o077 != 0 {
-			return usagef("--properties-file %s holds %s but has mode %#o: chmod 600 it", path, netty.KeyAuthenticateSecret, st.Mode().Perm())
+			return Usagef("--properties-file %s holds %s but has mode %#o: chmod 600 it", path, netty.KeyAuthenticateSecret, st.Mode().Perm())
 		}
 	}
 	for k, v := range c.All() {
@@ -72,48 +72,48 @@ func loadPropertiesFile(conf *actor.Conf, path string) error {
 	return nil
 }
 
-// applyEnvironment fills in what the environment gives a command: the
+// ApplyEnvironment fills in what the environment gives a command: the
 // cluster's secret from SPARKRPC_AUTH_SECRET when conf names none, and the
 // containers' environment whitelist.
-func applyEnvironment(conf *actor.Conf) {
-	if s := os.Getenv(envAuthSecret); s != "" && !conf.Contains(netty.KeyAuthenticateSecret) && !conf.Contains(netty.KeyAuthenticateSecretFile) {
+func ApplyEnvironment(conf *actor.Conf) {
+	if s := os.Getenv(EnvAuthSecret); s != "" && !conf.Contains(netty.KeyAuthenticateSecret) && !conf.Contains(netty.KeyAuthenticateSecretFile) {
 		conf.Set(netty.KeyAuthenticateSecret, s)
 	}
-	if w := os.Getenv(envContainerEnvWhitelist); w != "" {
+	if w := os.Getenv(EnvContainerEnvWhitelist); w != "" {
 		conf.SetIfMissing(cluster.KeyContainerEnvWhitelist, w)
 	}
 }
 
-// daemonConf is the conf of a daemon or client command: its
+// DaemonConf is the conf of a daemon or client command: its
 // --properties-file, its --conf flags, then the environment.
-func daemonConf(propertiesFile string, kvs []string) (*actor.Conf, error) {
+func DaemonConf(propertiesFile string, kvs []string) (*actor.Conf, error) {
 	conf := actor.NewConf()
-	if err := loadPropertiesFile(conf, propertiesFile); err != nil {
+	if err := LoadPropertiesFile(conf, propertiesFile); err != nil {
 		return nil, err
 	}
 	for _, kv := range kvs {
-		if err := setConfArg(conf, kv); err != nil {
+		if err := SetConfArg(conf, kv); err != nil {
 			return nil, err
 		}
 	}
-	applyEnvironment(conf)
+	ApplyEnvironment(conf)
 	return conf, nil
 }
 
-// authSecretCheck fails early, naming the keys, when conf turns
+// AuthSecretCheck fails early, naming the keys, when conf turns
 // authentication on without a usable secret.
-func authSecretCheck(conf *actor.Conf) error {
+func AuthSecretCheck(conf *actor.Conf) error {
 	if _, err := netty.AuthSecret(conf); err != nil {
-		return fmt.Errorf("%w (or set %s)", err, envAuthSecret)
+		return fmt.Errorf("%w (or set %s)", err, EnvAuthSecret)
 	}
 	return nil
 }
 
-// inlineSecretFile reads the secret file conf names (a container's is the
+// InlineSecretFile reads the secret file conf names (a container's is the
 // pipe its node manager handed it, which can be read once) into conf, in
 // this process's memory only, so that every env the process creates
 // authenticates with it.
-func inlineSecretFile(conf *actor.Conf) error {
+func InlineSecretFile(conf *actor.Conf) error {
 	path, ok := conf.Lookup(netty.KeyAuthenticateSecretFile)
 	if !ok || path == "" || conf.Contains(netty.KeyAuthenticateSecret) {
 		return nil

@@ -1,4 +1,4 @@
-package main
+package launcher
 
 import (
 	"context"
@@ -12,10 +12,9 @@ import (
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/cluster/kubernetes"
+	"github.com/sparkrpc/sparkrpc/internal/cli"
 	"github.com/spf13/cobra"
 )
-
-func init() { subcommands = append(subcommands, newDriverCmd) }
 
 // runKubernetesAction is --kill and --status NAMESPACE:DRIVER_POD on a
 // k8s:// master.
@@ -23,12 +22,12 @@ func runKubernetesAction(ctx context.Context, cmd *cobra.Command, master cluster
 	conf := actor.NewConf()
 	for _, kv := range f.confs {
 		if err := conf.SetFromArg(kv); err != nil {
-			return usagef("%v", err)
+			return cli.Usagef("%v", err)
 		}
 	}
 	id := f.kill + f.status
 	if _, _, err := kubernetes.ParseSubmissionID(id, "default"); err != nil {
-		return usagef("%v", err)
+		return cli.Usagef("%v", err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
@@ -37,7 +36,7 @@ func runKubernetesAction(ctx context.Context, cmd *cobra.Command, master cluster
 		op = kubernetes.Kill
 	}
 	if err := op(ctx, master, conf, id, cmd.OutOrStdout()); err != nil {
-		return &exitError{code: 1, err: err}
+		return &cli.ExitError{Code: 1, Err: err}
 	}
 	return nil
 }
@@ -53,22 +52,22 @@ func newDriverCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			m, err := cluster.ParseMaster(master)
 			if err != nil || m.Kind != cluster.MasterKubernetes {
-				return usagef("--master must be a k8s:// master (%v)", err)
+				return cli.Usagef("--master must be a k8s:// master (%v)", err)
 			}
 			conf := actor.NewConf()
 			for _, kv := range confs {
 				if err := conf.SetFromArg(kv); err != nil {
-					return usagef("%v", err)
+					return cli.Usagef("%v", err)
 				}
 			}
-			log := newLogger(cmd.ErrOrStderr(), zerolog.InfoLevel, "driver")
+			log := cli.NewLogger(cmd.ErrOrStderr(), zerolog.InfoLevel, "driver")
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			err = kubernetes.RunDriverPod(ctx, cluster.SubmitConfig{Master: m, Class: class, Args: args, Conf: conf,
 				Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(), Logger: log})
 			var ue *cluster.UnknownClassError
 			if errors.As(err, &ue) {
-				return usagef("%v", err)
+				return cli.Usagef("%v", err)
 			}
 			return err
 		},

@@ -1,4 +1,4 @@
-package main
+package launcher
 
 import (
 	"bytes"
@@ -26,7 +26,7 @@ func TestPrintParsedRedacts(t *testing.T) {
 		conf.Set(k, v)
 	}
 	var out bytes.Buffer
-	printParsed(&out, &submitFlags{class: "SparkPi"}, cluster.Master{}, conf, nil)
+	printParsed(&out, &submitFlags{class: "SparkPi"}, cluster.Master{}, conf, "", nil)
 	for k, v := range sensitive {
 		if strings.Contains(out.String(), v) || !strings.Contains(out.String(), "("+k+","+webui.RedactedText+")") {
 			t.Errorf("%s is not redacted:\n%s", k, out.String())
@@ -37,7 +37,7 @@ func TestPrintParsedRedacts(t *testing.T) {
 	}
 	conf.Set(webui.KeyRedactionRegex, "(")
 	out.Reset()
-	printParsed(&out, &submitFlags{class: "SparkPi"}, cluster.Master{}, conf, nil)
+	printParsed(&out, &submitFlags{class: "SparkPi"}, cluster.Master{}, conf, "", nil)
 	if strings.Contains(out.String(), "plain-value") {
 		t.Fatalf("with a spark.redaction.regex that does not compile, a value is shown:\n%s", out.String())
 	}

@@ -1,4 +1,4 @@
-package main
+package launcher
 
 import (
 	"errors"
@@ -11,11 +11,10 @@ import (
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/endpoints"
+	"github.com/sparkrpc/sparkrpc/internal/cli"
 	"github.com/sparkrpc/sparkrpc/netty"
 	"github.com/spf13/cobra"
 )
-
-func init() { subcommands = append(subcommands, newExecutorCmd) }
 
 func newExecutorCmd() *cobra.Command {
 	var cfg endpoints.ExecutorConfig
@@ -43,10 +42,10 @@ and exits 0. It exits 1 when the driver refuses it or goes away.`,
 				}
 			}
 			if len(missing) > 0 {
-				return usagef("missing %s", strings.Join(missing, ", "))
+				return cli.Usagef("missing %s", strings.Join(missing, ", "))
 			}
 			if cfg.Cores < 1 {
-				return usagef("--cores must be at least 1")
+				return cli.Usagef("--cores must be at least 1")
 			}
 			cfg.LogURLs = map[string]string{}
 			for _, kv := range os.Environ() {
@@ -61,17 +60,17 @@ and exits 0. It exits 1 when the driver refuses it or goes away.`,
 			}
 			// With spark.authenticate, the secret file (or the pipe of
 			// the application's secret) is read once, here.
-			if err := inlineSecretFile(conf); err != nil {
+			if err := cli.InlineSecretFile(conf); err != nil {
 				return err
 			}
-			log := newLogger(cmd.ErrOrStderr(), zerolog.InfoLevel, "executor")
+			log := cli.NewLogger(cmd.ErrOrStderr(), zerolog.InfoLevel, "executor")
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			err = endpoints.RunExecutor(ctx, cfg, endpoints.WithEnvFactory(cluster.TCPNetwork{Logger: &log}.Client),
 				endpoints.WithLogger(log), endpoints.WithExecutorConf(conf))
 			var ee *endpoints.ExitError
 			if errors.As(err, &ee) {
-				return &exitError{code: ee.Code, err: err}
+				return &cli.ExitError{Code: ee.Code, Err: err}
 			}
 			return err
 		},
@@ -79,7 +78,7 @@ and exits 0. It exits 1 when the driver refuses it or goes away.`,
 	fl := cmd.Flags()
 	fl.StringVar(&cfg.DriverURL, "driver-url", "", "the driver's URL, spark://CoarseGrainedScheduler@HOST:PORT")
 	fl.StringVar(&cfg.ExecutorID, "executor-id", "", "the executor's id, unique in the application")
-	fl.StringVar(&cfg.BindAddress, "bind-address", "", "the address to bind to (informational: executors do not listen)")
+	fl.StringVar(&cfg.BindAddress, "bind-address", "", "the address to bind to (informational: executors do not Listen)")
 	fl.StringVar(&cfg.Hostname, "hostname", "", "the executor's host as the driver sees it")
 	fl.IntVar(&cfg.Cores, "cores", 0, "the number of tasks it runs at once")
 	fl.StringVar(&cfg.AppID, "app-id", "", "the application id")
@@ -98,11 +97,11 @@ and exits 0. It exits 1 when the driver refuses it or goes away.`,
 // command line is refused: any process of the machine could read it.
 func executorStartupConf(propertiesFile string, confs []string) (*actor.Conf, error) {
 	conf := actor.NewConf()
-	if err := loadPropertiesFile(conf, propertiesFile); err != nil {
+	if err := cli.LoadPropertiesFile(conf, propertiesFile); err != nil {
 		return nil, err
 	}
 	for _, kv := range confs {
-		if err := setConfArg(conf, kv); err != nil {
+		if err := cli.SetConfArg(conf, kv); err != nil {
 			return nil, err
 		}
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"io"
@@ -17,15 +17,15 @@ import (
 // a node manager) through these environment variables, which the children
 // read as the defaults of --log-level and --log-format.
 const (
-	envLogLevel  = "SPARKRPC_LOG_LEVEL"
-	envLogFormat = "SPARKRPC_LOG_FORMAT"
+	EnvLogLevel  = "SPARKRPC_LOG_LEVEL"
+	EnvLogFormat = "SPARKRPC_LOG_FORMAT"
 )
 
 // Log formats of --log-format.
 const (
-	logFormatAuto    = "auto"
-	logFormatConsole = "console"
-	logFormatJSON    = "json"
+	LogFormatAuto    = "auto"
+	LogFormatConsole = "console"
+	LogFormatJSON    = "json"
 )
 
 // logLevels are the values of --log-level, in increasing severity.
@@ -41,35 +41,35 @@ type logSettings struct {
 
 var (
 	logMu  sync.Mutex
-	logCfg = logSettings{level: zerolog.NoLevel, format: logFormatAuto}
+	logCfg = logSettings{level: zerolog.NoLevel, format: LogFormatAuto}
 )
 
 // The values of --log-level and --log-format as given.
 var logLevelFlag, logFormatFlag string
 
-// addLogFlags adds the persistent --log-level and --log-format flags to
+// AddLogFlags adds the persistent --log-level and --log-format flags to
 // root and resolves them before any subcommand runs.
-func addLogFlags(root *cobra.Command) {
+func AddLogFlags(root *cobra.Command) {
 	pf := root.PersistentFlags()
 	pf.StringVar(&logLevelFlag, "log-level", "", "log `LEVEL`: "+strings.Join(logLevels, ", ")+
-		" (default $"+envLogLevel+", else warn for submit and the client commands, info for the daemons)")
-	pf.StringVar(&logFormatFlag, "log-format", "", "log `FORMAT`: auto (console on a terminal, JSON otherwise), console or json (default $"+envLogFormat+", else auto)")
-	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error { return applyLogFlags(cmd) }
+		" (default $"+EnvLogLevel+", else warn for submit and the client commands, info for the daemons)")
+	pf.StringVar(&logFormatFlag, "log-format", "", "log `FORMAT`: auto (console on a terminal, JSON otherwise), console or json (default $"+EnvLogFormat+", else auto)")
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error { return ApplyLogFlags(cmd) }
 }
 
-// applyLogFlags resolves the log settings of cmd (flag, then environment,
+// ApplyLogFlags resolves the log settings of cmd (flag, then environment,
 // then default). A command that parses its own flags (submit) calls it again
 // once it has.
-func applyLogFlags(cmd *cobra.Command) error {
+func ApplyLogFlags(cmd *cobra.Command) error {
 	level, format := logLevelFlag, logFormatFlag
 	levelFrom, formatFrom := "--log-level", "--log-format"
 	if !cmd.Flags().Changed("log-level") {
-		level, levelFrom = os.Getenv(envLogLevel), "$"+envLogLevel
+		level, levelFrom = os.Getenv(EnvLogLevel), "$"+EnvLogLevel
 	}
 	if !cmd.Flags().Changed("log-format") {
-		format, formatFrom = os.Getenv(envLogFormat), "$"+envLogFormat
+		format, formatFrom = os.Getenv(EnvLogFormat), "$"+EnvLogFormat
 	}
-	s, err := parseLogSettings(level, levelFrom, format, formatFrom)
+	s, err := ParseLogSettings(level, levelFrom, format, formatFrom)
 	if err != nil {
 		return err
 	}
@@ -79,42 +79,42 @@ func applyLogFlags(cmd *cobra.Command) error {
 	// Children (containers started by this process or by the node
 	// managers it embeds) log the same way.
 	if level != "" {
-		os.Setenv(envLogLevel, level)
+		os.Setenv(EnvLogLevel, level)
 	}
 	if format != "" {
-		os.Setenv(envLogFormat, format)
+		os.Setenv(EnvLogFormat, format)
 	}
 	return nil
 }
 
-// parseLogSettings checks a log level and format, which came from levelFrom
+// ParseLogSettings checks a log level and format, which came from levelFrom
 // and formatFrom (named in the error); an empty value means the default.
-func parseLogSettings(level, levelFrom, format, formatFrom string) (logSettings, error) {
-	s := logSettings{level: zerolog.NoLevel, format: logFormatAuto}
+func ParseLogSettings(level, levelFrom, format, formatFrom string) (logSettings, error) {
+	s := logSettings{level: zerolog.NoLevel, format: LogFormatAuto}
 	if l := strings.ToLower(strings.TrimSpace(level)); l != "" {
 		zl, err := zerolog.ParseLevel(l)
 		if err != nil || !slices.Contains(logLevels, l) {
-			return s, usagef("invalid log level %q in %s: give one of %s", level, levelFrom, strings.Join(logLevels, ", "))
+			return s, Usagef("invalid log level %q in %s: give one of %s", level, levelFrom, strings.Join(logLevels, ", "))
 		}
 		s.level = zl
 	}
 	switch f := strings.ToLower(strings.TrimSpace(format)); f {
 	case "":
-	case logFormatAuto, logFormatConsole, logFormatJSON:
+	case LogFormatAuto, LogFormatConsole, LogFormatJSON:
 		s.format = f
 	default:
-		return s, usagef("invalid log format %q in %s: give auto, console or json", format, formatFrom)
+		return s, Usagef("invalid log format %q in %s: give auto, console or json", format, formatFrom)
 	}
 	return s, nil
 }
 
 var timeFormatOnce sync.Once
 
-// newLogger returns the logger of a command on w, with the field
+// NewLogger returns the logger of a command on w, with the field
 // process=component. level is the command's default; --log-level replaces
 // it. The format is --log-format's: console (human-readable) on a terminal
 // or when asked for, JSON otherwise.
-func newLogger(w io.Writer, level zerolog.Level, component string) zerolog.Logger {
+func NewLogger(w io.Writer, level zerolog.Level, component string) zerolog.Logger {
 	timeFormatOnce.Do(func() { zerolog.TimeFieldFormat = time.RFC3339Nano })
 	logMu.Lock()
 	s := logCfg
@@ -123,7 +123,7 @@ func newLogger(w io.Writer, level zerolog.Level, component string) zerolog.Logge
 		level = s.level
 	}
 	out := w
-	if s.format == logFormatConsole || s.format == logFormatAuto && isTerminal(w) {
+	if s.format == LogFormatConsole || s.format == LogFormatAuto && IsTerminal(w) {
 		out = zerolog.ConsoleWriter{Out: w, TimeFormat: "15:04:05.000", NoColor: true}
 	}
 	return zerolog.New(out).Level(level).With().Timestamp().Str("process", component).Logger()

@@ -1,9 +1,11 @@
-package main
+package launcher
 
 import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/sparkrpc/sparkrpc/internal/cli"
 )
 
 // `sparkrpc executor --conf` takes startup keys, and refuses the secret on
@@ -13,9 +15,9 @@ func TestExecutorStartupConf(t *testing.T) {
 	if err != nil || conf.Get("spark.authenticate.secret.file", "") != "/run/s/key" || conf.Get("spark.authenticate", "") != "true" {
 		t.Fatalf("executorStartupConf = %v, %v", conf, err)
 	}
-	out, err := execBench(t, "executor", "--driver-url", "spark://CoarseGrainedScheduler@127.0.0.1:1", "--executor-id", "1",
+	out, err := execCmd(t, "executor", "--driver-url", "spark://CoarseGrainedScheduler@127.0.0.1:1", "--executor-id", "1",
 		"--cores", "1", "--conf", "spark.authenticate=true", "--conf", "spark.authenticate.secret=s3cr3t")
-	var ue *usageError
+	var ue *cli.UsageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "spark.authenticate.secret.file") || strings.Contains(err.Error(), "s3cr3t") {
 		t.Fatalf("executor with the secret on its command line: %v\n%s", err, out)
 	}

@@ -1,0 +1,186 @@
+package launcher
+
+// This file holds the primary resource: which program holds the
+// application, and the hand-over to another program's submit.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/internal/cli"
+)
+
+// InternalResource is the primary resource that names the applications
+// compiled into the program that runs submit (Spark's "spark-internal"):
+// no program is shipped, and the containers of a resource manager run the
+// node managers' own program.
+const InternalResource = "spark-internal"
+
+// envSubmitProgram is set in the environment of a program whose submit
+// this one hands over to (runOtherProgram): the program it expects to be.
+// A program that finds it names another program refuses to hand over
+// again, so that no chain of programs can submit in a loop.
+const envSubmitProgram = "SPARKRPC_SUBMIT_PROGRAM"
+
+// primary is the resolved primary resource.
+type primary struct {
+	// program is the program's absolute path; empty for InternalResource.
+	program string
+	// other is true when the program is not this one: its own submit must
+	// run the application.
+	other bool
+}
+
+// resolvePrimary checks the primary resource, positional[0]: the
+// InternalResource, or an executable file. class is --class, for the
+// hint a missing resource gets.
+func resolvePrimary(class string, positional []string) (primary, error) {
+	if len(positional) == 0 {
+		return primary{}, cli.Usagef("missing the primary resource: give the path of a program built on package launcher, "+
+			"or %s for the applications compiled into this one (%s)%s", InternalResource, appList(), internalHint(class, positional))
+	}
+	name := positional[0]
+	if name == InternalResource {
+		return primary{}, nil
+	}
+	abs, err := filepath.Abs(name)
+	if err != nil {
+		return primary{}, cli.Usagef("primary resource %q: %v", name, err)
+	}
+	st, err := os.Stat(abs)
+	switch {
+	case err != nil:
+		return primary{}, cli.Usagef("primary resource %q: no such program: give the path of a program built on package launcher, "+
+			"or %s for the applications compiled into this one%s", name, InternalResource, internalHint(class, positional))
+	case !st.Mode().IsRegular() || st.Mode().Perm()&0o111 == 0:
+		return primary{}, cli.Usagef("primary resource %q is not an executable program (mode %s): give a program built on package launcher", name, st.Mode())
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return primary{}, fmt.Errorf("cannot find this program's executable: %w", err)
+	}
+	if selfSt, err := os.Stat(self); err == nil && os.SameFile(st, selfSt) {
+		return primary{program: abs}, nil
+	}
+	if ok, err := isLauncherProgram(abs); err != nil {
+		return primary{}, cli.Usagef("primary resource %q: %v", name, err)
+	} else if !ok {
+		return primary{}, cli.Usagef("primary resource %q is not a program built on package launcher: its main must hand its "+
+			"command line over to launcher.Run, which plays the roles a cluster starts it in", name)
+	}
+	if want := os.Getenv(envSubmitProgram); want != "" {
+		return primary{}, fmt.Errorf("this program (%s) was started as the submit of %s, but its primary resource is another program, %s: "+
+			"a program built on package launcher recognises itself; was %s built on it?", self, want, abs, want)
+	}
+	return primary{program: abs, other: true}, nil
+}
+
+// internalHint suggests InternalResource when the first argument is an
+// application of this program, as in the command line spark-submit took
+// before it needed a primary resource.
+func internalHint(class string, positional []string) string {
+	if class == "" || !hasApp(class) {
+		return ""
+	}
+	return fmt.Sprintf(": submit [options] --class %s %s", class, strings.Join(append([]string{InternalResource}, positional...), " "))
+}
+
+// chooseApplication returns the application to run: --class, which must
+// be one of this program's applications, or the only one it registered.
+func chooseApplication(class string, positional []string) (string, error) {
+	apps := cluster.Apps()
+	if class == "" {
+		if len(apps) == 1 {
+			return apps[0], nil
+		}
+		if len(positional) > 1 && hasApp(positional[1]) {
+			return "", cli.Usagef("missing application: give its name with --class, as in: submit [options] --class %s %s %s",
+				positional[1], positional[0], strings.Join(positional[2:], " "))
+		}
+		return "", cli.Usagef("missing application: give its name with --class (one of: %s)", appList())
+	}
+	if !hasApp(class) {
+		return "", cli.Usagef("unknown application %q given to --class (this program has: %s)", class, appList())
+	}
+	return class, nil
+}
+
+// runOtherProgram hands the submission over to program, another program
+// built on package launcher, which holds the application: it runs the
+// program's own submit with the same command line (raw) and returns its
+// exit status. SIGINT and SIGTERM reach it (ctx ends when one arrives).
+func runOtherProgram(ctx context.Context, program string, raw []string, stdout, stderr io.Writer) error {
+	cmd := exec.Command(program, append([]string{"submit"}, raw...)...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
+	cmd.Env = append(os.Environ(), envSubmitProgram+"="+program)
+	if err := cmd.Start(); err != nil {
+		return &cli.ExitError{Code: 1, Err: fmt.Errorf("cannot start the primary resource %s: %w", program, err)}
+	}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+		case <-done:
+		}
+	}()
+	err := cmd.Wait()
+	close(done)
+	var xe *exec.ExitError
+	if errors.As(err, &xe) {
+		// The program printed its own messages.
+		return &cli.ExitError{Code: max(xe.ExitCode(), 1), Err: errSilent}
+	}
+	return err
+}
+
+// errSilent is the error of a command whose messages were already printed.
+var errSilent = errors.New("")
+
+// hasApp reports whether this program registered the application name.
+func hasApp(name string) bool {
+	_, ok := cluster.LookupApp(name)
+	return ok
+}
+
+// programMark is in every program built on this package (isLauncherProgram
+// uses it, and submit uses isLauncherProgram).
+const programMark = "sparkrpc-launcher-program/1"
+
+// isLauncherProgram reports whether the executable at path holds
+// programMark, which only programs built on this package do: a program
+// whose main never hands over to Run would take submit's command line as
+// its own.
+func isLauncherProgram(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	mark := []byte(programMark)
+	buf := make([]byte, 1<<20)
+	keep := 0 // bytes of the previous chunk kept, in case the mark spans two
+	for {
+		n, err := io.ReadFull(f, buf[keep:])
+		if bytes.Contains(buf[:keep+n], mark) {
+			return true, nil
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		keep = len(mark) - 1
+		copy(buf, buf[len(buf)-keep:])
+	}
+}
