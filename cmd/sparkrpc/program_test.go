@@ -1,0 +1,187 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// built holds the programs the tests built, by folder.
+var built sync.Map // dir -> *builtProgram
+
+// builtProgram is a program built once per test run.
+type builtProgram struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// program returns the path of the program built from the package dir
+// (relative to this package, e.g. ../../examples/sumofsquares); a module of
+// its own builds in its own folder.
+func program(t *testing.T, dir string) string {
+	t.Helper()
+	v, _ := built.LoadOrStore(dir, &builtProgram{})
+	b := v.(*builtProgram)
+	b.once.Do(func() {
+		b.path = filepath.Join(filepath.Dir(binary), filepath.Base(dir))
+		build := exec.Command("go", "build", "-o", b.path, ".")
+		build.Dir = dir
+		out, err := build.CombinedOutput()
+		if err != nil {
+			b.err = err
+			b.path = string(out)
+		}
+	})
+	if b.err != nil {
+		t.Fatalf("building %s: %v\n%s", dir, b.err, b.path)
+	}
+	return b.path
+}
+
+// sumOfSquares is the example program in a module of its own.
+func sumOfSquares(t *testing.T) string { return program(t, "../../examples/sumofsquares") }
+
+// spark-submit's grammar: options in any order up to the primary resource
+// (here every option after --class, as in Spark's own example command),
+// then the application's arguments, even those that look like options.
+func TestSubmitGrammar(t *testing.T) {
+	marker := newMarker(t)
+	stdout, stderr, code := runBin(t, marker, time.Minute, "submit", "--class", "SparkPi", "--master", "local[2]",
+		"--conf", "spark.ui.enabled=false", "--executor-memory", "512m", "spark-internal", "10")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	checkPi(t, stdout, 10)
+	// After the primary resource, "--conf" is the application's.
+	_, stderr, code = runBin(t, marker, time.Minute, "submit", "--master", "local[1]", "--class", "ErrorApp",
+		"--conf", "spark.ui.enabled=false", "spark-internal", "--conf", "x")
+	if code == 0 || !strings.Contains(stderr, "--conf x") {
+		t.Fatalf("ErrorApp --conf x: exit %d\n%s", code, stderr)
+	}
+	plain := program(t, "testdata/plainsubmit")
+	notExec := filepath.Join(t.TempDir(), "prog")
+	if err := os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no primary resource", []string{"--class", "SparkPi"}, "missing the primary resource"},
+		{"the arguments of old", []string{"--class", "SparkPi", "10"}, `primary resource "10": no such program`},
+		{"a hint for them", []string{"--class", "SparkPi", "10"}, "--class SparkPi spark-internal 10"},
+		{"not executable", []string{"--class", "SparkPi", notExec}, "is not an executable program"},
+		{"not a launcher program", []string{plain}, "is not a program built on package launcher"},
+		{"unknown class", []string{"--class", "Nope", "spark-internal"}, `unknown application "Nope"`},
+		{"option after the resource", []string{"spark-internal", "--class", "SparkPi"}, "missing application"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, code := runBin(t, marker, time.Minute, append([]string{"submit", "--master", "local[1]"}, tc.args...)...)
+			if code != 1 || !strings.Contains(stderr, tc.want) || !strings.Contains(stderr, "usage: sparkrpc submit") {
+				t.Fatalf("exit %d, want 1 and %q\n%s", code, tc.want, stderr)
+			}
+		})
+	}
+}
+
+// --version, version and submit --version print one line.
+func TestVersionEverywhere(t *testing.T) {
+	marker := newMarker(t)
+	var lines []string
+	for _, args := range [][]string{{"--version"}, {"version"}, {"submit", "--version"}} {
+		stdout, stderr, code := runBin(t, marker, 30*time.Second, args...)
+		if code != 0 || !strings.HasPrefix(stdout, "sparkrpc ") {
+			t.Fatalf("%v: exit %d, %q\n%s", args, code, stdout, stderr)
+		}
+		lines = append(lines, stdout)
+	}
+	if lines[0] != lines[1] || lines[1] != lines[2] {
+		t.Fatalf("different versions: %q", lines)
+	}
+}
+
+// The example program, in a module of its own, submitted as Spark's own
+// example command submits a jar (every option after --class), prints its
+// exact result on every master; its containers run it, not sparkrpc.
+func TestSubmitOwnProgram(t *testing.T) {
+	prog := sumOfSquares(t)
+	opts := func(master, mode string) []string {
+		return []string{"submit", "--class", "SumOfSquares", "--master", master, "--deploy-mode", mode,
+			"--driver-memory", "512m", "--executor-memory", "512m", "--executor-cores", "1", "--queue", "default",
+			"--conf", "spark.ui.enabled=false", prog, "1", "2", "3", "4"}
+	}
+	for _, tc := range []struct{ master, mode string }{
+		{"local[2]", "client"},
+		{"local-cluster[2,1,1024]", "client"},
+		{"local-cluster[2,1,1024]", "cluster"},
+	} {
+		t.Run(tc.master+" "+tc.mode, func(t *testing.T) {
+			marker := newMarker(t)
+			stdout, stderr, code := runBin(t, marker, 2*time.Minute, opts(tc.master, tc.mode)...)
+			if code != 0 || !strings.Contains(stdout, "Sum of squares is 30\n") {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			}
+		})
+	}
+	t.Run("its own submit", func(t *testing.T) {
+		marker := newMarker(t)
+		cmd := exec.Command(prog, "submit", "--master", "local[2]", "--conf", "spark.ui.enabled=false", prog, "5", "6")
+		cmd.Env = append(os.Environ(), marker)
+		out, err := cmd.Output()
+		if err != nil || string(out) != "Sum of squares is 61\n" {
+			t.Fatalf("%v: %q", err, out)
+		}
+	})
+}
+
+// containerStdout returns the stdout logs of every container under the
+// node managers' folders.
+func containerStdout(t *testing.T, dirs []string) string {
+	t.Helper()
+	var b strings.Builder
+	for _, d := range dirs {
+		files, _ := filepath.Glob(filepath.Join(d, "logs", "*", "*", "stdout"))
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.Write(data)
+		}
+	}
+	return b.String()
+}
+
+// A plain main that calls cluster.Submit on an embedded cluster is refused
+// at once; one that names itself as the containers' program has its
+// containers refuse to submit again: no process is started without end.
+func TestPlainMainCannotSubmitItselfWithoutEnd(t *testing.T) {
+	plain := program(t, "testdata/plainsubmit")
+	marker := newMarker(t)
+	run := func(args ...string) (string, int) {
+		cmd := exec.Command(plain, args...)
+		cmd.Env = append(os.Environ(), marker, "SPARKRPC_CONTAINER_ENV_WHITELIST="+markerKey)
+		cmd.Dir = t.TempDir()
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		return string(out), cmd.ProcessState.ExitCode()
+	}
+	out, code := run()
+	if code != 1 || !strings.Contains(out, "launcher.Run") || !strings.Contains(out, "no program for the containers") {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	out, code = run("-exe")
+	if code != 1 || !strings.Contains(out, "submit called in a container") && !strings.Contains(out, "exit code") {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+}
