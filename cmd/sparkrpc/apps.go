@@ -116,7 +116,9 @@ func withRMClient(cmd *cobra.Command, addr actor.RpcAddress, cf *clientConfFlags
 	if err != nil {
 		return err
 	}
-	log := cli.NewLogger(cmd.ErrOrStderr(), zerolog.WarnLevel, name)
+	// Connection failures come back as the error of the call, which the
+	// command prints: no warning before it (unless --log-level asks).
+	log := cli.NewLogger(cmd.ErrOrStderr(), zerolog.ErrorLevel, name)
 	env, err := cluster.TCPNetwork{Logger: &log}.Client(name, conf)
 	if err != nil {
 		return err

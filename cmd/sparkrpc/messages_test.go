@@ -109,3 +109,19 @@ func TestWordCountFolder(t *testing.T) {
 		t.Fatalf("empty folder: exit %d\n%s", code, stderr)
 	}
 }
+
+// A client command against a resource manager that is not there prints
+// only its own message: no log line of the transport before it.
+func TestClientCommandsQuietOnUnreachableRM(t *testing.T) {
+	marker := newMarker(t)
+	for _, args := range [][]string{
+		{"apps", "--rm", "127.0.0.1:1"},
+		{"logs", "--rm", "127.0.0.1:1", "application_1_0001"},
+		{"submit", "--master", "rm://127.0.0.1:1", "--status", "application_1_0001"},
+	} {
+		_, stderr, code := runBin(t, marker, time.Minute, args...)
+		if code != 1 || !strings.HasPrefix(stderr, "sparkrpc: ") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("%v: exit %d\n%s", args, code, stderr)
+		}
+	}
+}
