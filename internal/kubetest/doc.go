@@ -35,8 +35,10 @@
 //   - Nodes named sparkrpc-node-N with the capacity of WithNodeCapacity, InternalIP 127.0.0.1.
 //     A pod's first container runs as a process in its own process group with the container's
 //     command, args and environment (Downward API fieldRefs included, status.podIP is 127.0.0.1)
-//     and PATH prefixed by WithPathPrefix, in a working directory of its own; the image is
-//     ignored, restart policies are not applied, other containers are not run. Its phase goes
+//     and PATH prefixed by WithPathPrefix, in a working directory of its own. Images are not
+//     pulled: WithImage(IMAGE, DIR) makes DIR the programs of IMAGE, where the command of a
+//     container running IMAGE is looked up before PATH (an image not named so runs what PATH
+//     finds), as a user's image holds the user's program; restart policies are not applied, other containers are not run. Its phase goes
 //     Pending, Running (Ready while the process runs), Succeeded or Failed with the exit code;
 //     deletion sends SIGTERM to the group and SIGKILL after the grace period, and the pod leaves
 //     the API as soon as its process has ended; `kubectl logs` works. Volumes (projected

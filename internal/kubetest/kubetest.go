@@ -360,6 +360,9 @@ func (c *ControlPlane) startNode(binDir string, ca *authority, name string, tok 
 	if o.pathPrefix != "" {
 		args = append(args, "--path-prefix="+o.pathPrefix)
 	}
+	for image, dir := range o.images {
+		args = append(args, "--image="+image+"="+dir)
+	}
 	return startProcess(name, filepath.Join(binDir, "sparkrpc-kubelet"), c.logDir, args...)
 }
 

@@ -10,6 +10,7 @@ type options struct {
 	cpu, memory  string
 	pods         int
 	pathPrefix   string
+	images       map[string]string
 	logDir       string
 	startTimeout time.Duration
 }
@@ -27,6 +28,17 @@ func WithNodeCapacity(cpu string, memory string, pods int) Option {
 
 // WithPathPrefix puts dir in front of PATH for pod processes (and for finding their command).
 func WithPathPrefix(dir string) Option { return func(o *options) { o.pathPrefix = dir } }
+
+// WithImage makes dir the programs of image: a pod whose container runs image
+// finds its command in dir first (the nodes pull no image).
+func WithImage(image, dir string) Option {
+	return func(o *options) {
+		if o.images == nil {
+			o.images = map[string]string{}
+		}
+		o.images[image] = dir
+	}
+}
 
 // WithLogDir writes the components' logs (etcd.log, kube-apiserver.log, ...) to dir, which is
 // kept. By default they go to a temporary folder removed at Stop unless KeepLogs was called.

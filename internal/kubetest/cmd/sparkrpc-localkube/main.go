@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -40,6 +41,19 @@ func run() error {
 	logDir := flag.String("log-dir", "", "folder for the components' logs (default: a temporary folder, removed at exit)")
 	kubeconfig := flag.String("kubeconfig", "", "also write the admin kubeconfig to this file")
 	timeout := flag.Duration("start-timeout", 2*time.Minute, "how long to wait for the control plane to be ready")
+	var images []kubetest.Option
+	flag.Func("image", "IMAGE=DIR: the programs of the image IMAGE are the files of folder DIR, where a pod's command is looked up first (repeatable)", func(v string) error {
+		image, dir, ok := strings.Cut(v, "=")
+		if !ok || image == "" || dir == "" {
+			return fmt.Errorf("want IMAGE=DIR, not %q", v)
+		}
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return err
+		}
+		images = append(images, kubetest.WithImage(image, abs))
+		return nil
+	})
 	flag.Parse()
 	if *bin == "" {
 		return fmt.Errorf("--bin (or $%s) is required: build the binaries with internal/kubetest/build-controlplane DIR", kubetest.BinEnv)
@@ -52,6 +66,7 @@ func run() error {
 		kubetest.WithNodeCapacity(*cpu, *memory, *pods),
 		kubetest.WithStartTimeout(*timeout),
 	}
+	opts = append(opts, images...)
 	if *pathPrefix != "" {
 		abs, err := filepath.Abs(*pathPrefix)
 		if err != nil {

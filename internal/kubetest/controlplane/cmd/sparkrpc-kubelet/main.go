@@ -6,8 +6,9 @@
 // replaces the image entrypoint, args follow it; with no command, args[0] is the program) as a
 // process in its own process group, with the container's environment (literal values with $(VAR)
 // expansion, Downward API fieldRefs such as metadata.name, metadata.namespace, status.podIP and
-// spec.nodeName, configMap and secret key refs, envFrom). The image is not used; command[0] is
-// looked up in PATH extended by --path-prefix. stdout and stderr go to a per-container log file that
+// spec.nodeName, configMap and secret key refs, envFrom). Images are not pulled: --image
+// IMAGE=DIR says that the programs of image IMAGE are the files of folder DIR, where command[0]
+// is looked up first; then in PATH extended by --path-prefix. stdout and stderr go to a per-container log file that
 // the node serves, so `kubectl logs` works. The pod goes Pending -> Running -> Succeeded or Failed
 // with the exit code (reason Completed, Error or StartError). Deleting a pod sends SIGTERM to its
 // process group and SIGKILL after the pod's grace period. Restart policies are not applied (a
@@ -65,6 +66,7 @@ type config struct {
 	memory       string
 	pods         int
 	pathPrefix   string
+	images       map[string]string
 	rootDir      string
 	tlsCertFile  string
 	tlsKeyFile   string
@@ -74,7 +76,7 @@ type config struct {
 }
 
 func main() {
-	var c config
+	c := config{images: map[string]string{}}
 	flag.StringVar(&c.kubeconfig, "kubeconfig", "", "kubeconfig of the API server (required)")
 	flag.StringVar(&c.nodeName, "node-name", "", "name of the node (default: the host name)")
 	flag.StringVar(&c.listenAddr, "address", "127.0.0.1", "address of the node's TLS endpoint (logs, stats); also published as the node's InternalIP")
@@ -83,6 +85,14 @@ func main() {
 	flag.StringVar(&c.memory, "memory", "8Gi", "memory capacity of the node")
 	flag.IntVar(&c.pods, "pods", 110, "how many pods the node takes")
 	flag.StringVar(&c.pathPrefix, "path-prefix", "", "directories (separated by "+string(filepath.ListSeparator)+") searched before PATH for a pod's command")
+	flag.Func("image", "IMAGE=DIR: the programs of image IMAGE are the files of folder DIR (repeatable)", func(v string) error {
+		image, dir, ok := strings.Cut(v, "=")
+		if !ok || image == "" || dir == "" {
+			return fmt.Errorf("want IMAGE=DIR, not %q", v)
+		}
+		c.images[image] = dir
+		return nil
+	})
 	flag.StringVar(&c.rootDir, "root-dir", "", "directory for pods' working directories and logs (required)")
 	flag.StringVar(&c.tlsCertFile, "tls-cert-file", "", "serving certificate of the TLS endpoint (default: a self-signed one)")
 	flag.StringVar(&c.tlsKeyFile, "tls-private-key-file", "", "key of --tls-cert-file")
@@ -125,6 +135,7 @@ func run(c config) error {
 		nodeName:   c.nodeName,
 		nodeIP:     c.listenAddr,
 		pathPrefix: c.pathPrefix,
+		images:     c.images,
 		rootDir:    c.rootDir,
 		apiServer:  restCfg.Host,
 		client:     client,

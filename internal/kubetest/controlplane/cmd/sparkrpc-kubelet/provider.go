@@ -33,10 +33,13 @@ type providerConfig struct {
 	nodeName   string
 	nodeIP     string
 	pathPrefix string
-	rootDir    string
-	apiServer  string               // URL of the API server, for KUBERNETES_SERVICE_HOST/PORT
-	client     kubernetes.Interface // for service-account tokens
-	logger     *slog.Logger
+	// images maps an image reference to the folder that stands for its
+	// file system's programs: a pod's command is looked up there first.
+	images    map[string]string
+	rootDir   string
+	apiServer string               // URL of the API server, for KUBERNETES_SERVICE_HOST/PORT
+	client    kubernetes.Interface // for service-account tokens
+	logger    *slog.Logger
 }
 
 // provider runs pods as local processes. It implements nodeutil.Provider and node.PodNotifier.
@@ -194,7 +197,11 @@ func (p *provider) start(pp *podProc, vols *podVolumes) error {
 	if len(argv) == 0 {
 		return fmt.Errorf("container %s has neither command nor args (the image is not run by this node)", c.Name)
 	}
-	path, err := lookPath(argv[0], vars["PATH"])
+	search := vars["PATH"]
+	if dir, ok := p.cfg.images[c.Image]; ok {
+		search = dir + string(filepath.ListSeparator) + search
+	}
+	path, err := lookPath(argv[0], search)
 	if err != nil {
 		return fmt.Errorf("container %s: %w", c.Name, err)
 	}
