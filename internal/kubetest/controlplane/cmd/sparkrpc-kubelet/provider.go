@@ -197,11 +197,7 @@ func (p *provider) start(pp *podProc, vols *podVolumes) error {
 	if len(argv) == 0 {
 		return fmt.Errorf("container %s has neither command nor args (the image is not run by this node)", c.Name)
 	}
-	search := vars["PATH"]
-	if dir, ok := p.cfg.images[c.Image]; ok {
-		search = dir + string(filepath.ListSeparator) + search
-	}
-	path, err := lookPath(argv[0], search)
+	path, err := p.commandPath(c.Image, argv[0], vars["PATH"])
 	if err != nil {
 		return fmt.Errorf("container %s: %w", c.Name, err)
 	}
@@ -441,4 +437,13 @@ func (p *provider) GetStatsSummary(context.Context) (*statsv1alpha1.Summary, err
 // GetMetricsResource reports no metrics.
 func (p *provider) GetMetricsResource(context.Context) ([]*dto.MetricFamily, error) {
 	return nil, nil
+}
+
+// commandPath finds the program of a container running image: in the
+// image's folder (providerConfig.images) first, then in path.
+func (p *provider) commandPath(image, command, path string) (string, error) {
+	if dir, ok := p.cfg.images[image]; ok {
+		path = dir + string(filepath.ListSeparator) + path
+	}
+	return lookPath(command, path)
 }

@@ -70,6 +70,25 @@ func TestContainerEnvAndLookPath(t *testing.T) {
 	}
 }
 
+// A container's command is looked up in the folder of its image first.
+func TestImageProgram(t *testing.T) {
+	imageDir, pathDir := t.TempDir(), t.TempDir()
+	for _, d := range []string{imageDir, pathDir} {
+		if err := os.WriteFile(filepath.Join(d, "prog"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := newProvider(providerConfig{nodeName: "n1", images: map[string]string{"me/prog:1": imageDir}, logger: slog.Default()})
+	for image, want := range map[string]string{"me/prog:1": imageDir, "me/prog:2": pathDir, "": pathDir} {
+		if got, err := p.commandPath(image, "prog", pathDir); err != nil || got != filepath.Join(want, "prog") {
+			t.Errorf("image %q: %q, %v; want the program in %s", image, got, err, want)
+		}
+	}
+	if _, err := p.commandPath("me/prog:1", "other", pathDir); err == nil {
+		t.Error("a program in neither folder was found")
+	}
+}
+
 func TestLocalizeMountPaths(t *testing.T) {
 	pv := &podVolumes{mounts: []mount{{path: "/var/run/secrets/x", local: "/pods/p/var/run/secrets/x"}, {path: "/var/run/secrets/x/y", local: "/pods/p/var/run/secrets/x/y"}}}
 	for in, want := range map[string]string{
