@@ -8,46 +8,21 @@ package kubernetes
 import (
 	"context"
 	"errors"
-	"path"
-	"sort"
 	"strings"
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeclient"
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeconf"
 	"github.com/sparkrpc/sparkrpc/netty"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-const (
-	// KeyAuthSecretName names the Kubernetes Secret that holds the
-	// application's spark.authenticate secret, under AuthSecretKey. Submit
-	// sets it in a driver pod's configuration (the driver pod mounts the
-	// Secret and its executor pods mount it too); when it is not set, a
-	// driver with spark.authenticate on creates the Secret itself. Not a
-	// Spark key.
-	KeyAuthSecretName = "spark.sparkrpc.kubernetes.authenticate.secretName"
-	// AuthSecretKey is the key of the secret in the Kubernetes Secret.
-	AuthSecretKey = "auth-secret"
-	// DriverOAuthTokenKey is the key, in the same Secret, of the driver
-	// pod's spark.kubernetes.authenticate.driver.oauthToken (cluster mode),
-	// which the driver pod alone mounts and names in
-	// spark.kubernetes.authenticate.driver.oauthTokenFile, as Spark does.
-	DriverOAuthTokenKey = "driver-oauth-token"
-	// AuthSecretVolumeName is the pods' volume of the Secret.
-	AuthSecretVolumeName = "spark-auth-secret"
-	// AuthSecretMountPath is where the pods mount it: their
-	// spark.authenticate.secret.file is AuthSecretMountPath/AuthSecretKey.
-	AuthSecretMountPath = "/var/run/secrets/sparkrpc/auth"
-)
-
-// AuthSecretFile is the secret file of a pod that mounts the Secret.
-var AuthSecretFile = path.Join(AuthSecretMountPath, AuthSecretKey)
-
 // authEnabled reports spark.authenticate.
 func authEnabled(conf *actor.Conf) (bool, error) {
 	on, err := conf.GetBool(netty.KeyAuthenticate, false)
-	return on, wrapConf(err)
+	return on, kubeconf.WrapInvalid(err)
 }
 
 // appAuthSecret is the application's secret: the one conf gives
@@ -60,7 +35,7 @@ func appAuthSecret(conf *actor.Conf) (secret []byte, generated bool, err error) 
 		return s, false, nil
 	}
 	if !errors.Is(err, netty.ErrNoSecret) {
-		return nil, false, wrapConf(err)
+		return nil, false, kubeconf.WrapInvalid(err)
 	}
 	if s, err = cluster.GenerateSecret(); err != nil {
 		return nil, false, err
@@ -72,34 +47,18 @@ func appAuthSecret(conf *actor.Conf) (secret []byte, generated bool, err error) 
 // resources are named with prefix.
 func AuthSecretName(prefix string) string { return prefix + "-auth-secret" }
 
-// authSecret is the Kubernetes Secret holding data (AuthSecretKey: the
-// shared secret; DriverOAuthTokenKey: the driver pod's token), labelled
-// with the application's labels.
-func (c *config) authSecret(name string, data map[string][]byte) *corev1.Secret {
+// authSecret is the Kubernetes Secret of c's application holding data
+// (kubeconf.AuthSecretKey: the shared secret; kubeconf.DriverOAuthTokenKey:
+// the driver pod's token), labelled with the application's labels.
+func authSecret(c *kubeconf.Config, name string, data map[string][]byte) *corev1.Secret {
 	immutable := true
 	return &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: c.Namespace, Labels: map[string]string{
-			LabelAppSelector: c.AppID, LabelAppName: AppNameLabel(c.AppName)}},
+			kubeconf.LabelAppSelector: c.AppID, kubeconf.LabelAppName: kubeconf.AppNameLabel(c.AppName)}},
 		Type:      corev1.SecretTypeOpaque,
 		Immutable: &immutable,
 		Data:      data,
 	}
-}
-
-// authVolume is the pods' volume of Secret name with keys (each a file of
-// its name), mode 0400.
-func authVolume(name string, keys ...string) corev1.Volume {
-	mode := int32(0o400)
-	items := make([]corev1.KeyToPath, 0, len(keys))
-	for _, k := range keys {
-		items = append(items, corev1.KeyToPath{Key: k, Path: k})
-	}
-	return corev1.Volume{Name: AuthSecretVolumeName, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
-		SecretName: name, DefaultMode: &mode, Items: items}}}
-}
-
-func authMount() corev1.VolumeMount {
-	return corev1.VolumeMount{Name: AuthSecretVolumeName, MountPath: AuthSecretMountPath, ReadOnly: true}
 }
 
 // executorStartupConf is the configuration executor pods are started with
@@ -117,23 +76,9 @@ func executorStartupConf(conf *actor.Conf, red *redactor, secretName string) map
 	}
 	if secretName != "" {
 		out[netty.KeyAuthenticate] = "true"
-		out[netty.KeyAuthenticateSecretFile] = AuthSecretFile
+		out[netty.KeyAuthenticateSecretFile] = kubeconf.AuthSecretFile
 	}
 	return out
-}
-
-// confArgs is conf as sorted "--conf K=V" arguments.
-func confArgs(conf map[string]string) []string {
-	keys := make([]string, 0, len(conf))
-	for k := range conf {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	args := make([]string, 0, 2*len(keys))
-	for _, k := range keys {
-		args = append(args, "--conf", k+"="+conf[k])
-	}
-	return args
 }
 
 // driverAuth is what a driver with spark.authenticate on set up: the
@@ -145,11 +90,11 @@ type driverAuth struct {
 }
 
 // setupDriverAuth prepares the executors' authentication for a driver
-// running here: with spark.authenticate on and no KeyAuthSecretName (client
-// mode), it takes the given secret or generates one (kept in conf, in
+// running here: with spark.authenticate on and no
+// kubeconf.KeyAuthSecretName (client mode), it takes the given secret or generates one (kept in conf, in
 // memory, for the driver itself), creates the Secret (owned by owner, the
 // driver pod, when there is one) and sets kcfg's executor configuration.
-func setupDriverAuth(ctx context.Context, conf *actor.Conf, kcfg *config, client *apiClient, owner *metav1.OwnerReference) (*driverAuth, error) {
+func setupDriverAuth(ctx context.Context, conf *actor.Conf, kcfg *kubeconf.Config, client *kubeclient.Client, owner *metav1.OwnerReference) (*driverAuth, error) {
 	red, err := newRedactor(conf)
 	if err != nil {
 		return nil, err
@@ -162,7 +107,7 @@ func setupDriverAuth(ctx context.Context, conf *actor.Conf, kcfg *config, client
 		kcfg.ExecutorConf = executorStartupConf(conf, red, "")
 		return &driverAuth{}, nil
 	}
-	da := &driverAuth{name: conf.Get(KeyAuthSecretName, "")}
+	da := &driverAuth{name: conf.Get(kubeconf.KeyAuthSecretName, "")}
 	if da.name == "" {
 		secret, generated, err := appAuthSecret(conf)
 		if err != nil {
@@ -172,7 +117,7 @@ func setupDriverAuth(ctx context.Context, conf *actor.Conf, kcfg *config, client
 			conf.Set(netty.KeyAuthenticateSecret, string(secret)) // for the driver's own env, in memory only
 		}
 		da.name = AuthSecretName(kcfg.PodNamePrefix)
-		s := kcfg.authSecret(da.name, map[string][]byte{AuthSecretKey: secret})
+		s := authSecret(kcfg, da.name, map[string][]byte{kubeconf.AuthSecretKey: secret})
 		if owner != nil {
 			s.OwnerReferences = []metav1.OwnerReference{*owner}
 		}
@@ -180,7 +125,7 @@ func setupDriverAuth(ctx context.Context, conf *actor.Conf, kcfg *config, client
 		_, err = client.CoreV1().Secrets(kcfg.Namespace).Create(cctx, s, metav1.CreateOptions{})
 		cancel()
 		if err != nil {
-			return nil, client.apiError(err, "create", "secrets", kcfg.Namespace)
+			return nil, client.APIError(err, "create", "secrets", kcfg.Namespace)
 		}
 		da.created = true
 	}
@@ -190,11 +135,11 @@ func setupDriverAuth(ctx context.Context, conf *actor.Conf, kcfg *config, client
 }
 
 // cleanup deletes the Secret the driver created.
-func (da *driverAuth) cleanup(client *apiClient, namespace string) error {
+func (da *driverAuth) cleanup(client *kubeclient.Client, namespace string) error {
 	if da == nil || !da.created {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), client.Timeout)
 	defer cancel()
-	return client.apiError(client.CoreV1().Secrets(namespace).Delete(ctx, da.name, metav1.DeleteOptions{}), "delete", "secrets/"+da.name, namespace)
+	return client.APIError(client.CoreV1().Secrets(namespace).Delete(ctx, da.name, metav1.DeleteOptions{}), "delete", "secrets/"+da.name, namespace)
 }

@@ -9,9 +9,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/executorpods"
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeconf"
 	"github.com/sparkrpc/sparkrpc/netty"
 	"github.com/sparkrpc/sparkrpc/webui"
 	corev1 "k8s.io/api/core/v1"
@@ -38,12 +41,21 @@ func checkAuthVolume(t *testing.T, spec corev1.PodSpec, secretName string) {
 		t.Errorf("volumes %+v, want the Secret %s with mode 0400", spec.Volumes, secretName)
 	}
 	m := spec.Containers[0].VolumeMounts
-	if len(m) != 1 || m[0].MountPath != AuthSecretMountPath || !m[0].ReadOnly {
+	if len(m) != 1 || m[0].MountPath != kubeconf.AuthSecretMountPath || !m[0].ReadOnly {
 		t.Errorf("mounts %+v", m)
 	}
 }
 
-func driverPodNoSecret(m cluster.Master, conf *actor.Conf, kcfg *config) (*corev1.Pod, []string, error) {
+// testConfig is the configuration of an application without
+// authentication, as kubeconf.Parse would give it.
+func testConfig() *kubeconf.Config {
+	return &kubeconf.Config{AppID: "spark-1", AppName: "SparkPi", Namespace: "default", PodNamePrefix: "sparkpi-abc", BatchSize: 10,
+		BatchDelay: time.Second, ExecutorTimeout: time.Minute, MaxPendingPods: 1 << 30, DeleteOnTermination: true,
+		MaxExecutorFailures: 3, ExecutorImage: "img", ExecutorCores: 1, ExecutorMemoryMiB: 1024, ExecutorOverheadMiB: 384,
+		ExecutorRequestCores: "1", Executable: "sparkrpc", PullPolicy: "IfNotPresent"}
+}
+
+func driverPodNoSecret(m cluster.Master, conf *actor.Conf, kcfg *kubeconf.Config) (*corev1.Pod, []string, error) {
 	pod, _, dropped, err := driverPod(cluster.SubmitConfig{Master: m, Class: "SparkPi", Conf: conf}, kcfg, "app-driver", nil)
 	return pod, dropped, err
 }
@@ -53,21 +65,21 @@ func driverPodNoSecret(m cluster.Master, conf *actor.Conf, kcfg *config) (*corev
 // the files of the mounted Secret (the shared secret, the driver's token).
 func TestDriverPodKeepsSecretsOut(t *testing.T) {
 	conf := actor.NewConf().
-		Set(KeyContainerImage, "img").
+		Set(kubeconf.KeyContainerImage, "img").
 		Set(netty.KeyAuthenticate, "true").
 		Set(netty.KeyAuthenticateSecret, "s3cr3t-value").
 		Set(netty.KeyAuthenticateSecretFile, "/home/me/secret").
-		Set(KeyAuthDriverPrefix+AuthOAuthToken, "t0ken-value").
+		Set(kubeconf.KeyAuthDriverPrefix+kubeconf.AuthOAuthToken, "t0ken-value").
 		Set("spark.db.password", "passw0rd-value").
 		Set("spark.custom.credential", "cust0m-value").
 		Set(webui.KeyRedactionRegex, "(?i)credential").
 		Set(cluster.KeyAppName, "app")
-	kcfg, err := parseConfig(conf, "spark-1")
+	kcfg, err := kubeconf.Parse(conf, "spark-1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	m, _ := cluster.ParseMaster("k8s://https://127.0.0.1:6443")
-	secret := kcfg.authSecret("app-auth-secret", map[string][]byte{AuthSecretKey: []byte("s3cr3t-value"), DriverOAuthTokenKey: []byte("t0ken-value")})
+	secret := authSecret(kcfg, "app-auth-secret", map[string][]byte{kubeconf.AuthSecretKey: []byte("s3cr3t-value"), kubeconf.DriverOAuthTokenKey: []byte("t0ken-value")})
 	pod, _, dropped, err := driverPod(cluster.SubmitConfig{Master: m, Class: "SparkPi", Conf: conf}, kcfg, "app-driver", secret)
 	if err != nil {
 		t.Fatal(err)
@@ -78,9 +90,9 @@ func TestDriverPodKeepsSecretsOut(t *testing.T) {
 		t.Errorf("dropped %q, want %q", dropped, want)
 	}
 	args := pod.Spec.Containers[0].Args
-	for _, a := range []string{netty.KeyAuthenticate + "=true", netty.KeyAuthenticateSecretFile + "=" + AuthSecretFile,
-		KeyAuthSecretName + "=app-auth-secret", webui.KeyRedactionRegex + "=(?i)credential",
-		KeyAuthDriverPrefix + AuthOAuthTokenFile + "=" + AuthSecretMountPath + "/" + DriverOAuthTokenKey} {
+	for _, a := range []string{netty.KeyAuthenticate + "=true", netty.KeyAuthenticateSecretFile + "=" + kubeconf.AuthSecretFile,
+		kubeconf.KeyAuthSecretName + "=app-auth-secret", webui.KeyRedactionRegex + "=(?i)credential",
+		kubeconf.KeyAuthDriverPrefix + kubeconf.AuthOAuthTokenFile + "=" + kubeconf.AuthSecretMountPath + "/" + kubeconf.DriverOAuthTokenKey} {
 		if !slices.Contains(args, a) {
 			t.Errorf("args lack %q: %q", a, args)
 		}
@@ -97,7 +109,7 @@ func TestDriverPodKeepsSecretsOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	noValueIn(t, "the driver pod", pod, "s3cr3t-value", "t0ken-value")
-	if want := []string{"spark.authenticate.secret", "spark.custom.credential", "spark.db.password", KeyAuthDriverPrefix + AuthOAuthToken}; !slices.Equal(dropped, want) {
+	if want := []string{"spark.authenticate.secret", "spark.custom.credential", "spark.db.password", kubeconf.KeyAuthDriverPrefix + kubeconf.AuthOAuthToken}; !slices.Equal(dropped, want) {
 		t.Errorf("dropped %q, want %q", dropped, want)
 	}
 	if len(pod.Spec.Volumes) != 0 {
@@ -122,10 +134,10 @@ func TestExecutorPodMountsAuthSecret(t *testing.T) {
 	c := testConfig()
 	c.AuthSecretName = "sparkpi-abc-auth-secret"
 	c.ExecutorConf = executorStartupConf(conf, red, c.AuthSecretName)
-	pod := c.executorPod(1, "spark://CoarseGrainedScheduler@127.0.0.1:7078", nil)
+	pod := executorpods.Pod(c, 1, "spark://CoarseGrainedScheduler@127.0.0.1:7078", nil)
 	noValueIn(t, "the executor pod", pod, "s3cr3t-value", "passw0rd-value", "/home/me/secret")
 	args := strings.Join(pod.Spec.Containers[0].Args, " ")
-	for _, a := range []string{"--conf " + netty.KeyAuthenticate + "=true", "--conf " + netty.KeyAuthenticateSecretFile + "=" + AuthSecretFile,
+	for _, a := range []string{"--conf " + netty.KeyAuthenticate + "=true", "--conf " + netty.KeyAuthenticateSecretFile + "=" + kubeconf.AuthSecretFile,
 		"--conf spark.rpc.io.connectionTimeout=30s"} {
 		if !strings.Contains(args, a) {
 			t.Errorf("args lack %q: %s", a, args)
@@ -163,7 +175,7 @@ func TestAppAuthSecret(t *testing.T) {
 	if s, gen, err := appAuthSecret(on().Set(netty.KeyAuthenticateSecretFile, f)); err != nil || gen || string(s) != "from-file" {
 		t.Fatalf("secret file: %q, %v, %v", s, gen, err)
 	}
-	if _, err := newRedactor(actor.NewConf().Set(webui.KeyRedactionRegex, "(")); !errors.Is(err, ErrInvalidConfig) ||
+	if _, err := newRedactor(actor.NewConf().Set(webui.KeyRedactionRegex, "(")); !errors.Is(err, kubeconf.ErrInvalidConfig) ||
 		!strings.Contains(err.Error(), webui.KeyRedactionRegex) {
 		t.Fatalf("bad regex: %v", err)
 	}

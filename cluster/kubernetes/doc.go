@@ -50,10 +50,10 @@
 //
 // # Allocation
 //
-// The allocator is the driver's endpoints.ClusterManager (Spark's
-// ExecutorPodsAllocator and ExecutorPodsLifecycleManager). An informer
-// (client-go's tools/cache, on a list and watch of the pods client) keeps a
-// snapshot of the application's executor pods (label selector
+// The allocator (package executorpods) is the driver's
+// endpoints.ClusterManager (Spark's ExecutorPodsAllocator and
+// ExecutorPodsLifecycleManager). An informer (client-go's tools/cache, on a
+// list and watch of the pods client) keeps a snapshot of the application's executor pods (label selector
 // spark-app-selector=<app id>,spark-role=executor; an expired watch is
 // relisted by the informer) and every event, or every
 // spark.kubernetes.allocation.batch.delay, triggers a round: decide (plan.go,
@@ -99,17 +99,19 @@
 //
 // # Credentials and errors
 //
-// The API client follows kubeconfig's rules (KUBECONFIG, ~/.kube/config, context
-// spark.kubernetes.context), then Spark's keys
+// The API client (package kubeclient) follows kubeconfig's rules
+// (KUBECONFIG, ~/.kube/config, context spark.kubernetes.context), then
+// Spark's keys
 // spark.kubernetes.authenticate.submission.{oauthToken, oauthTokenFile,
 // caCertFile, clientCertFile, clientKeyFile}; the master URL's server
 // overrides the kubeconfig's. Every request is bounded by
 // spark.kubernetes.submission.requestTimeout and connecting by
 // spark.kubernetes.submission.connectionTimeout (driver pod:
 // spark.kubernetes.driver.requestTimeout / connectionTimeout). API failures
-// are *APIError values matching ErrUnreachable, ErrUnauthorized (with the
-// credential used), ErrForbidden (verb, resource, namespace) or
-// ErrNamespaceNotFound.
+// are *kubeclient.APIError values matching kubeclient.ErrUnreachable,
+// ErrUnauthorized (with the credential used), ErrForbidden (verb, resource,
+// namespace) or ErrNamespaceNotFound. Configuration errors match
+// kubeconf.ErrInvalidConfig.
 //
 // Requests go through typed clients of the core/v1 resources the package
 // uses (pods, secrets, services, namespaces): client-go's generic typed
@@ -119,6 +121,8 @@
 // its informer factories.
 //
 // # Configuration keys
+//
+// Package kubeconf names them (kubeconf.KeyNamespace, ...):
 //
 //	spark.kubernetes.namespace                               default
 //	spark.kubernetes.context                                 (current context)
@@ -164,13 +168,20 @@
 //   - submit.go: Submit and RunDriverPod, the driver here and its executors
 //     in pods; driverpod.go: cluster mode (the driver pod, its service,
 //     following it); ops.go: submit --kill and --status;
-//   - config.go: the configuration keys and their parsed values; pods.go: the
-//     executor pods' spec; authsecret.go: the application's secret as a
-//     Kubernetes Secret; redaction.go: which keys are sensitive;
-//   - allocator.go: the allocator's pod informer and allocation rounds;
-//     allocatorcm.go: its endpoints.ClusterManager methods; plan.go: its
-//     decisions, free of I/O; readiness.go: its wait for the driver pod;
-//   - apiclient.go: the API client (kubeconfig, credentials, timeouts);
-//     apierror.go: the typed errors of its requests; corev1.go: the typed
-//     clients of the core/v1 resources and the pod list-watches.
+//   - authsecret.go: the application's secret as a Kubernetes Secret;
+//     redaction.go: which keys are sensitive.
+//
+// # Packages
+//
+// Three packages below this one hold the rest, each importing only those
+// before it:
+//
+//   - kubeconf: the configuration keys and their parsed values (Config),
+//     the pods' labels and names;
+//   - kubeclient: the API client (kubeconfig, credentials, timeouts), the
+//     typed errors of its requests, the typed core/v1 clients and the pod
+//     list-watches;
+//   - executorpods: the allocator of the executor pods (its informer and
+//     rounds, its decisions free of I/O, its wait for the driver pod) and
+//     the executor pods' spec.
 package kubernetes

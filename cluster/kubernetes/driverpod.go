@@ -16,6 +16,9 @@ import (
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/executorpods"
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeclient"
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeconf"
 	"github.com/sparkrpc/sparkrpc/netty"
 	"github.com/sparkrpc/sparkrpc/webui"
 	corev1 "k8s.io/api/core/v1"
@@ -32,17 +35,17 @@ var ErrDriverFailed = errors.New("kubernetes: driver pod failed")
 
 // keys never passed to the driver pod: the submission's own credentials.
 func passToDriver(key string) bool {
-	return !strings.HasPrefix(key, KeyAuthSubmissionPrefix) && key != KeySubmissionRequestTimeout &&
-		key != KeySubmissionConnectionTimeout && key != cluster.KeySubmitWorkingDir
+	return !strings.HasPrefix(key, kubeconf.KeyAuthSubmissionPrefix) && key != kubeconf.KeySubmissionRequestTimeout &&
+		key != kubeconf.KeySubmissionConnectionTimeout && key != cluster.KeySubmitWorkingDir
 }
 
 // driverPod returns the driver pod of cluster mode and its headless service.
 // Sensitive keys (spark.redaction.regex) are left out of its arguments and
-// returned, but for those secret carries: with secret (see
-// config.authSecret) the pod mounts it, its spark.authenticate.secret.file
-// names the shared secret's file and its
-// spark.kubernetes.authenticate.driver.oauthTokenFile the token's.
-func driverPod(cfg cluster.SubmitConfig, kcfg *config, podName string, secret *corev1.Secret) (*corev1.Pod, *corev1.Service, []string, error) {
+// returned, but for those secret carries: with secret (see authSecret) the
+// pod mounts it, its spark.authenticate.secret.file names the shared
+// secret's file and its spark.kubernetes.authenticate.driver.oauthTokenFile
+// the token's.
+func driverPod(cfg cluster.SubmitConfig, kcfg *kubeconf.Config, podName string, secret *corev1.Secret) (*corev1.Pod, *corev1.Service, []string, error) {
 	conf := cfg.Conf
 	red, err := newRedactor(conf)
 	if err != nil {
@@ -52,7 +55,7 @@ func driverPod(cfg cluster.SubmitConfig, kcfg *config, podName string, secret *c
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	labels, annotations, err := kcfg.driverMetadata(conf)
+	labels, annotations, err := driverMetadata(kcfg, conf)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -62,7 +65,7 @@ func driverPod(cfg cluster.SubmitConfig, kcfg *config, podName string, secret *c
 	}
 	args := []string{"driver", "--master", cfg.Master.String(), "--class", cfg.Class}
 	pass, keys, dropped := driverConf(conf, red, secret)
-	args = append(args, confArgs(pass)...)
+	args = append(args, kubeconf.Args(pass)...)
 	args = append(args, "--")
 	args = append(args, cfg.Args...)
 	pod := &corev1.Pod{
@@ -72,9 +75,9 @@ func driverPod(cfg cluster.SubmitConfig, kcfg *config, podName string, secret *c
 			ServiceAccountName: kcfg.ServiceAccount,
 			NodeSelector:       maps.Clone(kcfg.NodeSelector),
 			Containers: []corev1.Container{{
-				Name: DriverContainerName, Image: image, ImagePullPolicy: corev1.PullPolicy(kcfg.PullPolicy),
+				Name: kubeconf.DriverContainerName, Image: image, ImagePullPolicy: corev1.PullPolicy(kcfg.PullPolicy),
 				Command: []string{kcfg.Executable}, Args: args, Resources: res,
-				Ports: []corev1.ContainerPort{{Name: "driver-rpc-port", ContainerPort: DriverPort}},
+				Ports: []corev1.ContainerPort{{Name: "driver-rpc-port", ContainerPort: kubeconf.DriverPort}},
 				Env: []corev1.EnvVar{
 					{Name: "SPARK_APPLICATION_ID", Value: kcfg.AppID},
 					{Name: "SPARK_DRIVER_POD_IP", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{APIVersion: "v1", FieldPath: "status.podIP"}}},
@@ -83,10 +86,10 @@ func driverPod(cfg cluster.SubmitConfig, kcfg *config, podName string, secret *c
 		},
 	}
 	if len(keys) > 0 {
-		pod.Spec.Volumes = []corev1.Volume{authVolume(secret.Name, keys...)}
-		pod.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{authMount()}
+		pod.Spec.Volumes = []corev1.Volume{kubeconf.AuthVolume(secret.Name, keys...)}
+		pod.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{kubeconf.AuthMount()}
 	}
-	return pod, kcfg.driverService(podName), dropped, nil
+	return pod, driverService(kcfg, podName), dropped, nil
 }
 
 // driverResources is the driver container's requests and limits: memory
@@ -98,24 +101,24 @@ func driverResources(conf *actor.Conf) (corev1.ResourceRequirements, error) {
 	var res corev1.ResourceRequirements
 	memMiB, err := conf.GetSizeAsBytes(cluster.KeyDriverMemory, "1g", 1<<20)
 	if err != nil {
-		return res, wrapConf(err)
+		return res, kubeconf.WrapInvalid(err)
 	}
 	memMiB >>= 20
-	over, err := overheadMiB(conf, KeyDriverMemoryOverhead, memMiB)
+	over, err := kubeconf.OverheadMiB(conf, kubeconf.KeyDriverMemoryOverhead, memMiB)
 	if err != nil {
 		return res, err
 	}
-	cores := conf.Get(KeyDriverRequestCores, conf.Get(cluster.KeyDriverCores, "1"))
-	if err := checkQuantity(cores); err != nil {
-		return res, badConf(KeyDriverRequestCores, cores, err.Error())
+	cores := conf.Get(kubeconf.KeyDriverRequestCores, conf.Get(cluster.KeyDriverCores, "1"))
+	if err := kubeconf.CheckQuantity(cores); err != nil {
+		return res, kubeconf.Invalid(kubeconf.KeyDriverRequestCores, cores, err.Error())
 	}
 	mem := resource.MustParse(fmt.Sprintf("%dMi", memMiB+over))
 	res.Requests = corev1.ResourceList{corev1.ResourceMemory: mem, corev1.ResourceCPU: resource.MustParse(cores)}
 	res.Limits = corev1.ResourceList{corev1.ResourceMemory: mem}
-	if l := conf.Get(KeyDriverLimitCores, ""); l != "" {
+	if l := conf.Get(kubeconf.KeyDriverLimitCores, ""); l != "" {
 		q, err := resource.ParseQuantity(l)
 		if err != nil {
-			return res, badConf(KeyDriverLimitCores, l, err.Error())
+			return res, kubeconf.Invalid(kubeconf.KeyDriverLimitCores, l, err.Error())
 		}
 		res.Limits[corev1.ResourceCPU] = q
 	}
@@ -124,31 +127,31 @@ func driverResources(conf *actor.Conf) (corev1.ResourceRequirements, error) {
 
 // driverMetadata is the driver pod's labels (the user's
 // spark.kubernetes.driver.label.* and Spark's) and annotations.
-func (c *config) driverMetadata(conf *actor.Conf) (labels, annotations map[string]string, err error) {
-	if labels, err = prefixed(conf, KeyDriverLabelPrefix, true); err != nil {
+func driverMetadata(c *kubeconf.Config, conf *actor.Conf) (labels, annotations map[string]string, err error) {
+	if labels, err = kubeconf.Labels(conf, kubeconf.KeyDriverLabelPrefix); err != nil {
 		return nil, nil, err
 	}
-	if annotations, err = prefixed(conf, KeyDriverAnnotationPrefix, false); err != nil {
+	if annotations, err = kubeconf.Annotations(conf, kubeconf.KeyDriverAnnotationPrefix); err != nil {
 		return nil, nil, err
 	}
-	labels[LabelAppSelector] = c.AppID
-	labels[LabelAppName] = AppNameLabel(c.AppName)
-	labels[LabelRole] = RoleDriver
+	labels[kubeconf.LabelAppSelector] = c.AppID
+	labels[kubeconf.LabelAppName] = kubeconf.AppNameLabel(c.AppName)
+	labels[kubeconf.LabelRole] = kubeconf.RoleDriver
 	return labels, annotations, nil
 }
 
 // driverService is the headless service of the driver pod podName,
 // <podName>-svc (its last 63 characters, starting with a letter).
-func (c *config) driverService(podName string) *corev1.Service {
+func driverService(c *kubeconf.Config, podName string) *corev1.Service {
 	name := podName + "-svc"
 	if len(name) > 63 {
 		name = name[len(name)-63:]
 		name = strings.TrimLeft(name, "-0123456789")
 	}
 	return &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: c.Namespace, Labels: map[string]string{LabelAppSelector: c.AppID}},
-		Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone, Selector: map[string]string{LabelAppSelector: c.AppID, LabelRole: RoleDriver},
-			Ports: []corev1.ServicePort{{Name: "driver-rpc-port", Port: DriverPort}}},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: c.Namespace, Labels: map[string]string{kubeconf.LabelAppSelector: c.AppID}},
+		Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone, Selector: map[string]string{kubeconf.LabelAppSelector: c.AppID, kubeconf.LabelRole: kubeconf.RoleDriver},
+			Ports: []corev1.ServicePort{{Name: "driver-rpc-port", Port: kubeconf.DriverPort}}},
 	}
 }
 
@@ -159,15 +162,15 @@ func (c *config) driverService(podName string) *corev1.Service {
 func driverConf(conf *actor.Conf, red *redactor, secret *corev1.Secret) (pass map[string]string, keys, dropped []string) {
 	pass = map[string]string{}
 	if secret != nil {
-		if _, ok := secret.Data[AuthSecretKey]; ok {
-			keys = append(keys, AuthSecretKey)
+		if _, ok := secret.Data[kubeconf.AuthSecretKey]; ok {
+			keys = append(keys, kubeconf.AuthSecretKey)
 			pass[netty.KeyAuthenticate] = "true"
-			pass[netty.KeyAuthenticateSecretFile] = AuthSecretFile
-			pass[KeyAuthSecretName] = secret.Name
+			pass[netty.KeyAuthenticateSecretFile] = kubeconf.AuthSecretFile
+			pass[kubeconf.KeyAuthSecretName] = secret.Name
 		}
-		if _, ok := secret.Data[DriverOAuthTokenKey]; ok {
-			keys = append(keys, DriverOAuthTokenKey)
-			pass[KeyAuthDriverPrefix+AuthOAuthTokenFile] = path.Join(AuthSecretMountPath, DriverOAuthTokenKey)
+		if _, ok := secret.Data[kubeconf.DriverOAuthTokenKey]; ok {
+			keys = append(keys, kubeconf.DriverOAuthTokenKey)
+			pass[kubeconf.KeyAuthDriverPrefix+kubeconf.AuthOAuthTokenFile] = path.Join(kubeconf.AuthSecretMountPath, kubeconf.DriverOAuthTokenKey)
 		}
 	}
 	for k, v := range conf.All() {
@@ -175,8 +178,8 @@ func driverConf(conf *actor.Conf, red *redactor, secret *corev1.Secret) (pass ma
 		switch {
 		case !passToDriver(k) || replaced:
 		case red.sensitive(k):
-			carried := k == netty.KeyAuthenticateSecret && slices.Contains(keys, AuthSecretKey) ||
-				k == KeyAuthDriverPrefix+AuthOAuthToken && slices.Contains(keys, DriverOAuthTokenKey)
+			carried := k == netty.KeyAuthenticateSecret && slices.Contains(keys, kubeconf.AuthSecretKey) ||
+				k == kubeconf.KeyAuthDriverPrefix+kubeconf.AuthOAuthToken && slices.Contains(keys, kubeconf.DriverOAuthTokenKey)
 			if !carried {
 				dropped = append(dropped, k)
 			}
@@ -195,26 +198,26 @@ func submitCluster(ctx context.Context, cfg cluster.SubmitConfig) error {
 	conf := cfg.Conf
 	appID := conf.Get(cluster.KeyAppID, "")
 	if appID == "" {
-		appID = NewAppID()
+		appID = kubeconf.NewAppID()
 	}
 	conf.Set(cluster.KeyAppID, appID)
-	kcfg, err := parseConfig(conf, appID)
+	kcfg, err := kubeconf.Parse(conf, appID)
 	if err != nil {
 		return err
 	}
-	conf.SetIfMissing(KeyExecutorPodNamePrefix, kcfg.PodNamePrefix)
-	podName := conf.Get(KeyDriverPodName, kcfg.PodNamePrefix+"-driver")
-	conf.Set(KeyDriverPodName, podName)
+	conf.SetIfMissing(kubeconf.KeyExecutorPodNamePrefix, kcfg.PodNamePrefix)
+	podName := conf.Get(kubeconf.KeyDriverPodName, kcfg.PodNamePrefix+"-driver")
+	conf.Set(kubeconf.KeyDriverPodName, podName)
 	conf.Set(cluster.KeyDeployMode, "client") // the driver pod runs the driver itself
-	wait, err := conf.GetBool(KeyWaitAppCompletion, true)
+	wait, err := conf.GetBool(kubeconf.KeyWaitAppCompletion, true)
 	if err != nil {
-		return wrapConf(err)
+		return kubeconf.WrapInvalid(err)
 	}
-	interval, err := conf.GetDuration(KeyReportInterval, "1s", time.Millisecond)
+	interval, err := conf.GetDuration(kubeconf.KeyReportInterval, "1s", time.Millisecond)
 	if err != nil {
-		return wrapConf(err)
+		return kubeconf.WrapInvalid(err)
 	}
-	client, err := newAPIClient(conf, apiClientOptions{Server: cfg.Master.APIServer})
+	client, err := kubeclient.New(conf, kubeclient.Options{Server: cfg.Master.APIServer})
 	if err != nil {
 		return err
 	}
@@ -232,13 +235,13 @@ func submitCluster(ctx context.Context, cfg cluster.SubmitConfig) error {
 	if len(dropped) > 0 {
 		fmt.Fprintf(cfg.Stderr, "Not passed to the driver pod (sensitive keys, %s): %s\n", webui.KeyRedactionRegex, strings.Join(dropped, ", "))
 	}
-	if err := client.deployDriver(ctx, kcfg.Namespace, pod, svc, secret); err != nil {
+	if err := deployDriver(ctx, client, kcfg.Namespace, pod, svc, secret); err != nil {
 		return err
 	}
 	fmt.Fprintf(cfg.Stderr, "Deployed Spark application %s with application ID %s into Kubernetes: driver pod %s:%s\n",
 		kcfg.AppName, appID, kcfg.Namespace, podName)
 	if !wait {
-		fmt.Fprintf(cfg.Stderr, "Application %s launched; not waiting for it (%s=false)\n", appID, KeyWaitAppCompletion)
+		fmt.Fprintf(cfg.Stderr, "Application %s launched; not waiting for it (%s=false)\n", appID, kubeconf.KeyWaitAppCompletion)
 		return nil
 	}
 	return followDriver(ctx, cfg, client, kcfg.Namespace, podName, interval)
@@ -247,7 +250,7 @@ func submitCluster(ctx context.Context, cfg cluster.SubmitConfig) error {
 // driverSecret is the Kubernetes Secret of a driver pod: the application's
 // shared secret with spark.authenticate on, and the driver's OAuth token
 // when one is given; nil when there is neither.
-func driverSecret(conf *actor.Conf, kcfg *config) (*corev1.Secret, error) {
+func driverSecret(conf *actor.Conf, kcfg *kubeconf.Config) (*corev1.Secret, error) {
 	auth, err := authEnabled(conf)
 	if err != nil {
 		return nil, err
@@ -258,21 +261,21 @@ func driverSecret(conf *actor.Conf, kcfg *config) (*corev1.Secret, error) {
 		if err != nil {
 			return nil, err
 		}
-		data[AuthSecretKey] = value
+		data[kubeconf.AuthSecretKey] = value
 	}
-	if tok := conf.Get(KeyAuthDriverPrefix+AuthOAuthToken, ""); tok != "" {
-		data[DriverOAuthTokenKey] = []byte(tok)
+	if tok := conf.Get(kubeconf.KeyAuthDriverPrefix+kubeconf.AuthOAuthToken, ""); tok != "" {
+		data[kubeconf.DriverOAuthTokenKey] = []byte(tok)
 	}
 	if len(data) == 0 {
 		return nil, nil
 	}
-	return kcfg.authSecret(AuthSecretName(kcfg.PodNamePrefix), data), nil
+	return authSecret(kcfg, AuthSecretName(kcfg.PodNamePrefix), data), nil
 }
 
-// deployDriver creates a driver pod's Secret (when not nil), the pod, and
-// its service in namespace ns; the pod owns the other two. What it created
-// is deleted again when a later step fails.
-func (c *apiClient) deployDriver(ctx context.Context, ns string, pod *corev1.Pod, svc *corev1.Service, secret *corev1.Secret) error {
+// deployDriver creates, with c, a driver pod's Secret (when not nil), the
+// pod, and its service in namespace ns; the pod owns the other two. What it
+// created is deleted again when a later step fails.
+func deployDriver(ctx context.Context, c *kubeclient.Client, ns string, pod *corev1.Pod, svc *corev1.Service, secret *corev1.Secret) error {
 	if secret != nil {
 		// The Secret exists before the pod that mounts it; once the pod
 		// exists it becomes the Secret's owner, so that deleting the
@@ -281,7 +284,7 @@ func (c *apiClient) deployDriver(ctx context.Context, ns string, pod *corev1.Pod
 		_, err := c.CoreV1().Secrets(ns).Create(cctx, secret, metav1.CreateOptions{})
 		cancel()
 		if err != nil {
-			return c.apiError(err, "create", "secrets", ns)
+			return c.APIError(err, "create", "secrets", ns)
 		}
 	}
 	deleteSecret := func() {
@@ -296,7 +299,7 @@ func (c *apiClient) deployDriver(ctx context.Context, ns string, pod *corev1.Pod
 	cancel()
 	if err != nil {
 		deleteSecret()
-		return c.apiError(err, "create", "pods", ns)
+		return c.APIError(err, "create", "pods", ns)
 	}
 	deletePod := func() {
 		dctx, cancel := context.WithTimeout(context.Background(), c.Timeout)
@@ -311,7 +314,7 @@ func (c *apiClient) deployDriver(ctx context.Context, ns string, pod *corev1.Pod
 		_, err := c.CoreV1().Secrets(ns).Patch(cctx, secret.Name, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
 		cancel()
 		if err != nil {
-			err = c.apiError(err, "patch", "secrets/"+secret.Name, ns)
+			err = c.APIError(err, "patch", "secrets/"+secret.Name, ns)
 			deletePod()
 			deleteSecret()
 			return err
@@ -322,7 +325,7 @@ func (c *apiClient) deployDriver(ctx context.Context, ns string, pod *corev1.Pod
 	_, err = c.CoreV1().Services(ns).Create(cctx, svc, metav1.CreateOptions{})
 	cancel()
 	if err != nil {
-		err = c.apiError(err, "create", "services", ns)
+		err = c.APIError(err, "create", "services", ns)
 		deletePod() // the Secret, owned by the pod by now, goes with it
 		return err
 	}
@@ -331,8 +334,8 @@ func (c *apiClient) deployDriver(ctx context.Context, ns string, pod *corev1.Pod
 
 // followDriver watches the driver pod, prints its state changes (and every
 // interval its state), and returns when it ends: nil when it succeeded.
-func followDriver(ctx context.Context, cfg cluster.SubmitConfig, client *apiClient, ns, name string, interval time.Duration) error {
-	lw := namedPodListWatch(client.CoreV1().Pods(ns), name)
+func followDriver(ctx context.Context, cfg cluster.SubmitConfig, client *kubeclient.Client, ns, name string, interval time.Duration) error {
+	lw := kubeclient.NamedPodListWatch(client.CoreV1().Pods(ns), name)
 	var last *corev1.Pod
 	lastDesc := ""
 	tick := time.NewTicker(interval)
@@ -375,7 +378,7 @@ func followDriver(ctx context.Context, cfg cluster.SubmitConfig, client *apiClie
 			}
 			switch p.Status.Phase {
 			case corev1.PodSucceeded:
-				fmt.Fprintf(cfg.Stderr, "Application %s finished: driver pod %s succeeded\n", p.Labels[LabelAppSelector], name)
+				fmt.Fprintf(cfg.Stderr, "Application %s finished: driver pod %s succeeded\n", p.Labels[kubeconf.LabelAppSelector], name)
 				return nil
 			case corev1.PodFailed:
 				return fmt.Errorf("%w: driver pod %s:%s: %s", ErrDriverFailed, ns, name, driverFailure(p))
@@ -388,7 +391,7 @@ func followDriver(ctx context.Context, cfg cluster.SubmitConfig, client *apiClie
 				return fmt.Errorf("%w: the application keeps running (stop it with submit --master %s --kill %s:%s)",
 					context.Cause(ctx), cfg.Master, ns, name)
 			}
-			return client.apiError(err, "watch", "pods/"+name, ns)
+			return client.APIError(err, "watch", "pods/"+name, ns)
 		case <-tick.C:
 			if last != nil {
 				fmt.Fprintf(cfg.Stderr, "Application status for driver pod %s:%s (phase: %s)\n", ns, name, last.Status.Phase)
@@ -404,7 +407,7 @@ func followDriver(ctx context.Context, cfg cluster.SubmitConfig, client *apiClie
 // state, and the scheduler's reason when it is not placed.
 func describeDriver(p *corev1.Pod) string {
 	d := "phase: " + string(p.Status.Phase)
-	if msg := unschedulable(p); msg != "" {
+	if msg := executorpods.Unschedulable(p); msg != "" {
 		d += ", FailedScheduling: " + msg
 	}
 	for _, cs := range p.Status.ContainerStatuses {
@@ -451,4 +454,10 @@ func driverFailure(p *corev1.Pod) string {
 		return "failed"
 	}
 	return strings.Join(parts, "; ")
+}
+
+// ownerReferenceTo returns the controller ownerReference to pod.
+func ownerReferenceTo(pod *corev1.Pod) *metav1.OwnerReference {
+	ctrl := true
+	return &metav1.OwnerReference{APIVersion: "v1", Kind: "Pod", Name: pod.Name, UID: pod.UID, Controller: &ctrl}
 }

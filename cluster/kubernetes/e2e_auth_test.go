@@ -17,6 +17,7 @@ import (
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeconf"
 	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/netty"
 	corev1 "k8s.io/api/core/v1"
@@ -45,7 +46,7 @@ func watchApp(t *testing.T, c kubernetes.Interface, appID, secretName string) *a
 		defer close(w.stopped)
 		for {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			l, err := c.CoreV1().Pods("default").List(ctx, metav1.ListOptions{LabelSelector: LabelAppSelector + "=" + appID})
+			l, err := c.CoreV1().Pods("default").List(ctx, metav1.ListOptions{LabelSelector: kubeconf.LabelAppSelector + "=" + appID})
 			s, serr := c.CoreV1().Secrets("default").Get(ctx, secretName, metav1.GetOptions{})
 			cancel()
 			dirs, _ := filepath.Glob("/proc/[0-9]*")
@@ -158,9 +159,9 @@ func TestKubernetesAuthClientMode(t *testing.T) {
 	c := needCluster(t)
 	// Tasks that take a while: every executor process lives long enough to be seen.
 	conf := e2eConf(t, 2).Set(netty.KeyAuthenticate, "true").Set("spark.examples.sparkPi.taskDelay", "500ms")
-	appID := NewAppID()
+	appID := kubeconf.NewAppID()
 	conf.Set(cluster.KeyAppID, appID)
-	prefix := conf.Get(KeyExecutorPodNamePrefix, "")
+	prefix := conf.Get(kubeconf.KeyExecutorPodNamePrefix, "")
 	w := watchApp(t, c, appID, prefix+"-auth-secret")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -174,7 +175,7 @@ func TestKubernetesAuthClientMode(t *testing.T) {
 		t.Fatalf("the generated secret %q is not 32 bytes in hex", secret)
 	}
 	w.check(t, []string{secret}, 2, map[string]int{" executor ": 2})
-	if w.secret == nil || string(w.secret.Data["auth-secret"]) != secret || w.secret.Labels[LabelAppSelector] != appID {
+	if w.secret == nil || string(w.secret.Data["auth-secret"]) != secret || w.secret.Labels[kubeconf.LabelAppSelector] != appID {
 		t.Errorf("the application's Secret while it ran: %+v", w.secret)
 	}
 	if strings.Contains(stdout.String()+stderr.String(), secret) {
@@ -199,18 +200,18 @@ func TestKubernetesAuthClusterMode(t *testing.T) {
 	_, _ = rand.Read(b[:])
 	secret := hex.EncodeToString(b[:])
 	prefix := fmt.Sprintf("ca%d", time.Now().UnixNano()%1e9)
-	appID := NewAppID()
+	appID := kubeconf.NewAppID()
 	conf := actor.NewConf().
 		Set(cluster.KeyDeployMode, "cluster").
 		Set(cluster.KeyAppID, appID).
 		Set(cluster.KeyNumExecutors, "2").
 		Set(cluster.KeyExecutorMemory, "512m").
-		Set(KeyContainerImage, "sparkrpc:test").
-		Set(KeyExecutorPodNamePrefix, prefix).
-		Set(KeyBatchDelay, "100ms").
-		Set(KeyReportInterval, "5s").
-		Set(KeyAuthDriverPrefix+AuthOAuthToken, controlPlane.AdminToken()).
-		Set(KeyAuthDriverPrefix+AuthCACertFile, controlPlane.CAFile()).
+		Set(kubeconf.KeyContainerImage, "sparkrpc:test").
+		Set(kubeconf.KeyExecutorPodNamePrefix, prefix).
+		Set(kubeconf.KeyBatchDelay, "100ms").
+		Set(kubeconf.KeyReportInterval, "5s").
+		Set(kubeconf.KeyAuthDriverPrefix+kubeconf.AuthOAuthToken, controlPlane.AdminToken()).
+		Set(kubeconf.KeyAuthDriverPrefix+kubeconf.AuthCACertFile, controlPlane.CAFile()).
 		Set(netty.KeyAuthenticate, "true").
 		Set(netty.KeyAuthenticateSecret, secret).
 		Set("spark.examples.sparkPi.taskDelay", "500ms")
@@ -237,7 +238,7 @@ func TestKubernetesAuthClusterMode(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the application's Secret: %v", err)
 	}
-	if string(s.Data["auth-secret"]) != secret || s.Labels[LabelAppSelector] != appID || len(s.OwnerReferences) != 1 ||
+	if string(s.Data["auth-secret"]) != secret || s.Labels[kubeconf.LabelAppSelector] != appID || len(s.OwnerReferences) != 1 ||
 		s.OwnerReferences[0].Name != driver {
 		t.Fatalf("the application's Secret: labels %v, owners %+v", s.Labels, s.OwnerReferences)
 	}

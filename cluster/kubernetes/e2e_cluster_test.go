@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeconf"
 	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -46,12 +47,12 @@ func clusterArgs(t *testing.T, prefix string) []string {
 	}
 	return []string{"submit", "--master", "k8s://" + controlPlane.Server(), "--deploy-mode", "cluster", "--num-executors", "2",
 		"--executor-memory", "512m",
-		"--conf", KeyContainerImage + "=sparkrpc:test",
-		"--conf", KeyExecutorPodNamePrefix + "=" + prefix,
-		"--conf", KeyBatchDelay + "=100ms",
-		"--conf", KeyReportInterval + "=5s",
-		"--conf", KeyAuthDriverPrefix + AuthOAuthTokenFile + "=" + tok,
-		"--conf", KeyAuthDriverPrefix + AuthCACertFile + "=" + controlPlane.CAFile()}
+		"--conf", kubeconf.KeyContainerImage + "=sparkrpc:test",
+		"--conf", kubeconf.KeyExecutorPodNamePrefix + "=" + prefix,
+		"--conf", kubeconf.KeyBatchDelay + "=100ms",
+		"--conf", kubeconf.KeyReportInterval + "=5s",
+		"--conf", kubeconf.KeyAuthDriverPrefix + kubeconf.AuthOAuthTokenFile + "=" + tok,
+		"--conf", kubeconf.KeyAuthDriverPrefix + kubeconf.AuthCACertFile + "=" + controlPlane.CAFile()}
 }
 
 // TestKubernetesClusterMode: a driver pod and executor pods owned by it;
@@ -94,7 +95,7 @@ func TestKubernetesKillAndStatus(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	prefix := fmt.Sprintf("ks%d", time.Now().UnixNano()%1e9)
-	args := append(clusterArgs(t, prefix), "--conf", KeyWaitAppCompletion+"=false", "--conf", "spark.examples.sparkPi.taskDelay=2s",
+	args := append(clusterArgs(t, prefix), "--conf", kubeconf.KeyWaitAppCompletion+"=false", "--conf", "spark.examples.sparkPi.taskDelay=2s",
 		"--class", "SparkPi", "spark-internal", "200")
 	out, code := runSparkrpc(ctx, t, args...)
 	if code != 0 {
@@ -108,7 +109,7 @@ func TestKubernetesKillAndStatus(t *testing.T) {
 		if d, err := c.CoreV1().Pods("default").Get(ctx, driver, metav1.GetOptions{}); err != nil || d.Status.Phase != corev1.PodRunning {
 			return false
 		}
-		l, err := c.CoreV1().Pods("default").List(ctx, metav1.ListOptions{LabelSelector: LabelRole + "=" + RoleExecutor})
+		l, err := c.CoreV1().Pods("default").List(ctx, metav1.ListOptions{LabelSelector: kubeconf.LabelRole + "=" + kubeconf.RoleExecutor})
 		if err != nil {
 			return false
 		}
@@ -116,7 +117,7 @@ func TestKubernetesKillAndStatus(t *testing.T) {
 		for _, p := range l.Items {
 			if strings.HasPrefix(p.Name, prefix+"-exec-") && len(p.OwnerReferences) == 1 && p.OwnerReferences[0].Name == driver {
 				n++
-				appID = p.Labels[LabelAppSelector]
+				appID = p.Labels[kubeconf.LabelAppSelector]
 			}
 		}
 		return n == 2

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeconf"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -86,10 +87,10 @@ func TestKubernetesClusterModeServiceAccount(t *testing.T) {
 	prefix := fmt.Sprintf("sa%d", time.Now().UnixNano()%1e9)
 	out, code := runSparkrpc(ctx, t, "submit", "--master", "k8s://"+controlPlane.Server(), "--deploy-mode", "cluster",
 		"--num-executors", "2", "--executor-memory", "512m",
-		"--conf", KeyContainerImage+"=sparkrpc:test",
-		"--conf", KeyExecutorPodNamePrefix+"="+prefix,
-		"--conf", KeyBatchDelay+"=100ms",
-		"--conf", KeyServiceAccountName+"=sparkrpc-driver",
+		"--conf", kubeconf.KeyContainerImage+"=sparkrpc:test",
+		"--conf", kubeconf.KeyExecutorPodNamePrefix+"="+prefix,
+		"--conf", kubeconf.KeyBatchDelay+"=100ms",
+		"--conf", kubeconf.KeyServiceAccountName+"=sparkrpc-driver",
 		"--class", "SparkPi", "spark-internal", "4")
 	driver := prefix + "-driver"
 	defer func() { _ = c.CoreV1().Pods("default").Delete(context.Background(), driver, metav1.DeleteOptions{}) }()

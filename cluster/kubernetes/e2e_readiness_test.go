@@ -9,6 +9,7 @@ import (
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeconf"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
@@ -25,11 +26,11 @@ const holdGate = "sparkrpc.test/hold"
 func gatedDriverPod(t *testing.T, c kubernetes.Interface, name, appID string) {
 	t.Helper()
 	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{LabelAppSelector: appID, LabelRole: RoleDriver}},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{kubeconf.LabelAppSelector: appID, kubeconf.LabelRole: kubeconf.RoleDriver}},
 		Spec: corev1.PodSpec{
 			RestartPolicy:   corev1.RestartPolicyNever,
 			SchedulingGates: []corev1.PodSchedulingGate{{Name: holdGate}},
-			Containers:      []corev1.Container{{Name: DriverContainerName, Image: "sparkrpc:test", Command: []string{"sleep"}, Args: []string{"600"}}},
+			Containers:      []corev1.Container{{Name: kubeconf.DriverContainerName, Image: "sparkrpc:test", Command: []string{"sleep"}, Args: []string{"600"}}},
 		},
 	}
 	if _, err := c.CoreV1().Pods("default").Create(context.Background(), pod, metav1.CreateOptions{}); err != nil {
@@ -54,9 +55,19 @@ func releaseGate(t *testing.T, c kubernetes.Interface, name string) {
 	}
 }
 
+// podReady reports whether pod's Ready condition is True.
+func podReady(pod *corev1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
 // readinessConf is a client-mode SparkPi whose driver pod is name.
 func readinessConf(t *testing.T, appID, name, timeout string) *actor.Conf {
-	return e2eConf(t, 2).Set(cluster.KeyAppID, appID).Set(KeyDriverPodName, name).Set(KeyDriverReadinessTimeout, timeout)
+	return e2eConf(t, 2).Set(cluster.KeyAppID, appID).Set(kubeconf.KeyDriverPodName, name).Set(kubeconf.KeyDriverReadinessTimeout, timeout)
 }
 
 // TestKubernetesDriverReadiness: with a driver pod, executor pods are
@@ -66,7 +77,7 @@ func readinessConf(t *testing.T, appID, name, timeout string) *actor.Conf {
 func TestKubernetesDriverReadiness(t *testing.T) {
 	c := needCluster(t)
 	t.Run("executors after the driver pod is ready", func(t *testing.T) {
-		appID := NewAppID()
+		appID := kubeconf.NewAppID()
 		name := fmt.Sprintf("rd%d-driver", time.Now().UnixNano()%1e9)
 		gatedDriverPod(t, c, name, appID)
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -74,7 +85,7 @@ func TestKubernetesDriverReadiness(t *testing.T) {
 		// One watch on every pod of the application orders the driver
 		// pod's updates and the executor pods' creations as the API server
 		// applied them.
-		w, err := c.CoreV1().Pods("default").Watch(ctx, metav1.ListOptions{LabelSelector: LabelAppSelector + "=" + appID})
+		w, err := c.CoreV1().Pods("default").Watch(ctx, metav1.ListOptions{LabelSelector: kubeconf.LabelAppSelector + "=" + appID})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,7 +114,7 @@ func TestKubernetesDriverReadiness(t *testing.T) {
 				switch {
 				case p.Name == name && podReady(p):
 					driverReady = true
-				case p.Labels[LabelRole] == RoleExecutor && ev.Type == watch.Added:
+				case p.Labels[kubeconf.LabelRole] == kubeconf.RoleExecutor && ev.Type == watch.Added:
 					firstExecutor = p
 				}
 			case <-time.After(200 * time.Millisecond):
@@ -129,12 +140,12 @@ func TestKubernetesDriverReadiness(t *testing.T) {
 			t.Fatalf("submit: %v\n%s", err, stderr)
 		}
 		checkPi(t, stdout.String(), 4)
-		if strings.Contains(stderr.String(), KeyDriverReadinessTimeout) {
+		if strings.Contains(stderr.String(), kubeconf.KeyDriverReadinessTimeout) {
 			t.Errorf("a readiness timeout was reported:\n%s", stderr)
 		}
 	})
 	t.Run("driver pod never ready", func(t *testing.T) {
-		appID := NewAppID()
+		appID := kubeconf.NewAppID()
 		name := fmt.Sprintf("rn%d-driver", time.Now().UnixNano()%1e9)
 		gatedDriverPod(t, c, name, appID)
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -144,7 +155,7 @@ func TestKubernetesDriverReadiness(t *testing.T) {
 			t.Fatalf("submit: %v\n%s", err, stderr)
 		}
 		checkPi(t, stdout.String(), 4)
-		want := "Driver pod default:" + name + " is not ready after 1s (" + KeyDriverReadinessTimeout + "); requesting executors anyway"
+		want := "Driver pod default:" + name + " is not ready after 1s (" + kubeconf.KeyDriverReadinessTimeout + "); requesting executors anyway"
 		if !strings.Contains(stderr.String(), want) {
 			t.Fatalf("no warning %q in the log:\n%s", want, stderr)
 		}

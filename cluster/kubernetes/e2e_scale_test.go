@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeconf"
 	"github.com/sparkrpc/sparkrpc/endpoints"
 )
 
@@ -48,12 +49,12 @@ func TestKubernetesScale(t *testing.T) {
 	c := needCluster(t)
 	n := scaleMilestones[len(scaleMilestones)-1]
 	conf := e2eConf(t, n).
-		Set(KeyBatchDelay, "1s").
-		Set(KeyExecutorRequestCores, "10m").
+		Set(kubeconf.KeyBatchDelay, "1s").
+		Set(kubeconf.KeyExecutorRequestCores, "10m").
 		Set(cluster.KeyExecutorMemory, "16m").
-		Set(KeyExecutorMemoryOverhead, "16m").
+		Set(kubeconf.KeyExecutorMemoryOverhead, "16m").
 		Set(cluster.KeyMinRegisteredRatio, "0").
-		Set(cluster.KeyAppID, NewAppID())
+		Set(cluster.KeyAppID, kubeconf.NewAppID())
 	scaleResult.mu.Lock()
 	scaleResult.start, scaleResult.at = time.Now(), map[int]time.Duration{}
 	scaleResult.mu.Unlock()

@@ -16,6 +16,9 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/executorpods"
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeclient"
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeconf"
 	"github.com/sparkrpc/sparkrpc/endpoints"
 	"github.com/sparkrpc/sparkrpc/examples"
 	"github.com/sparkrpc/sparkrpc/internal/testutil"
@@ -42,12 +45,12 @@ type syncBuffer = testutil.SyncBuffer
 // e2eConf is a client-mode application's configuration on the test cluster.
 func e2eConf(t *testing.T, executors int) *actor.Conf {
 	return actor.NewConf().
-		Set(KeyContainerImage, "sparkrpc:test").
+		Set(kubeconf.KeyContainerImage, "sparkrpc:test").
 		Set(cluster.KeyNumExecutors, fmt.Sprint(executors)).
 		Set(cluster.KeyExecutorMemory, "512m").
-		Set(KeyBatchDelay, "100ms").
-		Set(KeyExecutorPodNamePrefix, fmt.Sprintf("t%d", time.Now().UnixNano()%1e9)).
-		Set(KeyExecutorLabelPrefix+"test", "e2e")
+		Set(kubeconf.KeyBatchDelay, "100ms").
+		Set(kubeconf.KeyExecutorPodNamePrefix, fmt.Sprintf("t%d", time.Now().UnixNano()%1e9)).
+		Set(kubeconf.KeyExecutorLabelPrefix+"test", "e2e")
 }
 
 func submit(ctx context.Context, t *testing.T, conf *actor.Conf, class string, args ...string) (stdout, stderr *syncBuffer, err error) {
@@ -103,7 +106,7 @@ func checkPi(t *testing.T, stdout string, slices int) {
 
 func executorPods(t *testing.T, c kubernetes.Interface, appID string) []corev1.Pod {
 	t.Helper()
-	l, err := c.CoreV1().Pods("default").List(context.Background(), metav1.ListOptions{LabelSelector: ExecutorSelector(appID)})
+	l, err := c.CoreV1().Pods("default").List(context.Background(), metav1.ListOptions{LabelSelector: executorpods.Selector(appID)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +118,7 @@ func executorPods(t *testing.T, c kubernetes.Interface, appID string) []corev1.P
 func TestKubernetesClientModeSparkPi(t *testing.T) {
 	c := needCluster(t)
 	conf := e2eConf(t, 2)
-	appID := NewAppID()
+	appID := kubeconf.NewAppID()
 	conf.Set(cluster.KeyAppID, appID)
 	var seen []corev1.Pod
 	var mu sync.Mutex
@@ -129,7 +132,7 @@ func TestKubernetesClientModeSparkPi(t *testing.T) {
 				return
 			case <-time.After(100 * time.Millisecond):
 			}
-			l, err := c.CoreV1().Pods("default").List(context.Background(), metav1.ListOptions{LabelSelector: ExecutorSelector(appID)})
+			l, err := c.CoreV1().Pods("default").List(context.Background(), metav1.ListOptions{LabelSelector: executorpods.Selector(appID)})
 			if err == nil && len(l.Items) > 0 {
 				mu.Lock()
 				if len(l.Items) >= len(seen) {
@@ -156,11 +159,11 @@ func TestKubernetesClientModeSparkPi(t *testing.T) {
 	if len(seen) != 2 {
 		t.Fatalf("saw %d executor pods, want 2", len(seen))
 	}
-	prefix := conf.Get(KeyExecutorPodNamePrefix, "")
+	prefix := conf.Get(kubeconf.KeyExecutorPodNamePrefix, "")
 	for _, p := range seen {
-		id := p.Labels[LabelExecutorID]
-		if p.Name != prefix+"-exec-"+id || p.Labels[LabelRole] != RoleExecutor || p.Labels[LabelAppSelector] != appID ||
-			p.Labels[LabelAppName] != "sparkpi" || p.Labels["test"] != "e2e" {
+		id := p.Labels[kubeconf.LabelExecutorID]
+		if p.Name != prefix+"-exec-"+id || p.Labels[kubeconf.LabelRole] != kubeconf.RoleExecutor || p.Labels[kubeconf.LabelAppSelector] != appID ||
+			p.Labels[kubeconf.LabelAppName] != "sparkpi" || p.Labels["test"] != "e2e" {
 			t.Errorf("pod %s labels %v", p.Name, p.Labels)
 		}
 		res := p.Spec.Containers[0].Resources
@@ -181,7 +184,7 @@ func TestKubernetesClientModeSparkPi(t *testing.T) {
 func TestKubernetesExecutorPodDeleted(t *testing.T) {
 	c := needCluster(t)
 	conf := e2eConf(t, 2)
-	appID := NewAppID()
+	appID := kubeconf.NewAppID()
 	conf.Set(cluster.KeyAppID, appID).Set(examples.KeySparkPiTaskDelay, "300ms")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -190,7 +193,7 @@ func TestKubernetesExecutorPodDeleted(t *testing.T) {
 		defer close(deleted)
 		deadline := time.Now().Add(time.Minute)
 		for time.Now().Before(deadline) && ctx.Err() == nil {
-			l, err := c.CoreV1().Pods("default").List(ctx, metav1.ListOptions{LabelSelector: ExecutorSelector(appID)})
+			l, err := c.CoreV1().Pods("default").List(ctx, metav1.ListOptions{LabelSelector: executorpods.Selector(appID)})
 			running := 0
 			if err == nil {
 				for _, p := range l.Items {
@@ -231,45 +234,45 @@ func TestKubernetesExecutorPodDeleted(t *testing.T) {
 func TestKubernetesBadInputs(t *testing.T) {
 	c := needCluster(t)
 	t.Run("unreachable", func(t *testing.T) {
-		conf := e2eConf(t, 1).Set(KeySubmissionRequestTimeout, "1000").Set(KeySubmissionConnectionTimeout, "1000")
+		conf := e2eConf(t, 1).Set(kubeconf.KeySubmissionRequestTimeout, "1000").Set(kubeconf.KeySubmissionConnectionTimeout, "1000")
 		m, _ := cluster.ParseMaster("k8s://https://127.0.0.1:1")
 		start := time.Now()
 		err := Submit(context.Background(), cluster.SubmitConfig{Master: m, Class: "SparkPi", Conf: conf})
-		if !errors.Is(err, ErrUnreachable) || time.Since(start) > 15*time.Second {
+		if !errors.Is(err, kubeclient.ErrUnreachable) || time.Since(start) > 15*time.Second {
 			t.Fatalf("Submit = %v after %s", err, time.Since(start))
 		}
 	})
 	t.Run("bad token", func(t *testing.T) {
-		conf := e2eConf(t, 1).Set(KeyAuthSubmissionPrefix+AuthOAuthToken, "not-a-token")
+		conf := e2eConf(t, 1).Set(kubeconf.KeyAuthSubmissionPrefix+kubeconf.AuthOAuthToken, "not-a-token")
 		_, _, err := submit(context.Background(), t, conf, "SparkPi")
-		if !errors.Is(err, ErrUnauthorized) || !strings.Contains(err.Error(), "401") || !strings.Contains(err.Error(), AuthOAuthToken) {
+		if !errors.Is(err, kubeclient.ErrUnauthorized) || !strings.Contains(err.Error(), "401") || !strings.Contains(err.Error(), kubeconf.AuthOAuthToken) {
 			t.Fatalf("Submit = %v", err)
 		}
 	})
 	t.Run("forbidden", func(t *testing.T) {
 		controlPlane.AddToken("nobody-token", "nobody")
-		conf := e2eConf(t, 1).Set(KeyAuthSubmissionPrefix+AuthOAuthToken, "nobody-token")
+		conf := e2eConf(t, 1).Set(kubeconf.KeyAuthSubmissionPrefix+kubeconf.AuthOAuthToken, "nobody-token")
 		_, _, err := submit(context.Background(), t, conf, "SparkPi")
-		if !errors.Is(err, ErrForbidden) || !strings.Contains(err.Error(), "list") || !strings.Contains(err.Error(), "pods") {
+		if !errors.Is(err, kubeclient.ErrForbidden) || !strings.Contains(err.Error(), "list") || !strings.Contains(err.Error(), "pods") {
 			t.Fatalf("Submit = %v", err)
 		}
 	})
 	t.Run("missing namespace", func(t *testing.T) {
-		conf := e2eConf(t, 1).Set(KeyNamespace, "no-such-namespace")
+		conf := e2eConf(t, 1).Set(kubeconf.KeyNamespace, "no-such-namespace")
 		_, _, err := submit(context.Background(), t, conf, "SparkPi")
-		if !errors.Is(err, ErrNamespaceNotFound) || !strings.Contains(err.Error(), "no-such-namespace") {
+		if !errors.Is(err, kubeclient.ErrNamespaceNotFound) || !strings.Contains(err.Error(), "no-such-namespace") {
 			t.Fatalf("Submit = %v", err)
 		}
 	})
 	t.Run("command fails at start", func(t *testing.T) {
-		conf := e2eConf(t, 1).Set(KeyExecutable, "false")
-		appID := NewAppID()
+		conf := e2eConf(t, 1).Set(kubeconf.KeyExecutable, "false")
+		appID := kubeconf.NewAppID()
 		conf.Set(cluster.KeyAppID, appID)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		start := time.Now()
 		_, stderr, err := submit(ctx, t, conf, "SparkPi", "2")
-		if !errors.Is(err, ErrTooManyFailures) || !strings.Contains(err.Error(), "exit code 1") {
+		if !errors.Is(err, executorpods.ErrTooManyFailures) || !strings.Contains(err.Error(), "exit code 1") {
 			t.Fatalf("Submit = %v after %s\n%s", err, time.Since(start), stderr)
 		}
 		t.Logf("failed after %s: %v", time.Since(start), err)

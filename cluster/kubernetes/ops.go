@@ -15,6 +15,8 @@ import (
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeclient"
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeconf"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -30,7 +32,7 @@ func ParseSubmissionID(id, def string) (namespace, pod string, err error) {
 	if !ok {
 		ns, name = def, id
 	}
-	if ns == "" || name == "" || strings.Contains(name, ":") || !dnsLabelRe.MatchString(ns) {
+	if ns == "" || name == "" || strings.Contains(name, ":") || !kubeconf.IsDNSLabel(ns) {
 		return "", "", fmt.Errorf("%w: %q", ErrInvalidSubmissionID, id)
 	}
 	if _, err := path.Match(name, ""); err != nil {
@@ -42,12 +44,12 @@ func ParseSubmissionID(id, def string) (namespace, pod string, err error) {
 // ErrNoDriverPod is returned by Kill and Status when no driver pod matches.
 var ErrNoDriverPod = errors.New("kubernetes: no driver pod matches")
 
-func matchingDrivers(ctx context.Context, c *apiClient, ns, pattern string) ([]corev1.Pod, error) {
+func matchingDrivers(ctx context.Context, c *kubeclient.Client, ns, pattern string) ([]corev1.Pod, error) {
 	lctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()
-	l, err := c.CoreV1().Pods(ns).List(lctx, metav1.ListOptions{LabelSelector: LabelRole + "=" + RoleDriver})
+	l, err := c.CoreV1().Pods(ns).List(lctx, metav1.ListOptions{LabelSelector: kubeconf.LabelRole + "=" + kubeconf.RoleDriver})
 	if err != nil {
-		return nil, c.apiError(err, "list", "pods", ns)
+		return nil, c.APIError(err, "list", "pods", ns)
 	}
 	var out []corev1.Pod
 	for _, p := range l.Items {
@@ -74,21 +76,21 @@ func Kill(ctx context.Context, master cluster.Master, conf *actor.Conf, submissi
 		return err
 	}
 	opts := metav1.DeleteOptions{}
-	if v, ok := conf.Lookup(KeyAppKillPodDeletionGracePeriod); ok {
-		d, err := conf.GetDuration(KeyAppKillPodDeletionGracePeriod, "0", time.Second)
+	if v, ok := conf.Lookup(kubeconf.KeyAppKillPodDeletionGracePeriod); ok {
+		d, err := conf.GetDuration(kubeconf.KeyAppKillPodDeletionGracePeriod, "0", time.Second)
 		if err != nil || d < 0 {
-			return badConf(KeyAppKillPodDeletionGracePeriod, v, "must be a duration")
+			return kubeconf.Invalid(kubeconf.KeyAppKillPodDeletionGracePeriod, v, "must be a duration")
 		}
 		secs := int64(d / time.Second)
 		opts.GracePeriodSeconds = &secs
 	}
 	for _, p := range pods {
-		fmt.Fprintf(out, "Deleting driver pod %s:%s (application %s)\n", ns, p.Name, p.Labels[LabelAppSelector])
+		fmt.Fprintf(out, "Deleting driver pod %s:%s (application %s)\n", ns, p.Name, p.Labels[kubeconf.LabelAppSelector])
 		dctx, cancel := context.WithTimeout(ctx, c.Timeout)
 		err := c.CoreV1().Pods(ns).Delete(dctx, p.Name, opts)
 		cancel()
 		if err != nil && !apierrors.IsNotFound(err) {
-			return c.apiError(err, "delete", "pods/"+p.Name, ns)
+			return c.APIError(err, "delete", "pods/"+p.Name, ns)
 		}
 	}
 	return nil
@@ -106,24 +108,24 @@ func Status(ctx context.Context, master cluster.Master, conf *actor.Conf, submis
 	}
 	for _, p := range pods {
 		fmt.Fprintf(out, "Application status (driver):\n\t pod name: %s\n\t namespace: %s\n\t application id: %s\n\t labels: %s\n\t pod uid: %s\n\t creation time: %s\n\t service account name: %s\n\t node name: %s\n\t phase: %s\n\t state: %s\n",
-			p.Name, p.Namespace, p.Labels[LabelAppSelector], formatLabels(p.Labels), p.UID, p.CreationTimestamp.UTC().Format(time.RFC3339),
+			p.Name, p.Namespace, p.Labels[kubeconf.LabelAppSelector], formatLabels(p.Labels), p.UID, p.CreationTimestamp.UTC().Format(time.RFC3339),
 			p.Spec.ServiceAccountName, orNA(p.Spec.NodeName), p.Status.Phase, describeDriver(&p))
 	}
 	return nil
 }
 
-func opClient(master cluster.Master, conf *actor.Conf, id string) (*apiClient, string, string, error) {
+func opClient(master cluster.Master, conf *actor.Conf, id string) (*kubeclient.Client, string, string, error) {
 	if master.Kind != cluster.MasterKubernetes {
 		return nil, "", "", fmt.Errorf("%w: %q is not a k8s:// master", cluster.ErrInvalidMaster, master.String())
 	}
 	if conf == nil {
 		conf = actor.NewConf()
 	}
-	ns, pattern, err := ParseSubmissionID(id, conf.Get(KeyNamespace, "default"))
+	ns, pattern, err := ParseSubmissionID(id, conf.Get(kubeconf.KeyNamespace, "default"))
 	if err != nil {
 		return nil, "", "", err
 	}
-	c, err := newAPIClient(conf, apiClientOptions{Server: master.APIServer})
+	c, err := kubeclient.New(conf, kubeclient.Options{Server: master.APIServer})
 	if err != nil {
 		return nil, "", "", err
 	}

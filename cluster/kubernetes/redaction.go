@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeconf"
 	"github.com/sparkrpc/sparkrpc/webui"
 )
 
@@ -26,7 +27,7 @@ func newRedactor(conf *actor.Conf) (*redactor, error) {
 	if s, ok := conf.Lookup(webui.KeyRedactionRegex); ok && s != "" {
 		re, err := regexp.Compile(s)
 		if err != nil {
-			return nil, badConf(webui.KeyRedactionRegex, s, "not a regular expression: "+err.Error())
+			return nil, kubeconf.Invalid(webui.KeyRedactionRegex, s, "not a regular expression: "+err.Error())
 		}
 		r.res = append(r.res, re)
 	}

@@ -19,6 +19,9 @@ import (
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/cluster/driverrun"
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/executorpods"
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeclient"
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeconf"
 	"github.com/sparkrpc/sparkrpc/endpoints"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -66,7 +69,7 @@ func RunDriverPod(ctx context.Context, cfg cluster.SubmitConfig) error {
 	if err != nil {
 		return err
 	}
-	cfg.Conf.Set(KeySubmitInDriver, "true")
+	cfg.Conf.Set(kubeconf.KeySubmitInDriver, "true")
 	return runDriver(ctx, cfg, fn, true)
 }
 
@@ -76,14 +79,14 @@ func runDriver(ctx context.Context, cfg cluster.SubmitConfig, fn cluster.AppFunc
 	log := cfg.Logger
 	appID := conf.Get(cluster.KeyAppID, "")
 	if appID == "" {
-		appID = NewAppID()
+		appID = kubeconf.NewAppID()
 		conf.Set(cluster.KeyAppID, appID)
 	}
-	kcfg, err := parseConfig(conf, appID)
+	kcfg, err := kubeconf.Parse(conf, appID)
 	if err != nil {
 		return err
 	}
-	client, err := newAPIClient(conf, apiClientOptions{Server: cfg.Master.APIServer, InDriverPod: inPod})
+	client, err := kubeclient.New(conf, kubeclient.Options{Server: cfg.Master.APIServer, InDriverPod: inPod})
 	if err != nil {
 		return err
 	}
@@ -94,17 +97,17 @@ func runDriver(ctx context.Context, cfg cluster.SubmitConfig, fn cluster.AppFunc
 	// The driver pod (cluster mode, or client mode with
 	// spark.kubernetes.driver.pod.name, as Spark) owns the executor pods.
 	var owner *metav1.OwnerReference
-	name := conf.Get(KeyDriverPodName, "")
+	name := conf.Get(kubeconf.KeyDriverPodName, "")
 	if inPod && name == "" {
-		return badConf(KeyDriverPodName, "", "a driver pod needs its own name")
+		return kubeconf.Invalid(kubeconf.KeyDriverPodName, "", "a driver pod needs its own name")
 	}
 	if name != "" {
 		gctx, cancel := context.WithTimeout(ctx, client.Timeout)
 		pod, err := client.CoreV1().Pods(kcfg.Namespace).Get(gctx, name, metav1.GetOptions{})
 		cancel()
 		if err != nil {
-			return fmt.Errorf("driver pod %s:%s (%s): %w", kcfg.Namespace, name, KeyDriverPodName,
-				client.apiError(err, "get", "pods/"+name, kcfg.Namespace))
+			return fmt.Errorf("driver pod %s:%s (%s): %w", kcfg.Namespace, name, kubeconf.KeyDriverPodName,
+				client.APIError(err, "get", "pods/"+name, kcfg.Namespace))
 		}
 		owner = ownerReferenceTo(pod)
 	}
@@ -128,7 +131,7 @@ func runDriver(ctx context.Context, cfg cluster.SubmitConfig, fn cluster.AppFunc
 	port := 0
 	if p, ok := conf.Lookup("spark.driver.port"); ok {
 		if port, err = strconv.Atoi(p); err != nil || port < 0 || port > 65535 {
-			return badConf("spark.driver.port", p, "must be a port number")
+			return kubeconf.Invalid("spark.driver.port", p, "must be a port number")
 		}
 	}
 	nw := cluster.TCPNetwork{BindHost: conf.Get("spark.driver.bindAddress", host), AdvertiseHost: host, Logger: &log}
@@ -169,15 +172,15 @@ func localHostFor(server string) string {
 // KubernetesClusterSchedulerBackend): its executors are pods, which the
 // allocator creates, replaces and deletes.
 type podBackend struct {
-	kcfg   *config
-	client *apiClient
+	kcfg   *kubeconf.Config
+	client *kubeclient.Client
 	owner  *metav1.OwnerReference
 	appID  string
 	log    zerolog.Logger
 
 	app       *driverrun.App
 	appCtx    context.Context
-	alloc     *allocator
+	alloc     *executorpods.Allocator
 	driver    atomic.Pointer[endpoints.Driver]
 	allocDone chan struct{} // closed when the allocator's watch has returned
 }
@@ -185,7 +188,7 @@ type podBackend struct {
 // Prepare makes the allocator, the driver's cluster manager.
 func (b *podBackend) Prepare(ctx context.Context, _ *actor.Env, app *driverrun.App) (endpoints.ClusterManager, error) {
 	b.app, b.appCtx = app, ctx
-	b.alloc = newAllocator(b.kcfg, b.client, allocatorOptions{Owner: b.owner, Logger: b.log, Report: app.Status,
+	b.alloc = executorpods.NewAllocator(b.kcfg, b.client, executorpods.Options{Owner: b.owner, Logger: b.log, Report: app.Status,
 		OnLost: func(id, reason string) {
 			if d := b.driver.Load(); d != nil {
 				_ = d.RemoveExecutor(id, reason)
@@ -198,8 +201,7 @@ func (b *podBackend) Prepare(ctx context.Context, _ *actor.Env, app *driverrun.A
 // allocator fails.
 func (b *podBackend) Launch(sctx context.Context, d *endpoints.Driver, _ string) (driverrun.Launch, error) {
 	b.driver.Store(d)
-	b.alloc.opts.DriverURL = d.URL()
-	if err := b.alloc.Start(sctx); err != nil {
+	if err := b.alloc.Start(sctx, d.URL()); err != nil {
 		return driverrun.Launch{}, err
 	}
 	b.allocDone = make(chan struct{})
@@ -212,7 +214,7 @@ func (b *podBackend) Launch(sctx context.Context, d *endpoints.Driver, _ string)
 		}
 	}()
 	b.app.Status(fmt.Sprintf("Application %s: driver at %s, requesting %d executor pods in namespace %s (label %s)",
-		b.appID, d.URL(), b.kcfg.NumExecutors, b.kcfg.Namespace, ExecutorSelector(b.appID)))
+		b.appID, d.URL(), b.kcfg.NumExecutors, b.kcfg.Namespace, executorpods.Selector(b.appID)))
 	return driverrun.Launch{Expected: b.kcfg.NumExecutors}, nil
 }
 

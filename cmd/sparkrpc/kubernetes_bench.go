@@ -19,6 +19,7 @@ import (
 	"github.com/sparkrpc/sparkrpc/bench"
 	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/cluster/kubernetes"
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeconf"
 	"github.com/sparkrpc/sparkrpc/cluster/managers"
 	"github.com/sparkrpc/sparkrpc/internal/kubetest"
 )
@@ -151,12 +152,12 @@ func startupClusters(kubeBin string) ([]bench.Option, func()) {
 		}
 		// Spark's default allocation: batches of 10 pods a second.
 		conf := actor.NewConf().
-			Set(kubernetes.KeyContainerImage, "sparkrpc").
-			Set(kubernetes.KeyExecutable, exe).
-			Set(kubernetes.KeyExecutorRequestCores, "100m").
-			Set(kubernetes.KeyExecutorMemoryOverhead, "64m").
-			Set(kubernetes.KeyAuthSubmissionPrefix+kubernetes.AuthOAuthToken, cp.AdminToken()).
-			Set(kubernetes.KeyAuthSubmissionPrefix+kubernetes.AuthCACertFile, cp.CAFile())
+			Set(kubeconf.KeyContainerImage, "sparkrpc").
+			Set(kubeconf.KeyExecutable, exe).
+			Set(kubeconf.KeyExecutorRequestCores, "100m").
+			Set(kubeconf.KeyExecutorMemoryOverhead, "64m").
+			Set(kubeconf.KeyAuthSubmissionPrefix+kubeconf.AuthOAuthToken, cp.AdminToken()).
+			Set(kubeconf.KeyAuthSubmissionPrefix+kubeconf.AuthCACertFile, cp.CAFile())
 		return measureStartup(ctx, conf, kubernetes.Submit, m, exe, n)
 	}}
 	opts = append(opts, bench.WithStartup(bench.ImplKubernetes, k8s))

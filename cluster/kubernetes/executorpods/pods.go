@@ -1,4 +1,4 @@
-package kubernetes
+package executorpods
 
 // pods.go builds the executor pods (Spark's BasicExecutorFeatureStep): their
 // names, labels, resources, command line and environment. It does no I/O.
@@ -8,42 +8,39 @@ import (
 	"maps"
 	"strconv"
 
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeconf"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-func checkQuantity(s string) error {
-	_, err := resource.ParseQuantity(s)
-	return err
-}
-
-// ExecutorPodName returns executor id's pod name, <prefix>-exec-<id>.
-func ExecutorPodName(prefix string, id int64) string {
+// PodName returns executor id's pod name, <prefix>-exec-<id>.
+func PodName(prefix string, id int64) string {
 	return prefix + "-exec-" + strconv.FormatInt(id, 10)
 }
 
-// ExecutorSelector returns the label selector of an application's executor
+// Selector returns the label selector of an application's executor
 // pods: spark-app-selector=<appID>,spark-role=executor.
-func ExecutorSelector(appID string) string {
-	return LabelAppSelector + "=" + appID + "," + LabelRole + "=" + RoleExecutor
+func Selector(appID string) string {
+	return kubeconf.LabelAppSelector + "=" + appID + "," + kubeconf.LabelRole + "=" + kubeconf.RoleExecutor
 }
 
-// ExecutorPod returns the pod of executor id for the driver at driverURL.
-// owner, when not nil, becomes the pod's controller ownerReference (the
-// driver pod in cluster mode), so that deleting the driver pod deletes it.
-func (c *config) executorPod(id int64, driverURL string, owner *metav1.OwnerReference) *corev1.Pod {
-	name := ExecutorPodName(c.PodNamePrefix, id)
+// Pod returns the pod of executor id of c's application, for the driver at
+// driverURL. owner, when not nil, becomes the pod's controller
+// ownerReference (the driver pod in cluster mode), so that deleting the
+// driver pod deletes it.
+func Pod(c *kubeconf.Config, id int64, driverURL string, owner *metav1.OwnerReference) *corev1.Pod {
+	name := PodName(c.PodNamePrefix, id)
 	sid := strconv.FormatInt(id, 10)
 	labels := maps.Clone(c.ExecutorLabels)
 	if labels == nil {
 		labels = map[string]string{}
 	}
-	labels[LabelAppSelector] = c.AppID
-	labels[LabelAppName] = AppNameLabel(c.AppName)
-	labels[LabelRole] = RoleExecutor
-	labels[LabelExecutorID] = sid
-	labels[LabelProfileID] = "0"
+	labels[kubeconf.LabelAppSelector] = c.AppID
+	labels[kubeconf.LabelAppName] = kubeconf.AppNameLabel(c.AppName)
+	labels[kubeconf.LabelRole] = kubeconf.RoleExecutor
+	labels[kubeconf.LabelExecutorID] = sid
+	labels[kubeconf.LabelProfileID] = "0"
 	mem := resource.MustParse(fmt.Sprintf("%dMi", c.ExecutorMemoryMiB+c.ExecutorOverheadMiB))
 	res := corev1.ResourceRequirements{
 		Requests: corev1.ResourceList{corev1.ResourceMemory: mem, corev1.ResourceCPU: resource.MustParse(c.ExecutorRequestCores)},
@@ -70,17 +67,17 @@ func (c *config) executorPod(id int64, driverURL string, owner *metav1.OwnerRefe
 			NodeSelector:       maps.Clone(c.NodeSelector),
 			ServiceAccountName: sa,
 			Containers: []corev1.Container{{
-				Name:            ExecutorContainerName,
+				Name:            kubeconf.ExecutorContainerName,
 				Image:           c.ExecutorImage,
 				ImagePullPolicy: corev1.PullPolicy(c.PullPolicy),
 				Command:         []string{c.Executable},
 				Args: append([]string{"executor",
 					"--driver-url", driverURL,
 					"--executor-id", sid,
-					"--hostname", "$(" + EnvExecutorPodIP + ")",
+					"--hostname", "$(" + kubeconf.EnvExecutorPodIP + ")",
 					"--cores", strconv.Itoa(c.ExecutorCores),
 					"--app-id", c.AppID,
-					"--resourceProfileId", "0"}, confArgs(c.ExecutorConf)...),
+					"--resourceProfileId", "0"}, kubeconf.Args(c.ExecutorConf)...),
 				Env: []corev1.EnvVar{
 					{Name: "SPARK_DRIVER_URL", Value: driverURL},
 					{Name: "SPARK_EXECUTOR_CORES", Value: strconv.Itoa(c.ExecutorCores)},
@@ -88,7 +85,7 @@ func (c *config) executorPod(id int64, driverURL string, owner *metav1.OwnerRefe
 					{Name: "SPARK_APPLICATION_ID", Value: c.AppID},
 					{Name: "SPARK_EXECUTOR_ID", Value: sid},
 					{Name: "SPARK_EXECUTOR_POD_NAME", Value: name},
-					{Name: EnvExecutorPodIP, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{APIVersion: "v1", FieldPath: "status.podIP"}}},
+					{Name: kubeconf.EnvExecutorPodIP, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{APIVersion: "v1", FieldPath: "status.podIP"}}},
 				},
 				Resources: res,
 			}},
@@ -98,8 +95,8 @@ func (c *config) executorPod(id int64, driverURL string, owner *metav1.OwnerRefe
 		pod.OwnerReferences = []metav1.OwnerReference{*owner}
 	}
 	if c.AuthSecretName != "" {
-		pod.Spec.Volumes = append(pod.Spec.Volumes, authVolume(c.AuthSecretName, AuthSecretKey))
-		pod.Spec.Containers[0].VolumeMounts = append(pod.Spec.Containers[0].VolumeMounts, authMount())
+		pod.Spec.Volumes = append(pod.Spec.Volumes, kubeconf.AuthVolume(c.AuthSecretName, kubeconf.AuthSecretKey))
+		pod.Spec.Containers[0].VolumeMounts = append(pod.Spec.Containers[0].VolumeMounts, kubeconf.AuthMount())
 	}
 	return pod
 }
@@ -118,10 +115,4 @@ func hostnameOf(name string) string {
 
 func isWordChar(b byte) bool {
 	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
-}
-
-// ownerReferenceTo returns the controller ownerReference to pod.
-func ownerReferenceTo(pod *corev1.Pod) *metav1.OwnerReference {
-	ctrl := true
-	return &metav1.OwnerReference{APIVersion: "v1", Kind: "Pod", Name: pod.Name, UID: pod.UID, Controller: &ctrl}
 }

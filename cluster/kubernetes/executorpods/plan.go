@@ -1,4 +1,4 @@
-package kubernetes
+package executorpods
 
 // plan.go is the allocator's decision core (Spark's ExecutorPodsAllocator and
 // ExecutorPodsLifecycleManager without their I/O): given a snapshot of the
@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeconf"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -101,7 +102,7 @@ type podDeletion struct {
 }
 
 // decide plans a round.
-func decide(cfg *config, in planInput) plan {
+func decide(cfg *kubeconf.Config, in planInput) plan {
 	var p plan
 	running, pendingIDs := p.classifyPods(cfg, in)
 	unseen := p.expireUnseen(cfg, in)
@@ -115,7 +116,7 @@ func decide(cfg *config, in planInput) plan {
 // ended pods are lost (once) and deleted, pods pending past
 // spark.kubernetes.allocation.executor.timeout are deleted; it returns how
 // many run and which others are pending.
-func (p *plan) classifyPods(cfg *config, in planInput) (running int, pendingIDs []int64) {
+func (p *plan) classifyPods(cfg *kubeconf.Config, in planInput) (running int, pendingIDs []int64) {
 	ids := make([]int64, 0, len(in.Pods))
 	for id := range in.Pods {
 		ids = append(ids, id)
@@ -141,7 +142,7 @@ func (p *plan) classifyPods(cfg *config, in planInput) (running int, pendingIDs 
 		}
 		if !st.Created.IsZero() && in.Now.Sub(st.Created) > cfg.ExecutorTimeout {
 			p.Delete = append(p.Delete, podDeletion{ID: id, Name: st.Name,
-				Reason: fmt.Sprintf("it was pending for more than %s (%s)", cfg.ExecutorTimeout, KeyExecutorTimeout)})
+				Reason: fmt.Sprintf("it was pending for more than %s (%s)", cfg.ExecutorTimeout, kubeconf.KeyExecutorTimeout)})
 			continue
 		}
 		pendingIDs = append(pendingIDs, id)
@@ -152,15 +153,15 @@ func (p *plan) classifyPods(cfg *config, in planInput) (running int, pendingIDs 
 // expireUnseen goes through the pods created but not yet in a snapshot:
 // past the timeout, it deletes them (they may exist) and forgets them. It
 // returns how many others there are.
-func (p *plan) expireUnseen(cfg *config, in planInput) (unseen int) {
+func (p *plan) expireUnseen(cfg *kubeconf.Config, in planInput) (unseen int) {
 	for id, at := range in.Created {
 		if _, seen := in.Pods[id]; seen {
 			continue
 		}
 		if in.Now.Sub(at) > cfg.ExecutorTimeout {
 			p.Forget = append(p.Forget, id)
-			p.Delete = append(p.Delete, podDeletion{ID: id, Name: ExecutorPodName(cfg.PodNamePrefix, id),
-				Reason: fmt.Sprintf("it was not seen within %s of its creation (%s)", cfg.ExecutorTimeout, KeyExecutorTimeout)})
+			p.Delete = append(p.Delete, podDeletion{ID: id, Name: PodName(cfg.PodNamePrefix, id),
+				Reason: fmt.Sprintf("it was not seen within %s of its creation (%s)", cfg.ExecutorTimeout, kubeconf.KeyExecutorTimeout)})
 			continue
 		}
 		unseen++
@@ -188,13 +189,13 @@ func (p *plan) deleteExcess(in planInput, pendingIDs []int64, excess int) (pendi
 // for them) or within spark.kubernetes.allocation.batch.delay of it; at
 // most batch.size, and no more than maxPendingPods pending (else the plan
 // says it is stalled).
-func (p *plan) createBatch(cfg *config, in planInput, missing, pending, unseen int) {
+func (p *plan) createBatch(cfg *kubeconf.Config, in planInput, missing, pending, unseen int) {
 	if missing <= 0 || unseen > 0 || in.SinceLastBatch < cfg.BatchDelay {
 		return
 	}
 	n := min(missing, cfg.BatchSize, cfg.MaxPendingPods-pending)
 	if n <= 0 {
-		p.Stalled = fmt.Sprintf("%d executor pods are pending, the most allowed (%s=%d)", pending, KeyMaxPendingPods, cfg.MaxPendingPods)
+		p.Stalled = fmt.Sprintf("%d executor pods are pending, the most allowed (%s=%d)", pending, kubeconf.KeyMaxPendingPods, cfg.MaxPendingPods)
 		return
 	}
 	for i := range int64(n) {
@@ -251,7 +252,7 @@ func describeExitCode(code int32) string {
 // true for a pod gone from the API (or with a deletion timestamp).
 func podState(pod *corev1.Pod, deleted bool) (executorPodState, bool) {
 	var id int64
-	if _, err := fmt.Sscan(pod.Labels[LabelExecutorID], &id); err != nil {
+	if _, err := fmt.Sscan(pod.Labels[kubeconf.LabelExecutorID], &id); err != nil {
 		return executorPodState{}, false
 	}
 	st := executorPodState{ID: id, Name: pod.Name, Created: pod.CreationTimestamp.Time, Scheduled: pod.Spec.NodeName != "", ExitCode: -1}

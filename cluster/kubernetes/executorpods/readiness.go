@@ -1,4 +1,4 @@
-package kubernetes
+package executorpods
 
 // readiness.go is the allocator's wait for the driver pod at application
 // start (Spark's ExecutorPodsAllocator.start with
@@ -11,6 +11,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeclient"
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeconf"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	toolswatch "k8s.io/client-go/tools/watch"
@@ -30,13 +32,13 @@ func podReady(pod *corev1.Pod) bool {
 // spark.kubernetes.allocation.driver.readinessTimeout. A timeout, or an
 // API error, is logged as a warning and allocation goes on, as in Spark;
 // it returns early only when ctx ends.
-func (a *allocator) awaitDriverReady(ctx context.Context, name string) {
+func (a *Allocator) awaitDriverReady(ctx context.Context, name string) {
 	ns := a.cfg.Namespace
 	timeout := a.cfg.DriverReadinessTimeout
 	start := time.Now()
 	a.log.Info().Str("pod", name).Dur("timeout", timeout).
 		Msgf("Waiting up to %s for driver pod %s:%s to be ready before requesting executors", timeout, ns, name)
-	lw := namedPodListWatch(a.client.CoreV1().Pods(ns), name)
+	lw := kubeclient.NamedPodListWatch(a.client.CoreV1().Pods(ns), name)
 	wctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	_, err := toolswatch.UntilWithSync(wctx, lw, &corev1.Pod{}, nil, func(ev watch.Event) (bool, error) {
@@ -49,9 +51,9 @@ func (a *allocator) awaitDriverReady(ctx context.Context, name string) {
 	case ctx.Err() != nil:
 	case wctx.Err() != nil:
 		a.log.Warn().Str("pod", name).Msgf("Driver pod %s:%s is not ready after %s (%s); requesting executors anyway",
-			ns, name, timeout, KeyDriverReadinessTimeout)
+			ns, name, timeout, kubeconf.KeyDriverReadinessTimeout)
 	default:
-		a.log.Warn().Err(a.client.apiError(err, "watch", "pods/"+name, ns)).Str("pod", name).
+		a.log.Warn().Err(a.client.APIError(err, "watch", "pods/"+name, ns)).Str("pod", name).
 			Msg("cannot wait for the driver pod to be ready; requesting executors anyway")
 	}
 }

@@ -1,4 +1,4 @@
-package kubernetes
+package executorpods
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeclient"
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeconf"
 	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	corev1 "k8s.io/api/core/v1"
 )
@@ -34,7 +36,7 @@ func TestKubernetesAllocatorIO(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := testConfig()
-	cfg.AppID = NewAppID()
+	cfg.AppID = kubeconf.NewAppID()
 	cfg.PodNamePrefix = "alloc" + cfg.AppID[len(cfg.AppID)-8:]
 	cfg.NumExecutors = 2
 	cfg.BatchDelay = 100 * time.Millisecond
@@ -42,11 +44,11 @@ func TestKubernetesAllocatorIO(t *testing.T) {
 	cfg.ExecutorMemoryMiB, cfg.ExecutorOverheadMiB, cfg.ExecutorRequestCores = 16, 16, "10m"
 	var mu sync.Mutex
 	lost := map[string]string{}
-	client, err := newAPIClient(actor.NewConf(), apiClientOptions{Server: controlPlane.Server()})
+	client, err := kubeclient.New(actor.NewConf(), kubeclient.Options{Server: controlPlane.Server()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := newAllocator(cfg, client, allocatorOptions{DriverURL: "spark://CoarseGrainedScheduler@127.0.0.1:1", Logger: zerolog.Nop(),
+	a := NewAllocator(cfg, client, Options{Logger: zerolog.Nop(),
 		OnLost: func(id, reason string) {
 			mu.Lock()
 			lost[id] = reason
@@ -54,7 +56,7 @@ func TestKubernetesAllocatorIO(t *testing.T) {
 		}})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if err := a.Start(ctx); err != nil {
+	if err := a.Start(ctx, "spark://CoarseGrainedScheduler@127.0.0.1:1"); err != nil {
 		t.Fatal(err)
 	}
 	defer a.Stop(context.Background())
@@ -72,7 +74,7 @@ func TestKubernetesAllocatorIO(t *testing.T) {
 	}
 	testutil.Eventually(t, time.Minute, "2 executor pods", func() bool { return len(names()) >= 2 })
 	p2 := names()[name("2")]
-	if p2 == nil || p2.Labels[LabelRole] != RoleExecutor || p2.Labels[LabelAppSelector] != cfg.AppID || p2.Labels[LabelExecutorID] != "2" {
+	if p2 == nil || p2.Labels[kubeconf.LabelRole] != kubeconf.RoleExecutor || p2.Labels[kubeconf.LabelAppSelector] != cfg.AppID || p2.Labels[kubeconf.LabelExecutorID] != "2" {
 		t.Fatalf("pods %v", names())
 	}
 	// Pod 1's process exits with code 3.

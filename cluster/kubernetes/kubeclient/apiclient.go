@@ -1,4 +1,4 @@
-package kubernetes
+package kubeclient
 
 // apiclient.go connects to the API server (Spark's
 // SparkKubernetesClientFactory): kubeconfig rules, Spark's credential keys,
@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeconf"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
@@ -22,9 +23,9 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
-// apiClient is a connection to an API server with the credential it uses.
-type apiClient struct {
-	core coreV1
+// Client is a connection to an API server with the credential it uses.
+type Client struct {
+	core CoreV1
 	// Server is the API server's URL.
 	Server string
 	// Credential describes the credential used (never its secret).
@@ -36,10 +37,10 @@ type apiClient struct {
 }
 
 // CoreV1 returns the typed clients of the core/v1 resources.
-func (c *apiClient) CoreV1() coreV1 { return c.core }
+func (c *Client) CoreV1() CoreV1 { return c.core }
 
-// apiClientOptions say how to connect.
-type apiClientOptions struct {
+// Options say how to connect.
+type Options struct {
 	// Server is the API server URL of the master (it overrides the kubeconfig's).
 	Server string
 	// InDriverPod uses the driver keys (spark.kubernetes.authenticate.driver.*,
@@ -49,14 +50,14 @@ type apiClientOptions struct {
 	InDriverPod bool
 }
 
-// newAPIClient returns a client for conf's Kubernetes keys. Credentials come
+// New returns a client for conf's Kubernetes keys. Credentials come
 // from, in order of precedence: Spark's keys
 // (spark.kubernetes.authenticate.submission.* for submit,
 // spark.kubernetes.authenticate.driver.* in a driver pod), the in-cluster
 // configuration in a driver pod, then the kubeconfig (KUBECONFIG or
 // ~/.kube/config, context spark.kubernetes.context). It does not contact
 // the API server.
-func newAPIClient(conf *actor.Conf, opts apiClientOptions) (*apiClient, error) {
+func New(conf *actor.Conf, opts Options) (*Client, error) {
 	keys := submissionClientKeys
 	if opts.InDriverPod {
 		keys = driverClientKeys
@@ -89,21 +90,21 @@ func newAPIClient(conf *actor.Conf, opts apiClientOptions) (*apiClient, error) {
 	if cred == "" {
 		cred = "no credential (anonymous)"
 	}
-	return &apiClient{core: core, Server: cfg.Host, Credential: cred, TimeoutKey: keys.requestTimeout, Timeout: reqTimeout}, nil
+	return &Client{core: core, Server: cfg.Host, Credential: cred, TimeoutKey: keys.requestTimeout, Timeout: reqTimeout}, nil
 }
 
 // clientKeys are the configuration keys of one side's API client: submit's,
 // or a driver pod's.
 type clientKeys struct {
-	// auth prefixes the credential keys (AuthOAuthToken, ...).
+	// auth prefixes the credential keys (kubeconf.AuthOAuthToken, ...).
 	auth string
 	// requestTimeout and connectionTimeout bound requests and connecting.
 	requestTimeout, connectionTimeout string
 }
 
 var (
-	submissionClientKeys = clientKeys{KeyAuthSubmissionPrefix, KeySubmissionRequestTimeout, KeySubmissionConnectionTimeout}
-	driverClientKeys     = clientKeys{KeyAuthDriverPrefix, KeyDriverRequestTimeout, KeyDriverConnectionTimeout}
+	submissionClientKeys = clientKeys{kubeconf.KeyAuthSubmissionPrefix, kubeconf.KeySubmissionRequestTimeout, kubeconf.KeySubmissionConnectionTimeout}
+	driverClientKeys     = clientKeys{kubeconf.KeyAuthDriverPrefix, kubeconf.KeyDriverRequestTimeout, kubeconf.KeyDriverConnectionTimeout}
 )
 
 // timeouts reads the request and connection timeouts (10000 ms each by
@@ -111,14 +112,14 @@ var (
 func (k clientKeys) timeouts(conf *actor.Conf) (request, connection time.Duration, err error) {
 	request, err = conf.GetDuration(k.requestTimeout, "10000", time.Millisecond)
 	if err != nil {
-		return 0, 0, wrapConf(err)
+		return 0, 0, kubeconf.WrapInvalid(err)
 	}
 	connection, err = conf.GetDuration(k.connectionTimeout, "10000", time.Millisecond)
 	if err != nil {
-		return 0, 0, wrapConf(err)
+		return 0, 0, kubeconf.WrapInvalid(err)
 	}
 	if request <= 0 || connection <= 0 {
-		return 0, 0, badConf(k.requestTimeout, conf.Get(k.requestTimeout, ""), "timeouts must be positive")
+		return 0, 0, kubeconf.Invalid(k.requestTimeout, conf.Get(k.requestTimeout, ""), "timeouts must be positive")
 	}
 	return request, connection, nil
 }
@@ -126,7 +127,7 @@ func (k clientKeys) timeouts(conf *actor.Conf) (request, connection time.Duratio
 // defaultRESTConfig is the configuration before Spark's credential keys: in
 // a driver pod the in-cluster configuration when there is one, otherwise
 // the kubeconfig's; with a description of its credential ("" for none).
-func defaultRESTConfig(conf *actor.Conf, opts apiClientOptions) (*rest.Config, string, error) {
+func defaultRESTConfig(conf *actor.Conf, opts Options) (*rest.Config, string, error) {
 	if opts.InDriverPod {
 		if cfg, err := rest.InClusterConfig(); err == nil {
 			if opts.Server != "" && !sameServer(opts.Server, cfg.Host) {
@@ -136,7 +137,7 @@ func defaultRESTConfig(conf *actor.Conf, opts apiClientOptions) (*rest.Config, s
 		}
 	}
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	overrides := &clientcmd.ConfigOverrides{CurrentContext: conf.Get(KeyContext, ""), ClusterInfo: clientcmdAPICluster(opts.Server)}
+	overrides := &clientcmd.ConfigOverrides{CurrentContext: conf.Get(kubeconf.KeyContext, ""), ClusterInfo: clientcmdAPICluster(opts.Server)}
 	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
 	cfg, err := cc.ClientConfig()
 	if err != nil {
@@ -171,12 +172,12 @@ func (k clientKeys) applyCredentials(conf *actor.Conf, cfg *rest.Config, cred st
 
 // applyCACert makes cfg trust the CA of the caCertFile key, if set.
 func (k clientKeys) applyCACert(conf *actor.Conf, cfg *rest.Config) error {
-	v, ok := conf.Lookup(k.auth + AuthCACertFile)
+	v, ok := conf.Lookup(k.auth + kubeconf.AuthCACertFile)
 	if !ok {
 		return nil
 	}
 	if _, err := os.Stat(v); err != nil {
-		return fmt.Errorf("%w: %s%s: %v", ErrCredentials, k.auth, AuthCACertFile, err)
+		return fmt.Errorf("%w: %s%s: %v", ErrCredentials, k.auth, kubeconf.AuthCACertFile, err)
 	}
 	cfg.TLSClientConfig.CAFile, cfg.TLSClientConfig.CAData = v, nil
 	return nil
@@ -186,10 +187,10 @@ func (k clientKeys) applyCACert(conf *actor.Conf, cfg *rest.Config) error {
 // clientKeyFile keys, if set (both or neither), instead of its own
 // credential; it returns the description of that credential.
 func (k clientKeys) applyClientCert(conf *actor.Conf, cfg *rest.Config) (cred string, ok bool, err error) {
-	cert, hasCert := conf.Lookup(k.auth + AuthClientCertFile)
-	keyFile, hasKey := conf.Lookup(k.auth + AuthClientKeyFile)
+	cert, hasCert := conf.Lookup(k.auth + kubeconf.AuthClientCertFile)
+	keyFile, hasKey := conf.Lookup(k.auth + kubeconf.AuthClientKeyFile)
 	if hasCert != hasKey {
-		return "", false, fmt.Errorf("%w: %s%s and %s%s go together", ErrCredentials, k.auth, AuthClientCertFile, k.auth, AuthClientKeyFile)
+		return "", false, fmt.Errorf("%w: %s%s and %s%s go together", ErrCredentials, k.auth, kubeconf.AuthClientCertFile, k.auth, kubeconf.AuthClientKeyFile)
 	}
 	if !hasCert {
 		return "", false, nil
@@ -197,7 +198,7 @@ func (k clientKeys) applyClientCert(conf *actor.Conf, cfg *rest.Config) (cred st
 	cfg.TLSClientConfig.CertFile, cfg.TLSClientConfig.KeyFile = cert, keyFile
 	cfg.TLSClientConfig.CertData, cfg.TLSClientConfig.KeyData = nil, nil
 	cfg.BearerToken, cfg.BearerTokenFile, cfg.ExecProvider, cfg.AuthProvider = "", "", nil, nil
-	return "the client certificate " + cert + " (" + k.auth + AuthClientCertFile + ")", true, nil
+	return "the client certificate " + cert + " (" + k.auth + kubeconf.AuthClientCertFile + ")", true, nil
 }
 
 // applyOAuthToken makes cfg authenticate with the token of the oauthToken
@@ -206,22 +207,22 @@ func (k clientKeys) applyClientCert(conf *actor.Conf, cfg *rest.Config) (cred st
 // Spark's keys: hasCert); it returns the description of that credential,
 // or "".
 func (k clientKeys) applyOAuthToken(conf *actor.Conf, cfg *rest.Config, hasCert bool) (string, error) {
-	tok, hasTok := conf.Lookup(k.auth + AuthOAuthToken)
-	tokFile, hasTokFile := conf.Lookup(k.auth + AuthOAuthTokenFile)
+	tok, hasTok := conf.Lookup(k.auth + kubeconf.AuthOAuthToken)
+	tokFile, hasTokFile := conf.Lookup(k.auth + kubeconf.AuthOAuthTokenFile)
 	if hasTok && hasTokFile {
-		return "", fmt.Errorf("%w: give %s%s or %s%s, not both", ErrCredentials, k.auth, AuthOAuthToken, k.auth, AuthOAuthTokenFile)
+		return "", fmt.Errorf("%w: give %s%s or %s%s, not both", ErrCredentials, k.auth, kubeconf.AuthOAuthToken, k.auth, kubeconf.AuthOAuthTokenFile)
 	}
 	cred := ""
 	switch {
 	case hasTokFile:
 		b, err := os.ReadFile(tokFile)
 		if err != nil {
-			return "", fmt.Errorf("%w: %s%s: %v", ErrCredentials, k.auth, AuthOAuthTokenFile, err)
+			return "", fmt.Errorf("%w: %s%s: %v", ErrCredentials, k.auth, kubeconf.AuthOAuthTokenFile, err)
 		}
 		tok = strings.TrimSpace(string(b))
-		cred = "the OAuth token in " + tokFile + " (" + k.auth + AuthOAuthTokenFile + ")"
+		cred = "the OAuth token in " + tokFile + " (" + k.auth + kubeconf.AuthOAuthTokenFile + ")"
 	case hasTok:
-		cred = "the OAuth token of " + k.auth + AuthOAuthToken
+		cred = "the OAuth token of " + k.auth + kubeconf.AuthOAuthToken
 	default:
 		return "", nil
 	}
@@ -272,7 +273,7 @@ func describeKubeconfigCredential(cc clientcmd.ClientConfig, cfg *rest.Config, r
 // when the API server is unreachable, rejects the credential, or the
 // namespace does not exist (Forbidden on reading the namespace is not an
 // error: the driver's role need not read namespaces).
-func (c *apiClient) CheckAccess(ctx context.Context, namespace string) error {
+func (c *Client) CheckAccess(ctx context.Context, namespace string) error {
 	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()
 	_, err := c.CoreV1().Namespaces().Get(ctx, namespace, metav1.GetOptions{})
@@ -281,13 +282,13 @@ func (c *apiClient) CheckAccess(ctx context.Context, namespace string) error {
 		return nil
 	case apierrors.IsNotFound(err):
 		return &APIError{Verb: "get", Resource: "namespaces/" + namespace, Server: c.Server, Credential: c.Credential, Kind: ErrNamespaceNotFound,
-			Err: err, hint: fmt.Sprintf("create it, or give another with %s", KeyNamespace)}
+			Err: err, hint: fmt.Sprintf("create it, or give another with %s", kubeconf.KeyNamespace)}
 	case apierrors.IsForbidden(err):
 		// Check the pods instead, which the driver must be able to list.
-		_, err = c.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{Limit: 1, LabelSelector: LabelRole})
-		return c.apiError(err, "list", "pods", namespace)
+		_, err = c.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{Limit: 1, LabelSelector: kubeconf.LabelRole})
+		return c.APIError(err, "list", "pods", namespace)
 	}
-	return c.apiError(err, "get", "namespaces/"+namespace, "")
+	return c.APIError(err, "get", "namespaces/"+namespace, "")
 }
 
 func clientcmdAPICluster(server string) clientcmdapi.Cluster {

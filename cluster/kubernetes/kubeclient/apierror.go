@@ -1,4 +1,4 @@
-package kubernetes
+package kubeclient
 
 // apierror.go turns the API server's answers into typed errors: sentinel
 // errors to match with errors.Is, and *APIError with what was asked, where
@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/url"
 
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeconf"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
@@ -45,6 +46,7 @@ type APIError struct {
 	hint string
 }
 
+// Error says what was asked, where, and why it failed.
 func (e *APIError) Error() string {
 	where := e.Resource
 	if e.Namespace != "" {
@@ -60,8 +62,10 @@ func (e *APIError) Error() string {
 // Unwrap returns the sentinel and the underlying error.
 func (e *APIError) Unwrap() []error { return []error{e.Kind, e.Err} }
 
-// apiError classifies err of verb on resource in namespace; nil stays nil.
-func (c *apiClient) apiError(err error, verb, resource, namespace string) error {
+// APIError classifies err, the failure of verb on resource in namespace,
+// as an *APIError matching one of the sentinel errors (or wraps it when it
+// is none of theirs); nil stays nil, and an *APIError is returned as it is.
+func (c *Client) APIError(err error, verb, resource, namespace string) error {
 	if err == nil {
 		return nil
 	}
@@ -78,7 +82,7 @@ func (c *apiClient) apiError(err error, verb, resource, namespace string) error 
 		e.Kind, e.hint = ErrForbidden, fmt.Sprintf("HTTP 403: RBAC does not allow %s on %s in namespace %q for %s; see deploy/kubernetes/rbac.yaml",
 			verb, resource, namespace, c.Credential)
 	case apierrors.IsNotFound(err) && errors.As(err, &st) && st.Status().Details != nil && st.Status().Details.Kind == "namespaces":
-		e.Kind, e.hint = ErrNamespaceNotFound, fmt.Sprintf("create it, or give another with %s", KeyNamespace)
+		e.Kind, e.hint = ErrNamespaceNotFound, fmt.Sprintf("create it, or give another with %s", kubeconf.KeyNamespace)
 	case apierrors.IsNotFound(err):
 		e.Kind = ErrNotFound
 	case isUnreachable(err):

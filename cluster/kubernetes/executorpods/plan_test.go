@@ -1,4 +1,4 @@
-package kubernetes
+package executorpods
 
 import (
 	"slices"
@@ -6,12 +6,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeconf"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-func testConfig() *config {
-	return &config{AppID: "spark-1", AppName: "SparkPi", Namespace: "default", PodNamePrefix: "sparkpi-abc", BatchSize: 10,
+func testConfig() *kubeconf.Config {
+	return &kubeconf.Config{AppID: "spark-1", AppName: "SparkPi", Namespace: "default", PodNamePrefix: "sparkpi-abc", BatchSize: 10,
 		BatchDelay: time.Second, ExecutorTimeout: time.Minute, MaxPendingPods: 1 << 30, DeleteOnTermination: true,
 		MaxExecutorFailures: 3, ExecutorImage: "img", ExecutorCores: 1, ExecutorMemoryMiB: 1024, ExecutorOverheadMiB: 384,
 		ExecutorRequestCores: "1", Executable: "sparkrpc", PullPolicy: "IfNotPresent"}
@@ -20,7 +21,7 @@ func testConfig() *config {
 func TestDecide(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	pod := func(id int64, ph podPhase, age time.Duration) executorPodState {
-		return executorPodState{ID: id, Name: ExecutorPodName("sparkpi-abc", id), Phase: ph, Created: t0.Add(-age), ExitCode: -1}
+		return executorPodState{ID: id, Name: PodName("sparkpi-abc", id), Phase: ph, Created: t0.Add(-age), ExitCode: -1}
 	}
 	pods := func(ps ...executorPodState) map[int64]executorPodState {
 		m := map[int64]executorPodState{}
@@ -31,7 +32,7 @@ func TestDecide(t *testing.T) {
 	}
 	cases := []struct {
 		name    string
-		cfg     func(*config)
+		cfg     func(*kubeconf.Config)
 		in      planInput
 		create  []int64
 		delete  []int64
@@ -42,7 +43,7 @@ func TestDecide(t *testing.T) {
 		pending int
 	}{
 		{name: "first batch", in: planInput{Target: 2, NextID: 1, SinceLastBatch: time.Hour}, create: []int64{1, 2}, pending: 2},
-		{name: "batch size bounds a round", cfg: func(c *config) { c.BatchSize = 3 },
+		{name: "batch size bounds a round", cfg: func(c *kubeconf.Config) { c.BatchSize = 3 },
 			in: planInput{Target: 10, NextID: 1, SinceLastBatch: time.Hour}, create: []int64{1, 2, 3}, pending: 3},
 		{name: "wait for the batch delay", in: planInput{Target: 2, NextID: 1, SinceLastBatch: 10 * time.Millisecond}},
 		{name: "wait for the last batch to be seen", in: planInput{Target: 4, NextID: 3, SinceLastBatch: time.Hour,
@@ -52,7 +53,7 @@ func TestDecide(t *testing.T) {
 		{name: "failed pod: lost, deleted, replaced", in: planInput{Target: 2, NextID: 3, SinceLastBatch: time.Hour,
 			Pods: pods(pod(1, podRunning, time.Second), pod(2, podFailed, time.Second))},
 			create: []int64{3}, delete: []int64{2}, lost: []int64{2}, failure: []bool{true}, running: 1, pending: 1},
-		{name: "failed pod kept without deleteOnTermination", cfg: func(c *config) { c.DeleteOnTermination = false },
+		{name: "failed pod kept without deleteOnTermination", cfg: func(c *kubeconf.Config) { c.DeleteOnTermination = false },
 			in:     planInput{Target: 1, NextID: 2, SinceLastBatch: time.Hour, Pods: pods(pod(1, podFailed, time.Second))},
 			create: []int64{2}, lost: []int64{1}, failure: []bool{true}, pending: 1},
 		{name: "deleted pod: lost, not a failure, replaced", in: planInput{Target: 1, NextID: 2, SinceLastBatch: time.Hour,
@@ -71,10 +72,10 @@ func TestDecide(t *testing.T) {
 		{name: "fewer wanted: newest pending deleted", in: planInput{Target: 1, NextID: 4, SinceLastBatch: time.Hour,
 			Pods: pods(pod(1, podRunning, time.Second), pod(2, podPending, time.Second), pod(3, podPending, time.Second))},
 			delete: []int64{3, 2}, running: 1},
-		{name: "max pending pods bounds creation", cfg: func(c *config) { c.MaxPendingPods = 2 },
+		{name: "max pending pods bounds creation", cfg: func(c *kubeconf.Config) { c.MaxPendingPods = 2 },
 			in:     planInput{Target: 5, NextID: 3, SinceLastBatch: time.Hour, Pods: pods(pod(1, podPending, time.Second))},
 			create: []int64{3}, pending: 2},
-		{name: "max pending pods reached: stalled", cfg: func(c *config) { c.MaxPendingPods = 2 },
+		{name: "max pending pods reached: stalled", cfg: func(c *kubeconf.Config) { c.MaxPendingPods = 2 },
 			in:      planInput{Target: 5, NextID: 3, SinceLastBatch: time.Hour, Pods: pods(pod(1, podPending, time.Second), pod(2, podPending, time.Second))},
 			stalled: true, pending: 2},
 		{name: "being deleted counts for nothing", in: planInput{Target: 1, NextID: 2, SinceLastBatch: time.Hour,
@@ -111,11 +112,11 @@ func TestDecide(t *testing.T) {
 
 func TestPodStateReasons(t *testing.T) {
 	base := func() *corev1.Pod {
-		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "app-exec-3", Labels: map[string]string{LabelExecutorID: "3"}}}
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "app-exec-3", Labels: map[string]string{kubeconf.LabelExecutorID: "3"}}}
 	}
 	failed := base()
 	failed.Status.Phase = corev1.PodFailed
-	failed.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: ExecutorContainerName,
+	failed.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: kubeconf.ExecutorContainerName,
 		State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "OOMKilled"}}}}
 	evicted := base()
 	evicted.Status.Phase, evicted.Status.Reason, evicted.Status.Message = corev1.PodFailed, "Evicted", "The node was low on resource: memory."

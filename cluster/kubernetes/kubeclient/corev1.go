@@ -1,4 +1,4 @@
-package kubernetes
+package kubeclient
 
 // corev1.go holds the typed clients of the core/v1 resources the cluster
 // manager uses (pods, secrets, services, namespaces), and the pod watches
@@ -37,29 +37,29 @@ func newCoreScheme() *runtime.Scheme {
 	return s
 }
 
-// coreV1 makes the typed clients of the core/v1 API group, on one REST
+// CoreV1 makes the typed clients of the core/v1 API group, on one REST
 // client (one connection pool and one rate limiter).
-type coreV1 struct{ rest rest.Interface }
+type CoreV1 struct{ rest rest.Interface }
 
 // newCoreV1 returns the core/v1 clients for the API server and credential
 // of cfg.
-func newCoreV1(cfg *rest.Config) (coreV1, error) {
+func newCoreV1(cfg *rest.Config) (CoreV1, error) {
 	c := *cfg
 	c.GroupVersion = &corev1.SchemeGroupVersion
 	c.APIPath = "/api"
 	c.NegotiatedSerializer = coreCodecs.WithoutConversion()
 	rc, err := rest.RESTClientFor(&c)
 	if err != nil {
-		return coreV1{}, err
+		return CoreV1{}, err
 	}
-	return coreV1{rest: rc}, nil
+	return CoreV1{rest: rc}, nil
 }
 
-// podClient is the typed client of the pods of one namespace.
-type podClient = *gentype.ClientWithList[*corev1.Pod, *corev1.PodList]
+// PodClient is the typed client of the pods of one namespace.
+type PodClient = *gentype.ClientWithList[*corev1.Pod, *corev1.PodList]
 
 // Pods returns the client of the pods in namespace.
-func (c coreV1) Pods(namespace string) podClient {
+func (c CoreV1) Pods(namespace string) PodClient {
 	// As client-go's generated pod client, ask for protobuf.
 	return gentype.NewClientWithList("pods", c.rest, coreParams, namespace,
 		func() *corev1.Pod { return &corev1.Pod{} }, func() *corev1.PodList { return &corev1.PodList{} },
@@ -67,24 +67,24 @@ func (c coreV1) Pods(namespace string) podClient {
 }
 
 // Secrets returns the client of the Secrets in namespace.
-func (c coreV1) Secrets(namespace string) *gentype.Client[*corev1.Secret] {
+func (c CoreV1) Secrets(namespace string) *gentype.Client[*corev1.Secret] {
 	return gentype.NewClient("secrets", c.rest, coreParams, namespace, func() *corev1.Secret { return &corev1.Secret{} })
 }
 
 // Services returns the client of the services in namespace.
-func (c coreV1) Services(namespace string) *gentype.Client[*corev1.Service] {
+func (c CoreV1) Services(namespace string) *gentype.Client[*corev1.Service] {
 	return gentype.NewClient("services", c.rest, coreParams, namespace, func() *corev1.Service { return &corev1.Service{} })
 }
 
 // Namespaces returns the client of the namespaces.
-func (c coreV1) Namespaces() *gentype.Client[*corev1.Namespace] {
+func (c CoreV1) Namespaces() *gentype.Client[*corev1.Namespace] {
 	return gentype.NewClient("namespaces", c.rest, coreParams, "", func() *corev1.Namespace { return &corev1.Namespace{} })
 }
 
-// podListWatch lists and watches, for tools/cache (informers,
+// PodListWatch lists and watches, for tools/cache (informers,
 // watch.UntilWithSync), the pods of pods' namespace that match
 // labelSelector and fieldSelector (each may be empty).
-func podListWatch(pods podClient, labelSelector, fieldSelector string) *cache.ListWatch {
+func PodListWatch(pods PodClient, labelSelector, fieldSelector string) *cache.ListWatch {
 	return &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			o.LabelSelector, o.FieldSelector = labelSelector, fieldSelector
@@ -97,7 +97,7 @@ func podListWatch(pods podClient, labelSelector, fieldSelector string) *cache.Li
 	}
 }
 
-// namedPodListWatch lists and watches the one pod name.
-func namedPodListWatch(pods podClient, name string) *cache.ListWatch {
-	return podListWatch(pods, "", fields.OneTermEqualSelector("metadata.name", name).String())
+// NamedPodListWatch lists and watches the one pod name.
+func NamedPodListWatch(pods PodClient, name string) *cache.ListWatch {
+	return PodListWatch(pods, "", fields.OneTermEqualSelector("metadata.name", name).String())
 }

@@ -1,4 +1,4 @@
-package kubernetes
+package executorpods
 
 // allocatorcm.go is the allocator's side facing the driver: the
 // endpoints.ClusterManager methods through which the scheduler backend asks
@@ -15,7 +15,7 @@ import (
 )
 
 // RequestTotalExecutors implements endpoints.ClusterManager.
-func (a *allocator) RequestTotalExecutors(ctx context.Context, total int) error {
+func (a *Allocator) RequestTotalExecutors(ctx context.Context, total int) error {
 	a.mu.Lock()
 	a.target = max(0, total)
 	a.mu.Unlock()
@@ -25,17 +25,17 @@ func (a *allocator) RequestTotalExecutors(ctx context.Context, total int) error 
 
 // KillExecutors implements endpoints.ClusterManager: it deletes the
 // executors' pods and wants as many executors fewer.
-func (a *allocator) KillExecutors(ctx context.Context, ids []string) error {
+func (a *Allocator) KillExecutors(ctx context.Context, ids []string) error {
 	return a.kill(ctx, ids, false)
 }
 
 // KillAndReplaceExecutors implements endpoints.ClusterManager: it deletes
 // the executors' pods; as many new pods replace them.
-func (a *allocator) KillAndReplaceExecutors(ctx context.Context, ids []string) error {
+func (a *Allocator) KillAndReplaceExecutors(ctx context.Context, ids []string) error {
 	return a.kill(ctx, ids, true)
 }
 
-func (a *allocator) kill(ctx context.Context, ids []string, replace bool) error {
+func (a *Allocator) kill(ctx context.Context, ids []string, replace bool) error {
 	var names []string
 	a.mu.Lock()
 	for _, s := range ids {
@@ -61,7 +61,7 @@ func (a *allocator) kill(ctx context.Context, ids []string, replace bool) error 
 		err := a.client.CoreV1().Pods(a.cfg.Namespace).Delete(dctx, n, metav1.DeleteOptions{})
 		cancel()
 		if err != nil && !apierrors.IsNotFound(err) {
-			errs = append(errs, a.client.apiError(err, "delete", "pods/"+n, a.cfg.Namespace))
+			errs = append(errs, a.client.APIError(err, "delete", "pods/"+n, a.cfg.Namespace))
 		}
 	}
 	a.poke()
@@ -71,7 +71,7 @@ func (a *allocator) kill(ctx context.Context, ids []string, replace bool) error 
 // ExecutorLossReason implements endpoints.ClusterManager: the reason is
 // given once the executor's pod has ended (it waits for that, within ctx);
 // an executor without a pod has no reason.
-func (a *allocator) ExecutorLossReason(ctx context.Context, id string) (string, error) {
+func (a *Allocator) ExecutorLossReason(ctx context.Context, id string) (string, error) {
 	n, err := strconv.ParseInt(id, 10, 64)
 	if err != nil {
 		return "", nil

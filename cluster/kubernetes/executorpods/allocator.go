@@ -1,4 +1,4 @@
-package kubernetes
+package executorpods
 
 // allocator.go is the I/O side of executor allocation (Spark's
 // ExecutorPodsAllocator, ExecutorPodsLifecycleManager and
@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeclient"
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeconf"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -26,10 +28,8 @@ import (
 // pods failed than spark.executor.maxNumFailures allows.
 var ErrTooManyFailures = errors.New("kubernetes: too many executor failures")
 
-// allocatorOptions are the allocator's collaborators.
-type allocatorOptions struct {
-	// DriverURL is what executors connect to.
-	DriverURL string
+// Options are the allocator's collaborators.
+type Options struct {
 	// Owner, when set, is the executors' controller (the driver pod). The
 	// allocator then waits, once at start, for that pod to be Ready
 	// (spark.kubernetes.allocation.driver.readinessTimeout) before it
@@ -41,16 +41,19 @@ type allocatorOptions struct {
 	// Report, when set, receives lines for the user: a pod the scheduler
 	// cannot place, allocation that cannot progress.
 	Report func(line string)
+	// Logger receives the allocator's log.
 	Logger zerolog.Logger
 }
 
-// allocator keeps an application's executor pods at the number the driver
+// Allocator keeps an application's executor pods at the number the driver
 // wants. It implements endpoints.ClusterManager.
-type allocator struct {
-	cfg    *config
-	client *apiClient
-	opts   allocatorOptions
+type Allocator struct {
+	cfg    *kubeconf.Config
+	client *kubeclient.Client
+	opts   Options
 	log    zerolog.Logger
+	// driverURL is what executors connect to (set by Start).
+	driverURL string
 
 	kick   chan struct{}
 	failed chan error
@@ -78,9 +81,10 @@ type allocator struct {
 	cancel    context.CancelFunc
 }
 
-// newAllocator returns an allocator for cfg's application; Start starts it.
-func newAllocator(cfg *config, client *apiClient, opts allocatorOptions) *allocator {
-	return &allocator{cfg: cfg, client: client, opts: opts, log: opts.Logger.With().Str("component", "k8s-allocator").Logger(),
+// NewAllocator returns an allocator for cfg's application, which makes its
+// requests with client; Start starts it.
+func NewAllocator(cfg *kubeconf.Config, client *kubeclient.Client, opts Options) *Allocator {
+	return &Allocator{cfg: cfg, client: client, opts: opts, log: opts.Logger.With().Str("component", "k8s-allocator").Logger(),
 		kick: make(chan struct{}, 1), failed: make(chan error, 1), target: cfg.NumExecutors,
 		pods: map[int64]executorPodState{}, gone: map[int64]bool{}, created: map[int64]time.Time{}, handled: map[int64]bool{},
 		killed: map[int64]bool{}, deleting: map[int64]bool{}, reasons: map[int64]string{}, waiters: map[int64][]chan string{},
@@ -90,21 +94,23 @@ func newAllocator(cfg *config, client *apiClient, opts allocatorOptions) *alloca
 // Failed delivers the error that ends the application: too many executor
 // failures, or an API error that allocation cannot get past (401, 403,
 // missing namespace).
-func (a *allocator) Failed() <-chan error { return a.failed }
+func (a *Allocator) Failed() <-chan error { return a.failed }
 
-// Start starts watching the executor pods and allocating them; it returns
-// once the informer has synced (bounded by ctx) or with its error.
-func (a *allocator) Start(ctx context.Context) error {
+// Start starts watching the executor pods and allocating them, for the
+// driver at driverURL (what executors connect to); it returns once the
+// informer has synced (bounded by ctx) or with its error.
+func (a *Allocator) Start(ctx context.Context, driverURL string) error {
 	a.mu.Lock()
 	if a.started {
 		a.mu.Unlock()
 		return errors.New("kubernetes: allocator already started")
 	}
 	a.started = true
+	a.driverURL = driverURL
 	a.mu.Unlock()
-	sel := ExecutorSelector(a.cfg.AppID)
+	sel := Selector(a.cfg.AppID)
 	pods := a.client.CoreV1().Pods(a.cfg.Namespace)
-	inf := cache.NewSharedInformer(podListWatch(pods, sel, ""), &corev1.Pod{}, 30*time.Second)
+	inf := cache.NewSharedInformer(kubeclient.PodListWatch(pods, sel, ""), &corev1.Pod{}, 30*time.Second)
 	_ = inf.SetWatchErrorHandlerWithContext(func(_ context.Context, _ *cache.Reflector, err error) {
 		a.log.Warn().Err(err).Msg("executor pod watch failed; it resumes with a new list")
 	})
@@ -131,14 +137,14 @@ func (a *allocator) Start(ctx context.Context) error {
 		if err == nil {
 			err = sctx.Err()
 		}
-		return a.client.apiError(err, "watch", "pods", a.cfg.Namespace)
+		return a.client.APIError(err, "watch", "pods", a.cfg.Namespace)
 	}
 	go a.run(runCtx)
 	return nil
 }
 
 // observe puts a pod event into the snapshot.
-func (a *allocator) observe(obj any, deleted bool) {
+func (a *Allocator) observe(obj any, deleted bool) {
 	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = t.Obj
 	}
@@ -163,7 +169,7 @@ func (a *allocator) observe(obj any, deleted bool) {
 		a.gone[st.ID] = true
 	}
 	if st.Phase == podPending {
-		if msg := unschedulable(pod); msg != "" && a.unsched[pod.Name] != msg {
+		if msg := Unschedulable(pod); msg != "" && a.unsched[pod.Name] != msg {
 			a.unsched[pod.Name] = msg
 			report = fmt.Sprintf("Executor pod %s is pending: FailedScheduling: %s", pod.Name, msg)
 		}
@@ -180,10 +186,10 @@ func (a *allocator) observe(obj any, deleted bool) {
 	a.poke()
 }
 
-// unschedulable returns the scheduler's reason for not placing pod (the
+// Unschedulable returns the scheduler's reason for not placing pod (the
 // message of its FailedScheduling event, as the PodScheduled condition
-// carries it), or "".
-func unschedulable(pod *corev1.Pod) string {
+// carries it), or "". Submit reports the driver pod's with it too.
+func Unschedulable(pod *corev1.Pod) string {
 	for _, c := range pod.Status.Conditions {
 		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
 			return c.Message
@@ -192,14 +198,14 @@ func unschedulable(pod *corev1.Pod) string {
 	return ""
 }
 
-func (a *allocator) poke() {
+func (a *Allocator) poke() {
 	select {
 	case a.kick <- struct{}{}:
 	default:
 	}
 }
 
-func (a *allocator) run(ctx context.Context) {
+func (a *Allocator) run(ctx context.Context) {
 	defer close(a.done)
 	if a.opts.Owner != nil {
 		a.awaitDriverReady(ctx, a.opts.Owner.Name)
@@ -221,7 +227,7 @@ func (a *allocator) run(ctx context.Context) {
 }
 
 // round plans and carries out one allocation round.
-func (a *allocator) round(ctx context.Context) {
+func (a *Allocator) round(ctx context.Context) {
 	now := time.Now()
 	a.mu.Lock()
 	if a.stopped {
@@ -267,7 +273,7 @@ type lossWaiter struct {
 // recordLosses records the reasons of the executors lost, counts their
 // failures, and returns the ExecutorLossReason calls waiting for them.
 // a.mu is held.
-func (a *allocator) recordLosses(lost []loss) []lossWaiter {
+func (a *Allocator) recordLosses(lost []loss) []lossWaiter {
 	var wake []lossWaiter
 	for _, l := range lost {
 		a.handled[l.ID] = true
@@ -284,7 +290,7 @@ func (a *allocator) recordLosses(lost []loss) []lossWaiter {
 }
 
 // recordPlan records the pods p forgets, deletes and creates. a.mu is held.
-func (a *allocator) recordPlan(p plan, now time.Time) {
+func (a *Allocator) recordPlan(p plan, now time.Time) {
 	for _, id := range p.Forget {
 		delete(a.created, id)
 	}
@@ -302,7 +308,7 @@ func (a *allocator) recordPlan(p plan, now time.Time) {
 
 // forgetGonePods forgets the pods gone from the API whose end was handled
 // (or that had not ended). a.mu is held.
-func (a *allocator) forgetGonePods() {
+func (a *Allocator) forgetGonePods() {
 	for id, st := range a.pods {
 		if a.gone[id] && (a.handled[id] || !st.Phase.terminal()) {
 			delete(a.pods, id)
@@ -316,7 +322,7 @@ func (a *allocator) forgetGonePods() {
 // stallToReport returns why allocation cannot progress (stalled, from the
 // plan) when that is news: another reason than the last reported, or the
 // same after 30 seconds; otherwise "". a.mu is held.
-func (a *allocator) stallToReport(stalled string, now time.Time) string {
+func (a *Allocator) stallToReport(stalled string, now time.Time) string {
 	if stalled == "" || (stalled == a.lastStall && now.Sub(a.stallAt) <= 30*time.Second) {
 		return ""
 	}
@@ -326,7 +332,7 @@ func (a *allocator) stallToReport(stalled string, now time.Time) string {
 
 // reportLosses logs the executors lost and tells the driver (OnLost); the
 // application fails once failures reach spark.executor.maxNumFailures.
-func (a *allocator) reportLosses(lost []loss, failures int) {
+func (a *Allocator) reportLosses(lost []loss, failures int) {
 	for _, l := range lost {
 		ev := a.log.Info()
 		if l.Failure {
@@ -347,23 +353,23 @@ func (a *allocator) reportLosses(lost []loss, failures int) {
 // error it stops: the application fails when the API refuses the request
 // (401, 403, missing namespace, invalid pod); otherwise the next round
 // tries again.
-func (a *allocator) createPods(ctx context.Context, ids []int64) {
+func (a *Allocator) createPods(ctx context.Context, ids []int64) {
 	for _, id := range ids {
-		pod := a.cfg.executorPod(id, a.opts.DriverURL, a.opts.Owner)
+		pod := Pod(a.cfg, id, a.driverURL, a.opts.Owner)
 		cctx, cancel := context.WithTimeout(ctx, a.client.Timeout)
 		_, err := a.client.CoreV1().Pods(a.cfg.Namespace).Create(cctx, pod, metav1.CreateOptions{})
 		cancel()
 		if err == nil || apierrors.IsAlreadyExists(err) {
 			continue
 		}
-		err = a.client.apiError(err, "create", "pods", a.cfg.Namespace)
+		err = a.client.APIError(err, "create", "pods", a.cfg.Namespace)
 		if ctx.Err() != nil {
 			return
 		}
 		a.mu.Lock()
 		delete(a.created, id)
 		a.mu.Unlock()
-		if errors.Is(err, ErrUnauthorized) || errors.Is(err, ErrForbidden) || errors.Is(err, ErrNamespaceNotFound) ||
+		if errors.Is(err, kubeclient.ErrUnauthorized) || errors.Is(err, kubeclient.ErrForbidden) || errors.Is(err, kubeclient.ErrNamespaceNotFound) ||
 			apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) {
 			a.fail(err)
 			return
@@ -373,16 +379,16 @@ func (a *allocator) createPods(ctx context.Context, ids []int64) {
 	}
 }
 
-func (a *allocator) deletePod(ctx context.Context, name string) {
+func (a *Allocator) deletePod(ctx context.Context, name string) {
 	dctx, cancel := context.WithTimeout(ctx, a.client.Timeout)
 	defer cancel()
 	err := a.client.CoreV1().Pods(a.cfg.Namespace).Delete(dctx, name, metav1.DeleteOptions{})
 	if err != nil && !apierrors.IsNotFound(err) && ctx.Err() == nil {
-		a.log.Warn().Err(a.client.apiError(err, "delete", "pods/"+name, a.cfg.Namespace)).Msg("cannot delete an executor pod")
+		a.log.Warn().Err(a.client.APIError(err, "delete", "pods/"+name, a.cfg.Namespace)).Msg("cannot delete an executor pod")
 	}
 }
 
-func (a *allocator) fail(err error) {
+func (a *Allocator) fail(err error) {
 	select {
 	case a.failed <- err:
 	default:
@@ -390,7 +396,7 @@ func (a *allocator) fail(err error) {
 }
 
 // Counts returns the executor pods running and pending now, and the number wanted.
-func (a *allocator) Counts() (running, pending, wanted int) {
+func (a *Allocator) Counts() (running, pending, wanted int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for id, st := range a.pods {
@@ -414,7 +420,7 @@ func (a *allocator) Counts() (running, pending, wanted int) {
 // Stop stops allocating and, unless
 // spark.kubernetes.executor.deleteOnTermination is false, deletes the
 // executor pods and waits for them to be gone (bounded by ctx).
-func (a *allocator) Stop(ctx context.Context) error {
+func (a *Allocator) Stop(ctx context.Context) error {
 	a.mu.Lock()
 	if a.stopped || !a.started {
 		a.stopped = true
@@ -434,14 +440,14 @@ func (a *allocator) Stop(ctx context.Context) error {
 
 // deleteExecutorPods deletes an application's executor pods and waits until
 // none is left.
-func deleteExecutorPods(ctx context.Context, c *apiClient, namespace, appID string, log zerolog.Logger) error {
-	sel := metav1.ListOptions{LabelSelector: ExecutorSelector(appID)}
+func deleteExecutorPods(ctx context.Context, c *kubeclient.Client, namespace, appID string, log zerolog.Logger) error {
+	sel := metav1.ListOptions{LabelSelector: Selector(appID)}
 	pods := c.CoreV1().Pods(namespace)
 	dctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	err := pods.DeleteCollection(dctx, metav1.DeleteOptions{}, sel)
 	cancel()
 	if err != nil {
-		return c.apiError(err, "deletecollection", "pods", namespace)
+		return c.APIError(err, "deletecollection", "pods", namespace)
 	}
 	t := time.NewTicker(200 * time.Millisecond)
 	defer t.Stop()

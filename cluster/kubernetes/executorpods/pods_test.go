@@ -1,0 +1,72 @@
+package executorpods
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeconf"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+func TestParseConfigAndExecutorPod(t *testing.T) {
+	conf := actor.NewConf().
+		Set(cluster.KeyAppName, "Spark Pi!").
+		Set(kubeconf.KeyContainerImage, "sparkrpc:1").
+		Set(cluster.KeyExecutorCores, "2").
+		Set(cluster.KeyExecutorMemory, "2g").
+		Set(kubeconf.KeyNamespace, "jobs").
+		Set(kubeconf.KeyExecutorLabelPrefix+"team", "data").
+		Set(kubeconf.KeyExecutorAnnotationPrefix+"example.com/owner", "me").
+		Set(kubeconf.KeyNodeSelectorPrefix+"disk", "ssd").
+		Set(kubeconf.KeyServiceAccountName, "spark")
+	c, err := kubeconf.Parse(conf, "spark-0123")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(c.PodNamePrefix, "spark-pi-") || len(c.PodNamePrefix) > kubeconf.MaxPrefixLen || !kubeconf.IsDNSLabel(c.PodNamePrefix) {
+		t.Fatalf("prefix %q", c.PodNamePrefix)
+	}
+	pod := Pod(c, 7, "spark://CoarseGrainedScheduler@10.0.0.1:7078", nil)
+	if pod.Name != c.PodNamePrefix+"-exec-7" || pod.Namespace != "jobs" {
+		t.Fatalf("name %s/%s", pod.Namespace, pod.Name)
+	}
+	wantLabels := map[string]string{kubeconf.LabelAppSelector: "spark-0123", kubeconf.LabelAppName: "spark-pi", kubeconf.LabelRole: kubeconf.RoleExecutor, kubeconf.LabelExecutorID: "7", "team": "data"}
+	for k, v := range wantLabels {
+		if pod.Labels[k] != v {
+			t.Errorf("label %s = %q, want %q", k, pod.Labels[k], v)
+		}
+	}
+	if pod.Annotations["example.com/owner"] != "me" || pod.Spec.NodeSelector["disk"] != "ssd" || pod.Spec.ServiceAccountName != "spark" {
+		t.Errorf("annotations %v selector %v sa %q", pod.Annotations, pod.Spec.NodeSelector, pod.Spec.ServiceAccountName)
+	}
+	ctr := pod.Spec.Containers[0]
+	// 2g + max(0.1 × 2048, 384) = 2048 + 384 MiB.
+	if q := ctr.Resources.Requests[corev1.ResourceMemory]; q.Cmp(resource.MustParse("2432Mi")) != 0 {
+		t.Errorf("memory request %s", q.String())
+	}
+	if q := ctr.Resources.Limits[corev1.ResourceMemory]; q.Cmp(resource.MustParse("2432Mi")) != 0 {
+		t.Errorf("memory limit %s", q.String())
+	}
+	if q := ctr.Resources.Requests[corev1.ResourceCPU]; q.Cmp(resource.MustParse("2")) != 0 {
+		t.Errorf("cpu request %s", q.String())
+	}
+	argv := append(slices.Clone(ctr.Command), ctr.Args...)
+	want := []string{"sparkrpc", "executor", "--driver-url", "spark://CoarseGrainedScheduler@10.0.0.1:7078", "--executor-id", "7",
+		"--hostname", "$(SPARK_EXECUTOR_POD_IP)", "--cores", "2", "--app-id", "spark-0123", "--resourceProfileId", "0"}
+	if !slices.Equal(argv, want) {
+		t.Errorf("command %q", argv)
+	}
+	found := false
+	for _, e := range ctr.Env {
+		if e.Name == kubeconf.EnvExecutorPodIP && e.ValueFrom != nil && e.ValueFrom.FieldRef.FieldPath == "status.podIP" {
+			found = true
+		}
+	}
+	if !found || pod.Spec.RestartPolicy != corev1.RestartPolicyNever {
+		t.Errorf("env %v restart %v", ctr.Env, pod.Spec.RestartPolicy)
+	}
+}
