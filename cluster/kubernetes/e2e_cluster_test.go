@@ -87,6 +87,42 @@ func TestKubernetesClusterMode(t *testing.T) {
 	_ = c.CoreV1().Pods("default").Delete(ctx, fprefix+"-driver", metav1.DeleteOptions{})
 }
 
+// TestKubernetesOwnProgram: a program of one's own, in a module of its own,
+// submitted with every option after --class in both deploy modes, runs from
+// its image (the local node maps the image to the program) and prints its
+// exact result.
+func TestKubernetesOwnProgram(t *testing.T) {
+	c := needCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	prefix := fmt.Sprintf("op%d", time.Now().UnixNano()%1e9)
+	image := []string{"--conf", kubeconf.KeyContainerImage + "=" + sumOfSquaresImage, "--conf", "spark.ui.enabled=false"}
+	args := append(append(append([]string{"submit", "--class", "SumOfSquares"}, clusterArgs(t, prefix)[1:]...), image...),
+		sumOfSquaresBin, "1", "2", "3", "4")
+	out, code := runSparkrpc(ctx, t, args...)
+	if code != 0 {
+		t.Fatalf("cluster mode: exit %d:\n%s", code, out)
+	}
+	pod, err := c.CoreV1().Pods("default").Get(ctx, prefix+"-driver", metav1.GetOptions{})
+	if err != nil || pod.Spec.Containers[0].Command[0] != "sumofsquares" || pod.Spec.Containers[0].Image != sumOfSquaresImage {
+		t.Fatalf("the driver pod: %v %v", err, pod)
+	}
+	logs, err := c.CoreV1().Pods("default").GetLogs(prefix+"-driver", &corev1.PodLogOptions{}).DoRaw(ctx)
+	if err != nil || !strings.Contains(string(logs), "Sum of squares is 30\n") {
+		t.Fatalf("the driver's log: %v\n%s", err, logs)
+	}
+	_ = c.CoreV1().Pods("default").Delete(ctx, prefix+"-driver", metav1.DeleteOptions{})
+
+	cprefix := fmt.Sprintf("oc%d", time.Now().UnixNano()%1e9)
+	args = append(append([]string{"submit", "--class", "SumOfSquares", "--master", "k8s://" + controlPlane.Server(),
+		"--num-executors", "2", "--executor-memory", "512m", "--conf", kubeconf.KeyExecutorPodNamePrefix + "=" + cprefix,
+		"--conf", kubeconf.KeyBatchDelay + "=100ms"}, image...), sumOfSquaresBin, "5", "6")
+	out, code = runSparkrpc(ctx, t, args...)
+	if code != 0 || !strings.Contains(out, "Sum of squares is 61\n") {
+		t.Fatalf("client mode: exit %d:\n%s", code, out)
+	}
+}
+
 // TestKubernetesKillAndStatus: --status reports the driver pod's phase;
 // --kill ends the application and the executor pods are collected
 // through their ownerReference.

@@ -25,7 +25,13 @@ var (
 	skipE2E     string
 	// sparkrpcBin is the sparkrpc binary the pods run.
 	sparkrpcBin string
+	// sumOfSquaresBin is the example program of its own module, which the
+	// image sumOfSquaresImage holds.
+	sumOfSquaresBin string
 )
+
+// sumOfSquaresImage is the image of the example program of its own module.
+const sumOfSquaresImage = "sumofsquares:test"
 
 func TestMain(m *testing.M) { os.Exit(testMain(m)) }
 
@@ -47,8 +53,20 @@ func testMain(m *testing.M) int {
 			fmt.Fprintln(os.Stderr, "building sparkrpc:", err)
 			return 1
 		}
+		// The image sumofsquares:test holds the example program of its own
+		// module, and only that: its pods find no other program first.
+		imageDir := filepath.Join(dir, "images", "sumofsquares")
+		sumOfSquaresBin = filepath.Join(imageDir, "sumofsquares")
+		build = exec.Command("go", "build", "-o", sumOfSquaresBin, ".")
+		build.Dir = filepath.Join("..", "..", "examples", "sumofsquares")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "building sumofsquares:", err)
+			return 1
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-		cp, err := kubetest.Start(ctx, bin, kubetest.WithPathPrefix(dir), kubetest.WithNodeCapacity("16", "64Gi", 200))
+		cp, err := kubetest.Start(ctx, bin, kubetest.WithPathPrefix(dir), kubetest.WithNodeCapacity("16", "64Gi", 200),
+			kubetest.WithImage(sumOfSquaresImage, imageDir))
 		cancel()
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "starting the control plane:", err)

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -37,7 +38,15 @@ func (Manager) Accepts(m cluster.Master) bool { return m.Kind == cluster.MasterK
 
 // Submit runs fn on the Kubernetes master cfg.Master and waits for it (see
 // cluster.Submit).
+//
+// The pods run the image's program: sparkrpc for the applications compiled
+// into it; for a program of one's own (cfg.Program), the program of that
+// file name, which the user's image holds (spark.sparkrpc.kubernetes.executable
+// says otherwise).
 func (Manager) Submit(ctx context.Context, cfg cluster.SubmitConfig, fn cluster.AppFunc) error {
+	if cfg.Program != "" {
+		cfg.Conf.SetIfMissing(kubeconf.KeyExecutable, filepath.Base(cfg.Program))
+	}
 	if cluster.DeployMode(cfg.Conf) == "cluster" {
 		return submitCluster(ctx, cfg)
 	}

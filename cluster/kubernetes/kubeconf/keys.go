@@ -95,8 +95,10 @@ const (
 	// KeySubmitInDriver is set in a driver pod's configuration: the driver
 	// runs in a pod (Spark's spark.kubernetes.submitInDriver).
 	KeySubmitInDriver = "spark.kubernetes.submitInDriver"
-	// KeyExecutable is the command the pods run (default "sparkrpc", looked
-	// up on the image's PATH). Not a Spark key.
+	// KeyExecutable is the command the pods run, looked up on the image's
+	// PATH: by default the file name of the submitted program (the primary
+	// resource), or "sparkrpc" for the applications compiled into it. Not a
+	// Spark key.
 	KeyExecutable = "spark.sparkrpc.kubernetes.executable"
 )
 
