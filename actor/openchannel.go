@@ -36,8 +36,10 @@ var (
 // chunks without copying them.
 //
 // ctx bounds the whole download: once it ends, Read fails with its cause
-// and the server's stream is closed. Close the stream when done; one read
-// to its end needs no more from the server, but Close is still due.
+// and the server's stream is closed; it is also how another goroutine
+// stops a Read that waits (Read and Close are not safe for concurrent use,
+// as with most readers). Close the stream when done; one read to its end
+// needs no more from the server, but Close is still due.
 //
 // Every failure is a *FileError naming the URI, whose Err is
 // ErrInvalidFileURI (a malformed URI), ErrFileNotFound (nothing served
