@@ -164,9 +164,9 @@
 // Errors are typed: the sentinels (ErrEnvStopped, ErrEndpointNotFound,
 // ErrDuplicateEndpoint, ErrUnsupportedMessage, ErrTimeout, ErrConnectionClosed,
 // ErrMessageTooLarge, ErrNilMessage, ErrInvalidName, ErrInvalidTimeout,
-// ErrNoTransport) are matched with errors.Is, the error types
-// (*EndpointNotFoundError, *RpcTimeoutError, *PanicError, *ConfError, ...) with
-// errors.As. A failure that comes back from another env is a *RemoteError
+// ErrNoTransport, and the file server's, see File server) are matched with
+// errors.Is, the error types (*EndpointNotFoundError, *RpcTimeoutError,
+// *PanicError, *ConfError, *FileError, ...) with errors.As. A failure that comes back from another env is a *RemoteError
 // that carries its code, so errors.Is still matches the sentinel it stands
 // for.
 //
@@ -216,6 +216,55 @@
 // bare *Router takes the types it has handlers for (Router.Handles). AskAs
 // binds its ask to the reply type it expects, and a remote reply of another
 // type is refused undecoded. Reply-to ids are random.
+//
+// # File server
+//
+// An env that listens serves files to other envs, as Spark's
+// RpcEnv.fileServer does: FileServer().AddFile(path) and AddJar(path)
+// return spark://host:port/files/NAME and .../jars/NAME (the base name,
+// escaped), AddDirectory("/dir1", dir) returns spark://host:port/dir1,
+// under which the files of dir are .../dir1/RELATIVE/PATH. RemoveFile and
+// RemoveJar stop serving a name. Any env, also one in client mode,
+// downloads such a URI with OpenChannel, an io.ReadCloser, or FetchFile,
+// which writes it into a folder (a temporary file, mode 0600, renamed once
+// complete, as Spark's Utils.fetchFile).
+//
+//	uri, err := driver.FileServer().AddFile("/opt/app/conf/app.properties")
+//	...
+//	path, err := executor.FetchFile(ctx, uri, workDir)
+//
+// A download is an exchange of asks with the serving env's file-server
+// endpoint (FileServerName, registered by the first Add), over the
+// connection the envs' messages use, so it works over every transport and
+// spark.authenticate and TLS cover it. The file comes in chunks of
+// spark.rpc.fileServer.chunkSize (256k, within spark.rpc.message.maxSize),
+// the reply to the open bringing the first; the downloader asks for
+// spark.rpc.fileServer.chunksInFlight (4) of them ahead of its reader, each
+// ask bounded by spark.files.fetchTimeout (60s). Neither side holds more
+// than that many chunks of a download, whatever the file's size.
+//
+// The server opens the file once per download and reads every chunk from
+// that descriptor, after checking that its size and modification time are
+// those it had at the open: a file removed or renamed over while it is
+// served is served whole as it was, one changed in place fails the reader
+// with ErrFileChanged. A file larger than one chunk holds a stream on the
+// server until its last chunk is served, the reader closes it, cancels its
+// ctx, fails, or disconnects, or no chunk was asked of it for
+// spark.rpc.fileServer.streamTimeout (spark.network.timeout). A peer holds
+// at most spark.rpc.fileServer.maxStreamsPerPeer (64) streams, the server
+// at most spark.rpc.fileServer.maxStreams (1024); past either, a download
+// fails with ErrTooManyStreams.
+//
+// Nothing but what was added is reachable: names are looked up in the
+// server's table, and a directory is read through os.Root, so a path with
+// "..", an absolute path, or a symbolic link that leads out of the
+// directory is refused (ErrPathRefused). A download's failures are
+// *FileErrors that name the URI and wrap the sentinel or the cause from
+// below (see OpenChannel): ErrFileNotFound, ErrInvalidFileURI,
+// ErrPathRefused, ErrTooManyStreams, ErrFileChanged, ErrStreamClosed,
+// ErrStreamFailed, ErrFileExists; a connect error, an *RpcTimeoutError, a
+// *ConnectionClosedError, ctx's cause. A download that fails mid-stream
+// never ends with io.EOF.
 //
 // # Logging
 //

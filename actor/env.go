@@ -61,6 +61,9 @@ type Env struct {
 	msgs        msgTable             // messages sent and received
 	asks        askStats             // ask latency and failures
 
+	filesOnce sync.Once   // makes files
+	files     *FileServer // see FileServer
+
 	shutdownOnce sync.Once
 	terminated   chan struct{}
 	shutdownErr  error

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -303,5 +306,67 @@ func ExampleEnv_Shutdown() {
 	// started greeter
 	// stopped
 	// RpcEnv has been stopped
+	// true
+}
+
+// A driver serves a file; an executor, in client mode, reads it and
+// fetches it into its working folder. Over TCP (package netty) it is the
+// same: the download goes over the envs' connection.
+func ExampleEnv_FileServer() {
+	network := actor.NewMemNetwork()
+	driver, err := actor.NewEnv("driver", nil, actor.WithTransport(network.Transport("driver-host", 7078)))
+	if err != nil {
+		panic(err)
+	}
+	defer driver.Shutdown(context.Background())
+	executor, err := actor.NewEnv("executor", nil, actor.WithTransport(network.ClientTransport()))
+	if err != nil {
+		panic(err)
+	}
+	defer executor.Shutdown(context.Background())
+
+	dir, err := os.MkdirTemp("", "fileserver-example")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "my app.conf")
+	if err := os.WriteFile(path, []byte("spark.executor.cores=2\n"), 0o600); err != nil {
+		panic(err)
+	}
+	uri, err := driver.FileServer().AddFile(path)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(uri)
+
+	ctx := context.Background()
+	rc, err := executor.OpenChannel(ctx, uri)
+	if err != nil {
+		panic(err)
+	}
+	data, err := io.ReadAll(rc)
+	rc.Close()
+	if err != nil {
+		panic(err)
+	}
+	fmt.Print(string(data))
+
+	workDir := filepath.Join(dir, "work")
+	if err := os.Mkdir(workDir, 0o700); err != nil {
+		panic(err)
+	}
+	local, err := executor.FetchFile(ctx, uri, workDir)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(filepath.Base(local))
+
+	_, err = executor.OpenChannel(ctx, driver.Address().SparkURL()+"/files/missing")
+	fmt.Println(errors.Is(err, actor.ErrFileNotFound))
+	// Output:
+	// spark://driver-host:7078/files/my%20app.conf
+	// spark.executor.cores=2
+	// my app.conf
 	// true
 }

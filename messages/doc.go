@@ -1,6 +1,7 @@
 // Package messages holds the protobuf messages that cross a process
 // boundary in sparkrpc: endpoint references, RPC failures and the lookup
-// protocol of the endpoint-verifier, the transport's wire frames, the cluster
+// protocol of the endpoint-verifier, the file server's protocol (streams of
+// chunks, fileserver.proto), the transport's wire frames, the cluster
 // messages of the scheduler backend, the resource-manager protocol and the
 // benchmark messages.
 //

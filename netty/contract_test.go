@@ -1,7 +1,10 @@
 package netty_test
 
 import (
+	"crypto/sha256"
 	"errors"
+	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -172,6 +175,24 @@ func TestTransportContract(t *testing.T) {
 				if ev.kind == "disconnected" || ev.kind == "error" {
 					t.Fatalf("got %v", ev)
 				}
+			}
+		}},
+		{"file server", func(t *testing.T, k transportKind) {
+			server, client := k.server(t, "server"), k.client(t, "client")
+			path := filepath.Join(t.TempDir(), "data")
+			sum := writeRandom(t, path, 1<<20+1, 1)
+			uri, err := server.FileServer().AddFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rc, err := client.OpenChannel(testutil.Context(t, waitFor), uri)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rc.Close()
+			h := sha256.New()
+			if n, err := io.Copy(h, rc); err != nil || n != 1<<20+1 || [sha256.Size]byte(h.Sum(nil)) != sum {
+				t.Fatalf("download of %s: %d bytes, %v; want the file's %d", uri, n, err, 1<<20+1)
 			}
 		}},
 		{"too large", func(t *testing.T, k transportKind) {
