@@ -43,6 +43,9 @@ const (
 	KeyMaster = "spark.master"
 	// KeyDeployMode is client or cluster (--deploy-mode; default client).
 	KeyDeployMode = "spark.submit.deployMode"
+	// KeyFiles is the comma-separated list of submit's --files, where a
+	// cluster manager passes them on to a driver it starts elsewhere.
+	KeyFiles = "spark.files"
 	// KeyWaitAppCompletion false makes a cluster-mode submit return once the
 	// application is submitted (default true).
 	KeyWaitAppCompletion = "spark.yarn.submit.waitAppCompletion"

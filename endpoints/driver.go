@@ -44,6 +44,8 @@ type Driver struct {
 	// steps: it is taken before mu is released (see unlockAndSend).
 	sendMu sync.Mutex
 
+	files addedFiles // AddFile's
+
 	mu         sync.Mutex
 	sched      *taskScheduler
 	executors  map[string]*executorData

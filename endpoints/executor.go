@@ -36,6 +36,10 @@ type ExecutorConfig struct {
 	// LogURLs and Attributes are passed to the driver as they are.
 	LogURLs    map[string]string
 	Attributes map[string]string
+	// FilesDir is where the executor fetches the files the application
+	// added (TaskContext.FilesDir; Spark's SparkFiles root). Default ".",
+	// the working folder, as Spark's executors in containers.
+	FilesDir string
 }
 
 func (c *ExecutorConfig) validate() error {
@@ -57,6 +61,9 @@ func (c *ExecutorConfig) validate() error {
 	}
 	if c.Hostname == "" {
 		c.Hostname = "localhost"
+	}
+	if c.FilesDir == "" {
+		c.FilesDir = "."
 	}
 	return nil
 }

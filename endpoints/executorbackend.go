@@ -162,7 +162,7 @@ func (b *executorBackend) registered() {
 		return
 	}
 	b.log.Info().Msg("Successfully registered with driver")
-	b.runner = newTaskRunner(b.cfg.ExecutorID, driver, b.cfg.Cores, b.maxSize, b.log)
+	b.runner = newTaskRunner(b.cfg.ExecutorID, driver, b.cfg.Cores, b.maxSize, &dependencies{env: b.env, dir: b.cfg.FilesDir}, b.log)
 	go b.heartbeat(b.env.RemoteRef(driver.Address(), HeartbeatEndpointName), b.runner)
 	if err := driver.Send(&messages.LaunchedExecutor{ExecutorId: b.cfg.ExecutorID}); err != nil {
 		b.exitExecutor(1, "Cannot tell the driver that the executor is ready", err, false)

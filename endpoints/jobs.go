@@ -29,7 +29,7 @@ func (d *Driver) RunJob(ctx context.Context, taskName string, payloads [][]byte)
 		d.mu.Unlock()
 		return nil, ErrDriverStopped
 	}
-	j := d.sched.submit(taskName, payloads)
+	j := d.sched.submit(taskName, payloads, d.files.snapshot())
 	if d.bus.wanted() {
 		d.bus.post(JobStart{Time: j.started, JobID: j.id, TaskName: taskName, NumTasks: len(payloads)})
 	}

@@ -24,6 +24,9 @@ type LocalClusterConfig struct {
 	NewEnv EnvFactory
 	// Hostname is the executors' host name (default "localhost").
 	Hostname string
+	// FilesDir is the executors' folder of added files (ExecutorConfig's;
+	// default ".").
+	FilesDir string
 	// DriverOptions and ExecutorOptions are passed to NewDriver and to
 	// every RunExecutor.
 	DriverOptions   []DriverOption
@@ -67,7 +70,8 @@ func StartLocalCluster(ctx context.Context, driverEnv *actor.Env, cfg LocalClust
 	opts := append([]ExecutorOption{WithEnvFactory(cfg.NewEnv)}, cfg.ExecutorOptions...)
 	for i := 1; i <= cfg.Executors; i++ {
 		id := strconv.Itoa(i)
-		c.StartExecutor(runCtx, ExecutorConfig{DriverURL: d.URL(), ExecutorID: id, Hostname: cfg.Hostname, Cores: cfg.Cores}, opts...)
+		c.StartExecutor(runCtx, ExecutorConfig{DriverURL: d.URL(), ExecutorID: id, Hostname: cfg.Hostname, Cores: cfg.Cores,
+			FilesDir: cfg.FilesDir}, opts...)
 	}
 	if err := d.WaitForExecutors(ctx, cfg.Executors); err != nil {
 		_ = c.Stop(context.Background())

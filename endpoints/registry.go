@@ -4,6 +4,7 @@ package endpoints
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"sync"
 )
@@ -20,6 +21,15 @@ type TaskContext struct {
 	ExecutorID string
 	// JobID is the job the task belongs to.
 	JobID int64
+	// FilesDir is the executor's folder of the files the application added
+	// (Driver.AddFile, submit's --files): Spark's SparkFiles root.
+	FilesDir string
+}
+
+// File returns the path on the executor of the file the application added
+// under name (its base name): Spark's SparkFiles.get.
+func (tc TaskContext) File(name string) string {
+	return filepath.Join(tc.FilesDir, filepath.Base(name))
 }
 
 // TaskFunc is a task: it turns a partition's payload into its result. It

@@ -18,6 +18,7 @@ type job struct {
 	id       int64
 	taskName string
 	payloads [][]byte
+	files    map[string]int64 // the added files, as the driver had them at submission
 	started  time.Time
 
 	pending  []int // partitions waiting for an executor, FIFO
@@ -89,12 +90,13 @@ func newTaskScheduler(maxFailures, cpus, maxSize int) *taskScheduler {
 	return &taskScheduler{maxFailures: maxFailures, cpus: cpus, maxSize: maxSize, running: make(map[int64]*attempt)}
 }
 
-func (s *taskScheduler) submit(taskName string, payloads [][]byte) *job {
+func (s *taskScheduler) submit(taskName string, payloads [][]byte, files map[string]int64) *job {
 	n := len(payloads)
 	j := &job{
 		id:       s.nextJobID,
 		taskName: taskName,
 		payloads: payloads,
+		files:    files,
 		started:  time.Now(),
 		pending:  make([]int, n),
 		attempts: make([]int, n),
@@ -193,8 +195,9 @@ func (s *taskScheduler) resourceOffers(offers []*executorData, out *offerResult)
 					Partition: int32(p),
 					TaskName:  j.taskName,
 					Payload:   j.payloads[p],
-					JobId:     j.id,
-					Cpus:      int32(s.cpus),
+					JobId:      j.id,
+					Cpus:       int32(s.cpus),
+					AddedFiles: j.files,
 				}
 				if size, over := tooLarge(msg, s.maxSize); over {
 					reason := fmt.Sprintf("Serialized task %d:%d was %d bytes, which exceeds max allowed: %s (%d bytes). "+

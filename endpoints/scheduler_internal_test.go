@@ -13,7 +13,7 @@ import (
 // speculation.)
 func TestSchedulerTakesEachPartitionsResultOnce(t *testing.T) {
 	s := newTaskScheduler(4, 1, 1<<20)
-	j := s.submit("t", [][]byte{[]byte("p0"), []byte("p1")})
+	j := s.submit("t", [][]byte{[]byte("p0"), []byte("p1")}, nil)
 	a := &executorData{id: "a", ready: true, freeCores: 1}
 	b := &executorData{id: "b", ready: true, freeCores: 2}
 	var out offerResult

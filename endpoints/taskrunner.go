@@ -27,6 +27,7 @@ type taskRunner struct {
 	driver  *actor.Ref
 	maxSize int
 	log     zerolog.Logger
+	deps    *dependencies
 
 	mu       sync.Mutex
 	cond     sync.Cond
@@ -40,8 +41,8 @@ type taskRunner struct {
 	wg       sync.WaitGroup
 }
 
-func newTaskRunner(execID string, driver *actor.Ref, slots, maxSize int, log zerolog.Logger) *taskRunner {
-	r := &taskRunner{execID: execID, driver: driver, maxSize: maxSize, log: log,
+func newTaskRunner(execID string, driver *actor.Ref, slots, maxSize int, deps *dependencies, log zerolog.Logger) *taskRunner {
+	r := &taskRunner{execID: execID, driver: driver, maxSize: maxSize, deps: deps, log: log,
 		running: make(map[int64]context.CancelCauseFunc), idle: make(chan struct{})}
 	r.cond.L = &r.mu
 	r.wg.Add(slots)
@@ -212,8 +213,13 @@ func (r *taskRunner) run(ctx context.Context, t *messages.LaunchTask) {
 		r.report(u)
 		return
 	}
-	tc := TaskContext{TaskID: t.TaskId, Attempt: int(t.Attempt), Partition: int(t.Partition), ExecutorID: r.execID, JobID: t.JobId}
-	res, err := callTask(ctx, fn, tc, t.Payload)
+	tc := TaskContext{TaskID: t.TaskId, Attempt: int(t.Attempt), Partition: int(t.Partition), ExecutorID: r.execID, JobID: t.JobId,
+		FilesDir: r.deps.dir}
+	var res []byte
+	err := r.deps.update(ctx, t.AddedFiles)
+	if err == nil {
+		res, err = callTask(ctx, fn, tc, t.Payload)
+	}
 	switch {
 	case ctx.Err() != nil:
 		u.State, u.Error = messages.TaskState_TASK_STATE_KILLED, context.Cause(ctx).Error()

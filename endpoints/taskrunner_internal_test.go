@@ -49,7 +49,7 @@ func TestTaskRunnerStopCancelsRunningTask(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runner := newTaskRunner("1", driver, 1, 1<<20, zerolog.Nop())
+	runner := newTaskRunner("1", driver, 1, 1<<20, &dependencies{}, zerolog.Nop())
 	runner.launch(&messages.LaunchTask{TaskId: 7, TaskName: blockedTaskName, Cpus: 1})
 	next := func(what string) *messages.StatusUpdate {
 		t.Helper()

@@ -444,7 +444,13 @@ type LaunchTask struct {
 	// The job the task belongs to (informational).
 	JobId int64 `protobuf:"varint,6,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
 	// The cores the task holds.
-	Cpus          int32 `protobuf:"varint,7,opt,name=cpus,proto3" json:"cpus,omitempty"`
+	Cpus int32 `protobuf:"varint,7,opt,name=cpus,proto3" json:"cpus,omitempty"`
+	// The files the application added (Driver.AddFile) when the job was
+	// submitted: spark:// URI to the time it was added, in Unix
+	// milliseconds. The executor fetches those it lacks, or has older, into
+	// its files folder before it runs the task (Spark's
+	// TaskDescription.addedFiles).
+	AddedFiles    map[string]int64 `protobuf:"bytes,8,rep,name=added_files,json=addedFiles,proto3" json:"added_files,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -526,6 +532,13 @@ func (x *LaunchTask) GetCpus() int32 {
 		return x.Cpus
 	}
 	return 0
+}
+
+func (x *LaunchTask) GetAddedFiles() map[string]int64 {
+	if x != nil {
+		return x.AddedFiles
+	}
+	return nil
 }
 
 // StatusUpdate reports a task's state (executor to driver, send).
@@ -1289,7 +1302,7 @@ const file_cluster_proto_rawDesc = "" +
 	"\x12RegisteredExecutor\"3\n" +
 	"\x10LaunchedExecutor\x12\x1f\n" +
 	"\vexecutor_id\x18\x01 \x01(\tR\n" +
-	"executorId\"\xbf\x01\n" +
+	"executorId\"\xce\x02\n" +
 	"\n" +
 	"LaunchTask\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\x03R\x06taskId\x12\x18\n" +
@@ -1298,7 +1311,12 @@ const file_cluster_proto_rawDesc = "" +
 	"\ttask_name\x18\x04 \x01(\tR\btaskName\x12\x18\n" +
 	"\apayload\x18\x05 \x01(\fR\apayload\x12\x15\n" +
 	"\x06job_id\x18\x06 \x01(\x03R\x05jobId\x12\x12\n" +
-	"\x04cpus\x18\a \x01(\x05R\x04cpus\"\xc7\x01\n" +
+	"\x04cpus\x18\a \x01(\x05R\x04cpus\x12N\n" +
+	"\vadded_files\x18\b \x03(\v2-.sparkrpc.messages.LaunchTask.AddedFilesEntryR\n" +
+	"addedFiles\x1a=\n" +
+	"\x0fAddedFilesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\xc7\x01\n" +
 	"\fStatusUpdate\x12\x1f\n" +
 	"\vexecutor_id\x18\x01 \x01(\tR\n" +
 	"executorId\x12\x17\n" +
@@ -1362,7 +1380,7 @@ func file_cluster_proto_rawDescGZIP() []byte {
 }
 
 var file_cluster_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
+var file_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
 var file_cluster_proto_goTypes = []any{
 	(TaskState)(0),                  // 0: sparkrpc.messages.TaskState
 	(*BoolReply)(nil),               // 1: sparkrpc.messages.BoolReply
@@ -1390,19 +1408,21 @@ var file_cluster_proto_goTypes = []any{
 	nil,                             // 23: sparkrpc.messages.SparkAppConfig.SparkPropertiesEntry
 	nil,                             // 24: sparkrpc.messages.RegisterExecutor.LogUrlsEntry
 	nil,                             // 25: sparkrpc.messages.RegisterExecutor.AttributesEntry
-	(*EndpointRef)(nil),             // 26: sparkrpc.messages.EndpointRef
+	nil,                             // 26: sparkrpc.messages.LaunchTask.AddedFilesEntry
+	(*EndpointRef)(nil),             // 27: sparkrpc.messages.EndpointRef
 }
 var file_cluster_proto_depIdxs = []int32{
 	23, // 0: sparkrpc.messages.SparkAppConfig.spark_properties:type_name -> sparkrpc.messages.SparkAppConfig.SparkPropertiesEntry
-	26, // 1: sparkrpc.messages.RegisterExecutor.executor_ref:type_name -> sparkrpc.messages.EndpointRef
+	27, // 1: sparkrpc.messages.RegisterExecutor.executor_ref:type_name -> sparkrpc.messages.EndpointRef
 	24, // 2: sparkrpc.messages.RegisterExecutor.log_urls:type_name -> sparkrpc.messages.RegisterExecutor.LogUrlsEntry
 	25, // 3: sparkrpc.messages.RegisterExecutor.attributes:type_name -> sparkrpc.messages.RegisterExecutor.AttributesEntry
-	0,  // 4: sparkrpc.messages.StatusUpdate.state:type_name -> sparkrpc.messages.TaskState
-	5,  // [5:5] is the sub-list for method output_type
-	5,  // [5:5] is the sub-list for method input_type
-	5,  // [5:5] is the sub-list for extension type_name
-	5,  // [5:5] is the sub-list for extension extendee
-	0,  // [0:5] is the sub-list for field type_name
+	26, // 4: sparkrpc.messages.LaunchTask.added_files:type_name -> sparkrpc.messages.LaunchTask.AddedFilesEntry
+	0,  // 5: sparkrpc.messages.StatusUpdate.state:type_name -> sparkrpc.messages.TaskState
+	6,  // [6:6] is the sub-list for method output_type
+	6,  // [6:6] is the sub-list for method input_type
+	6,  // [6:6] is the sub-list for extension type_name
+	6,  // [6:6] is the sub-list for extension extendee
+	0,  // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_cluster_proto_init() }
@@ -1417,7 +1437,7 @@ func file_cluster_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cluster_proto_rawDesc), len(file_cluster_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   25,
+			NumMessages:   26,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

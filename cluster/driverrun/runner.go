@@ -51,6 +51,9 @@ type Spec struct {
 	// Fn is the application, run with Args.
 	Fn   cluster.AppFunc
 	Args []string
+	// Files (submit's --files) are served by the driver to its executors
+	// (Driver.AddFile) before the application runs.
+	Files []string
 	// WaitTime bounds the time the application takes to ask for its
 	// driver (spark.yarn.am.waitTime); 0: no bound.
 	WaitTime time.Duration
@@ -179,6 +182,11 @@ func launch(sctx, appCtx context.Context, env *actor.Env, spec Spec, cm endpoint
 	d, err := endpoints.NewDriver(env, opts...)
 	if err != nil {
 		return cluster.Started{}, err
+	}
+	for _, f := range spec.Files {
+		if _, err := d.AddFile(f); err != nil {
+			return cluster.Started{Driver: d}, fmt.Errorf("--files: %w", err)
+		}
 	}
 	*ui = startUI(d, spec.Network, spec.AppID, spec.Logger)
 	if u := (*ui).URL(); u != "" && spec.ShowTrackingURL {

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -47,10 +48,36 @@ func (Manager) Submit(ctx context.Context, cfg cluster.SubmitConfig, fn cluster.
 	if cfg.Program != "" {
 		cfg.Conf.SetIfMissing(kubeconf.KeyExecutable, filepath.Base(cfg.Program))
 	}
+	files, err := podFiles(cfg.Files, cluster.DeployMode(cfg.Conf) == "cluster")
+	if err != nil {
+		return err
+	}
+	cfg.Files = files
 	if cluster.DeployMode(cfg.Conf) == "cluster" {
+		if len(files) > 0 {
+			cfg.Conf.Set(cluster.KeyFiles, strings.Join(files, ","))
+		}
 		return submitCluster(ctx, cfg)
 	}
 	return runDriver(ctx, cfg, fn, false)
+}
+
+// podFiles returns the paths of --files for the driver, which serves them
+// to the executor pods: local paths, or local:///PATH for a file the
+// driver's image holds, as Spark's; in cluster mode only the latter, since
+// the driver pod cannot read this machine's files (Spark would upload them
+// to spark.kubernetes.file.upload.path, which sparkrpc does not support).
+func podFiles(files []string, clusterMode bool) ([]string, error) {
+	out := make([]string, 0, len(files))
+	for _, f := range files {
+		p, inImage := strings.CutPrefix(f, "local://")
+		if clusterMode && !inImage {
+			return nil, kubeconf.Invalid("--files", f, "in cluster mode the driver pod reads the files from its image: give local:///PATH "+
+				"(uploading this machine's files, Spark's spark.kubernetes.file.upload.path, is not supported)")
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 // Submit runs the application cfg describes on the Kubernetes master
@@ -79,6 +106,7 @@ func RunDriverPod(ctx context.Context, cfg cluster.SubmitConfig) error {
 		return err
 	}
 	cfg.Conf.Set(kubeconf.KeySubmitInDriver, "true")
+	cfg.Files = cluster.SplitList(cfg.Conf.Get(cluster.KeyFiles, ""))
 	return runDriver(ctx, cfg, fn, true)
 }
 
@@ -147,7 +175,7 @@ func runDriver(ctx context.Context, cfg cluster.SubmitConfig, fn cluster.AppFunc
 
 	b := &podBackend{kcfg: kcfg, client: client, owner: owner, appID: appID, log: log}
 	return driverrun.Run(ctx, driverrun.Spec{AppID: appID, Conf: conf, Network: nw, Port: port, Logger: log,
-		Stdout: cfg.Stdout, Status: cfg.Stderr, ShowTrackingURL: true, Fn: fn, Args: cfg.Args, Backend: b})
+		Stdout: cfg.Stdout, Status: cfg.Stderr, ShowTrackingURL: true, Fn: fn, Args: cfg.Args, Files: cfg.Files, Backend: b})
 }
 
 // localHostFor returns this machine's address on the route to the API
