@@ -123,6 +123,44 @@ func TestKubernetesOwnProgram(t *testing.T) {
 	}
 }
 
+// TestKubernetesFiles: --files reach every executor pod through the
+// driver's file server: a local file in client mode, a file of the image
+// (local:///PATH) in cluster mode; a local path in cluster mode is refused.
+func TestKubernetesFiles(t *testing.T) {
+	c := needCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	given := filepath.Join(t.TempDir(), "given.txt")
+	if err := os.WriteFile(given, []byte("from --files"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	image := []string{"--conf", kubeconf.KeyContainerImage + "=" + fileCheckImage, "--conf", "spark.ui.enabled=false"}
+	cprefix := fmt.Sprintf("fc%d", time.Now().UnixNano()%1e9)
+	args := append(append([]string{"submit", "--master", "k8s://" + controlPlane.Server(), "--num-executors", "2",
+		"--executor-memory", "512m", "--files", given, "--conf", kubeconf.KeyExecutorPodNamePrefix + "=" + cprefix,
+		"--conf", kubeconf.KeyBatchDelay + "=100ms"}, image...), fileCheckBin, "given.txt")
+	out, code := runSparkrpc(ctx, t, args...)
+	if code != 0 || !strings.Contains(out, "given.txt: from --files\nread on 2 executors\n") {
+		t.Fatalf("client mode: exit %d:\n%s", code, out)
+	}
+
+	prefix := fmt.Sprintf("fk%d", time.Now().UnixNano()%1e9)
+	base := append(append([]string{"submit"}, clusterArgs(t, prefix)[1:]...), image...)
+	out, code = runSparkrpc(ctx, t, append(base, "--files", given, fileCheckBin, "given.txt")...)
+	if code != 1 || !strings.Contains(out, "local:///PATH") {
+		t.Fatalf("a local path in cluster mode: exit %d:\n%s", code, out)
+	}
+	out, code = runSparkrpc(ctx, t, append(base, "--files", "local://"+given, fileCheckBin, "given.txt")...)
+	if code != 0 {
+		t.Fatalf("cluster mode: exit %d:\n%s", code, out)
+	}
+	logs, err := c.CoreV1().Pods("default").GetLogs(prefix+"-driver", &corev1.PodLogOptions{}).DoRaw(ctx)
+	if err != nil || !strings.Contains(string(logs), "given.txt: from --files\nread on 2 executors\n") {
+		t.Fatalf("the driver's log: %v\n%s", err, logs)
+	}
+	_ = c.CoreV1().Pods("default").Delete(ctx, prefix+"-driver", metav1.DeleteOptions{})
+}
+
 // TestKubernetesKillAndStatus: --status reports the driver pod's phase;
 // --kill ends the application and the executor pods are collected
 // through their ownerReference.

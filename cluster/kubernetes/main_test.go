@@ -28,7 +28,13 @@ var (
 	// sumOfSquaresBin is the example program of its own module, which the
 	// image sumOfSquaresImage holds.
 	sumOfSquaresBin string
+	// fileCheckBin is the test program that reads files on executors,
+	// which the image fileCheckImage holds.
+	fileCheckBin string
 )
+
+// fileCheckImage is the image of the test program filecheck.
+const fileCheckImage = "filecheck:test"
 
 // sumOfSquaresImage is the image of the example program of its own module.
 const sumOfSquaresImage = "sumofsquares:test"
@@ -64,9 +70,17 @@ func testMain(m *testing.M) int {
 			fmt.Fprintln(os.Stderr, "building sumofsquares:", err)
 			return 1
 		}
+		fileCheckDir := filepath.Join(dir, "images", "filecheck")
+		fileCheckBin = filepath.Join(fileCheckDir, "filecheck")
+		build = exec.Command("go", "build", "-o", fileCheckBin, "github.com/sparkrpc/sparkrpc/internal/testprog/filecheck")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "building filecheck:", err)
+			return 1
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		cp, err := kubetest.Start(ctx, bin, kubetest.WithPathPrefix(dir), kubetest.WithNodeCapacity("16", "64Gi", 200),
-			kubetest.WithImage(sumOfSquaresImage, imageDir))
+			kubetest.WithImage(sumOfSquaresImage, imageDir), kubetest.WithImage(fileCheckImage, fileCheckDir))
 		cancel()
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "starting the control plane:", err)
