@@ -2,11 +2,16 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -183,5 +188,133 @@ func TestPlainMainCannotSubmitItselfWithoutEnd(t *testing.T) {
 	out, code = run("-exe")
 	if code != 1 || !strings.Contains(out, "submit called in a container") && !strings.Contains(out, "exit code") {
 		t.Fatalf("exit %d\n%s", code, out)
+	}
+}
+
+// A primary resource of 100 MiB is staged and localized in bounded memory:
+// the peak RSS of the submitting client, the resource manager and the node
+// managers grows by less than 16 MiB over that of a submission of the same
+// program without the extra 100 MiB.
+func TestLargeProgramInBoundedMemory(t *testing.T) {
+	small := sumOfSquares(t)
+	big := filepath.Join(t.TempDir(), "sumofsquares")
+	if err := copyPadded(small, big, 100<<20); err != nil {
+		t.Fatal(err)
+	}
+	marker := newMarker(t)
+	c := startRMCluster(t, marker, nil, []string{"--memory", "2g", "--cores", "2"}, []string{"--memory", "2g", "--cores", "2"})
+	defer c.stop(t)
+	daemons := append([]*proc{c.rm}, c.nms...)
+	submit := func(prog string) (clientKiB int64, daemonKiB []int64) {
+		p := start(t, marker, "submit", "--class", "SumOfSquares", "--master", "rm://"+c.addr, "--deploy-mode", "cluster",
+			"--executor-memory", "512m", "--num-executors", "2", "--conf", "spark.ui.enabled=false", prog, "1", "2")
+		if code := p.wait(t, 3*time.Minute); code != 0 {
+			t.Fatalf("exit %d\n%s", code, p.stderr)
+		}
+		for _, d := range daemons {
+			daemonKiB = append(daemonKiB, peakRSSKiB(t, d.cmd.Process.Pid))
+		}
+		return maxRSSKiB(p), daemonKiB
+	}
+	client0, daemons0 := submit(small)
+	client1, daemons1 := submit(big)
+	t.Logf("peak RSS (KiB) of the client %d -> %d, of the daemons %v -> %v", client0, client1, daemons0, daemons1)
+	const bound = 16 << 10 // KiB
+	if client1-client0 >= bound {
+		t.Errorf("the client's peak RSS grew by %d KiB", client1-client0)
+	}
+	for i := range daemons0 {
+		if daemons1[i]-daemons0[i] >= bound {
+			t.Errorf("%v: peak RSS grew by %d KiB", daemons[i].cmd.Args[1], daemons1[i]-daemons0[i])
+		}
+	}
+}
+
+// copyPadded copies the program src to dst (mode 0755) with n bytes of
+// noise after it, which an executable's loader ignores.
+func copyPadded(src, dst string, n int64) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	rng := rand.NewChaCha8([32]byte{1})
+	if _, err := io.CopyN(out, rng, n); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// peakRSSKiB returns the peak resident set size of the running process pid
+// (VmHWM).
+func peakRSSKiB(t *testing.T, pid int) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+	}
+	t.Fatalf("no VmHWM for %d", pid)
+	return 0
+}
+
+// maxRSSKiB returns the peak resident set size of the ended p and of the
+// processes it waited for (a submission hands over to the program's own
+// submit), as wait4 reports it.
+func maxRSSKiB(p *proc) int64 {
+	return p.cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
+}
+
+// fileCheck is the test program whose application reads files on every
+// executor.
+func fileCheck(t *testing.T) string { return program(t, "../../internal/testprog/filecheck") }
+
+// A --files file and a file the application adds (Driver.AddFile) reach
+// every executor: through the driver's file server on local[N], and on a
+// local cluster in both deploy modes.
+func TestFilesReachEveryExecutor(t *testing.T) {
+	prog := fileCheck(t)
+	dir := t.TempDir()
+	given, added := filepath.Join(dir, "given.txt"), filepath.Join(dir, "added.txt")
+	for f, s := range map[string]string{given: "from --files", added: "from AddFile"} {
+		if err := os.WriteFile(f, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct{ master, mode string }{
+		{"local[2]", "client"},
+		{"local-cluster[2,1,1024]", "client"},
+		{"local-cluster[2,1,1024]", "cluster"},
+	} {
+		t.Run(tc.master+" "+tc.mode, func(t *testing.T) {
+			marker := newMarker(t)
+			stdout, stderr, code := runBin(t, marker, 2*time.Minute, "submit", "--master", tc.master, "--deploy-mode", tc.mode,
+				"--files", given, "--executor-memory", "512m", "--conf", "spark.ui.enabled=false",
+				prog, "--add", added, "given.txt", "added.txt")
+			want := "given.txt: from --files\nadded.txt: from AddFile\nread on "
+			if code != 0 || !strings.Contains(stdout, want) {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			}
+			if executors := map[string]string{"local[2]": "1", "local-cluster[2,1,1024]": "2"}[tc.master]; !strings.Contains(stdout, "read on "+executors+" executors") {
+				t.Fatalf("not read on every executor:\n%s", stdout)
+			}
+		})
 	}
 }
