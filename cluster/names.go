@@ -2,6 +2,12 @@
 
 package cluster
 
+import (
+	"strings"
+
+	"github.com/sparkrpc/sparkrpc/messages"
+)
+
 // ExecutorConfFile is the name of an executor's conf file in its
 // container's working folder (its --properties-file).
 const ExecutorConfFile = "__executor_conf__.properties"
@@ -29,3 +35,51 @@ const StagingConfFile = "__spark_conf__.properties"
 // MaxLogChunk bounds the bytes of one NmReadContainerLog answer, well
 // below the smallest sensible spark.rpc.message.maxSize.
 const MaxLogChunk = 256 << 10
+
+// AppResourceName is the name of the primary resource (the user's program,
+// of kind PROGRAM) in the staging folder and in a container's working
+// folder: Spark's __app__.jar.
+const AppResourceName = "__app__"
+
+// MaxStageChunk bounds the bytes of one chunk of a staged resource, both
+// ways: RmStageChunk to the resource manager and RmResourceChunk from it.
+// A sender also keeps each chunk below its spark.rpc.message.maxSize
+// (StageChunkSize).
+const MaxStageChunk = 1 << 20
+
+// StageChunkSize returns the chunk size for staging and localizing
+// resources with an env whose spark.rpc.message.maxSize is maxMessageSize
+// bytes: MaxStageChunk, less when the frame limit needs room for the
+// message around the data.
+func StageChunkSize(maxMessageSize int) int {
+	return max(4<<10, min(MaxStageChunk, maxMessageSize-64<<10))
+}
+
+// ValidateResourceName returns nil when name may name a resource of kind
+// in a staging folder and a container's working folder: the program is
+// AppResourceName; a file's name is one path element that is none of the
+// names the cluster writes there itself (the program's, StagingConfFile,
+// ExecutorConfFile). Any other name is an error matching ErrInvalidID.
+func ValidateResourceName(kind messages.RmResourceKind, name string) error {
+	switch kind {
+	case messages.RmResourceKind_RM_RESOURCE_KIND_PROGRAM:
+		if name != AppResourceName {
+			return &InvalidIDError{Kind: "program resource", ID: name, Want: AppResourceName}
+		}
+		return nil
+	case messages.RmResourceKind_RM_RESOURCE_KIND_FILE:
+		if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\\\x00") || len(name) > 255 ||
+			name == AppResourceName || name == StagingConfFile || name == ExecutorConfFile {
+			return &InvalidIDError{Kind: "file resource", ID: name,
+				Want: "a file's base name other than " + AppResourceName + ", " + StagingConfFile + " and " + ExecutorConfFile}
+		}
+		return nil
+	}
+	return &InvalidIDError{Kind: "resource kind", ID: kind.String(), Want: "PROGRAM or FILE"}
+}
+
+// ResourceKindName returns the short name of a resource kind: "PROGRAM",
+// "FILE", or the enum's name for another value.
+func ResourceKindName(kind messages.RmResourceKind) string {
+	return strings.TrimPrefix(kind.String(), "RM_RESOURCE_KIND_")
+}
