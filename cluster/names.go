@@ -42,17 +42,18 @@ const MaxLogChunk = 256 << 10
 const AppResourceName = "__app__"
 
 // MaxStageChunk bounds the bytes of one chunk of a staged resource, both
-// ways: RmStageChunk to the resource manager and RmResourceChunk from it.
-// A sender also keeps each chunk below its spark.rpc.message.maxSize
-// (StageChunkSize).
+// ways: the resource manager refuses a larger RmStageChunk and never
+// answers a larger RmResourceChunk. Senders use StageChunkSize.
 const MaxStageChunk = 1 << 20
 
-// StageChunkSize returns the chunk size for staging and localizing
-// resources with an env whose spark.rpc.message.maxSize is maxMessageSize
-// bytes: MaxStageChunk, less when the frame limit needs room for the
-// message around the data.
+// StageChunkSize returns the size of the chunks an env whose
+// spark.rpc.message.maxSize is maxMessageSize bytes stages and localizes
+// resources in: 256 KiB (a quarter of MaxStageChunk: with a few chunks in
+// flight, each held by sender, transport and receiver at once, the memory
+// a transfer takes stays a few MiB), less when the frame limit needs room
+// for the message around the data.
 func StageChunkSize(maxMessageSize int) int {
-	return max(4<<10, min(MaxStageChunk, maxMessageSize-64<<10))
+	return max(4<<10, min(MaxStageChunk/4, maxMessageSize-64<<10))
 }
 
 // ValidateResourceName returns nil when name may name a resource of kind

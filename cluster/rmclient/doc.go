@@ -8,8 +8,8 @@
 //
 // A submission's program and files (Submission.Program, Submission.Files;
 // Resources names them) are streamed to the resource manager after
-// NewApplication and before the submission (Client.Stage): in chunks of at
-// most 1 MiB, a few in flight, hashed with SHA-256 as they are read, then
+// NewApplication and before the submission (Client.Stage): in chunks of
+// 256 KiB, a few in flight, hashed with SHA-256 as they are read, then
 // committed with their size and digest. The node managers localize them
 // for every container of the application.
 //

@@ -78,11 +78,12 @@ func Resources(program string, files []string) ([]Resource, error) {
 // Stage streams the file res.Path to the resource manager as resource
 // res.Name of application appID, which this client's user created
 // (NewApplication, on this client's env) and has not submitted yet. The
-// file goes in chunks of at most cluster.MaxStageChunk bytes that fit the
-// env's spark.rpc.message.maxSize, each an ask, with at most a few in
-// flight, and is hashed as it is read; a commit then states its size and
-// SHA-256, which the resource manager checks. It returns the resource as a
-// launch context names it (RmLaunchContext.resources).
+// file goes in chunks of cluster.StageChunkSize bytes (256 KiB, fewer when
+// the env's spark.rpc.message.maxSize needs it), each an ask, with at most
+// stageWindow (4) in flight, and is hashed as it is read; a commit then
+// states its size and SHA-256, which the resource manager checks. It
+// returns the resource as a launch context names it
+// (RmLaunchContext.resources).
 func (c *Client) Stage(ctx context.Context, appID string, res Resource) (*messages.RmLocalResource, error) {
 	if err := cluster.ValidateResourceName(res.Kind, res.Name); err != nil {
 		return nil, err
