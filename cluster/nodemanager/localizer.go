@@ -39,17 +39,17 @@ type fetchFunc func(ctx context.Context, appID string, res *messages.RmLocalReso
 // resource manager says the application ended and none of its containers
 // runs here any more.
 type localizer struct {
-	root  string    // the node's folder of applications, Dir/apps
-	fetch fetchFunc // reads a resource from the resource manager
-	ctx   context.Context
-	log   zerolog.Logger
-	wg    sync.WaitGroup // fetches in flight
+	root string // the node's folder of applications, Dir/apps
+	ctx  context.Context
+	log  zerolog.Logger
+	wg   sync.WaitGroup // fetches in flight
 
 	// What was fetched, for the metrics.
 	fetched, fetchedBytes atomic.Int64
 
-	mu   sync.Mutex
-	apps map[string]*appCache
+	mu    sync.Mutex
+	fetch fetchFunc // reads a resource from the resource manager
+	apps  map[string]*appCache
 }
 
 // appCache is what the node keeps of one application's resources.
@@ -219,10 +219,11 @@ func (l *localizer) start(appID string, app *appCache, key string, res *messages
 	app.entries[key] = e
 	app.fetching++
 	l.wg.Add(1)
+	fetch := l.fetch
 	go func() {
 		defer l.wg.Done()
 		defer cancel()
-		err := l.download(ctx, appID, res, e.path)
+		err := l.download(ctx, fetch, appID, res, e.path)
 		l.mu.Lock()
 		e.err = err
 		if err != nil && app.entries[key] == e {
@@ -236,9 +237,9 @@ func (l *localizer) start(appID string, app *appCache, key string, res *messages
 	return e
 }
 
-// download fetches res into a new file at path (0600; 0700 for a
-// program) and checks its size and SHA-256 before it takes that name.
-func (l *localizer) download(ctx context.Context, appID string, res *messages.RmLocalResource, path string) error {
+// download fetches res with fetch into a new file at path (0600; 0700 for
+// a program) and checks its size and SHA-256 before it takes that name.
+func (l *localizer) download(ctx context.Context, fetch fetchFunc, appID string, res *messages.RmLocalResource, path string) error {
 	dir := filepath.Dir(path)
 	if err := privatefile.MkdirAll(dir); err != nil {
 		return err
@@ -250,7 +251,7 @@ func (l *localizer) download(ctx context.Context, appID string, res *messages.Rm
 	tmp := f.Name()
 	h := sha256.New()
 	n := &countingWriter{}
-	err = l.fetch(ctx, appID, res, io.MultiWriter(f, h, n))
+	err = fetch(ctx, appID, res, io.MultiWriter(f, h, n))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -172,5 +173,29 @@ func TestLocalizerStopsFetchNobodyWaitsFor(t *testing.T) {
 	l.release(testApp)
 	if _, err := os.Stat(filepath.Join(root, testApp, fileCacheDir)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the application's cache stayed: %v", err)
+	}
+}
+
+// A resource that cannot be written on the node (here the cache's folder
+// is a file; a full disk fails the same way) fails the container with the
+// resource's name and the write's error.
+func TestLocalizerWriteErrorFailsTheContainer(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, testApp), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, testApp, fileCacheDir), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	src := &fakeSource{content: "data"}
+	l := newLocalizer(t.Context(), root, src.fetch, zerolog.Nop())
+	defer l.wait()
+	l.acquire(testApp)
+	_, err := l.localize(t.Context(), testApp, "container_1_0001_01_000001", []*messages.RmLocalResource{resourceOf("data.txt", "data")},
+		filepath.Join(root, testApp, "c1"))
+	var le *cluster.LocalizationError
+	if !errors.As(err, &le) || !errors.Is(err, cluster.ErrLocalization) || !strings.Contains(err.Error(), `"data.txt" (FILE)`) ||
+		!strings.Contains(err.Error(), "not a directory") {
+		t.Fatalf("err = %v", err)
 	}
 }

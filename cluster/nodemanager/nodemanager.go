@@ -340,6 +340,7 @@ func (nm *NodeManager) kickHeartbeat() {
 func (nm *NodeManager) Shutdown(ctx context.Context) error {
 	nm.mu.Lock()
 	nm.closed = true
+	localizing := len(nm.localizing) > 0 // they complete with statuses to report
 	nm.mu.Unlock()
 	nm.cancelStop()
 	// A start in flight sees closed and stops its container itself; one
@@ -351,7 +352,6 @@ func (nm *NodeManager) Shutdown(ctx context.Context) error {
 	for _, p := range nm.containers {
 		procs = append(procs, p)
 	}
-	unreported := len(nm.completed) > 0
 	nm.mu.Unlock()
 	for _, p := range procs {
 		p.stop(nm.cfg.KillGrace, cluster.ContainerExitKilledByRM, "Container killed: node manager shutting down")
@@ -372,7 +372,7 @@ func (nm *NodeManager) Shutdown(ctx context.Context) error {
 		case <-nm.loopDone:
 		case <-ctx.Done():
 		}
-		if len(procs) > 0 || unreported {
+		if len(procs) > 0 || localizing {
 			// Wait for the watchers to queue the final statuses, then report them.
 			watched := make(chan struct{})
 			go func() { nm.watchers.Wait(); close(watched) }()
