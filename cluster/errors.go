@@ -232,3 +232,104 @@ func RemoteIs(err, target error) bool {
 // ErrNoSuchLog is returned for a container log file a node manager does
 // not have.
 var ErrNoSuchLog = errors.New("cluster: no such container log")
+
+// Errors of staged resources (the user's program and --files): staging on
+// the resource manager, localization on the node managers. The text of
+// each typed error below starts with its sentinel's, so that RemoteIs
+// matches it once it crossed the wire.
+var (
+	// ErrDuplicateResource is matched by the error for two resources of one
+	// submission with one name, such as two --files with one base name
+	// (see *DuplicateResourceError): nothing is sent.
+	ErrDuplicateResource = errors.New("cluster: two resources with one name")
+	// ErrResourceMismatch is matched by the error for a staged resource
+	// whose size or SHA-256 is not what its submitter stated (see
+	// *ResourceMismatchError): on the resource manager when the resource is
+	// committed, on a node manager when it localizes it.
+	ErrResourceMismatch = errors.New("cluster: resource size or digest mismatch")
+	// ErrStagingLimit is matched by the error for a chunk that would take
+	// an application's staged bytes past the resource manager's
+	// spark.sparkrpc.yarn.staging.maxAppSize (see *StagingLimitError).
+	ErrStagingLimit = errors.New("cluster: staged resources above the application's limit")
+	// ErrNotStaged is returned for a resource that the resource manager has
+	// not staged completely: a submission or a node manager's read that
+	// names a resource never committed, or whose file is gone.
+	ErrNotStaged = errors.New("cluster: resource not staged")
+	// ErrLocalization is matched by the error of a container whose
+	// resources a node manager could not localize (see *LocalizationError);
+	// its text is the container's diagnostics.
+	ErrLocalization = errors.New("cluster: resource localization failed")
+)
+
+// DuplicateResourceError reports two resources of one submission with one
+// name, such as two --files with one base name.
+type DuplicateResourceError struct {
+	// Name is the resource name both would have; Paths are their paths.
+	Name  string
+	Paths []string
+}
+
+func (e *DuplicateResourceError) Error() string {
+	return fmt.Sprintf("%v: %s would both be staged as %q: files must have distinct base names", ErrDuplicateResource, strings.Join(e.Paths, " and "), e.Name)
+}
+
+// Is matches ErrDuplicateResource, and ErrInvalidConfig: it is a mistake in
+// the submission's configuration.
+func (e *DuplicateResourceError) Is(target error) bool {
+	return target == ErrDuplicateResource || target == ErrInvalidConfig
+}
+
+// ResourceMismatchError reports a resource whose content is not what its
+// submitter stated: Size and SHA256 (hex) are what was found, WantSize and
+// WantSHA256 what was stated.
+type ResourceMismatchError struct {
+	Name               string
+	Size, WantSize     int64
+	SHA256, WantSHA256 string
+}
+
+func (e *ResourceMismatchError) Error() string {
+	return fmt.Sprintf("%v: %q has %d bytes with sha256 %s, expected %d bytes with sha256 %s",
+		ErrResourceMismatch, e.Name, e.Size, e.SHA256, e.WantSize, e.WantSHA256)
+}
+
+// Is matches ErrResourceMismatch.
+func (e *ResourceMismatchError) Is(target error) bool { return target == ErrResourceMismatch }
+
+// StagingLimitError reports a chunk refused because the application's
+// staged bytes would pass Limit (spark.sparkrpc.yarn.staging.maxAppSize).
+type StagingLimitError struct {
+	AppID string
+	// Staged is what the application had staged, Chunk the refused chunk's
+	// size.
+	Staged, Chunk, Limit int64
+}
+
+func (e *StagingLimitError) Error() string {
+	return fmt.Sprintf("%v: application %s may stage at most %d bytes (%s on the resource manager); %d are staged and a chunk of %d more was refused",
+		ErrStagingLimit, e.AppID, e.Limit, KeyStagingMaxAppSize, e.Staged, e.Chunk)
+}
+
+// Is matches ErrStagingLimit.
+func (e *StagingLimitError) Is(target error) bool { return target == ErrStagingLimit }
+
+// LocalizationError is the error of a container whose resource Name (of
+// Kind) a node manager could not localize: a size or digest mismatch
+// (Err matches ErrResourceMismatch), a resource the resource manager does
+// not have, a write error such as a full disk.
+type LocalizationError struct {
+	AppID, ContainerID string
+	Name, Kind         string
+	Err                error
+}
+
+func (e *LocalizationError) Error() string {
+	return fmt.Sprintf("%v: %q (%s) of application %s, container %s: %s",
+		ErrLocalization, e.Name, e.Kind, e.AppID, e.ContainerID, strings.TrimPrefix(e.Err.Error(), "cluster: "))
+}
+
+// Is matches ErrLocalization.
+func (e *LocalizationError) Is(target error) bool { return target == ErrLocalization }
+
+// Unwrap returns the cause.
+func (e *LocalizationError) Unwrap() error { return e.Err }

@@ -74,3 +74,12 @@ const (
 	// the defaults (nodemanager.Config.EnvWhitelist).
 	KeyContainerEnvWhitelist = "spark.sparkrpc.container.envWhitelist"
 )
+
+// Configuration keys of the resource manager's staging (not Spark's).
+const (
+	// KeyStagingMaxAppSize bounds the bytes one application may stage on a
+	// resource manager (its program and --files together; default 8g): a
+	// chunk past it is refused with an error matching ErrStagingLimit. It
+	// is read from the resource manager's conf.
+	KeyStagingMaxAppSize = "spark.sparkrpc.yarn.staging.maxAppSize"
+)

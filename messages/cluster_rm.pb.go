@@ -195,6 +195,136 @@ func (RmContainerState) EnumDescriptor() ([]byte, []int) {
 	return file_cluster_rm_proto_rawDescGZIP(), []int{2}
 }
 
+// RmResourceKind is what a staged resource is to a container (YARN's
+// LocalResourceType, reduced to what sparkrpc ships).
+type RmResourceKind int32
+
+const (
+	RmResourceKind_RM_RESOURCE_KIND_UNSPECIFIED RmResourceKind = 0
+	// The user's program, the primary resource (Spark's __app__.jar): named
+	// "__app__", localized mode 0700; a container's command whose first word
+	// is "sparkrpc" runs it.
+	RmResourceKind_RM_RESOURCE_KIND_PROGRAM RmResourceKind = 1
+	// A file (spark-submit's --files), named by its base name, localized mode
+	// 0600.
+	RmResourceKind_RM_RESOURCE_KIND_FILE RmResourceKind = 2
+)
+
+// Enum value maps for RmResourceKind.
+var (
+	RmResourceKind_name = map[int32]string{
+		0: "RM_RESOURCE_KIND_UNSPECIFIED",
+		1: "RM_RESOURCE_KIND_PROGRAM",
+		2: "RM_RESOURCE_KIND_FILE",
+	}
+	RmResourceKind_value = map[string]int32{
+		"RM_RESOURCE_KIND_UNSPECIFIED": 0,
+		"RM_RESOURCE_KIND_PROGRAM":     1,
+		"RM_RESOURCE_KIND_FILE":        2,
+	}
+)
+
+func (x RmResourceKind) Enum() *RmResourceKind {
+	p := new(RmResourceKind)
+	*p = x
+	return p
+}
+
+func (x RmResourceKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (RmResourceKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_cluster_rm_proto_enumTypes[3].Descriptor()
+}
+
+func (RmResourceKind) Type() protoreflect.EnumType {
+	return &file_cluster_rm_proto_enumTypes[3]
+}
+
+func (x RmResourceKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use RmResourceKind.Descriptor instead.
+func (RmResourceKind) EnumDescriptor() ([]byte, []int) {
+	return file_cluster_rm_proto_rawDescGZIP(), []int{3}
+}
+
+// RmLocalResource names a file staged on the resource manager that a
+// container finds in its working folder under name (YARN's LocalResource).
+// Size and SHA-256 are what the submitter staged: the resource manager
+// checks them when the resource is committed, the node manager when it
+// localizes it.
+type RmLocalResource struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Kind  RmResourceKind         `protobuf:"varint,2,opt,name=kind,proto3,enum=sparkrpc.messages.RmResourceKind" json:"kind,omitempty"`
+	Size  int64                  `protobuf:"varint,3,opt,name=size,proto3" json:"size,omitempty"`
+	// The SHA-256 digest of the content, 32 bytes.
+	Sha256        []byte `protobuf:"bytes,4,opt,name=sha256,proto3" json:"sha256,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RmLocalResource) Reset() {
+	*x = RmLocalResource{}
+	mi := &file_cluster_rm_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RmLocalResource) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RmLocalResource) ProtoMessage() {}
+
+func (x *RmLocalResource) ProtoReflect() protoreflect.Message {
+	mi := &file_cluster_rm_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RmLocalResource.ProtoReflect.Descriptor instead.
+func (*RmLocalResource) Descriptor() ([]byte, []int) {
+	return file_cluster_rm_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *RmLocalResource) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *RmLocalResource) GetKind() RmResourceKind {
+	if x != nil {
+		return x.Kind
+	}
+	return RmResourceKind_RM_RESOURCE_KIND_UNSPECIFIED
+}
+
+func (x *RmLocalResource) GetSize() int64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+func (x *RmLocalResource) GetSha256() []byte {
+	if x != nil {
+		return x.Sha256
+	}
+	return nil
+}
+
 // RmResource is an amount of memory and cores.
 type RmResource struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -206,7 +336,7 @@ type RmResource struct {
 
 func (x *RmResource) Reset() {
 	*x = RmResource{}
-	mi := &file_cluster_rm_proto_msgTypes[0]
+	mi := &file_cluster_rm_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -218,7 +348,7 @@ func (x *RmResource) String() string {
 func (*RmResource) ProtoMessage() {}
 
 func (x *RmResource) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[0]
+	mi := &file_cluster_rm_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -231,7 +361,7 @@ func (x *RmResource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmResource.ProtoReflect.Descriptor instead.
 func (*RmResource) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{0}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *RmResource) GetMemoryMb() int64 {
@@ -268,14 +398,21 @@ type RmLaunchContext struct {
 	Secret []byte `protobuf:"bytes,4,opt,name=secret,proto3" json:"secret,omitempty"`
 	// The application's ACLs, which the node manager checks before it serves
 	// the application's logs (YARN's application ACLs).
-	Acls          *RmAppAcls `protobuf:"bytes,5,opt,name=acls,proto3" json:"acls,omitempty"`
+	Acls *RmAppAcls `protobuf:"bytes,5,opt,name=acls,proto3" json:"acls,omitempty"`
+	// The staged resources the node manager localizes into the container's
+	// working folder before it starts the process (YARN's local resources).
+	// In a submission they name what the submitter staged (RmStageChunk,
+	// RmStageCommit); the resource manager then sets them, for the AM and
+	// every executor of the application alike. A PROGRAM among them replaces
+	// a first command word "sparkrpc".
+	Resources     []*RmLocalResource `protobuf:"bytes,6,rep,name=resources,proto3" json:"resources,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RmLaunchContext) Reset() {
 	*x = RmLaunchContext{}
-	mi := &file_cluster_rm_proto_msgTypes[1]
+	mi := &file_cluster_rm_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -287,7 +424,7 @@ func (x *RmLaunchContext) String() string {
 func (*RmLaunchContext) ProtoMessage() {}
 
 func (x *RmLaunchContext) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[1]
+	mi := &file_cluster_rm_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -300,7 +437,7 @@ func (x *RmLaunchContext) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmLaunchContext.ProtoReflect.Descriptor instead.
 func (*RmLaunchContext) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{1}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *RmLaunchContext) GetCommand() []string {
@@ -338,6 +475,13 @@ func (x *RmLaunchContext) GetAcls() *RmAppAcls {
 	return nil
 }
 
+func (x *RmLaunchContext) GetResources() []*RmLocalResource {
+	if x != nil {
+		return x.Resources
+	}
+	return nil
+}
+
 // RmAppAcls are an application's access-control lists (Spark's
 // spark.acls.enable, spark.modify.acls, spark.ui.view.acls, with
 // spark.admin.acls in both lists). "*" in a list allows every user.
@@ -357,7 +501,7 @@ type RmAppAcls struct {
 
 func (x *RmAppAcls) Reset() {
 	*x = RmAppAcls{}
-	mi := &file_cluster_rm_proto_msgTypes[2]
+	mi := &file_cluster_rm_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -369,7 +513,7 @@ func (x *RmAppAcls) String() string {
 func (*RmAppAcls) ProtoMessage() {}
 
 func (x *RmAppAcls) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[2]
+	mi := &file_cluster_rm_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -382,7 +526,7 @@ func (x *RmAppAcls) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmAppAcls.ProtoReflect.Descriptor instead.
 func (*RmAppAcls) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{2}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *RmAppAcls) GetEnabled() bool {
@@ -429,7 +573,7 @@ type RmContainer struct {
 
 func (x *RmContainer) Reset() {
 	*x = RmContainer{}
-	mi := &file_cluster_rm_proto_msgTypes[3]
+	mi := &file_cluster_rm_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -441,7 +585,7 @@ func (x *RmContainer) String() string {
 func (*RmContainer) ProtoMessage() {}
 
 func (x *RmContainer) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[3]
+	mi := &file_cluster_rm_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -454,7 +598,7 @@ func (x *RmContainer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmContainer.ProtoReflect.Descriptor instead.
 func (*RmContainer) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{3}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *RmContainer) GetContainerId() string {
@@ -508,7 +652,7 @@ type RmContainerStatus struct {
 
 func (x *RmContainerStatus) Reset() {
 	*x = RmContainerStatus{}
-	mi := &file_cluster_rm_proto_msgTypes[4]
+	mi := &file_cluster_rm_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -520,7 +664,7 @@ func (x *RmContainerStatus) String() string {
 func (*RmContainerStatus) ProtoMessage() {}
 
 func (x *RmContainerStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[4]
+	mi := &file_cluster_rm_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -533,7 +677,7 @@ func (x *RmContainerStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmContainerStatus.ProtoReflect.Descriptor instead.
 func (*RmContainerStatus) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{4}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *RmContainerStatus) GetContainerId() string {
@@ -566,14 +710,17 @@ func (x *RmContainerStatus) GetDiagnostics() string {
 
 // RmNewApplication asks the RM for a new application id.
 type RmNewApplication struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The user asking (claimed by the client): the application's creator,
+	// who alone may stage its resources.
+	User          string `protobuf:"bytes,1,opt,name=user,proto3" json:"user,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RmNewApplication) Reset() {
 	*x = RmNewApplication{}
-	mi := &file_cluster_rm_proto_msgTypes[5]
+	mi := &file_cluster_rm_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -585,7 +732,7 @@ func (x *RmNewApplication) String() string {
 func (*RmNewApplication) ProtoMessage() {}
 
 func (x *RmNewApplication) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[5]
+	mi := &file_cluster_rm_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -598,7 +745,14 @@ func (x *RmNewApplication) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmNewApplication.ProtoReflect.Descriptor instead.
 func (*RmNewApplication) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{5}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *RmNewApplication) GetUser() string {
+	if x != nil {
+		return x.User
+	}
+	return ""
 }
 
 // RmNewApplicationResponse carries the new id and the largest container the
@@ -613,7 +767,7 @@ type RmNewApplicationResponse struct {
 
 func (x *RmNewApplicationResponse) Reset() {
 	*x = RmNewApplicationResponse{}
-	mi := &file_cluster_rm_proto_msgTypes[6]
+	mi := &file_cluster_rm_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -625,7 +779,7 @@ func (x *RmNewApplicationResponse) String() string {
 func (*RmNewApplicationResponse) ProtoMessage() {}
 
 func (x *RmNewApplicationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[6]
+	mi := &file_cluster_rm_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -638,7 +792,7 @@ func (x *RmNewApplicationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmNewApplicationResponse.ProtoReflect.Descriptor instead.
 func (*RmNewApplicationResponse) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{6}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *RmNewApplicationResponse) GetAppId() string {
@@ -683,7 +837,7 @@ type RmSubmitApplication struct {
 
 func (x *RmSubmitApplication) Reset() {
 	*x = RmSubmitApplication{}
-	mi := &file_cluster_rm_proto_msgTypes[7]
+	mi := &file_cluster_rm_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -695,7 +849,7 @@ func (x *RmSubmitApplication) String() string {
 func (*RmSubmitApplication) ProtoMessage() {}
 
 func (x *RmSubmitApplication) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[7]
+	mi := &file_cluster_rm_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -708,7 +862,7 @@ func (x *RmSubmitApplication) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmSubmitApplication.ProtoReflect.Descriptor instead.
 func (*RmSubmitApplication) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{7}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *RmSubmitApplication) GetAppId() string {
@@ -790,7 +944,7 @@ type RmSubmitApplicationResponse struct {
 
 func (x *RmSubmitApplicationResponse) Reset() {
 	*x = RmSubmitApplicationResponse{}
-	mi := &file_cluster_rm_proto_msgTypes[8]
+	mi := &file_cluster_rm_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -802,7 +956,7 @@ func (x *RmSubmitApplicationResponse) String() string {
 func (*RmSubmitApplicationResponse) ProtoMessage() {}
 
 func (x *RmSubmitApplicationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[8]
+	mi := &file_cluster_rm_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -815,7 +969,7 @@ func (x *RmSubmitApplicationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmSubmitApplicationResponse.ProtoReflect.Descriptor instead.
 func (*RmSubmitApplicationResponse) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{8}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{9}
 }
 
 // RmGetApplicationReport asks for the report of an application.
@@ -828,7 +982,7 @@ type RmGetApplicationReport struct {
 
 func (x *RmGetApplicationReport) Reset() {
 	*x = RmGetApplicationReport{}
-	mi := &file_cluster_rm_proto_msgTypes[9]
+	mi := &file_cluster_rm_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -840,7 +994,7 @@ func (x *RmGetApplicationReport) String() string {
 func (*RmGetApplicationReport) ProtoMessage() {}
 
 func (x *RmGetApplicationReport) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[9]
+	mi := &file_cluster_rm_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -853,7 +1007,7 @@ func (x *RmGetApplicationReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmGetApplicationReport.ProtoReflect.Descriptor instead.
 func (*RmGetApplicationReport) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{9}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *RmGetApplicationReport) GetAppId() string {
@@ -896,7 +1050,7 @@ type RmApplicationReport struct {
 
 func (x *RmApplicationReport) Reset() {
 	*x = RmApplicationReport{}
-	mi := &file_cluster_rm_proto_msgTypes[10]
+	mi := &file_cluster_rm_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -908,7 +1062,7 @@ func (x *RmApplicationReport) String() string {
 func (*RmApplicationReport) ProtoMessage() {}
 
 func (x *RmApplicationReport) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[10]
+	mi := &file_cluster_rm_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -921,7 +1075,7 @@ func (x *RmApplicationReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmApplicationReport.ProtoReflect.Descriptor instead.
 func (*RmApplicationReport) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{10}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *RmApplicationReport) GetAppId() string {
@@ -1072,7 +1226,7 @@ type RmKillApplication struct {
 
 func (x *RmKillApplication) Reset() {
 	*x = RmKillApplication{}
-	mi := &file_cluster_rm_proto_msgTypes[11]
+	mi := &file_cluster_rm_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1084,7 +1238,7 @@ func (x *RmKillApplication) String() string {
 func (*RmKillApplication) ProtoMessage() {}
 
 func (x *RmKillApplication) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[11]
+	mi := &file_cluster_rm_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1097,7 +1251,7 @@ func (x *RmKillApplication) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmKillApplication.ProtoReflect.Descriptor instead.
 func (*RmKillApplication) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{11}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *RmKillApplication) GetAppId() string {
@@ -1133,7 +1287,7 @@ type RmKillApplicationResponse struct {
 
 func (x *RmKillApplicationResponse) Reset() {
 	*x = RmKillApplicationResponse{}
-	mi := &file_cluster_rm_proto_msgTypes[12]
+	mi := &file_cluster_rm_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1145,7 +1299,7 @@ func (x *RmKillApplicationResponse) String() string {
 func (*RmKillApplicationResponse) ProtoMessage() {}
 
 func (x *RmKillApplicationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[12]
+	mi := &file_cluster_rm_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1158,7 +1312,7 @@ func (x *RmKillApplicationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmKillApplicationResponse.ProtoReflect.Descriptor instead.
 func (*RmKillApplicationResponse) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{12}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *RmKillApplicationResponse) GetKilled() bool {
@@ -1184,7 +1338,7 @@ type RmGetClusterNodes struct {
 
 func (x *RmGetClusterNodes) Reset() {
 	*x = RmGetClusterNodes{}
-	mi := &file_cluster_rm_proto_msgTypes[13]
+	mi := &file_cluster_rm_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1196,7 +1350,7 @@ func (x *RmGetClusterNodes) String() string {
 func (*RmGetClusterNodes) ProtoMessage() {}
 
 func (x *RmGetClusterNodes) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[13]
+	mi := &file_cluster_rm_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1209,7 +1363,7 @@ func (x *RmGetClusterNodes) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmGetClusterNodes.ProtoReflect.Descriptor instead.
 func (*RmGetClusterNodes) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{13}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{14}
 }
 
 // RmNodeReport describes a node.
@@ -1231,7 +1385,7 @@ type RmNodeReport struct {
 
 func (x *RmNodeReport) Reset() {
 	*x = RmNodeReport{}
-	mi := &file_cluster_rm_proto_msgTypes[14]
+	mi := &file_cluster_rm_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1243,7 +1397,7 @@ func (x *RmNodeReport) String() string {
 func (*RmNodeReport) ProtoMessage() {}
 
 func (x *RmNodeReport) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[14]
+	mi := &file_cluster_rm_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1256,7 +1410,7 @@ func (x *RmNodeReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmNodeReport.ProtoReflect.Descriptor instead.
 func (*RmNodeReport) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{14}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *RmNodeReport) GetNodeId() string {
@@ -1325,7 +1479,7 @@ type RmClusterNodes struct {
 
 func (x *RmClusterNodes) Reset() {
 	*x = RmClusterNodes{}
-	mi := &file_cluster_rm_proto_msgTypes[15]
+	mi := &file_cluster_rm_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1337,7 +1491,7 @@ func (x *RmClusterNodes) String() string {
 func (*RmClusterNodes) ProtoMessage() {}
 
 func (x *RmClusterNodes) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[15]
+	mi := &file_cluster_rm_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1350,7 +1504,7 @@ func (x *RmClusterNodes) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmClusterNodes.ProtoReflect.Descriptor instead.
 func (*RmClusterNodes) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{15}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *RmClusterNodes) GetNodes() []*RmNodeReport {
@@ -1378,7 +1532,7 @@ type AmRegister struct {
 
 func (x *AmRegister) Reset() {
 	*x = AmRegister{}
-	mi := &file_cluster_rm_proto_msgTypes[16]
+	mi := &file_cluster_rm_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1390,7 +1544,7 @@ func (x *AmRegister) String() string {
 func (*AmRegister) ProtoMessage() {}
 
 func (x *AmRegister) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[16]
+	mi := &file_cluster_rm_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1403,7 +1557,7 @@ func (x *AmRegister) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AmRegister.ProtoReflect.Descriptor instead.
 func (*AmRegister) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{16}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *AmRegister) GetAppId() string {
@@ -1452,7 +1606,7 @@ type AmRegisterResponse struct {
 
 func (x *AmRegisterResponse) Reset() {
 	*x = AmRegisterResponse{}
-	mi := &file_cluster_rm_proto_msgTypes[17]
+	mi := &file_cluster_rm_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1464,7 +1618,7 @@ func (x *AmRegisterResponse) String() string {
 func (*AmRegisterResponse) ProtoMessage() {}
 
 func (x *AmRegisterResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[17]
+	mi := &file_cluster_rm_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1477,7 +1631,7 @@ func (x *AmRegisterResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AmRegisterResponse.ProtoReflect.Descriptor instead.
 func (*AmRegisterResponse) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{17}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *AmRegisterResponse) GetMaxResource() *RmResource {
@@ -1512,7 +1666,7 @@ type AmAllocate struct {
 
 func (x *AmAllocate) Reset() {
 	*x = AmAllocate{}
-	mi := &file_cluster_rm_proto_msgTypes[18]
+	mi := &file_cluster_rm_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1524,7 +1678,7 @@ func (x *AmAllocate) String() string {
 func (*AmAllocate) ProtoMessage() {}
 
 func (x *AmAllocate) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[18]
+	mi := &file_cluster_rm_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1537,7 +1691,7 @@ func (x *AmAllocate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AmAllocate.ProtoReflect.Descriptor instead.
 func (*AmAllocate) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{18}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *AmAllocate) GetAppId() string {
@@ -1604,7 +1758,7 @@ type AmAllocateResponse struct {
 
 func (x *AmAllocateResponse) Reset() {
 	*x = AmAllocateResponse{}
-	mi := &file_cluster_rm_proto_msgTypes[19]
+	mi := &file_cluster_rm_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1616,7 +1770,7 @@ func (x *AmAllocateResponse) String() string {
 func (*AmAllocateResponse) ProtoMessage() {}
 
 func (x *AmAllocateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[19]
+	mi := &file_cluster_rm_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1629,7 +1783,7 @@ func (x *AmAllocateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AmAllocateResponse.ProtoReflect.Descriptor instead.
 func (*AmAllocateResponse) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{19}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *AmAllocateResponse) GetAllocated() []*RmContainer {
@@ -1672,7 +1826,7 @@ type AmUnregister struct {
 
 func (x *AmUnregister) Reset() {
 	*x = AmUnregister{}
-	mi := &file_cluster_rm_proto_msgTypes[20]
+	mi := &file_cluster_rm_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1684,7 +1838,7 @@ func (x *AmUnregister) String() string {
 func (*AmUnregister) ProtoMessage() {}
 
 func (x *AmUnregister) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[20]
+	mi := &file_cluster_rm_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1697,7 +1851,7 @@ func (x *AmUnregister) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AmUnregister.ProtoReflect.Descriptor instead.
 func (*AmUnregister) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{20}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *AmUnregister) GetAppId() string {
@@ -1730,7 +1884,7 @@ type AmUnregisterResponse struct {
 
 func (x *AmUnregisterResponse) Reset() {
 	*x = AmUnregisterResponse{}
-	mi := &file_cluster_rm_proto_msgTypes[21]
+	mi := &file_cluster_rm_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1742,7 +1896,7 @@ func (x *AmUnregisterResponse) String() string {
 func (*AmUnregisterResponse) ProtoMessage() {}
 
 func (x *AmUnregisterResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[21]
+	mi := &file_cluster_rm_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1755,7 +1909,7 @@ func (x *AmUnregisterResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AmUnregisterResponse.ProtoReflect.Descriptor instead.
 func (*AmUnregisterResponse) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{21}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{22}
 }
 
 // NmRegister registers a node manager with the RM.
@@ -1772,7 +1926,7 @@ type NmRegister struct {
 
 func (x *NmRegister) Reset() {
 	*x = NmRegister{}
-	mi := &file_cluster_rm_proto_msgTypes[22]
+	mi := &file_cluster_rm_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1784,7 +1938,7 @@ func (x *NmRegister) String() string {
 func (*NmRegister) ProtoMessage() {}
 
 func (x *NmRegister) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[22]
+	mi := &file_cluster_rm_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1797,7 +1951,7 @@ func (x *NmRegister) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmRegister.ProtoReflect.Descriptor instead.
 func (*NmRegister) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{22}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *NmRegister) GetNodeId() string {
@@ -1838,7 +1992,7 @@ type NmRegisterResponse struct {
 
 func (x *NmRegisterResponse) Reset() {
 	*x = NmRegisterResponse{}
-	mi := &file_cluster_rm_proto_msgTypes[23]
+	mi := &file_cluster_rm_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1850,7 +2004,7 @@ func (x *NmRegisterResponse) String() string {
 func (*NmRegisterResponse) ProtoMessage() {}
 
 func (x *NmRegisterResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[23]
+	mi := &file_cluster_rm_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1863,7 +2017,7 @@ func (x *NmRegisterResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmRegisterResponse.ProtoReflect.Descriptor instead.
 func (*NmRegisterResponse) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{23}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *NmRegisterResponse) GetHeartbeatIntervalMs() int64 {
@@ -1875,17 +2029,19 @@ func (x *NmRegisterResponse) GetHeartbeatIntervalMs() int64 {
 
 // NmHeartbeat reports the node's liveness and its containers.
 type NmHeartbeat struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	NodeId        string                 `protobuf:"bytes,1,opt,name=node_id,json=nodeId,proto3" json:"node_id,omitempty"`
-	Completed     []*RmContainerStatus   `protobuf:"bytes,2,rep,name=completed,proto3" json:"completed,omitempty"`
-	Running       []string               `protobuf:"bytes,3,rep,name=running,proto3" json:"running,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	NodeId    string                 `protobuf:"bytes,1,opt,name=node_id,json=nodeId,proto3" json:"node_id,omitempty"`
+	Completed []*RmContainerStatus   `protobuf:"bytes,2,rep,name=completed,proto3" json:"completed,omitempty"`
+	Running   []string               `protobuf:"bytes,3,rep,name=running,proto3" json:"running,omitempty"`
+	// The applications whose localized resources the node keeps.
+	CachedApps    []string `protobuf:"bytes,4,rep,name=cached_apps,json=cachedApps,proto3" json:"cached_apps,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *NmHeartbeat) Reset() {
 	*x = NmHeartbeat{}
-	mi := &file_cluster_rm_proto_msgTypes[24]
+	mi := &file_cluster_rm_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1897,7 +2053,7 @@ func (x *NmHeartbeat) String() string {
 func (*NmHeartbeat) ProtoMessage() {}
 
 func (x *NmHeartbeat) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[24]
+	mi := &file_cluster_rm_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1910,7 +2066,7 @@ func (x *NmHeartbeat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmHeartbeat.ProtoReflect.Descriptor instead.
 func (*NmHeartbeat) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{24}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *NmHeartbeat) GetNodeId() string {
@@ -1934,20 +2090,31 @@ func (x *NmHeartbeat) GetRunning() []string {
 	return nil
 }
 
+func (x *NmHeartbeat) GetCachedApps() []string {
+	if x != nil {
+		return x.CachedApps
+	}
+	return nil
+}
+
 // NmHeartbeatResponse answers NmHeartbeat.
 type NmHeartbeatResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Containers the node must kill.
 	Kill []string `protobuf:"bytes,1,rep,name=kill,proto3" json:"kill,omitempty"`
 	// Set when the RM does not know the node: it must register again.
-	Resync        bool `protobuf:"varint,2,opt,name=resync,proto3" json:"resync,omitempty"`
+	Resync bool `protobuf:"varint,2,opt,name=resync,proto3" json:"resync,omitempty"`
+	// Those of the heartbeat's cached_apps that have ended (or that the RM
+	// does not know): the node removes their localized resources once no
+	// container of theirs runs there (YARN's applications to clean up).
+	FinishedApps  []string `protobuf:"bytes,3,rep,name=finished_apps,json=finishedApps,proto3" json:"finished_apps,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *NmHeartbeatResponse) Reset() {
 	*x = NmHeartbeatResponse{}
-	mi := &file_cluster_rm_proto_msgTypes[25]
+	mi := &file_cluster_rm_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1959,7 +2126,7 @@ func (x *NmHeartbeatResponse) String() string {
 func (*NmHeartbeatResponse) ProtoMessage() {}
 
 func (x *NmHeartbeatResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[25]
+	mi := &file_cluster_rm_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1972,7 +2139,7 @@ func (x *NmHeartbeatResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmHeartbeatResponse.ProtoReflect.Descriptor instead.
 func (*NmHeartbeatResponse) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{25}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *NmHeartbeatResponse) GetKill() []string {
@@ -1989,6 +2156,13 @@ func (x *NmHeartbeatResponse) GetResync() bool {
 	return false
 }
 
+func (x *NmHeartbeatResponse) GetFinishedApps() []string {
+	if x != nil {
+		return x.FinishedApps
+	}
+	return nil
+}
+
 // NmStartContainer asks a node manager to start a container.
 type NmStartContainer struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -2001,7 +2175,7 @@ type NmStartContainer struct {
 
 func (x *NmStartContainer) Reset() {
 	*x = NmStartContainer{}
-	mi := &file_cluster_rm_proto_msgTypes[26]
+	mi := &file_cluster_rm_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2013,7 +2187,7 @@ func (x *NmStartContainer) String() string {
 func (*NmStartContainer) ProtoMessage() {}
 
 func (x *NmStartContainer) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[26]
+	mi := &file_cluster_rm_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2026,7 +2200,7 @@ func (x *NmStartContainer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmStartContainer.ProtoReflect.Descriptor instead.
 func (*NmStartContainer) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{26}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *NmStartContainer) GetContainer() *RmContainer {
@@ -2052,16 +2226,19 @@ func (x *NmStartContainer) GetLaunchContext() *RmLaunchContext {
 
 // NmStartContainerResponse answers NmStartContainer.
 type NmStartContainerResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Pid           int32                  `protobuf:"varint,1,opt,name=pid,proto3" json:"pid,omitempty"`
-	LogDir        string                 `protobuf:"bytes,2,opt,name=log_dir,json=logDir,proto3" json:"log_dir,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The process id; 0 when the container has resources to localize first
+	// (its process starts later; a localization that fails completes the
+	// container with a diagnostic, as a process that exits does).
+	Pid           int32  `protobuf:"varint,1,opt,name=pid,proto3" json:"pid,omitempty"`
+	LogDir        string `protobuf:"bytes,2,opt,name=log_dir,json=logDir,proto3" json:"log_dir,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *NmStartContainerResponse) Reset() {
 	*x = NmStartContainerResponse{}
-	mi := &file_cluster_rm_proto_msgTypes[27]
+	mi := &file_cluster_rm_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2073,7 +2250,7 @@ func (x *NmStartContainerResponse) String() string {
 func (*NmStartContainerResponse) ProtoMessage() {}
 
 func (x *NmStartContainerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[27]
+	mi := &file_cluster_rm_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2086,7 +2263,7 @@ func (x *NmStartContainerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmStartContainerResponse.ProtoReflect.Descriptor instead.
 func (*NmStartContainerResponse) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{27}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *NmStartContainerResponse) GetPid() int32 {
@@ -2117,7 +2294,7 @@ type NmStopContainer struct {
 
 func (x *NmStopContainer) Reset() {
 	*x = NmStopContainer{}
-	mi := &file_cluster_rm_proto_msgTypes[28]
+	mi := &file_cluster_rm_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2129,7 +2306,7 @@ func (x *NmStopContainer) String() string {
 func (*NmStopContainer) ProtoMessage() {}
 
 func (x *NmStopContainer) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[28]
+	mi := &file_cluster_rm_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2142,7 +2319,7 @@ func (x *NmStopContainer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmStopContainer.ProtoReflect.Descriptor instead.
 func (*NmStopContainer) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{28}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *NmStopContainer) GetContainerId() string {
@@ -2175,7 +2352,7 @@ type NmStopContainerResponse struct {
 
 func (x *NmStopContainerResponse) Reset() {
 	*x = NmStopContainerResponse{}
-	mi := &file_cluster_rm_proto_msgTypes[29]
+	mi := &file_cluster_rm_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2187,7 +2364,7 @@ func (x *NmStopContainerResponse) String() string {
 func (*NmStopContainerResponse) ProtoMessage() {}
 
 func (x *NmStopContainerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[29]
+	mi := &file_cluster_rm_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2200,7 +2377,7 @@ func (x *NmStopContainerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmStopContainerResponse.ProtoReflect.Descriptor instead.
 func (*NmStopContainerResponse) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{29}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{30}
 }
 
 // NmGetContainerStatus asks a node manager for a container's status.
@@ -2213,7 +2390,7 @@ type NmGetContainerStatus struct {
 
 func (x *NmGetContainerStatus) Reset() {
 	*x = NmGetContainerStatus{}
-	mi := &file_cluster_rm_proto_msgTypes[30]
+	mi := &file_cluster_rm_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2225,7 +2402,7 @@ func (x *NmGetContainerStatus) String() string {
 func (*NmGetContainerStatus) ProtoMessage() {}
 
 func (x *NmGetContainerStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[30]
+	mi := &file_cluster_rm_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2238,7 +2415,7 @@ func (x *NmGetContainerStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmGetContainerStatus.ProtoReflect.Descriptor instead.
 func (*NmGetContainerStatus) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{30}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *NmGetContainerStatus) GetContainerId() string {
@@ -2258,7 +2435,7 @@ type RmTick struct {
 
 func (x *RmTick) Reset() {
 	*x = RmTick{}
-	mi := &file_cluster_rm_proto_msgTypes[31]
+	mi := &file_cluster_rm_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2270,7 +2447,7 @@ func (x *RmTick) String() string {
 func (*RmTick) ProtoMessage() {}
 
 func (x *RmTick) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[31]
+	mi := &file_cluster_rm_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2283,7 +2460,7 @@ func (x *RmTick) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmTick.ProtoReflect.Descriptor instead.
 func (*RmTick) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{31}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *RmTick) GetKind() string {
@@ -2304,7 +2481,7 @@ type AmRequestExecutors struct {
 
 func (x *AmRequestExecutors) Reset() {
 	*x = AmRequestExecutors{}
-	mi := &file_cluster_rm_proto_msgTypes[32]
+	mi := &file_cluster_rm_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2316,7 +2493,7 @@ func (x *AmRequestExecutors) String() string {
 func (*AmRequestExecutors) ProtoMessage() {}
 
 func (x *AmRequestExecutors) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[32]
+	mi := &file_cluster_rm_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2329,7 +2506,7 @@ func (x *AmRequestExecutors) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AmRequestExecutors.ProtoReflect.Descriptor instead.
 func (*AmRequestExecutors) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{32}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *AmRequestExecutors) GetTotal() int32 {
@@ -2353,7 +2530,7 @@ type AmKillExecutors struct {
 
 func (x *AmKillExecutors) Reset() {
 	*x = AmKillExecutors{}
-	mi := &file_cluster_rm_proto_msgTypes[33]
+	mi := &file_cluster_rm_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2365,7 +2542,7 @@ func (x *AmKillExecutors) String() string {
 func (*AmKillExecutors) ProtoMessage() {}
 
 func (x *AmKillExecutors) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[33]
+	mi := &file_cluster_rm_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2378,7 +2555,7 @@ func (x *AmKillExecutors) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AmKillExecutors.ProtoReflect.Descriptor instead.
 func (*AmKillExecutors) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{33}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *AmKillExecutors) GetExecutorIds() []string {
@@ -2405,7 +2582,7 @@ type AmBoolResponse struct {
 
 func (x *AmBoolResponse) Reset() {
 	*x = AmBoolResponse{}
-	mi := &file_cluster_rm_proto_msgTypes[34]
+	mi := &file_cluster_rm_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2417,7 +2594,7 @@ func (x *AmBoolResponse) String() string {
 func (*AmBoolResponse) ProtoMessage() {}
 
 func (x *AmBoolResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[34]
+	mi := &file_cluster_rm_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2430,7 +2607,7 @@ func (x *AmBoolResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AmBoolResponse.ProtoReflect.Descriptor instead.
 func (*AmBoolResponse) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{34}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *AmBoolResponse) GetOk() bool {
@@ -2450,7 +2627,7 @@ type AmGetExecutorLossReason struct {
 
 func (x *AmGetExecutorLossReason) Reset() {
 	*x = AmGetExecutorLossReason{}
-	mi := &file_cluster_rm_proto_msgTypes[35]
+	mi := &file_cluster_rm_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2462,7 +2639,7 @@ func (x *AmGetExecutorLossReason) String() string {
 func (*AmGetExecutorLossReason) ProtoMessage() {}
 
 func (x *AmGetExecutorLossReason) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[35]
+	mi := &file_cluster_rm_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2475,7 +2652,7 @@ func (x *AmGetExecutorLossReason) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AmGetExecutorLossReason.ProtoReflect.Descriptor instead.
 func (*AmGetExecutorLossReason) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{35}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *AmGetExecutorLossReason) GetExecutorId() string {
@@ -2501,7 +2678,7 @@ type AmExecutorLossReason struct {
 
 func (x *AmExecutorLossReason) Reset() {
 	*x = AmExecutorLossReason{}
-	mi := &file_cluster_rm_proto_msgTypes[36]
+	mi := &file_cluster_rm_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2513,7 +2690,7 @@ func (x *AmExecutorLossReason) String() string {
 func (*AmExecutorLossReason) ProtoMessage() {}
 
 func (x *AmExecutorLossReason) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[36]
+	mi := &file_cluster_rm_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2526,7 +2703,7 @@ func (x *AmExecutorLossReason) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AmExecutorLossReason.ProtoReflect.Descriptor instead.
 func (*AmExecutorLossReason) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{36}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *AmExecutorLossReason) GetExecutorId() string {
@@ -2576,7 +2753,7 @@ type AmRegisterDriver struct {
 
 func (x *AmRegisterDriver) Reset() {
 	*x = AmRegisterDriver{}
-	mi := &file_cluster_rm_proto_msgTypes[37]
+	mi := &file_cluster_rm_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2588,7 +2765,7 @@ func (x *AmRegisterDriver) String() string {
 func (*AmRegisterDriver) ProtoMessage() {}
 
 func (x *AmRegisterDriver) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[37]
+	mi := &file_cluster_rm_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2601,7 +2778,7 @@ func (x *AmRegisterDriver) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AmRegisterDriver.ProtoReflect.Descriptor instead.
 func (*AmRegisterDriver) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{37}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *AmRegisterDriver) GetDriverUrl() string {
@@ -2622,7 +2799,7 @@ type AmDriverFinished struct {
 
 func (x *AmDriverFinished) Reset() {
 	*x = AmDriverFinished{}
-	mi := &file_cluster_rm_proto_msgTypes[38]
+	mi := &file_cluster_rm_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2634,7 +2811,7 @@ func (x *AmDriverFinished) String() string {
 func (*AmDriverFinished) ProtoMessage() {}
 
 func (x *AmDriverFinished) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[38]
+	mi := &file_cluster_rm_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2647,7 +2824,7 @@ func (x *AmDriverFinished) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AmDriverFinished.ProtoReflect.Descriptor instead.
 func (*AmDriverFinished) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{38}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *AmDriverFinished) GetFinalStatus() RmFinalStatus {
@@ -2677,7 +2854,7 @@ type RmContainerStarted struct {
 
 func (x *RmContainerStarted) Reset() {
 	*x = RmContainerStarted{}
-	mi := &file_cluster_rm_proto_msgTypes[39]
+	mi := &file_cluster_rm_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2689,7 +2866,7 @@ func (x *RmContainerStarted) String() string {
 func (*RmContainerStarted) ProtoMessage() {}
 
 func (x *RmContainerStarted) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[39]
+	mi := &file_cluster_rm_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2702,7 +2879,7 @@ func (x *RmContainerStarted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmContainerStarted.ProtoReflect.Descriptor instead.
 func (*RmContainerStarted) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{39}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *RmContainerStarted) GetContainerId() string {
@@ -2738,7 +2915,7 @@ type RmGetApplications struct {
 
 func (x *RmGetApplications) Reset() {
 	*x = RmGetApplications{}
-	mi := &file_cluster_rm_proto_msgTypes[40]
+	mi := &file_cluster_rm_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2750,7 +2927,7 @@ func (x *RmGetApplications) String() string {
 func (*RmGetApplications) ProtoMessage() {}
 
 func (x *RmGetApplications) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[40]
+	mi := &file_cluster_rm_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2763,7 +2940,7 @@ func (x *RmGetApplications) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmGetApplications.ProtoReflect.Descriptor instead.
 func (*RmGetApplications) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{40}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *RmGetApplications) GetStates() []RmAppState {
@@ -2783,7 +2960,7 @@ type RmApplications struct {
 
 func (x *RmApplications) Reset() {
 	*x = RmApplications{}
-	mi := &file_cluster_rm_proto_msgTypes[41]
+	mi := &file_cluster_rm_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2795,7 +2972,7 @@ func (x *RmApplications) String() string {
 func (*RmApplications) ProtoMessage() {}
 
 func (x *RmApplications) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[41]
+	mi := &file_cluster_rm_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2808,7 +2985,7 @@ func (x *RmApplications) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmApplications.ProtoReflect.Descriptor instead.
 func (*RmApplications) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{41}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *RmApplications) GetApps() []*RmApplicationReport {
@@ -2832,7 +3009,7 @@ type NmGetApplicationLogs struct {
 
 func (x *NmGetApplicationLogs) Reset() {
 	*x = NmGetApplicationLogs{}
-	mi := &file_cluster_rm_proto_msgTypes[42]
+	mi := &file_cluster_rm_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2844,7 +3021,7 @@ func (x *NmGetApplicationLogs) String() string {
 func (*NmGetApplicationLogs) ProtoMessage() {}
 
 func (x *NmGetApplicationLogs) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[42]
+	mi := &file_cluster_rm_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2857,7 +3034,7 @@ func (x *NmGetApplicationLogs) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmGetApplicationLogs.ProtoReflect.Descriptor instead.
 func (*NmGetApplicationLogs) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{42}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *NmGetApplicationLogs) GetAppId() string {
@@ -2888,7 +3065,7 @@ type NmContainerLogFile struct {
 
 func (x *NmContainerLogFile) Reset() {
 	*x = NmContainerLogFile{}
-	mi := &file_cluster_rm_proto_msgTypes[43]
+	mi := &file_cluster_rm_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2900,7 +3077,7 @@ func (x *NmContainerLogFile) String() string {
 func (*NmContainerLogFile) ProtoMessage() {}
 
 func (x *NmContainerLogFile) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[43]
+	mi := &file_cluster_rm_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2913,7 +3090,7 @@ func (x *NmContainerLogFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmContainerLogFile.ProtoReflect.Descriptor instead.
 func (*NmContainerLogFile) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{43}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *NmContainerLogFile) GetContainerId() string {
@@ -2955,7 +3132,7 @@ type NmApplicationLogs struct {
 
 func (x *NmApplicationLogs) Reset() {
 	*x = NmApplicationLogs{}
-	mi := &file_cluster_rm_proto_msgTypes[44]
+	mi := &file_cluster_rm_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2967,7 +3144,7 @@ func (x *NmApplicationLogs) String() string {
 func (*NmApplicationLogs) ProtoMessage() {}
 
 func (x *NmApplicationLogs) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[44]
+	mi := &file_cluster_rm_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2980,7 +3157,7 @@ func (x *NmApplicationLogs) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmApplicationLogs.ProtoReflect.Descriptor instead.
 func (*NmApplicationLogs) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{44}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *NmApplicationLogs) GetFiles() []*NmContainerLogFile {
@@ -3007,7 +3184,7 @@ type NmReadContainerLog struct {
 
 func (x *NmReadContainerLog) Reset() {
 	*x = NmReadContainerLog{}
-	mi := &file_cluster_rm_proto_msgTypes[45]
+	mi := &file_cluster_rm_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3019,7 +3196,7 @@ func (x *NmReadContainerLog) String() string {
 func (*NmReadContainerLog) ProtoMessage() {}
 
 func (x *NmReadContainerLog) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[45]
+	mi := &file_cluster_rm_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3032,7 +3209,7 @@ func (x *NmReadContainerLog) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmReadContainerLog.ProtoReflect.Descriptor instead.
 func (*NmReadContainerLog) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{45}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *NmReadContainerLog) GetAppId() string {
@@ -3088,7 +3265,7 @@ type NmContainerLogChunk struct {
 
 func (x *NmContainerLogChunk) Reset() {
 	*x = NmContainerLogChunk{}
-	mi := &file_cluster_rm_proto_msgTypes[46]
+	mi := &file_cluster_rm_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3100,7 +3277,7 @@ func (x *NmContainerLogChunk) String() string {
 func (*NmContainerLogChunk) ProtoMessage() {}
 
 func (x *NmContainerLogChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[46]
+	mi := &file_cluster_rm_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3113,7 +3290,7 @@ func (x *NmContainerLogChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmContainerLogChunk.ProtoReflect.Descriptor instead.
 func (*NmContainerLogChunk) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{46}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *NmContainerLogChunk) GetData() []byte {
@@ -3139,7 +3316,7 @@ type RmTaskProgress struct {
 
 func (x *RmTaskProgress) Reset() {
 	*x = RmTaskProgress{}
-	mi := &file_cluster_rm_proto_msgTypes[47]
+	mi := &file_cluster_rm_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3151,7 +3328,7 @@ func (x *RmTaskProgress) String() string {
 func (*RmTaskProgress) ProtoMessage() {}
 
 func (x *RmTaskProgress) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[47]
+	mi := &file_cluster_rm_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3164,7 +3341,7 @@ func (x *RmTaskProgress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmTaskProgress.ProtoReflect.Descriptor instead.
 func (*RmTaskProgress) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{47}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *RmTaskProgress) GetAppId() string {
@@ -3212,7 +3389,7 @@ type AmStartContainer struct {
 
 func (x *AmStartContainer) Reset() {
 	*x = AmStartContainer{}
-	mi := &file_cluster_rm_proto_msgTypes[48]
+	mi := &file_cluster_rm_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3224,7 +3401,7 @@ func (x *AmStartContainer) String() string {
 func (*AmStartContainer) ProtoMessage() {}
 
 func (x *AmStartContainer) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[48]
+	mi := &file_cluster_rm_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3237,7 +3414,7 @@ func (x *AmStartContainer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AmStartContainer.ProtoReflect.Descriptor instead.
 func (*AmStartContainer) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{48}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *AmStartContainer) GetAppId() string {
@@ -3261,21 +3438,348 @@ func (x *AmStartContainer) GetLaunchContext() *RmLaunchContext {
 	return nil
 }
 
+// RmStageChunk stages part of a resource of a new application: data goes at
+// offset of the resource's file in the application's staging folder (0700;
+// the file 0600). Offset 0 starts the resource anew; any other offset must
+// be the number of bytes staged so far (chunks come in order). Only the
+// user and the connection that created the application (RmNewApplication)
+// may stage for it, and only before it is submitted; a chunk holds at most
+// 1 MiB, and an application's staged bytes are bounded by the resource
+// manager's spark.sparkrpc.yarn.staging.maxAppSize.
+type RmStageChunk struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	AppId string                 `protobuf:"bytes,1,opt,name=app_id,json=appId,proto3" json:"app_id,omitempty"`
+	// The user asking, as in RmNewApplication.
+	User          string         `protobuf:"bytes,2,opt,name=user,proto3" json:"user,omitempty"`
+	Name          string         `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	Kind          RmResourceKind `protobuf:"varint,4,opt,name=kind,proto3,enum=sparkrpc.messages.RmResourceKind" json:"kind,omitempty"`
+	Offset        int64          `protobuf:"varint,5,opt,name=offset,proto3" json:"offset,omitempty"`
+	Data          []byte         `protobuf:"bytes,6,opt,name=data,proto3" json:"data,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RmStageChunk) Reset() {
+	*x = RmStageChunk{}
+	mi := &file_cluster_rm_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RmStageChunk) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RmStageChunk) ProtoMessage() {}
+
+func (x *RmStageChunk) ProtoReflect() protoreflect.Message {
+	mi := &file_cluster_rm_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RmStageChunk.ProtoReflect.Descriptor instead.
+func (*RmStageChunk) Descriptor() ([]byte, []int) {
+	return file_cluster_rm_proto_rawDescGZIP(), []int{50}
+}
+
+func (x *RmStageChunk) GetAppId() string {
+	if x != nil {
+		return x.AppId
+	}
+	return ""
+}
+
+func (x *RmStageChunk) GetUser() string {
+	if x != nil {
+		return x.User
+	}
+	return ""
+}
+
+func (x *RmStageChunk) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *RmStageChunk) GetKind() RmResourceKind {
+	if x != nil {
+		return x.Kind
+	}
+	return RmResourceKind_RM_RESOURCE_KIND_UNSPECIFIED
+}
+
+func (x *RmStageChunk) GetOffset() int64 {
+	if x != nil {
+		return x.Offset
+	}
+	return 0
+}
+
+func (x *RmStageChunk) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+// RmStageCommit ends the staging of a resource: its size and SHA-256 must be
+// those of the bytes staged, else the resource is dropped and the commit
+// fails. A submission may name only committed resources.
+type RmStageCommit struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	AppId string                 `protobuf:"bytes,1,opt,name=app_id,json=appId,proto3" json:"app_id,omitempty"`
+	// The user asking, as in RmNewApplication.
+	User          string           `protobuf:"bytes,2,opt,name=user,proto3" json:"user,omitempty"`
+	Resource      *RmLocalResource `protobuf:"bytes,3,opt,name=resource,proto3" json:"resource,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RmStageCommit) Reset() {
+	*x = RmStageCommit{}
+	mi := &file_cluster_rm_proto_msgTypes[51]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RmStageCommit) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RmStageCommit) ProtoMessage() {}
+
+func (x *RmStageCommit) ProtoReflect() protoreflect.Message {
+	mi := &file_cluster_rm_proto_msgTypes[51]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RmStageCommit.ProtoReflect.Descriptor instead.
+func (*RmStageCommit) Descriptor() ([]byte, []int) {
+	return file_cluster_rm_proto_rawDescGZIP(), []int{51}
+}
+
+func (x *RmStageCommit) GetAppId() string {
+	if x != nil {
+		return x.AppId
+	}
+	return ""
+}
+
+func (x *RmStageCommit) GetUser() string {
+	if x != nil {
+		return x.User
+	}
+	return ""
+}
+
+func (x *RmStageCommit) GetResource() *RmLocalResource {
+	if x != nil {
+		return x.Resource
+	}
+	return nil
+}
+
+// RmStageResponse answers RmStageChunk and RmStageCommit.
+type RmStageResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The bytes of the resource staged so far.
+	Size          int64 `protobuf:"varint,1,opt,name=size,proto3" json:"size,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RmStageResponse) Reset() {
+	*x = RmStageResponse{}
+	mi := &file_cluster_rm_proto_msgTypes[52]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RmStageResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RmStageResponse) ProtoMessage() {}
+
+func (x *RmStageResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cluster_rm_proto_msgTypes[52]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RmStageResponse.ProtoReflect.Descriptor instead.
+func (*RmStageResponse) Descriptor() ([]byte, []int) {
+	return file_cluster_rm_proto_rawDescGZIP(), []int{52}
+}
+
+func (x *RmStageResponse) GetSize() int64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+// RmFetchResource reads part of a committed resource of an application: at
+// most length bytes from offset (the resource manager bounds length). Only
+// a registered node manager on which the application has a container may
+// read it (YARN's ContainerLocalizer download).
+type RmFetchResource struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AppId         string                 `protobuf:"bytes,1,opt,name=app_id,json=appId,proto3" json:"app_id,omitempty"`
+	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Offset        int64                  `protobuf:"varint,3,opt,name=offset,proto3" json:"offset,omitempty"`
+	Length        int32                  `protobuf:"varint,4,opt,name=length,proto3" json:"length,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RmFetchResource) Reset() {
+	*x = RmFetchResource{}
+	mi := &file_cluster_rm_proto_msgTypes[53]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RmFetchResource) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RmFetchResource) ProtoMessage() {}
+
+func (x *RmFetchResource) ProtoReflect() protoreflect.Message {
+	mi := &file_cluster_rm_proto_msgTypes[53]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RmFetchResource.ProtoReflect.Descriptor instead.
+func (*RmFetchResource) Descriptor() ([]byte, []int) {
+	return file_cluster_rm_proto_rawDescGZIP(), []int{53}
+}
+
+func (x *RmFetchResource) GetAppId() string {
+	if x != nil {
+		return x.AppId
+	}
+	return ""
+}
+
+func (x *RmFetchResource) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *RmFetchResource) GetOffset() int64 {
+	if x != nil {
+		return x.Offset
+	}
+	return 0
+}
+
+func (x *RmFetchResource) GetLength() int32 {
+	if x != nil {
+		return x.Length
+	}
+	return 0
+}
+
+// RmResourceChunk answers RmFetchResource; data is empty at the end of the
+// file.
+type RmResourceChunk struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Data          []byte                 `protobuf:"bytes,1,opt,name=data,proto3" json:"data,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RmResourceChunk) Reset() {
+	*x = RmResourceChunk{}
+	mi := &file_cluster_rm_proto_msgTypes[54]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RmResourceChunk) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RmResourceChunk) ProtoMessage() {}
+
+func (x *RmResourceChunk) ProtoReflect() protoreflect.Message {
+	mi := &file_cluster_rm_proto_msgTypes[54]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RmResourceChunk.ProtoReflect.Descriptor instead.
+func (*RmResourceChunk) Descriptor() ([]byte, []int) {
+	return file_cluster_rm_proto_rawDescGZIP(), []int{54}
+}
+
+func (x *RmResourceChunk) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
 var File_cluster_rm_proto protoreflect.FileDescriptor
 
 const file_cluster_rm_proto_rawDesc = "" +
 	"\n" +
-	"\x10cluster_rm.proto\x12\x11sparkrpc.messages\x1a\trpc.proto\"?\n" +
+	"\x10cluster_rm.proto\x12\x11sparkrpc.messages\x1a\trpc.proto\"\x88\x01\n" +
+	"\x0fRmLocalResource\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x125\n" +
+	"\x04kind\x18\x02 \x01(\x0e2!.sparkrpc.messages.RmResourceKindR\x04kind\x12\x12\n" +
+	"\x04size\x18\x03 \x01(\x03R\x04size\x12\x16\n" +
+	"\x06sha256\x18\x04 \x01(\fR\x06sha256\"?\n" +
 	"\n" +
 	"RmResource\x12\x1b\n" +
 	"\tmemory_mb\x18\x01 \x01(\x03R\bmemoryMb\x12\x14\n" +
-	"\x05cores\x18\x02 \x01(\x05R\x05cores\"\x8b\x03\n" +
+	"\x05cores\x18\x02 \x01(\x05R\x05cores\"\xcd\x03\n" +
 	"\x0fRmLaunchContext\x12\x18\n" +
 	"\acommand\x18\x01 \x03(\tR\acommand\x12U\n" +
 	"\venvironment\x18\x02 \x03(\v23.sparkrpc.messages.RmLaunchContext.EnvironmentEntryR\venvironment\x12C\n" +
 	"\x05files\x18\x03 \x03(\v2-.sparkrpc.messages.RmLaunchContext.FilesEntryR\x05files\x12\x16\n" +
 	"\x06secret\x18\x04 \x01(\fR\x06secret\x120\n" +
-	"\x04acls\x18\x05 \x01(\v2\x1c.sparkrpc.messages.RmAppAclsR\x04acls\x1a>\n" +
+	"\x04acls\x18\x05 \x01(\v2\x1c.sparkrpc.messages.RmAppAclsR\x04acls\x12@\n" +
+	"\tresources\x18\x06 \x03(\v2\".sparkrpc.messages.RmLocalResourceR\tresources\x1a>\n" +
 	"\x10EnvironmentEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a8\n" +
@@ -3299,8 +3803,9 @@ const file_cluster_rm_proto_rawDesc = "" +
 	"\x05state\x18\x02 \x01(\x0e2#.sparkrpc.messages.RmContainerStateR\x05state\x12\x1f\n" +
 	"\vexit_status\x18\x03 \x01(\x05R\n" +
 	"exitStatus\x12 \n" +
-	"\vdiagnostics\x18\x04 \x01(\tR\vdiagnostics\"\x12\n" +
-	"\x10RmNewApplication\"s\n" +
+	"\vdiagnostics\x18\x04 \x01(\tR\vdiagnostics\"&\n" +
+	"\x10RmNewApplication\x12\x12\n" +
+	"\x04user\x18\x01 \x01(\tR\x04user\"s\n" +
 	"\x18RmNewApplicationResponse\x12\x15\n" +
 	"\x06app_id\x18\x01 \x01(\tR\x05appId\x12@\n" +
 	"\fmax_resource\x18\x02 \x01(\v2\x1d.sparkrpc.messages.RmResourceR\vmaxResource\"\xf5\x03\n" +
@@ -3412,14 +3917,17 @@ const file_cluster_rm_proto_rawDesc = "" +
 	"capability\x18\x04 \x01(\v2\x1d.sparkrpc.messages.RmResourceR\n" +
 	"capability\"H\n" +
 	"\x12NmRegisterResponse\x122\n" +
-	"\x15heartbeat_interval_ms\x18\x01 \x01(\x03R\x13heartbeatIntervalMs\"\x84\x01\n" +
+	"\x15heartbeat_interval_ms\x18\x01 \x01(\x03R\x13heartbeatIntervalMs\"\xa5\x01\n" +
 	"\vNmHeartbeat\x12\x17\n" +
 	"\anode_id\x18\x01 \x01(\tR\x06nodeId\x12B\n" +
 	"\tcompleted\x18\x02 \x03(\v2$.sparkrpc.messages.RmContainerStatusR\tcompleted\x12\x18\n" +
-	"\arunning\x18\x03 \x03(\tR\arunning\"A\n" +
+	"\arunning\x18\x03 \x03(\tR\arunning\x12\x1f\n" +
+	"\vcached_apps\x18\x04 \x03(\tR\n" +
+	"cachedApps\"f\n" +
 	"\x13NmHeartbeatResponse\x12\x12\n" +
 	"\x04kill\x18\x01 \x03(\tR\x04kill\x12\x16\n" +
-	"\x06resync\x18\x02 \x01(\bR\x06resync\"\xb2\x01\n" +
+	"\x06resync\x18\x02 \x01(\bR\x06resync\x12#\n" +
+	"\rfinished_apps\x18\x03 \x03(\tR\ffinishedApps\"\xb2\x01\n" +
 	"\x10NmStartContainer\x12<\n" +
 	"\tcontainer\x18\x01 \x01(\v2\x1e.sparkrpc.messages.RmContainerR\tcontainer\x12\x15\n" +
 	"\x06app_id\x18\x02 \x01(\tR\x05appId\x12I\n" +
@@ -3499,7 +4007,27 @@ const file_cluster_rm_proto_rawDesc = "" +
 	"\x10AmStartContainer\x12\x15\n" +
 	"\x06app_id\x18\x01 \x01(\tR\x05appId\x12!\n" +
 	"\fcontainer_id\x18\x02 \x01(\tR\vcontainerId\x12I\n" +
-	"\x0elaunch_context\x18\x03 \x01(\v2\".sparkrpc.messages.RmLaunchContextR\rlaunchContext*\xc0\x01\n" +
+	"\x0elaunch_context\x18\x03 \x01(\v2\".sparkrpc.messages.RmLaunchContextR\rlaunchContext\"\xb0\x01\n" +
+	"\fRmStageChunk\x12\x15\n" +
+	"\x06app_id\x18\x01 \x01(\tR\x05appId\x12\x12\n" +
+	"\x04user\x18\x02 \x01(\tR\x04user\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x125\n" +
+	"\x04kind\x18\x04 \x01(\x0e2!.sparkrpc.messages.RmResourceKindR\x04kind\x12\x16\n" +
+	"\x06offset\x18\x05 \x01(\x03R\x06offset\x12\x12\n" +
+	"\x04data\x18\x06 \x01(\fR\x04data\"z\n" +
+	"\rRmStageCommit\x12\x15\n" +
+	"\x06app_id\x18\x01 \x01(\tR\x05appId\x12\x12\n" +
+	"\x04user\x18\x02 \x01(\tR\x04user\x12>\n" +
+	"\bresource\x18\x03 \x01(\v2\".sparkrpc.messages.RmLocalResourceR\bresource\"%\n" +
+	"\x0fRmStageResponse\x12\x12\n" +
+	"\x04size\x18\x01 \x01(\x03R\x04size\"l\n" +
+	"\x0fRmFetchResource\x12\x15\n" +
+	"\x06app_id\x18\x01 \x01(\tR\x05appId\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
+	"\x06offset\x18\x03 \x01(\x03R\x06offset\x12\x16\n" +
+	"\x06length\x18\x04 \x01(\x05R\x06length\"%\n" +
+	"\x0fRmResourceChunk\x12\x12\n" +
+	"\x04data\x18\x01 \x01(\fR\x04data*\xc0\x01\n" +
 	"\n" +
 	"RmAppState\x12\x14\n" +
 	"\x10RM_APP_STATE_NEW\x10\x00\x12\x1a\n" +
@@ -3517,7 +4045,11 @@ const file_cluster_rm_proto_rawDesc = "" +
 	"\x10RmContainerState\x12\x1a\n" +
 	"\x16RM_CONTAINER_STATE_NEW\x10\x00\x12\x1e\n" +
 	"\x1aRM_CONTAINER_STATE_RUNNING\x10\x01\x12\x1f\n" +
-	"\x1bRM_CONTAINER_STATE_COMPLETE\x10\x02B'Z%github.com/sparkrpc/sparkrpc/messagesb\x06proto3"
+	"\x1bRM_CONTAINER_STATE_COMPLETE\x10\x02*k\n" +
+	"\x0eRmResourceKind\x12 \n" +
+	"\x1cRM_RESOURCE_KIND_UNSPECIFIED\x10\x00\x12\x1c\n" +
+	"\x18RM_RESOURCE_KIND_PROGRAM\x10\x01\x12\x19\n" +
+	"\x15RM_RESOURCE_KIND_FILE\x10\x02B'Z%github.com/sparkrpc/sparkrpc/messagesb\x06proto3"
 
 var (
 	file_cluster_rm_proto_rawDescOnce sync.Once
@@ -3531,104 +4063,115 @@ func file_cluster_rm_proto_rawDescGZIP() []byte {
 	return file_cluster_rm_proto_rawDescData
 }
 
-var file_cluster_rm_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_cluster_rm_proto_msgTypes = make([]protoimpl.MessageInfo, 52)
+var file_cluster_rm_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_cluster_rm_proto_msgTypes = make([]protoimpl.MessageInfo, 58)
 var file_cluster_rm_proto_goTypes = []any{
 	(RmAppState)(0),                     // 0: sparkrpc.messages.RmAppState
 	(RmFinalStatus)(0),                  // 1: sparkrpc.messages.RmFinalStatus
 	(RmContainerState)(0),               // 2: sparkrpc.messages.RmContainerState
-	(*RmResource)(nil),                  // 3: sparkrpc.messages.RmResource
-	(*RmLaunchContext)(nil),             // 4: sparkrpc.messages.RmLaunchContext
-	(*RmAppAcls)(nil),                   // 5: sparkrpc.messages.RmAppAcls
-	(*RmContainer)(nil),                 // 6: sparkrpc.messages.RmContainer
-	(*RmContainerStatus)(nil),           // 7: sparkrpc.messages.RmContainerStatus
-	(*RmNewApplication)(nil),            // 8: sparkrpc.messages.RmNewApplication
-	(*RmNewApplicationResponse)(nil),    // 9: sparkrpc.messages.RmNewApplicationResponse
-	(*RmSubmitApplication)(nil),         // 10: sparkrpc.messages.RmSubmitApplication
-	(*RmSubmitApplicationResponse)(nil), // 11: sparkrpc.messages.RmSubmitApplicationResponse
-	(*RmGetApplicationReport)(nil),      // 12: sparkrpc.messages.RmGetApplicationReport
-	(*RmApplicationReport)(nil),         // 13: sparkrpc.messages.RmApplicationReport
-	(*RmKillApplication)(nil),           // 14: sparkrpc.messages.RmKillApplication
-	(*RmKillApplicationResponse)(nil),   // 15: sparkrpc.messages.RmKillApplicationResponse
-	(*RmGetClusterNodes)(nil),           // 16: sparkrpc.messages.RmGetClusterNodes
-	(*RmNodeReport)(nil),                // 17: sparkrpc.messages.RmNodeReport
-	(*RmClusterNodes)(nil),              // 18: sparkrpc.messages.RmClusterNodes
-	(*AmRegister)(nil),                  // 19: sparkrpc.messages.AmRegister
-	(*AmRegisterResponse)(nil),          // 20: sparkrpc.messages.AmRegisterResponse
-	(*AmAllocate)(nil),                  // 21: sparkrpc.messages.AmAllocate
-	(*AmAllocateResponse)(nil),          // 22: sparkrpc.messages.AmAllocateResponse
-	(*AmUnregister)(nil),                // 23: sparkrpc.messages.AmUnregister
-	(*AmUnregisterResponse)(nil),        // 24: sparkrpc.messages.AmUnregisterResponse
-	(*NmRegister)(nil),                  // 25: sparkrpc.messages.NmRegister
-	(*NmRegisterResponse)(nil),          // 26: sparkrpc.messages.NmRegisterResponse
-	(*NmHeartbeat)(nil),                 // 27: sparkrpc.messages.NmHeartbeat
-	(*NmHeartbeatResponse)(nil),         // 28: sparkrpc.messages.NmHeartbeatResponse
-	(*NmStartContainer)(nil),            // 29: sparkrpc.messages.NmStartContainer
-	(*NmStartContainerResponse)(nil),    // 30: sparkrpc.messages.NmStartContainerResponse
-	(*NmStopContainer)(nil),             // 31: sparkrpc.messages.NmStopContainer
-	(*NmStopContainerResponse)(nil),     // 32: sparkrpc.messages.NmStopContainerResponse
-	(*NmGetContainerStatus)(nil),        // 33: sparkrpc.messages.NmGetContainerStatus
-	(*RmTick)(nil),                      // 34: sparkrpc.messages.RmTick
-	(*AmRequestExecutors)(nil),          // 35: sparkrpc.messages.AmRequestExecutors
-	(*AmKillExecutors)(nil),             // 36: sparkrpc.messages.AmKillExecutors
-	(*AmBoolResponse)(nil),              // 37: sparkrpc.messages.AmBoolResponse
-	(*AmGetExecutorLossReason)(nil),     // 38: sparkrpc.messages.AmGetExecutorLossReason
-	(*AmExecutorLossReason)(nil),        // 39: sparkrpc.messages.AmExecutorLossReason
-	(*AmRegisterDriver)(nil),            // 40: sparkrpc.messages.AmRegisterDriver
-	(*AmDriverFinished)(nil),            // 41: sparkrpc.messages.AmDriverFinished
-	(*RmContainerStarted)(nil),          // 42: sparkrpc.messages.RmContainerStarted
-	(*RmGetApplications)(nil),           // 43: sparkrpc.messages.RmGetApplications
-	(*RmApplications)(nil),              // 44: sparkrpc.messages.RmApplications
-	(*NmGetApplicationLogs)(nil),        // 45: sparkrpc.messages.NmGetApplicationLogs
-	(*NmContainerLogFile)(nil),          // 46: sparkrpc.messages.NmContainerLogFile
-	(*NmApplicationLogs)(nil),           // 47: sparkrpc.messages.NmApplicationLogs
-	(*NmReadContainerLog)(nil),          // 48: sparkrpc.messages.NmReadContainerLog
-	(*NmContainerLogChunk)(nil),         // 49: sparkrpc.messages.NmContainerLogChunk
-	(*RmTaskProgress)(nil),              // 50: sparkrpc.messages.RmTaskProgress
-	(*AmStartContainer)(nil),            // 51: sparkrpc.messages.AmStartContainer
-	nil,                                 // 52: sparkrpc.messages.RmLaunchContext.EnvironmentEntry
-	nil,                                 // 53: sparkrpc.messages.RmLaunchContext.FilesEntry
-	nil,                                 // 54: sparkrpc.messages.RmSubmitApplication.ConfEntry
-	(*EndpointRef)(nil),                 // 55: sparkrpc.messages.EndpointRef
+	(RmResourceKind)(0),                 // 3: sparkrpc.messages.RmResourceKind
+	(*RmLocalResource)(nil),             // 4: sparkrpc.messages.RmLocalResource
+	(*RmResource)(nil),                  // 5: sparkrpc.messages.RmResource
+	(*RmLaunchContext)(nil),             // 6: sparkrpc.messages.RmLaunchContext
+	(*RmAppAcls)(nil),                   // 7: sparkrpc.messages.RmAppAcls
+	(*RmContainer)(nil),                 // 8: sparkrpc.messages.RmContainer
+	(*RmContainerStatus)(nil),           // 9: sparkrpc.messages.RmContainerStatus
+	(*RmNewApplication)(nil),            // 10: sparkrpc.messages.RmNewApplication
+	(*RmNewApplicationResponse)(nil),    // 11: sparkrpc.messages.RmNewApplicationResponse
+	(*RmSubmitApplication)(nil),         // 12: sparkrpc.messages.RmSubmitApplication
+	(*RmSubmitApplicationResponse)(nil), // 13: sparkrpc.messages.RmSubmitApplicationResponse
+	(*RmGetApplicationReport)(nil),      // 14: sparkrpc.messages.RmGetApplicationReport
+	(*RmApplicationReport)(nil),         // 15: sparkrpc.messages.RmApplicationReport
+	(*RmKillApplication)(nil),           // 16: sparkrpc.messages.RmKillApplication
+	(*RmKillApplicationResponse)(nil),   // 17: sparkrpc.messages.RmKillApplicationResponse
+	(*RmGetClusterNodes)(nil),           // 18: sparkrpc.messages.RmGetClusterNodes
+	(*RmNodeReport)(nil),                // 19: sparkrpc.messages.RmNodeReport
+	(*RmClusterNodes)(nil),              // 20: sparkrpc.messages.RmClusterNodes
+	(*AmRegister)(nil),                  // 21: sparkrpc.messages.AmRegister
+	(*AmRegisterResponse)(nil),          // 22: sparkrpc.messages.AmRegisterResponse
+	(*AmAllocate)(nil),                  // 23: sparkrpc.messages.AmAllocate
+	(*AmAllocateResponse)(nil),          // 24: sparkrpc.messages.AmAllocateResponse
+	(*AmUnregister)(nil),                // 25: sparkrpc.messages.AmUnregister
+	(*AmUnregisterResponse)(nil),        // 26: sparkrpc.messages.AmUnregisterResponse
+	(*NmRegister)(nil),                  // 27: sparkrpc.messages.NmRegister
+	(*NmRegisterResponse)(nil),          // 28: sparkrpc.messages.NmRegisterResponse
+	(*NmHeartbeat)(nil),                 // 29: sparkrpc.messages.NmHeartbeat
+	(*NmHeartbeatResponse)(nil),         // 30: sparkrpc.messages.NmHeartbeatResponse
+	(*NmStartContainer)(nil),            // 31: sparkrpc.messages.NmStartContainer
+	(*NmStartContainerResponse)(nil),    // 32: sparkrpc.messages.NmStartContainerResponse
+	(*NmStopContainer)(nil),             // 33: sparkrpc.messages.NmStopContainer
+	(*NmStopContainerResponse)(nil),     // 34: sparkrpc.messages.NmStopContainerResponse
+	(*NmGetContainerStatus)(nil),        // 35: sparkrpc.messages.NmGetContainerStatus
+	(*RmTick)(nil),                      // 36: sparkrpc.messages.RmTick
+	(*AmRequestExecutors)(nil),          // 37: sparkrpc.messages.AmRequestExecutors
+	(*AmKillExecutors)(nil),             // 38: sparkrpc.messages.AmKillExecutors
+	(*AmBoolResponse)(nil),              // 39: sparkrpc.messages.AmBoolResponse
+	(*AmGetExecutorLossReason)(nil),     // 40: sparkrpc.messages.AmGetExecutorLossReason
+	(*AmExecutorLossReason)(nil),        // 41: sparkrpc.messages.AmExecutorLossReason
+	(*AmRegisterDriver)(nil),            // 42: sparkrpc.messages.AmRegisterDriver
+	(*AmDriverFinished)(nil),            // 43: sparkrpc.messages.AmDriverFinished
+	(*RmContainerStarted)(nil),          // 44: sparkrpc.messages.RmContainerStarted
+	(*RmGetApplications)(nil),           // 45: sparkrpc.messages.RmGetApplications
+	(*RmApplications)(nil),              // 46: sparkrpc.messages.RmApplications
+	(*NmGetApplicationLogs)(nil),        // 47: sparkrpc.messages.NmGetApplicationLogs
+	(*NmContainerLogFile)(nil),          // 48: sparkrpc.messages.NmContainerLogFile
+	(*NmApplicationLogs)(nil),           // 49: sparkrpc.messages.NmApplicationLogs
+	(*NmReadContainerLog)(nil),          // 50: sparkrpc.messages.NmReadContainerLog
+	(*NmContainerLogChunk)(nil),         // 51: sparkrpc.messages.NmContainerLogChunk
+	(*RmTaskProgress)(nil),              // 52: sparkrpc.messages.RmTaskProgress
+	(*AmStartContainer)(nil),            // 53: sparkrpc.messages.AmStartContainer
+	(*RmStageChunk)(nil),                // 54: sparkrpc.messages.RmStageChunk
+	(*RmStageCommit)(nil),               // 55: sparkrpc.messages.RmStageCommit
+	(*RmStageResponse)(nil),             // 56: sparkrpc.messages.RmStageResponse
+	(*RmFetchResource)(nil),             // 57: sparkrpc.messages.RmFetchResource
+	(*RmResourceChunk)(nil),             // 58: sparkrpc.messages.RmResourceChunk
+	nil,                                 // 59: sparkrpc.messages.RmLaunchContext.EnvironmentEntry
+	nil,                                 // 60: sparkrpc.messages.RmLaunchContext.FilesEntry
+	nil,                                 // 61: sparkrpc.messages.RmSubmitApplication.ConfEntry
+	(*EndpointRef)(nil),                 // 62: sparkrpc.messages.EndpointRef
 }
 var file_cluster_rm_proto_depIdxs = []int32{
-	52, // 0: sparkrpc.messages.RmLaunchContext.environment:type_name -> sparkrpc.messages.RmLaunchContext.EnvironmentEntry
-	53, // 1: sparkrpc.messages.RmLaunchContext.files:type_name -> sparkrpc.messages.RmLaunchContext.FilesEntry
-	5,  // 2: sparkrpc.messages.RmLaunchContext.acls:type_name -> sparkrpc.messages.RmAppAcls
-	3,  // 3: sparkrpc.messages.RmContainer.resource:type_name -> sparkrpc.messages.RmResource
-	2,  // 4: sparkrpc.messages.RmContainerStatus.state:type_name -> sparkrpc.messages.RmContainerState
-	3,  // 5: sparkrpc.messages.RmNewApplicationResponse.max_resource:type_name -> sparkrpc.messages.RmResource
-	3,  // 6: sparkrpc.messages.RmSubmitApplication.am_resource:type_name -> sparkrpc.messages.RmResource
-	4,  // 7: sparkrpc.messages.RmSubmitApplication.am_launch_context:type_name -> sparkrpc.messages.RmLaunchContext
-	54, // 8: sparkrpc.messages.RmSubmitApplication.conf:type_name -> sparkrpc.messages.RmSubmitApplication.ConfEntry
-	5,  // 9: sparkrpc.messages.RmSubmitApplication.acls:type_name -> sparkrpc.messages.RmAppAcls
-	0,  // 10: sparkrpc.messages.RmApplicationReport.state:type_name -> sparkrpc.messages.RmAppState
-	1,  // 11: sparkrpc.messages.RmApplicationReport.final_status:type_name -> sparkrpc.messages.RmFinalStatus
-	55, // 12: sparkrpc.messages.RmApplicationReport.am:type_name -> sparkrpc.messages.EndpointRef
-	0,  // 13: sparkrpc.messages.RmKillApplicationResponse.state:type_name -> sparkrpc.messages.RmAppState
-	3,  // 14: sparkrpc.messages.RmNodeReport.capability:type_name -> sparkrpc.messages.RmResource
-	3,  // 15: sparkrpc.messages.RmNodeReport.used:type_name -> sparkrpc.messages.RmResource
-	17, // 16: sparkrpc.messages.RmClusterNodes.nodes:type_name -> sparkrpc.messages.RmNodeReport
-	55, // 17: sparkrpc.messages.AmRegister.am:type_name -> sparkrpc.messages.EndpointRef
-	3,  // 18: sparkrpc.messages.AmRegisterResponse.max_resource:type_name -> sparkrpc.messages.RmResource
-	3,  // 19: sparkrpc.messages.AmAllocate.resource:type_name -> sparkrpc.messages.RmResource
-	6,  // 20: sparkrpc.messages.AmAllocateResponse.allocated:type_name -> sparkrpc.messages.RmContainer
-	7,  // 21: sparkrpc.messages.AmAllocateResponse.completed:type_name -> sparkrpc.messages.RmContainerStatus
-	1,  // 22: sparkrpc.messages.AmUnregister.final_status:type_name -> sparkrpc.messages.RmFinalStatus
-	3,  // 23: sparkrpc.messages.NmRegister.capability:type_name -> sparkrpc.messages.RmResource
-	7,  // 24: sparkrpc.messages.NmHeartbeat.completed:type_name -> sparkrpc.messages.RmContainerStatus
-	6,  // 25: sparkrpc.messages.NmStartContainer.container:type_name -> sparkrpc.messages.RmContainer
-	4,  // 26: sparkrpc.messages.NmStartContainer.launch_context:type_name -> sparkrpc.messages.RmLaunchContext
-	1,  // 27: sparkrpc.messages.AmDriverFinished.final_status:type_name -> sparkrpc.messages.RmFinalStatus
-	0,  // 28: sparkrpc.messages.RmGetApplications.states:type_name -> sparkrpc.messages.RmAppState
-	13, // 29: sparkrpc.messages.RmApplications.apps:type_name -> sparkrpc.messages.RmApplicationReport
-	46, // 30: sparkrpc.messages.NmApplicationLogs.files:type_name -> sparkrpc.messages.NmContainerLogFile
-	4,  // 31: sparkrpc.messages.AmStartContainer.launch_context:type_name -> sparkrpc.messages.RmLaunchContext
-	32, // [32:32] is the sub-list for method output_type
-	32, // [32:32] is the sub-list for method input_type
-	32, // [32:32] is the sub-list for extension type_name
-	32, // [32:32] is the sub-list for extension extendee
-	0,  // [0:32] is the sub-list for field type_name
+	3,  // 0: sparkrpc.messages.RmLocalResource.kind:type_name -> sparkrpc.messages.RmResourceKind
+	59, // 1: sparkrpc.messages.RmLaunchContext.environment:type_name -> sparkrpc.messages.RmLaunchContext.EnvironmentEntry
+	60, // 2: sparkrpc.messages.RmLaunchContext.files:type_name -> sparkrpc.messages.RmLaunchContext.FilesEntry
+	7,  // 3: sparkrpc.messages.RmLaunchContext.acls:type_name -> sparkrpc.messages.RmAppAcls
+	4,  // 4: sparkrpc.messages.RmLaunchContext.resources:type_name -> sparkrpc.messages.RmLocalResource
+	5,  // 5: sparkrpc.messages.RmContainer.resource:type_name -> sparkrpc.messages.RmResource
+	2,  // 6: sparkrpc.messages.RmContainerStatus.state:type_name -> sparkrpc.messages.RmContainerState
+	5,  // 7: sparkrpc.messages.RmNewApplicationResponse.max_resource:type_name -> sparkrpc.messages.RmResource
+	5,  // 8: sparkrpc.messages.RmSubmitApplication.am_resource:type_name -> sparkrpc.messages.RmResource
+	6,  // 9: sparkrpc.messages.RmSubmitApplication.am_launch_context:type_name -> sparkrpc.messages.RmLaunchContext
+	61, // 10: sparkrpc.messages.RmSubmitApplication.conf:type_name -> sparkrpc.messages.RmSubmitApplication.ConfEntry
+	7,  // 11: sparkrpc.messages.RmSubmitApplication.acls:type_name -> sparkrpc.messages.RmAppAcls
+	0,  // 12: sparkrpc.messages.RmApplicationReport.state:type_name -> sparkrpc.messages.RmAppState
+	1,  // 13: sparkrpc.messages.RmApplicationReport.final_status:type_name -> sparkrpc.messages.RmFinalStatus
+	62, // 14: sparkrpc.messages.RmApplicationReport.am:type_name -> sparkrpc.messages.EndpointRef
+	0,  // 15: sparkrpc.messages.RmKillApplicationResponse.state:type_name -> sparkrpc.messages.RmAppState
+	5,  // 16: sparkrpc.messages.RmNodeReport.capability:type_name -> sparkrpc.messages.RmResource
+	5,  // 17: sparkrpc.messages.RmNodeReport.used:type_name -> sparkrpc.messages.RmResource
+	19, // 18: sparkrpc.messages.RmClusterNodes.nodes:type_name -> sparkrpc.messages.RmNodeReport
+	62, // 19: sparkrpc.messages.AmRegister.am:type_name -> sparkrpc.messages.EndpointRef
+	5,  // 20: sparkrpc.messages.AmRegisterResponse.max_resource:type_name -> sparkrpc.messages.RmResource
+	5,  // 21: sparkrpc.messages.AmAllocate.resource:type_name -> sparkrpc.messages.RmResource
+	8,  // 22: sparkrpc.messages.AmAllocateResponse.allocated:type_name -> sparkrpc.messages.RmContainer
+	9,  // 23: sparkrpc.messages.AmAllocateResponse.completed:type_name -> sparkrpc.messages.RmContainerStatus
+	1,  // 24: sparkrpc.messages.AmUnregister.final_status:type_name -> sparkrpc.messages.RmFinalStatus
+	5,  // 25: sparkrpc.messages.NmRegister.capability:type_name -> sparkrpc.messages.RmResource
+	9,  // 26: sparkrpc.messages.NmHeartbeat.completed:type_name -> sparkrpc.messages.RmContainerStatus
+	8,  // 27: sparkrpc.messages.NmStartContainer.container:type_name -> sparkrpc.messages.RmContainer
+	6,  // 28: sparkrpc.messages.NmStartContainer.launch_context:type_name -> sparkrpc.messages.RmLaunchContext
+	1,  // 29: sparkrpc.messages.AmDriverFinished.final_status:type_name -> sparkrpc.messages.RmFinalStatus
+	0,  // 30: sparkrpc.messages.RmGetApplications.states:type_name -> sparkrpc.messages.RmAppState
+	15, // 31: sparkrpc.messages.RmApplications.apps:type_name -> sparkrpc.messages.RmApplicationReport
+	48, // 32: sparkrpc.messages.NmApplicationLogs.files:type_name -> sparkrpc.messages.NmContainerLogFile
+	6,  // 33: sparkrpc.messages.AmStartContainer.launch_context:type_name -> sparkrpc.messages.RmLaunchContext
+	3,  // 34: sparkrpc.messages.RmStageChunk.kind:type_name -> sparkrpc.messages.RmResourceKind
+	4,  // 35: sparkrpc.messages.RmStageCommit.resource:type_name -> sparkrpc.messages.RmLocalResource
+	36, // [36:36] is the sub-list for method output_type
+	36, // [36:36] is the sub-list for method input_type
+	36, // [36:36] is the sub-list for extension type_name
+	36, // [36:36] is the sub-list for extension extendee
+	0,  // [0:36] is the sub-list for field type_name
 }
 
 func init() { file_cluster_rm_proto_init() }
@@ -3642,8 +4185,8 @@ func file_cluster_rm_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cluster_rm_proto_rawDesc), len(file_cluster_rm_proto_rawDesc)),
-			NumEnums:      3,
-			NumMessages:   52,
+			NumEnums:      4,
+			NumMessages:   58,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

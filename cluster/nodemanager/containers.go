@@ -16,8 +16,13 @@ import (
 	"github.com/sparkrpc/sparkrpc/messages"
 )
 
+// startContainer starts the container req asks for. A container without
+// resources to localize starts at once: the answer carries its process id.
+// One with resources is answered as soon as it is accepted; it localizes
+// them and starts in the background (startLocalized), and a failure
+// completes it with a diagnostic, as a process that exits does.
 func (nm *NodeManager) startContainer(req *messages.NmStartContainer) (*messages.NmStartContainerResponse, error) {
-	c := req.GetContainer()
+	c, lc := req.GetContainer(), req.GetLaunchContext()
 	id := c.GetContainerId()
 	// The ids become path parts: only ids of the resource manager's form.
 	if err := cluster.ValidateAppID(req.GetAppId()); err != nil {
@@ -26,28 +31,27 @@ func (nm *NodeManager) startContainer(req *messages.NmStartContainer) (*messages
 	if err := cluster.ValidateContainerID(id); err != nil {
 		return nil, err
 	}
-	nm.mu.Lock()
-	if nm.closed {
-		nm.mu.Unlock()
-		return nil, errors.New("cluster: node manager is shutting down")
+	if err := checkResources(lc); err != nil {
+		return nil, fmt.Errorf("cluster: container %s: %w", id, err)
 	}
-	if _, dup := nm.containers[id]; dup {
-		nm.mu.Unlock()
-		return nil, fmt.Errorf("cluster: container %s is already running", id)
+	var loc *localizing
+	if len(lc.GetResources()) > 0 {
+		loc = newLocalizing(nm.stopCtx)
 	}
-	nm.starting.Add(1)
-	defer nm.starting.Done()
-	if acls := req.GetLaunchContext().GetAcls(); acls != nil {
-		nm.acls[req.GetAppId()] = acls
+	if err := nm.admit(req.GetAppId(), id, lc.GetAcls(), loc); err != nil {
+		return nil, err
 	}
-	nm.mu.Unlock()
-	spec := containerSpec{id: id, appID: req.GetAppId(), command: req.GetLaunchContext().GetCommand(),
-		env: req.GetLaunchContext().GetEnvironment(), files: req.GetLaunchContext().GetFiles(),
+	spec := containerSpec{id: id, appID: req.GetAppId(), command: lc.GetCommand(),
+		env: lc.GetEnvironment(), files: lc.GetFiles(),
 		memoryMB: c.GetResource().GetMemoryMb(), cores: int(c.GetResource().GetCores()), nodeHost: nm.env.Address().Host,
-		secret: req.GetLaunchContext().GetSecret(), passEnv: nm.cfg.EnvWhitelist}
+		secret: lc.GetSecret(), passEnv: nm.cfg.EnvWhitelist}
 	workDir := filepath.Join(nm.cfg.Dir, "apps", spec.appID, id)
 	logDir := filepath.Join(nm.cfg.Dir, "logs", spec.appID, id)
-	if err := nm.keepACLs(spec.appID, req.GetLaunchContext().GetAcls()); err != nil {
+	if loc != nil {
+		return nm.startLocalized(loc, spec, lc, workDir, logDir)
+	}
+	defer nm.starting.Done()
+	if err := nm.keepACLs(spec.appID, lc.GetAcls()); err != nil {
 		return nil, fmt.Errorf("cluster: container %s: %w", id, err)
 	}
 	p, err := launchContainer(spec, nm.cfg.Executable, workDir, logDir)
@@ -61,13 +65,44 @@ func (nm *NodeManager) startContainer(req *messages.NmStartContainer) (*messages
 		<-p.done
 		return nil, errors.New("cluster: node manager is shutting down")
 	}
-	p.memoryMB, p.cores, p.started = spec.memoryMB, spec.cores, time.Now()
-	nm.containers[id] = p
-	nm.watchers.Add(1)
+	nm.adoptLocked(p, spec)
 	nm.mu.Unlock()
-	nm.log.Info().Str("container", id).Int("pid", p.pid).Strs("command", spec.command).Msg("started container")
-	go nm.watch(p)
 	return &messages.NmStartContainerResponse{Pid: int32(p.pid), LogDir: logDir}, nil
+}
+
+// admit checks that the node takes the container id of appID and counts
+// its start in nm.starting (the caller ends it); loc, when set, records it
+// as localizing. It keeps the application's ACLs.
+func (nm *NodeManager) admit(appID, id string, acls *messages.RmAppAcls, loc *localizing) error {
+	nm.mu.Lock()
+	defer nm.mu.Unlock()
+	if nm.closed {
+		return errors.New("cluster: node manager is shutting down")
+	}
+	if _, dup := nm.containers[id]; dup {
+		return fmt.Errorf("cluster: container %s is already running", id)
+	}
+	if _, dup := nm.localizing[id]; dup {
+		return fmt.Errorf("cluster: container %s is already localizing", id)
+	}
+	nm.starting.Add(1)
+	if acls != nil {
+		nm.acls[appID] = acls
+	}
+	if loc != nil {
+		nm.localizing[id] = loc
+	}
+	return nil
+}
+
+// adoptLocked makes the started process p the running container of spec
+// and watches it; nm.mu is held.
+func (nm *NodeManager) adoptLocked(p *containerProc, spec containerSpec) {
+	p.memoryMB, p.cores, p.started = spec.memoryMB, spec.cores, time.Now()
+	nm.containers[spec.id] = p
+	nm.watchers.Add(1)
+	nm.log.Info().Str("container", spec.id).Int("pid", p.pid).Strs("command", spec.command).Msg("started container")
+	go nm.watch(p)
 }
 
 func (nm *NodeManager) watch(p *containerProc) {
@@ -75,6 +110,9 @@ func (nm *NodeManager) watch(p *containerProc) {
 	<-p.done
 	status, diag := p.status()
 	_ = os.RemoveAll(p.workDir)
+	if p.localized {
+		nm.loc.release(p.appID)
+	}
 	_ = os.Remove(filepath.Dir(p.workDir)) // the application's folder, once empty
 	nm.log.Info().Str("container", p.id).Int("exitStatus", status).Msg("container completed")
 	nm.mu.Lock()
@@ -86,14 +124,20 @@ func (nm *NodeManager) watch(p *containerProc) {
 }
 
 func (nm *NodeManager) stopContainer(id string, status int32, diag string) bool {
+	if diag == "" {
+		diag = "Container killed on request"
+	}
 	nm.mu.Lock()
 	p, ok := nm.containers[id]
+	if loc, localizing := nm.localizing[id]; !ok && localizing {
+		loc.stop(int(status), diag)
+		nm.mu.Unlock()
+		nm.log.Info().Str("container", id).Msg("stopping container while it localizes")
+		return true
+	}
 	nm.mu.Unlock()
 	if !ok {
 		return false
-	}
-	if diag == "" {
-		diag = "Container killed on request"
 	}
 	nm.log.Info().Str("container", id).Msg("stopping container")
 	p.stop(nm.cfg.KillGrace, int(status), diag)

@@ -17,6 +17,24 @@
 // systems have no parent-death signal. The package needs Unix process
 // groups, so it builds on Unix systems only.
 //
+// # Localization
+//
+// A container whose launch context names staged resources (the user's
+// program and --files) is answered at once and localizes them before its
+// process starts (YARN's ContainerLocalizer): each resource the node lacks
+// is read from the resource manager in chunks, a few in flight, into the
+// application's file cache, Dir/apps/APP_ID/filecache/SHA256 (one copy
+// per application and digest, fetched once however many containers need
+// it at the same time), its size and SHA-256 checked, then linked into the
+// container's working folder under its name (the program 0700, files 0600,
+// folders 0700). A command whose first word is "sparkrpc" then runs the
+// program. A mismatch, a resource the resource manager does not have or a
+// write error completes the container with exit status -1000 and a
+// diagnostic that names the resource (*cluster.LocalizationError). The
+// cache goes when the resource manager's heartbeat answer says the
+// application ended and none of its containers runs on the node, and,
+// with every working folder, when a node manager starts.
+//
 // # Security
 //
 // A node manager takes container starts and stops only from its resource
@@ -33,6 +51,9 @@
 //
 //	nodemanager.go     Config, Start, registration and heartbeats
 //	containers.go      the endpoint and the containers' lifecycle
+//	localizing.go      a container that localizes resources before it starts
+//	localizer.go       the file cache: resources fetched once, verified, linked
+//	fetch.go           reading a staged resource from the resource manager in chunks
 //	process.go         a container's child process: launch, environment, wait, stop
 //	procattr_linux.go  the process attributes on Linux (parent-death signal)
 //	procattr_unix.go   the process attributes on other Unix systems

@@ -137,8 +137,8 @@ func TestContainerFilesArePrivateAndEnvironmentClean(t *testing.T) {
 	}
 }
 
-// A node manager that starts removes the working folders that containers
-// of an earlier run left behind.
+// A node manager that starts removes the working folders and localized
+// resources that containers of an earlier run left behind.
 func TestNodeManagerRemovesLeftoversOnStart(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "node")
 	left := filepath.Join(dir, "apps", "application_1_0001", "container_1_0001_01_000001")
@@ -146,6 +146,13 @@ func TestNodeManagerRemovesLeftoversOnStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(left, cluster.StagingConfFile), []byte("spark.x=y\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cache := filepath.Join(dir, "apps", "application_1_0002", "filecache")
+	if err := os.MkdirAll(cache, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cache, strings.Repeat("ab", 32)), []byte("a program"), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	log := zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.WarnLevel)
@@ -173,6 +180,9 @@ func TestNodeManagerRemovesLeftoversOnStart(t *testing.T) {
 	t.Cleanup(func() { nm.Shutdown(context.Background()) })
 	if _, err := os.Stat(filepath.Join(dir, "apps", "application_1_0001")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("a dead container's folder is still there: %v", err)
+	}
+	if _, err := os.Stat(cache); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a dead application's localized resources are still there: %v", err)
 	}
 }
 

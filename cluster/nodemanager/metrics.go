@@ -14,6 +14,9 @@ var (
 	descNMContainers = actor.NewMetricDesc("nm_containers_running", "Container processes the node manager runs.")
 	descNMMemory     = actor.NewMetricDesc("nm_capability_memory_bytes", "Memory the node offers to containers.")
 	descNMCores      = actor.NewMetricDesc("nm_capability_cores", "Cores the node offers to containers.")
+	descNMLocalized  = actor.NewMetricDesc("nm_localized_resources_total",
+		"Staged resources the node fetched from the resource manager and verified (once per application and digest).")
+	descNMLocalizedBytes = actor.NewMetricDesc("nm_localized_bytes_total", "Bytes of the staged resources the node fetched and verified.")
 )
 
 const mib = 1 << 20
@@ -26,6 +29,8 @@ func (c nmCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- descNMContainers
 	ch <- descNMMemory
 	ch <- descNMCores
+	ch <- descNMLocalized
+	ch <- descNMLocalizedBytes
 }
 
 // Collect implements prometheus.Collector.
@@ -37,6 +42,8 @@ func (c nmCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descNMContainers, prometheus.GaugeValue, float64(n))
 	ch <- prometheus.MustNewConstMetric(descNMMemory, prometheus.GaugeValue, float64(nm.cfg.Capability.MemoryMB*mib))
 	ch <- prometheus.MustNewConstMetric(descNMCores, prometheus.GaugeValue, float64(nm.cfg.Capability.Cores))
+	ch <- prometheus.MustNewConstMetric(descNMLocalized, prometheus.CounterValue, float64(nm.loc.fetched.Load()))
+	ch <- prometheus.MustNewConstMetric(descNMLocalizedBytes, prometheus.CounterValue, float64(nm.loc.fetchedBytes.Load()))
 }
 
 // MetricsHandler returns the handler of the node manager's /metrics: its

@@ -32,11 +32,13 @@ type Config struct {
 	// (required: both positive).
 	Capability cluster.Resource
 	// Dir is the node's local folder (required): container working folders
-	// go under Dir/apps, logs under Dir/logs/<app id>/<container id>. What the
+	// go under Dir/apps, logs under Dir/logs/<app id>/<container id>, the
+	// applications' localized resources under
+	// Dir/apps/<app id>/filecache. What the
 	// node manager creates in it is private to its user (folders 0700,
 	// files 0600); Dir itself is created 0700 when missing. A starting node manager removes the working
-	// folders that an earlier run's containers left in Dir/apps (their
-	// processes died with it); logs stay.
+	// folders and localized resources that an earlier run's containers
+	// left in Dir/apps (their processes died with it); logs stay.
 	Dir string
 	// EnvWhitelist names variables of the node manager's environment that
 	// containers get too. By default a container gets only PATH, HOME,
@@ -54,8 +56,9 @@ type Config struct {
 	// AdminACLs are users that may read every application's logs on this
 	// node (spark.admin.acls; "*": everyone).
 	AdminACLs []string
-	// Executable replaces a command's first word "sparkrpc"; default
-	// os.Executable().
+	// Executable replaces a command's first word "sparkrpc" (default
+	// os.Executable()), unless the container has a localized program,
+	// which does.
 	Executable string
 	// KillGrace is how long a stopped container gets between SIGTERM and
 	// SIGKILL (zero or negative: 250ms, YARN's sleep-delay-before-sigkill).
@@ -96,8 +99,14 @@ type NodeManager struct {
 	nodeID string
 	log    zerolog.Logger
 
+	// loc holds the localized resources; chunk is the size of the chunks
+	// it reads them in.
+	loc   *localizer
+	chunk int
+
 	mu         sync.Mutex
 	containers map[string]*containerProc
+	localizing map[string]*localizing         // containers without a process yet
 	acls       map[string]*messages.RmAppAcls // by application id, from launch contexts
 	completed  []*messages.RmContainerStatus
 	closed     bool
@@ -151,16 +160,22 @@ func Start(ctx context.Context, env *actor.Env, cfg Config) (*NodeManager, error
 	if err := prepareNodeDir(cfg.Dir); err != nil {
 		return nil, fmt.Errorf("cluster: node manager: %w", err)
 	}
+	maxSize, err := env.Conf().MaxMessageSize()
+	if err != nil {
+		return nil, err
+	}
 	log := env.Logger()
 	if cfg.Logger != nil {
 		log = *cfg.Logger
 	}
-	nm := &NodeManager{cfg: cfg, env: env, nodeID: env.Address().HostPort(),
+	nm := &NodeManager{cfg: cfg, env: env, nodeID: env.Address().HostPort(), chunk: cluster.StageChunkSize(maxSize),
 		log:        log.With().Str("component", "nodemanager").Str("node", env.Address().HostPort()).Logger(),
 		containers: make(map[string]*containerProc), acls: make(map[string]*messages.RmAppAcls), kick: make(chan struct{}, 1),
 		stop: make(chan struct{}), loopDone: make(chan struct{})}
 	nm.stopCtx, nm.cancelStop = context.WithCancel(context.Background())
 	nm.rm = env.RemoteRef(cfg.ResourceManager, cluster.ResourceManagerEndpointName)
+	nm.localizing = make(map[string]*localizing)
+	nm.loc = newLocalizer(nm.stopCtx, filepath.Join(cfg.Dir, "apps"), nm.fetchResource, nm.log)
 	if _, err := env.RegisterEndpoint(cluster.NodeManagerEndpointName, newNMEndpoint(nm)); err != nil {
 		return nil, err
 	}
@@ -288,7 +303,7 @@ func (nm *NodeManager) heartbeat() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	resp, err := actor.ResultAs[*messages.NmHeartbeatResponse](nm.rm.AskWithTimeout(ctx,
-		&messages.NmHeartbeat{NodeId: nm.nodeID, Completed: completed, Running: running},
+		&messages.NmHeartbeat{NodeId: nm.nodeID, Completed: completed, Running: running, CachedApps: nm.loc.cachedApps()},
 		actor.RpcTimeout{Duration: 10 * time.Second, Key: "sparkrpc.nodemanager.heartbeatTimeout"}))
 	if err != nil {
 		nm.log.Warn().Err(err).Msg("heartbeat to the resource manager failed")
@@ -307,6 +322,9 @@ func (nm *NodeManager) heartbeat() {
 	for _, id := range resp.GetKill() {
 		nm.stopContainer(id, cluster.ContainerExitKilledByRM, "Container killed by the ResourceManager")
 	}
+	for _, id := range resp.GetFinishedApps() {
+		nm.loc.finish(id)
+	}
 }
 
 func (nm *NodeManager) kickHeartbeat() {
@@ -322,10 +340,13 @@ func (nm *NodeManager) kickHeartbeat() {
 func (nm *NodeManager) Shutdown(ctx context.Context) error {
 	nm.mu.Lock()
 	nm.closed = true
+	localizing := len(nm.localizing) > 0 // they complete with statuses to report
 	nm.mu.Unlock()
 	nm.cancelStop()
-	// A start in flight sees closed and stops its container itself.
+	// A start in flight sees closed and stops its container itself; one
+	// that localizes sees its ctx end and completes its container.
 	nm.starting.Wait()
+	nm.loc.wait()
 	nm.mu.Lock()
 	procs := make([]*containerProc, 0, len(nm.containers))
 	for _, p := range nm.containers {
@@ -351,7 +372,7 @@ func (nm *NodeManager) Shutdown(ctx context.Context) error {
 		case <-nm.loopDone:
 		case <-ctx.Done():
 		}
-		if len(procs) > 0 {
+		if len(procs) > 0 || localizing {
 			// Wait for the watchers to queue the final statuses, then report them.
 			watched := make(chan struct{})
 			go func() { nm.watchers.Wait(); close(watched) }()

@@ -65,6 +65,9 @@ type containerProc struct {
 	memoryMB int64
 	cores    int
 	started  time.Time
+	// localized is set when it uses its application's localized
+	// resources, which it releases when it ends.
+	localized bool
 }
 
 // launchContainer starts spec as a child process of this one. The process

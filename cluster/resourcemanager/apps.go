@@ -50,6 +50,7 @@ func (c *rmCore) submit(req *messages.RmSubmitApplication) ([]rmAction, error) {
 	a.name, a.queue, a.user = req.GetName(), queue, req.GetUser()
 	a.amResource = res
 	a.amLaunch = req.GetAmLaunchContext()
+	a.resources = a.amLaunch.GetResources()
 	a.unmanagedDriver = req.GetUnmanagedDriver()
 	a.secret = req.GetAppSecret()
 	a.acls = req.GetAcls()

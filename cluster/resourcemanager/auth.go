@@ -92,3 +92,57 @@ func keyName(key string) string {
 	}
 	return "application " + key + "'s key"
 }
+
+// requireStager fails a staging ask for appID that does not come from the
+// user and the connection that created the application (with the
+// cluster's key), or that comes after its submission.
+func (e *rmEndpoint) requireStager(ctx *actor.CallContext, appID, user string) error {
+	if err := e.requireClusterKey(ctx, "staging"); err != nil {
+		return err
+	}
+	a, err := e.core.app(appID)
+	if err != nil {
+		return err
+	}
+	if user != a.creator || ctx.SenderIdentity() != a.creatorIdentity {
+		return fmt.Errorf("%w: only the user and the client that created application %s (%q) may stage its resources, not %q from %s",
+			cluster.ErrPermissionDenied, appID, a.creator, user, peerName(ctx))
+	}
+	if a.state != cluster.StateNew {
+		return fmt.Errorf("%w: application %s is %s: resources are staged before the submission", cluster.ErrInvalidState, appID, a.state)
+	}
+	return nil
+}
+
+// requireNodeOf fails an ask for appID's staged resources that does not
+// come from a registered node manager on which the application has a
+// container (with the cluster's key). An ask from this env is allowed.
+func (e *rmEndpoint) requireNodeOf(ctx *actor.CallContext, appID, what string) error {
+	if err := e.requireClusterKey(ctx, what); err != nil {
+		return err
+	}
+	a, err := e.core.app(appID)
+	if err != nil {
+		return err
+	}
+	id := ctx.SenderIdentity()
+	if id == "" {
+		return nil
+	}
+	if n, ok := e.core.nodes[id]; ok && !n.lost {
+		for _, ct := range a.containers {
+			if ct.node == n {
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("%w: %s of application %s is read only by a registered node manager running one of its containers, not by %s",
+		cluster.ErrPermissionDenied, what, appID, id)
+}
+
+func peerName(ctx *actor.CallContext) string {
+	if id := ctx.SenderIdentity(); id != "" {
+		return id
+	}
+	return "this process"
+}

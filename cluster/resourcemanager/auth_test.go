@@ -92,6 +92,14 @@ func TestResourceManagerAuthorisesByKey(t *testing.T) {
 			_, err := rmA.AskSync(ctx, &messages.AmRegister{AppId: appB, Host: "127.0.0.1"})
 			return err
 		}},
+		{"staging", func() error {
+			_, err := rmA.AskSync(ctx, &messages.RmStageChunk{AppId: appA, Name: "x", Kind: messages.RmResourceKind_RM_RESOURCE_KIND_FILE})
+			return err
+		}},
+		{"a staged resource", func() error {
+			_, err := rmA.AskSync(ctx, &messages.RmFetchResource{AppId: appA, Name: "x"})
+			return err
+		}},
 		{"a node's registration", func() error {
 			_, err := rmA.AskSync(ctx, &messages.NmRegister{NodeId: "127.0.0.1:1", Address: "127.0.0.1:1", Host: "127.0.0.1",
 				Capability: &messages.RmResource{MemoryMb: 1 << 20, Cores: 64}})

@@ -70,7 +70,14 @@ type rmApp struct {
 	tasksTotal, tasksDone int32
 	tasksRunning          int32
 	amLogDir              string
-	staged                bool
+	staged                bool // it has a staging folder
+	// creator and creatorIdentity are the user and the peer identity
+	// ("" for this env) that created the application: only they stage its
+	// resources.
+	creator, creatorIdentity string
+	// resources are the staged resources its submission named, which
+	// every container of the application gets.
+	resources []*messages.RmLocalResource
 	// secret is the application's secret (spark.authenticate), in memory
 	// only, until the application ends; acls its ACLs.
 	secret []byte

@@ -319,3 +319,44 @@ func TestAMNodeIsReservedForApplicationMasters(t *testing.T) {
 		t.Fatalf("second AM started on %+v, want a worker", acts)
 	}
 }
+
+// Every container of an application gets the resources its submission
+// named, whatever the application master's launch context says; a node
+// that keeps an application's resources learns when it has ended.
+func TestResourcesGoToEveryContainerAndAwayWithTheApplication(t *testing.T) {
+	c, _ := newTestCore(t, cluster.Resource{MemoryMB: 4096, Cores: 4})
+	res := []*messages.RmLocalResource{{Name: cluster.AppResourceName, Kind: messages.RmResourceKind_RM_RESOURCE_KIND_PROGRAM, Size: 1, Sha256: make([]byte, 32)}}
+	id, _ := c.newApplication()
+	acts, err := c.submit(&messages.RmSubmitApplication{AppId: id, AmResource: (cluster.Resource{MemoryMB: 512, Cores: 1}).Proto(),
+		AmLaunchContext: &messages.RmLaunchContext{Command: []string{"sparkrpc", "am"}, Resources: res}})
+	if err != nil || len(acts) != 1 || len(acts[0].start.GetLaunchContext().GetResources()) != 1 {
+		t.Fatalf("submit: %v, %v", acts, err)
+	}
+	if _, err := c.registerAM(&messages.AmRegister{AppId: id}); err != nil {
+		t.Fatal(err)
+	}
+	resp, _, err := c.allocateFor(&messages.AmAllocate{AppId: id, NumPending: 1, Resource: (cluster.Resource{MemoryMB: 512, Cores: 1}).Proto()})
+	if err != nil || len(resp.GetAllocated()) != 1 {
+		t.Fatalf("allocate: %v, %v", resp, err)
+	}
+	start, err := c.startExecutor(id, resp.GetAllocated()[0].GetContainerId(), &messages.RmLaunchContext{Command: []string{"sparkrpc", "executor"},
+		Resources: []*messages.RmLocalResource{{Name: "other", Kind: messages.RmResourceKind_RM_RESOURCE_KIND_FILE}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := start.start.GetLaunchContext().GetResources(); len(got) != 1 || got[0].GetName() != cluster.AppResourceName {
+		t.Fatalf("the executor's resources: %v", got)
+	}
+	node := "127.0.0.1:1000"
+	hb := func() []string {
+		r, _ := c.heartbeat(&messages.NmHeartbeat{NodeId: node, CachedApps: []string{id, "application_1_0042"}})
+		return r.GetFinishedApps()
+	}
+	if got := hb(); len(got) != 1 || got[0] != "application_1_0042" {
+		t.Fatalf("finished applications while %s runs: %v", id, got)
+	}
+	c.kill(id, "")
+	if got := hb(); len(got) != 2 {
+		t.Fatalf("finished applications after %s was killed: %v", id, got)
+	}
+}

@@ -7,7 +7,6 @@ package resourcemanager
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/rs/zerolog"
@@ -24,18 +23,20 @@ import (
 // the core needs no lock.
 type rmEndpoint struct {
 	*actor.Router
-	rm   *ResourceManager
-	core *rmCore
-	log  zerolog.Logger
+	rm      *ResourceManager
+	core    *rmCore
+	staging *stagingArea
+	log     zerolog.Logger
 }
 
-func newRMEndpoint(rm *ResourceManager, core *rmCore) *rmEndpoint {
-	e := &rmEndpoint{Router: actor.NewRouter(), rm: rm, core: core, log: rm.log}
+func newRMEndpoint(rm *ResourceManager, core *rmCore, staging *stagingArea) *rmEndpoint {
+	e := &rmEndpoint{Router: actor.NewRouter(), rm: rm, core: core, staging: staging, log: rm.log}
 	r := e.Router
 	e.handleOwn(r)
 	e.handleClients(r)
 	e.handleAppMasters(r)
 	e.handleNodes(r)
+	e.handleStaging(r)
 	return e
 }
 
@@ -79,12 +80,14 @@ func (e *rmEndpoint) handleOwn(r *actor.Router) {
 // which need the cluster's key.
 func (e *rmEndpoint) handleClients(r *actor.Router) {
 	core := e.core
-	actor.HandleAsk(r, func(ctx *actor.CallContext, _ *messages.RmNewApplication) (*messages.RmNewApplicationResponse, error) {
+	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.RmNewApplication) (*messages.RmNewApplicationResponse, error) {
 		if err := e.requireClusterKey(ctx, "a new application"); err != nil {
 			return nil, err
 		}
 		id, maxRes := core.newApplication()
-		e.log.Info().Str("app", id).Msg("new application")
+		a := core.apps[id]
+		a.creator, a.creatorIdentity = m.GetUser(), ctx.SenderIdentity()
+		e.log.Info().Str("app", id).Str("user", m.GetUser()).Msg("new application")
 		return &messages.RmNewApplicationResponse{AppId: id, MaxResource: maxRes.Proto()}, nil
 	})
 	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.RmSubmitApplication) (*messages.RmSubmitApplicationResponse, error) {
@@ -219,8 +222,9 @@ func (e *rmEndpoint) checkNodes(ctx *actor.Context, _ *messages.RmTick) error {
 	return nil
 }
 
-// submit stages the application's configuration, then submits it; the
-// staging folder is removed again if the submission is refused.
+// submit checks that the resources the submission names were staged,
+// stages the application's configuration, then submits it; the staging
+// folder is removed again if the submission is refused.
 func (e *rmEndpoint) submit(m *messages.RmSubmitApplication) ([]rmAction, error) {
 	a, err := e.core.app(m.GetAppId())
 	if err != nil {
@@ -232,6 +236,10 @@ func (e *rmEndpoint) submit(m *messages.RmSubmitApplication) ([]rmAction, error)
 	if e.rm.auth && len(m.GetAppSecret()) == 0 {
 		return nil, fmt.Errorf("%w: application %s has no secret: with spark.authenticate on, the submitter generates one", cluster.ErrPermissionDenied, a.id)
 	}
+	if err := e.staging.check(a.id, m.GetAmLaunchContext().GetResources()); err != nil {
+		e.removeStaging(a.id)
+		return nil, err
+	}
 	dir := e.stagingDir(a.id)
 	if err := privatefile.MkdirAll(dir); err != nil {
 		return nil, fmt.Errorf("cluster: staging folder of %s: %w", a.id, err)
@@ -241,7 +249,7 @@ func (e *rmEndpoint) submit(m *messages.RmSubmitApplication) ([]rmAction, error)
 	// application id as key id.
 	staged := cluster.WithoutSecrets(m.GetConf())
 	if err := privatefile.WriteFile(filepath.Join(dir, cluster.StagingConfFile), cluster.PropertiesText(staged)); err != nil {
-		os.RemoveAll(dir)
+		e.removeStaging(a.id)
 		return nil, fmt.Errorf("cluster: staging folder of %s: %w", a.id, err)
 	}
 	conf := cluster.PropertiesText(staged)
@@ -262,7 +270,7 @@ func (e *rmEndpoint) submit(m *messages.RmSubmitApplication) ([]rmAction, error)
 	req.Conf = nil
 	acts, err := e.core.submit(req)
 	if err != nil {
-		os.RemoveAll(dir)
+		e.removeStaging(a.id)
 		return nil, err
 	}
 	a.staged = true
@@ -286,9 +294,7 @@ func (e *rmEndpoint) run(ctx *actor.Context, acts []rmAction) {
 		case actForgetSecret:
 			e.rm.keys.Forget(a.appID)
 		case actRemoveStaging:
-			if err := os.RemoveAll(e.stagingDir(a.appID)); err != nil {
-				e.log.Warn().Err(err).Str("app", a.appID).Msg("cannot remove the staging folder")
-			}
+			e.removeStaging(a.appID)
 		case actStartContainer:
 			nm := e.rm.env.RemoteRef(cluster.ParseNodeAddress(a.nodeAddress), cluster.NodeManagerEndpointName)
 			start := a.start

@@ -29,7 +29,8 @@ func (c *rmCore) registerNode(req *messages.NmRegister) []rmAction {
 	return append(acts, c.schedule()...)
 }
 
-// heartbeat records a node's liveness and its completed containers.
+// heartbeat records a node's liveness and its completed containers, and
+// tells it which of the applications whose resources it keeps have ended.
 func (c *rmCore) heartbeat(req *messages.NmHeartbeat) (*messages.NmHeartbeatResponse, []rmAction) {
 	n, ok := c.nodes[req.GetNodeId()]
 	if !ok || n.lost {
@@ -41,6 +42,11 @@ func (c *rmCore) heartbeat(req *messages.NmHeartbeat) (*messages.NmHeartbeatResp
 		acts = append(acts, c.containerCompleted(st)...)
 	}
 	resp := &messages.NmHeartbeatResponse{}
+	for _, id := range req.GetCachedApps() {
+		if a, ok := c.apps[id]; !ok || a.state.Terminal() {
+			resp.FinishedApps = append(resp.FinishedApps, id)
+		}
+	}
 	for _, id := range req.GetRunning() {
 		ct, ok := n.containers[id]
 		if !ok || ct.app.state.Terminal() && (!ct.am || !c.now().Before(ct.app.amStopAt)) {

@@ -5,6 +5,7 @@ package resourcemanager
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -27,6 +28,10 @@ type Config struct {
 	// application ends or its submission fails (default: a new folder under
 	// the system's temporary folder, removed by Shutdown).
 	StagingDir string
+	// MaxStagedBytes bounds the bytes one application may stage there (its
+	// program and --files together). Zero: the env's conf's
+	// spark.sparkrpc.yarn.staging.maxAppSize, default 8g.
+	MaxStagedBytes int64
 	// NodeExpiry is how long a node may miss heartbeats before it is lost
 	// and its containers are reported failed (default 60s).
 	NodeExpiry time.Duration
@@ -115,11 +120,18 @@ func Start(env *actor.Env, cfg Config) (*ResourceManager, error) {
 	} else if err := os.MkdirAll(cfg.StagingDir, 0o700); err != nil { // an existing folder keeps its mode; each application's is 0700
 		return nil, fmt.Errorf("cluster: resource manager staging folder: %w", err)
 	}
+	staging, err := newStaging(env.Conf(), rm.cfg.StagingDir, cfg.MaxStagedBytes)
+	if err != nil {
+		if rm.ownStaging {
+			os.RemoveAll(rm.cfg.StagingDir)
+		}
+		return nil, err
+	}
 	core := newRMCore(rm.ts, cfg.Queues, cfg.Now)
 	for _, id := range cfg.AMNodes {
 		core.amNodes[id] = true
 	}
-	ep := newRMEndpoint(rm, core)
+	ep := newRMEndpoint(rm, core, staging)
 	ref, err := env.RegisterEndpoint(cluster.ResourceManagerEndpointName, ep)
 	if err != nil {
 		if rm.ownStaging {
@@ -148,6 +160,29 @@ func (rm *ResourceManager) ClusterTimestamp() int64 { return rm.ts }
 
 // StagingDir returns the folder holding the applications' staging folders.
 func (rm *ResourceManager) StagingDir() string { return rm.cfg.StagingDir }
+
+// newStaging returns the staging area of the folder root: an application
+// stages at most limit bytes (zero: conf's
+// spark.sparkrpc.yarn.staging.maxAppSize, default 8g), and node managers
+// read chunks that fit conf's spark.rpc.message.maxSize.
+func newStaging(conf *actor.Conf, root string, limit int64) (*stagingArea, error) {
+	if limit <= 0 {
+		n, err := conf.GetSizeAsBytes(cluster.KeyStagingMaxAppSize, defaultMaxStagedBytes, 1)
+		if err != nil {
+			return nil, err
+		}
+		if n <= 0 {
+			return nil, &actor.ConfError{Key: cluster.KeyStagingMaxAppSize, Value: conf.Get(cluster.KeyStagingMaxAppSize, ""),
+				Err: errors.New("must be positive")}
+		}
+		limit = n
+	}
+	maxSize, err := conf.MaxMessageSize()
+	if err != nil {
+		return nil, err
+	}
+	return newStagingArea(root, limit, cluster.StageChunkSize(maxSize)), nil
+}
 
 func (rm *ResourceManager) ticker() {
 	defer close(rm.done)

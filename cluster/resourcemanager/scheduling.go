@@ -120,8 +120,8 @@ func (c *rmCore) allocateFor(req *messages.AmAllocate) (*messages.AmAllocateResp
 
 // startExecutor checks that container id was allocated to the running
 // application appID, is not its AM's and was not started yet, and returns
-// the start to ask of its node manager: lc with the application's secret
-// and ACLs, which only the resource manager sets.
+// the start to ask of its node manager: lc with the application's secret,
+// ACLs and staged resources, which only the resource manager sets.
 func (c *rmCore) startExecutor(appID, id string, lc *messages.RmLaunchContext) (rmAction, error) {
 	a, err := c.app(appID)
 	if err != nil {
@@ -139,7 +139,7 @@ func (c *rmCore) startExecutor(appID, id string, lc *messages.RmLaunchContext) (
 	}
 	ct.launched = true
 	out := &messages.RmLaunchContext{Command: lc.GetCommand(), Environment: lc.GetEnvironment(), Files: lc.GetFiles(),
-		Secret: a.secret, Acls: a.acls}
+		Secret: a.secret, Acls: a.acls, Resources: a.resources}
 	return rmAction{kind: actStartContainer, nodeAddress: ct.node.address, appID: a.id,
 		start: &messages.NmStartContainer{Container: c.containerProto(ct), AppId: a.id, LaunchContext: out}}, nil
 }

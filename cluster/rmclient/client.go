@@ -108,9 +108,10 @@ func (r *AppReport) String() string {
 }
 
 // NewApplication asks for a new application id and the largest container
-// the cluster can give.
+// the cluster can give. The client's user (and env) created it: only they
+// may stage its resources (Stage).
 func (c *Client) NewApplication(ctx context.Context) (string, cluster.Resource, error) {
-	r, err := actor.AskAs[*messages.RmNewApplicationResponse](ctx, c.rm, &messages.RmNewApplication{})
+	r, err := actor.AskAs[*messages.RmNewApplicationResponse](ctx, c.rm, &messages.RmNewApplication{User: c.user})
 	if err != nil {
 		return "", cluster.Resource{}, cluster.Wrapf(err, "cannot reach the resource manager at %s (is 'sparkrpc resourcemanager' running there?)", c.rm.Address().HostPort())
 	}
@@ -184,15 +185,36 @@ type Submission struct {
 	AppSecret []byte
 	// ACLs are the application's access-control lists (ACLsFromConf).
 	ACLs cluster.ACLs
+	// Program is the path of the user's program (the primary resource),
+	// staged as cluster.AppResourceName: every container of the
+	// application runs it for a command's first word "sparkrpc". Empty:
+	// the node managers' own executable.
+	Program string
+	// Files are local files (--files) staged under their base names, which
+	// must differ, and placed in the working folder of every container of
+	// the application.
+	Files []string
 	// ReportInterval is how often the handle polls the report (default 1s,
 	// spark.yarn.report.interval).
 	ReportInterval time.Duration
 }
 
 // Submit creates an application, checks that its AM (and executors) fit
-// the largest node, and submits it. The returned handle watches it.
+// the largest node, stages its program and files (Stage), and submits it
+// naming them. The returned handle watches it. Files that would have one
+// name fail with a *cluster.DuplicateResourceError before anything is
+// sent; when staging fails, the application is killed, which removes what
+// was staged.
 func (c *Client) Submit(ctx context.Context, s Submission) (*AppHandle, error) {
-	id, maxRes, err := c.NewApplication(ctx)
+	resources, err := Resources(s.Program, s.Files)
+	if err != nil {
+		return nil, err
+	}
+	if s.User == "" {
+		s.User = c.user
+	}
+	creator := c.AsUser(s.User)
+	id, maxRes, err := creator.NewApplication(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -206,11 +228,12 @@ func (c *Client) Submit(ctx context.Context, s Submission) (*AppHandle, error) {
 	if s.ExecutorResource != (cluster.Resource{}) && !s.ExecutorResource.Fits(maxRes) {
 		return nil, &cluster.ResourceTooLargeError{What: "executor", Requested: s.ExecutorResource, Max: maxRes}
 	}
-	if s.User == "" {
-		s.User = c.user
+	staged, err := creator.stageAll(ctx, id, resources)
+	if err != nil {
+		return nil, err
 	}
 	req := &messages.RmSubmitApplication{AppId: id, Name: s.Name, Queue: s.Queue, User: s.User,
-		AmResource: s.AMResource.Proto(), AmLaunchContext: &messages.RmLaunchContext{Command: s.AMCommand, Environment: s.AMEnv},
+		AmResource: s.AMResource.Proto(), AmLaunchContext: &messages.RmLaunchContext{Command: s.AMCommand, Environment: s.AMEnv, Resources: staged},
 		Conf: cluster.WithoutSecrets(s.Conf), UnmanagedDriver: s.UnmanagedDriver, AppSecret: s.AppSecret, Acls: s.ACLs.Proto()}
 	if _, err := actor.AskAs[*messages.RmSubmitApplicationResponse](ctx, c.rm, req); err != nil {
 		return nil, cluster.Wrapf(err, "submission of %s failed", id)

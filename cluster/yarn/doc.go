@@ -10,6 +10,12 @@
 // task progress to the resource manager itself (RmTaskProgress), so that
 // the application's report shows it as in cluster mode.
 //
+// A submission's program (SubmitConfig.Program) and files
+// (SubmitConfig.Files) are staged on the resource manager between the new
+// application and its submission, in both deploy modes; the node managers
+// localize them for the AM and every executor, whose command's "sparkrpc"
+// is then the program (rmclient.Submission).
+//
 // # Files
 //
 //	submit.go        Manager, the local cluster's and a resource manager's submission paths

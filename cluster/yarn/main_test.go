@@ -1,13 +1,50 @@
 package yarn
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
 	"testing"
 
 	"go.uber.org/goleak"
 )
 
+// The sparkrpc binary, built once for the tests that run it as the user's
+// program (sparkrpcBinary); binDir is removed when the tests end.
+var (
+	buildOnce sync.Once
+	binDir    string
+	binPath   string
+	buildOut  []byte
+	buildErr  error
+)
+
 // TestMain fails the package when a goroutine is still running after every
-// test and example has finished.
+// test and example has finished, and removes the sparkrpc binary the tests
+// built.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		if binDir != "" {
+			os.RemoveAll(binDir)
+		}
+		os.Exit(code)
+	}))
+}
+
+// sparkrpcBinary returns the path of the sparkrpc command (./cmd/sparkrpc,
+// with its built-in applications), built on first use.
+func sparkrpcBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		if binDir, buildErr = os.MkdirTemp("", "sparkrpc-yarn-test-"); buildErr != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "sparkrpc")
+		buildOut, buildErr = exec.Command("go", "build", "-o", binPath, "github.com/sparkrpc/sparkrpc/cmd/sparkrpc").CombinedOutput()
+	})
+	if buildErr != nil {
+		t.Fatalf("building sparkrpc: %v\n%s", buildErr, buildOut)
+	}
+	return binPath
 }

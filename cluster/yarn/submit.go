@@ -170,7 +170,7 @@ func runOnRM(ctx context.Context, cfg cluster.SubmitConfig, fn cluster.AppFunc, 
 	printer := &reportPrinter{w: cfg.Stderr, tty: driverrun.IsTerminal(cfg.Stderr), hideLogs: embedded && !conf.Contains(cluster.KeyLocalClusterDir)}
 	sub := rmclient.Submission{Name: conf.Get(cluster.KeyAppName, cfg.Class), Queue: conf.Get(cluster.KeyQueue, "default"),
 		ExecutorResource: cluster.Resource{MemoryMB: execMem, Cores: execCores}, ReportInterval: reportInterval,
-		AppSecret: appSecret, ACLs: acls}
+		AppSecret: appSecret, ACLs: acls, Program: cfg.Program, Files: cfg.Files}
 	if !embedded {
 		checkCapacity(ctx, cfg.Stderr, client, conf, mode, sub.ExecutorResource)
 	}
@@ -293,8 +293,15 @@ func (Manager) Accepts(m cluster.Master) bool {
 // Submit runs fn on m and waits for it (see cluster.Submit). On
 // local-cluster it refuses at once (with an error matching
 // cluster.ErrResourceTooLarge) an AM or an executor larger than a node, as
-// such an application could never run.
+// such an application could never run. cfg.Program and cfg.Files are
+// staged on the resource manager and localized by the node managers for
+// every container (rmclient.Submission); files with one base name are
+// refused before anything starts, with an error matching
+// cluster.ErrDuplicateResource.
 func (Manager) Submit(ctx context.Context, cfg cluster.SubmitConfig, fn cluster.AppFunc) error {
+	if _, err := rmclient.Resources(cfg.Program, cfg.Files); err != nil {
+		return err
+	}
 	mode := cluster.DeployMode(cfg.Conf)
 	if cfg.Master.Kind == cluster.MasterLocalCluster {
 		return runOnLocalCluster(ctx, cfg, fn, mode)
