@@ -119,9 +119,12 @@ func Submit(ctx context.Context, cfg SubmitConfig, managers ...ClusterManager) e
 		cfg.Stderr = io.Discard
 	}
 	fn, err := FindApp(cfg.Class)
-	if err != nil {
+	if err != nil && !(cfg.Program != "" && DeployMode(cfg.Conf) == "cluster") {
 		return err
 	}
+	// In cluster mode the program shipped (Program) runs the application,
+	// which this process need not have registered: the application master
+	// finds it, or fails with ErrUnknownClass.
 	conf := cfg.Conf
 	conf.SetIfMissing(KeyAppName, cfg.Class)
 	conf.Set(KeyMaster, cfg.Master.String())

@@ -57,7 +57,7 @@ func sumOfSquares(t *testing.T) string { return program(t, "../../examples/sumof
 // then the application's arguments, even those that look like options.
 func TestSubmitGrammar(t *testing.T) {
 	marker := newMarker(t)
-	stdout, stderr, code := runBin(t, marker, time.Minute, "submit", "--class", "SparkPi", "--master", "local[2]",
+	stdout, stderr, code := runBin(t, marker, time.Minute, "submit", "--class", "SparkPi", "--master", "local-cluster[2,1,1024]",
 		"--conf", "spark.ui.enabled=false", "--executor-memory", "512m", "spark-internal", "10")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
@@ -135,6 +135,22 @@ func TestSubmitOwnProgram(t *testing.T) {
 			}
 		})
 	}
+	t.Run("rm:// with two node managers", func(t *testing.T) {
+		marker := newMarker(t)
+		c := startRMCluster(t, marker, nil, []string{"--memory", "2g", "--cores", "2"}, []string{"--memory", "2g", "--cores", "2"})
+		defer c.stop(t)
+		stdout, stderr, code := runBin(t, marker, 2*time.Minute, opts("rm://"+c.addr, "client")...)
+		if code != 0 || !strings.Contains(stdout, "Sum of squares is 30\n") {
+			t.Fatalf("client mode: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+		}
+		_, stderr, code = runBin(t, marker, 2*time.Minute, opts("rm://"+c.addr, "cluster")...)
+		if code != 0 {
+			t.Fatalf("cluster mode: exit %d\n%s", code, stderr)
+		}
+		if out := containerStdout(t, c.dirs); !strings.Contains(out, "Sum of squares is 30\n") {
+			t.Fatalf("the driver's stdout in cluster mode:\n%s", out)
+		}
+	})
 	t.Run("its own submit", func(t *testing.T) {
 		marker := newMarker(t)
 		cmd := exec.Command(prog, "submit", "--master", "local[2]", "--conf", "spark.ui.enabled=false", prog, "5", "6")
