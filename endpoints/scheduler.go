@@ -190,11 +190,11 @@ func (s *taskScheduler) resourceOffers(offers []*executorData, out *offerResult)
 				}
 				p := j.popPending()
 				msg := &messages.LaunchTask{
-					TaskId:    s.nextTaskID,
-					Attempt:   int32(j.attempts[p]),
-					Partition: int32(p),
-					TaskName:  j.taskName,
-					Payload:   j.payloads[p],
+					TaskId:     s.nextTaskID,
+					Attempt:    int32(j.attempts[p]),
+					Partition:  int32(p),
+					TaskName:   j.taskName,
+					Payload:    j.payloads[p],
 					JobId:      j.id,
 					Cpus:       int32(s.cpus),
 					AddedFiles: j.files,

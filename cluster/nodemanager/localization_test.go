@@ -195,25 +195,6 @@ func (am *asAM) start(containers []*messages.RmContainer, command ...string) {
 	}
 }
 
-// completed waits for the first completed container the resource manager
-// reports to the AM.
-func (am *asAM) completed() *messages.RmContainerStatus {
-	am.t.Helper()
-	var st *messages.RmContainerStatus
-	testutil.EventuallyNoError(am.t, 10*time.Second, "a completed container", func() error {
-		resp, err := actor.AskAs[*messages.AmAllocateResponse](context.Background(), am.rm, &messages.AmAllocate{AppId: am.appID})
-		if err != nil {
-			return err
-		}
-		if len(resp.GetCompleted()) == 0 {
-			return errors.New("none yet")
-		}
-		st = resp.GetCompleted()[0]
-		return nil
-	})
-	return st
-}
-
 // Executors get the application's resources without the AM naming them,
 // and the node fetches each resource once for all of the application's
 // containers.

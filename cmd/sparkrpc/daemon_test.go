@@ -163,7 +163,9 @@ func TestSignalStopsCommandsWaitingOnAHungPeer(t *testing.T) {
 		{"executor", func(a string) []string {
 			return []string{"executor", "--driver-url", "spark://CoarseGrainedScheduler@" + a, "--executor-id", "1", "--cores", "1", "--app-id", "app"}
 		}},
-		{"submit", func(a string) []string { return []string{"submit", "--master", "rm://" + a, "--class", "SparkPi", "spark-internal"} }},
+		{"submit", func(a string) []string {
+			return []string{"submit", "--master", "rm://" + a, "--class", "SparkPi", "spark-internal"}
+		}},
 		{"submit --status", func(a string) []string {
 			return []string{"submit", "--master", "rm://" + a, "--status", "application_1_0001"}
 		}},
