@@ -78,7 +78,7 @@ and exits 0. It exits 1 when the driver refuses it or goes away.`,
 	fl := cmd.Flags()
 	fl.StringVar(&cfg.DriverURL, "driver-url", "", "the driver's URL, spark://CoarseGrainedScheduler@HOST:PORT")
 	fl.StringVar(&cfg.ExecutorID, "executor-id", "", "the executor's id, unique in the application")
-	fl.StringVar(&cfg.BindAddress, "bind-address", "", "the address to bind to (informational: executors do not Listen)")
+	fl.StringVar(&cfg.BindAddress, "bind-address", "", "the address to bind to (informational: executors do not listen)")
 	fl.StringVar(&cfg.Hostname, "hostname", "", "the executor's host as the driver sees it")
 	fl.IntVar(&cfg.Cores, "cores", 0, "the number of tasks it runs at once")
 	fl.StringVar(&cfg.AppID, "app-id", "", "the application id")

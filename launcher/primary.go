@@ -84,14 +84,17 @@ func resolvePrimary(class string, positional []string) (primary, error) {
 	return primary{program: abs, other: true}, nil
 }
 
-// internalHint suggests InternalResource when the first argument is an
-// application of this program, as in the command line spark-submit took
-// before it needed a primary resource.
+// internalHint suggests InternalResource when --class, or else the first
+// argument, is an application of this program, as in the command lines
+// submit took before it needed a primary resource.
 func internalHint(class string, positional []string) string {
-	if class == "" || !hasApp(class) {
-		return ""
+	switch {
+	case class != "" && hasApp(class):
+		return fmt.Sprintf(": submit [options] --class %s %s", class, strings.Join(append([]string{InternalResource}, positional...), " "))
+	case class == "" && len(positional) > 0 && hasApp(positional[0]):
+		return fmt.Sprintf(": submit [options] --class %s %s", positional[0], strings.Join(append([]string{InternalResource}, positional[1:]...), " "))
 	}
-	return fmt.Sprintf(": submit [options] --class %s %s", class, strings.Join(append([]string{InternalResource}, positional...), " "))
+	return ""
 }
 
 // chooseApplication returns the application to run: --class, which must

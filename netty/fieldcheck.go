@@ -23,10 +23,12 @@ import (
 
 // fieldCheck is the checkPlan of one generated Go message type whose
 // checked fields are all singular proto3 strings (no presence, no oneof, no
-// list, no map, no nested message): the indexes in its struct of those
+// list, no nested message) or maps from strings to a scalar that is not a
+// string (only the keys are checked): the indexes in its struct of those
 // fields and of its unknown fields.
 type fieldCheck struct {
 	strings []int
+	maps    []int // map[string]T fields, T not a string
 	unknown int
 }
 
@@ -40,10 +42,21 @@ func planFieldCheck(typ reflect.Type, plan *checkPlan) *fieldCheck {
 	}
 	c := &fieldCheck{unknown: unknown}
 	for _, fd := range plan.fields {
-		if fd.IsList() || fd.IsMap() || fd.Kind() != protoreflect.StringKind || fd.HasPresence() {
+		if fd.IsMap() {
+			if !stringKeyedScalarMap(fd) {
+				return nil
+			}
+			i := fieldIndex(typ.Elem(), fd.Number(), reflect.Map)
+			if i < 0 || typ.Elem().Field(i).Type.Key().Kind() != reflect.String {
+				return nil
+			}
+			c.maps = append(c.maps, i)
+			continue
+		}
+		if fd.IsList() || fd.Kind() != protoreflect.StringKind || fd.HasPresence() {
 			return nil
 		}
-		i := stringFieldIndex(typ.Elem(), fd.Number())
+		i := fieldIndex(typ.Elem(), fd.Number(), reflect.String)
 		if i < 0 {
 			return nil
 		}
@@ -52,14 +65,22 @@ func planFieldCheck(typ reflect.Type, plan *checkPlan) *fieldCheck {
 	return c
 }
 
-// stringFieldIndex returns the index of the string field of the generated
+// stringKeyedScalarMap reports whether fd is a map from strings to a value
+// that needs no check: neither a string nor a message.
+func stringKeyedScalarMap(fd protoreflect.FieldDescriptor) bool {
+	v := fd.MapValue().Kind()
+	return fd.MapKey().Kind() == protoreflect.StringKind && v != protoreflect.StringKind &&
+		v != protoreflect.MessageKind && v != protoreflect.GroupKind
+}
+
+// fieldIndex returns the index of the field of kind kind of the generated
 // struct st whose protobuf tag ("bytes,NUMBER,opt,...") has the field
 // number num, or -1.
-func stringFieldIndex(st reflect.Type, num protoreflect.FieldNumber) int {
+func fieldIndex(st reflect.Type, num protoreflect.FieldNumber, kind reflect.Kind) int {
 	for i := range st.NumField() {
 		f := st.Field(i)
 		parts := strings.SplitN(f.Tag.Get("protobuf"), ",", 3)
-		if len(parts) < 2 || f.Type.Kind() != reflect.String {
+		if len(parts) < 2 || f.Type.Kind() != kind {
 			continue
 		}
 		if n, err := strconv.Atoi(parts[1]); err == nil && protoreflect.FieldNumber(n) == num {
@@ -83,6 +104,17 @@ func (c *fieldCheck) check(msg proto.Message) error {
 	for _, i := range c.strings {
 		if !utf8.ValidString(v.Field(i).String()) {
 			return errInvalidUTF8
+		}
+	}
+	for _, i := range c.maps {
+		m := v.Field(i)
+		if m.Len() == 0 {
+			continue
+		}
+		for it := m.MapRange(); it.Next(); {
+			if !utf8.ValidString(it.Key().String()) {
+				return errInvalidUTF8
+			}
 		}
 	}
 	return nil

@@ -56,6 +56,8 @@ func TestFieldCheckAgreesWithThePlan(t *testing.T) {
 		&messages.StatusUpdate{ExecutorId: "1", Error: bad},
 		&messages.LaunchTask{TaskName: bad, Payload: []byte("\xff")},
 		&messages.LaunchTask{TaskName: "noop", Payload: []byte("\xff")},
+		&messages.LaunchTask{TaskName: "noop", AddedFiles: map[string]int64{"spark://h:1/files/a": 1}},
+		&messages.LaunchTask{TaskName: "noop", AddedFiles: map[string]int64{"spark://h:1/files/a": 1, bad: 2}},
 		&messages.RpcFailure{Message: "m", Type: "t", Cause: bad},
 		withUnknown(&messages.StatusUpdate{ExecutorId: "1"}, []byte{0x7a, 1, 'x'}), // field 15, well formed
 		withUnknown(&messages.StatusUpdate{ExecutorId: "1"}, []byte{0x7b}),         // a group that never ends

@@ -6,7 +6,7 @@ import (
 )
 
 // `sparkrpc bench --metrics-addr ADDR` serves /metrics during the run and
-// says where; an address it cannot cli.Listen on is a usage error.
+// says where; an address it cannot listen on is a usage error.
 func TestBenchMetricsAddr(t *testing.T) {
 	out, err := execBench(t, "bench", "--scenarios", "local-ask", "--count", "200", "--warmup-count", "20",
 		"--inflight", "1", "--progress", "never", "--metrics-addr", "127.0.0.1:0")

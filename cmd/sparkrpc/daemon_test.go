@@ -112,7 +112,7 @@ func TestBusyPort(t *testing.T) {
 		t.Run(tc.daemon+"/no retries", func(t *testing.T) {
 			marker := newMarker(t)
 			stdout, stderr, code := runBin(t, marker, 30*time.Second, append(args, "--conf", "spark.port.maxRetries=0")...)
-			want := fmt.Sprintf("sparkrpc: cannot cli.Listen on 127.0.0.1 port %d: the port is in use (spark.port.maxRetries=0: no other port is tried)\n", busy)
+			want := fmt.Sprintf("sparkrpc: cannot listen on 127.0.0.1 port %d: the port is in use (spark.port.maxRetries=0: no other port is tried)\n", busy)
 			if code != 1 || !strings.Contains(stderr, want) || strings.Contains(stdout, "listening on") {
 				t.Fatalf("exit %d, want 1 and %q\nstdout:\n%s\nstderr:\n%s", code, want, stdout, stderr)
 			}

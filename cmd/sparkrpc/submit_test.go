@@ -276,7 +276,8 @@ func TestSubmitBadInput(t *testing.T) {
 		{"unknown class", []string{"--master", "local[1]", "--class", "NoSuchApp", "spark-internal"}, `unknown application "NoSuchApp"`},
 		{"bad master", []string{"--master", "local[x]", "--class", "SparkPi", "spark-internal"}, `invalid master URL: "local[x]"`},
 		{"bad local-cluster", []string{"--master", "local-cluster[0,1,512]", "--class", "SparkPi", "spark-internal"}, "invalid master URL"},
-		{"missing app", []string{"--master", "local[1]"}, "missing application: give its name with --class"},
+		{"missing primary resource", []string{"--master", "local[1]"}, "missing the primary resource"},
+		{"missing app", []string{"--master", "local[1]", "spark-internal"}, "missing application: give its name with --class"},
 		{"malformed conf", []string{"--conf", "spark.executor.memory", "--class", "SparkPi", "spark-internal"}, `malformed --conf "spark.executor.memory": expected key=value`},
 		{"unknown flag", []string{"--no-such-flag", "--class", "SparkPi", "spark-internal"}, "unknown flag: --no-such-flag"},
 		{"kill and status", []string{"--master", "rm://127.0.0.1:1", "--kill", "application_1_0001", "--status", "application_1_0001"}, "--kill and --status cannot be used together"},
@@ -292,7 +293,7 @@ func TestSubmitBadInput(t *testing.T) {
 		{"value flag before --class", []string{"--name", "--class", "--no-such-flag", "--class", "SparkPi", "spark-internal"}, "unknown flag: --no-such-flag"},
 		{"bad cores in conf", []string{"--conf", "spark.executor.cores=0", "--class", "SparkPi", "spark-internal"}, `invalid value "0" for spark.executor.cores: give a whole number of at least 1`},
 		{"negative executors", []string{"--num-executors", "-1", "--class", "SparkPi", "spark-internal"}, `invalid value "-1" for --num-executors: give a whole number of at least 0`},
-		{"application without --class", []string{"--master", "local[1]", "SparkPi", "10"}, "give its name with --class, as in: submit [options] --class SparkPi 10"},
+		{"application without --class", []string{"--master", "local[1]", "SparkPi", "10"}, "submit [options] --class SparkPi spark-internal 10"},
 		{"status without rm", []string{"--master", "local[1]", "--status", "application_1_0001"}, "need a running resource manager"},
 	}
 	for _, tc := range cases {
@@ -780,17 +781,17 @@ func TestNodeManagerDeathLosesContainers(t *testing.T) {
 	c.stop(t)
 }
 
-// Everything after the application's class belongs to the application,
-// as in spark-submit, even what looks like a flag.
+// Everything after the primary resource belongs to the application, as in
+// spark-submit, even what looks like a flag.
 func TestAppArgumentsBelongToTheApp(t *testing.T) {
 	marker := newMarker(t)
 	_, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", "local[1]", "--class", "SparkPi", "spark-internal", "-5")
 	if code != 1 || !strings.Contains(stderr, `sparkrpc: SparkPi: the number of slices must be a positive integer, not "-5"`) {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	stdout, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", "local[1]", "--class=SparkPi", "3", "--verbose")
+	stdout, stderr, code := runBin(t, marker, time.Minute, "submit", "--master", "local[1]", "--class=SparkPi", "spark-internal", "3", "--verbose")
 	if code != 0 || strings.Contains(stderr, "Parsed arguments") {
-		t.Fatalf("exit %d: --verbose after the class was taken as submit's\n%s", code, stderr)
+		t.Fatalf("exit %d: --verbose after the primary resource was taken as submit's\n%s", code, stderr)
 	}
 	checkPi(t, stdout, 3)
 }

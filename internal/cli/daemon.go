@@ -61,9 +61,9 @@ func Listen(n cluster.TCPNetwork, name string, conf *actor.Conf, port int, log z
 				host = "127.0.0.1"
 			}
 			if retries == 0 {
-				return nil, nil, fmt.Errorf("cannot Listen on %s port %d: the port is in use (%s=0: no other port is tried)", host, port, KeyPortMaxRetries)
+				return nil, nil, fmt.Errorf("cannot listen on %s port %d: the port is in use (%s=0: no other port is tried)", host, port, KeyPortMaxRetries)
 			}
-			return nil, nil, fmt.Errorf("cannot Listen on %s: ports %d to %d are in use (%s=%d)", host, port, p, KeyPortMaxRetries, retries)
+			return nil, nil, fmt.Errorf("cannot listen on %s: ports %d to %d are in use (%s=%d)", host, port, p, KeyPortMaxRetries, retries)
 		}
 		log.Warn().Msgf("Service '%s' could not bind on port %d (in use). Attempting port %d (%s=%d).", name, p, p+1, KeyPortMaxRetries, retries)
 	}
