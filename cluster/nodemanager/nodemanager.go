@@ -2,7 +2,7 @@ package nodemanager
 
 // This file holds the node manager: its configuration, its registration
 // with the resource manager, its heartbeats and its shutdown (its
-// containers are in nmcontainers.go).
+// containers are in containers.go and process.go).
 
 import (
 	"context"

@@ -1,7 +1,8 @@
 package resourcemanager
 
 // This file holds the resource manager: its configuration, start and
-// shutdown (the endpoint is in rmendpoint.go, the core in rm*.go).
+// shutdown (the endpoint is in endpoint.go, the core in core.go, apps.go,
+// nodes.go and scheduling.go).
 
 import (
 	"context"
