@@ -72,8 +72,8 @@ func readFileConf(c *Conf) (fileConf, error) {
 	if err != nil {
 		return fc, err
 	}
-	if chunk <= 0 {
-		return fc, &ConfError{Key: KeyFileServerChunkSize, Value: c.Get(KeyFileServerChunkSize, ""), Err: errors.New("must be positive")}
+	if chunk < minPeerChunk {
+		return fc, &ConfError{Key: KeyFileServerChunkSize, Value: c.Get(KeyFileServerChunkSize, ""), Err: errors.New("must be at least 4k")}
 	}
 	fc.chunkSize = min(chunk, max(int64(maxSize)-chunkReserve, int64(maxSize)/2))
 	ints := []struct {

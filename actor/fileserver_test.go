@@ -11,6 +11,7 @@ import (
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/internal/testutil"
+	"github.com/sparkrpc/sparkrpc/messages"
 )
 
 // writeFile writes size bytes of a repeating pattern at dir/name and
@@ -33,7 +34,7 @@ func writeFile(t testing.TB, dir, name string, size int) (string, []byte) {
 func TestFileServerConfErrors(t *testing.T) {
 	path, _ := writeFile(t, t.TempDir(), "f", 10)
 	for key, value := range map[string]string{
-		actor.KeyFileServerChunkSize:         "0",
+		actor.KeyFileServerChunkSize:         "1000",
 		actor.KeyFileServerChunksInFlight:    "65",
 		actor.KeyFileServerMaxStreams:        "0",
 		actor.KeyFileServerMaxStreamsPerPeer: "x",
@@ -58,13 +59,13 @@ func TestFileServerConfErrors(t *testing.T) {
 func TestFileServerChunks(t *testing.T) {
 	path, data := writeFile(t, t.TempDir(), "data", 100_003)
 	n := actor.NewMemNetwork()
-	server := newEnv(t, actor.NewConf().Set(actor.KeyFileServerChunkSize, "4k").Set(actor.KeyFileServerChunksInFlight, "3"),
+	server := newEnv(t, actor.NewConf().Set(actor.KeyFileServerChunkSize, "8k").Set(actor.KeyFileServerChunksInFlight, "3"),
 		actor.WithTransport(n.Transport("server", 1)))
 	uri, err := server.FileServer().AddFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	smaller := newEnv(t, actor.NewConf().Set(actor.KeyFileServerChunkSize, "1000"), actor.WithTransport(n.ClientTransport()))
+	smaller := newEnv(t, actor.NewConf().Set(actor.KeyFileServerChunkSize, "4k"), actor.WithTransport(n.ClientTransport()))
 	larger := newEnv(t, nil, actor.WithTransport(n.ClientTransport()))
 	ctx := testutil.Context(t, testTimeout)
 	for name, env := range map[string]*actor.Env{"itself": server, "smaller chunks": smaller, "larger chunks": larger} {
@@ -157,4 +158,26 @@ func TestFetchFileExisting(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(dest, "fetchFileTemp*")); len(left) != 0 {
 		t.Errorf("temporary files left behind: %v", left)
 	}
+}
+
+// A downloader that asks for tiny chunks gets chunks of at least 4 KiB: it
+// cannot make the server read and stat a file a few bytes at a time.
+func TestFileServerChunkFloor(t *testing.T) {
+	path, _ := writeFile(t, t.TempDir(), "data", 100_000)
+	n := actor.NewMemNetwork()
+	server := newEnv(t, nil, actor.WithTransport(n.Transport("server", 1)))
+	if _, err := server.FileServer().AddFile(path); err != nil {
+		t.Fatal(err)
+	}
+	client := newEnv(t, nil, actor.WithTransport(n.ClientTransport()))
+	ctx := testutil.Context(t, testTimeout)
+	ref, err := client.SetupEndpointRef(ctx, server.Address(), actor.FileServerName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := actor.AskAs[*messages.OpenStreamResponse](ctx, ref, &messages.OpenStream{Path: "/files/data", MaxChunkSize: 1})
+	if err != nil || res.GetChunkSize() != 4<<10 || len(res.GetData()) != 4<<10 {
+		t.Fatalf("open with 1-byte chunks: chunk %d, %d bytes, %v", res.GetChunkSize(), len(res.GetData()), err)
+	}
+	_, _ = actor.AskAs[*messages.CloseStreamResponse](ctx, ref, &messages.CloseStream{StreamId: res.GetStreamId()})
 }

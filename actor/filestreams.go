@@ -114,6 +114,11 @@ func (s *fileStreams) OnDisconnected(_ *Context, addr RpcAddress) error {
 	return nil
 }
 
+// minPeerChunk is the smallest chunk a downloader can make the server
+// send (smaller asks get chunks of this size, or the server's own when it
+// is smaller).
+const minPeerChunk = 4 << 10
+
 // OnStop closes every stream.
 func (s *fileStreams) OnStop(*Context) error {
 	s.closeWhere(func(streamKey, *fileStream) bool { return true })
@@ -136,7 +141,9 @@ func (s *fileStreams) open(cc *CallContext, m *messages.OpenStream) (*messages.O
 		_ = f.Close()
 		return openFailure(messages.FileStatus_FILE_STATUS_NOT_FOUND, "not a regular file"), nil
 	}
-	chunk := min(s.conf.chunkSize, int64(m.GetMaxChunkSize()))
+	// A downloader may ask for smaller chunks than the server's, but not
+	// for chunks so small that the server does a read per few bytes.
+	chunk := max(min(s.conf.chunkSize, minPeerChunk), min(s.conf.chunkSize, int64(m.GetMaxChunkSize())))
 	st := &fileStream{f: f, size: fi.Size(), mod: fi.ModTime(), chunk: chunk, chunks: max(1, (fi.Size()+chunk-1)/chunk),
 		served: 1, addr: cc.SenderAddress(), used: time.Now()}
 	var id uint64

@@ -41,6 +41,11 @@ const MaxLogChunk = 256 << 10
 // where it is set (ErrInContainer).
 const EnvContainerAppID = "SPARKRPC_APP_ID"
 
+// EnvPodAppID is the environment variable of the driver and executor pods
+// on Kubernetes: the application's id (Spark's SPARK_APPLICATION_ID).
+// Submit refuses to run where it is set, as where EnvContainerAppID is.
+const EnvPodAppID = "SPARK_APPLICATION_ID"
+
 // AppResourceName is the name of the primary resource (the user's program,
 // of kind PROGRAM) in the staging folder and in a container's working
 // folder: Spark's __app__.jar.

@@ -104,10 +104,12 @@ func Submit(ctx context.Context, cfg SubmitConfig, managers ...ClusterManager) e
 	if err := cfg.validate(); err != nil {
 		return err
 	}
-	if app := os.Getenv(EnvContainerAppID); app != "" {
-		return fmt.Errorf("%w: this process runs in a container of %s (%s is set), started to play the role of "+
-			"application master or executor, which only package launcher plays: main must hand its command line "+
-			"over to launcher.Run (os.Exit(launcher.Run(os.Args[1:]))) instead of submitting", ErrInContainer, app, EnvContainerAppID)
+	for _, key := range []string{EnvContainerAppID, EnvPodAppID} {
+		if app := os.Getenv(key); app != "" {
+			return fmt.Errorf("%w: this process runs in a container of %s (%s is set), started to play the role of "+
+				"application master, driver or executor, which only package launcher plays: main must hand its command line "+
+				"over to launcher.Run (os.Exit(launcher.Run(os.Args[1:]))) instead of submitting", ErrInContainer, app, key)
+		}
 	}
 	if cfg.Conf == nil {
 		cfg.Conf = actor.NewConf()

@@ -6,6 +6,7 @@ package endpoints
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -37,8 +38,10 @@ type ExecutorConfig struct {
 	LogURLs    map[string]string
 	Attributes map[string]string
 	// FilesDir is where the executor fetches the files the application
-	// added (TaskContext.FilesDir; Spark's SparkFiles root). Default ".",
-	// the working folder, as Spark's executors in containers.
+	// added (TaskContext.FilesDir; Spark's SparkFiles root). Default: a
+	// temporary folder of the executor's own, removed when RunExecutor
+	// returns. The executor of a container (package launcher) gives ".",
+	// its working folder, as Spark's executors do.
 	FilesDir string
 }
 
@@ -61,9 +64,6 @@ func (c *ExecutorConfig) validate() error {
 	}
 	if c.Hostname == "" {
 		c.Hostname = "localhost"
-	}
-	if c.FilesDir == "" {
-		c.FilesDir = "."
 	}
 	return nil
 }
@@ -103,6 +103,14 @@ func RunExecutor(ctx context.Context, cfg ExecutorConfig, opts ...ExecutorOption
 		base = *o.logger
 	}
 	lg := base.With().Str("component", "executor").Str("executor", cfg.ExecutorID).Logger()
+	if cfg.FilesDir == "" {
+		dir, err := os.MkdirTemp("", "sparkrpc-executor-files-")
+		if err != nil {
+			return &ExitError{Code: 1, Reason: "Cannot create the executor's files folder", Err: err}
+		}
+		defer os.RemoveAll(dir)
+		cfg.FilesDir = dir
+	}
 	local := o.conf
 	if local == nil {
 		local = actor.NewConf()

@@ -12,10 +12,11 @@ import (
 )
 
 func init() {
-	// test.readfile returns the contents of the added file its payload
-	// names, read where its executor fetched it.
+	// test.readfile returns its executor's id and the contents of the
+	// added file its payload names, read where the executor fetched it.
 	endpoints.RegisterTask("test.readfile", func(ctx context.Context, tc endpoints.TaskContext, p []byte) ([]byte, error) {
-		return os.ReadFile(tc.File(string(p)))
+		b, err := os.ReadFile(tc.File(string(p)))
+		return []byte(tc.ExecutorID + ":" + string(b)), err
 	})
 }
 
@@ -27,8 +28,8 @@ func TestAddFileReachesEveryExecutor(t *testing.T) {
 		env := nw.driverEnv(t, testConf())
 		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 		defer cancel()
-		lc, err := endpoints.StartLocalCluster(ctx, env, endpoints.LocalClusterConfig{Executors: 2, Cores: 2, NewEnv: nw.factory,
-			FilesDir: t.TempDir()})
+		// Each executor fetches into a folder of its own (the default).
+		lc, err := endpoints.StartLocalCluster(ctx, env, endpoints.LocalClusterConfig{Executors: 2, Cores: 2, NewEnv: nw.factory})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,10 +65,16 @@ func TestAddFileReachesEveryExecutor(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		readers := map[string]bool{}
 		for i, r := range res {
-			if string(r) != "one" {
+			id, contents, _ := strings.Cut(string(r), ":")
+			if contents != "one" {
 				t.Fatalf("partition %d read %q", i, r)
 			}
+			readers[id] = true
+		}
+		if len(readers) != 2 {
+			t.Fatalf("the file was read on executors %v, want both", readers)
 		}
 		if got := lc.Driver.Files(); len(got) != 1 || got[0] != uri {
 			t.Fatalf("Files() = %q", got)

@@ -25,7 +25,7 @@ type LocalClusterConfig struct {
 	// Hostname is the executors' host name (default "localhost").
 	Hostname string
 	// FilesDir is the executors' folder of added files (ExecutorConfig's;
-	// default ".").
+	// default: a temporary folder per executor).
 	FilesDir string
 	// DriverOptions and ExecutorOptions are passed to NewDriver and to
 	// every RunExecutor.

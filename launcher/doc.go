@@ -33,7 +33,12 @@
 // containers run the program, shipped to them: see cluster.SubmitConfig's
 // Program). A program that is not built on this package is refused before
 // anything starts: its main would take a container's command line as its
-// own.
+// own. Since submit runs the program, the primary resource must be a
+// program for the machine that submits (unlike a jar, a Go program is built
+// for one platform): build it for the cluster's platform and submit from a
+// machine of that platform. spark-internal on a master that starts
+// containers ships this program, unless WithInstalledOnCluster says the
+// cluster's nodes have it.
 //
 // # Files
 //

@@ -47,6 +47,7 @@ and exits 0. It exits 1 when the driver refuses it or goes away.`,
 			if cfg.Cores < 1 {
 				return cli.Usagef("--cores must be at least 1")
 			}
+			cfg.FilesDir = "." // a container's working folder, where --files are too
 			cfg.LogURLs = map[string]string{}
 			for _, kv := range os.Environ() {
 				k, v, _ := strings.Cut(kv, "=")

@@ -27,9 +27,19 @@ func WithVersion(v string) Option { return func(p *program) { p.version = v } }
 
 // WithCommands adds commands of the program's own to the ones every
 // sparkrpc program has (the sparkrpc command adds its daemons and bench).
+// A command named as one of those (submit, applicationmaster, executor,
+// driver, version) is a programming mistake: Command and Run panic.
 func WithCommands(cmds ...*cobra.Command) Option {
 	return func(p *program) { p.extra = append(p.extra, cmds...) }
 }
+
+// WithInstalledOnCluster says that the program is installed on the
+// cluster's nodes, and is what their node managers run, as the sparkrpc
+// command is: the primary resource spark-internal then ships nothing, and
+// containers run the nodes' copy (Spark's spark-internal). Without it,
+// spark-internal on a master that starts containers ships this program, so
+// that they run the applications compiled into it.
+func WithInstalledOnCluster() Option { return func(p *program) { p.installed = true } }
 
 // WithOutput sets where the program writes (default os.Stdout and
 // os.Stderr).
@@ -42,6 +52,7 @@ type program struct {
 	name, version  string
 	extra          []*cobra.Command
 	stdout, stderr io.Writer
+	installed      bool // WithInstalledOnCluster
 }
 
 // newProgram applies opts over the defaults.
@@ -120,6 +131,16 @@ func (p *program) command() *cobra.Command {
 	})
 	cli.AddLogFlags(root)
 	cmds := []*cobra.Command{p.newSubmitCmd(), newApplicationMasterCmd(), newExecutorCmd(), newDriverCmd(), p.newVersionCmd()}
+	own := map[string]bool{}
+	for _, c := range cmds {
+		own[c.Name()] = true
+	}
+	for _, c := range p.extra {
+		if own[c.Name()] {
+			// A programming mistake, as a flag defined twice is.
+			panic(fmt.Sprintf("launcher: WithCommands: %q is a command every sparkrpc program has", c.Name()))
+		}
+	}
 	for _, c := range append(cmds, p.extra...) {
 		c.SetFlagErrorFunc(root.FlagErrorFunc())
 		root.AddCommand(c)

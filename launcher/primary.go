@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,9 +21,10 @@ import (
 )
 
 // InternalResource is the primary resource that names the applications
-// compiled into the program that runs submit (Spark's "spark-internal"):
-// no program is shipped, and the containers of a resource manager run the
-// node managers' own program.
+// compiled into the program that runs submit (Spark's "spark-internal").
+// On a master that starts containers, the program ships itself, unless it
+// is installed on the cluster (WithInstalledOnCluster: the sparkrpc
+// command), whose node managers then run their own copy.
 const InternalResource = "spark-internal"
 
 // envSubmitProgram is set in the environment of a program whose submit
@@ -58,9 +60,11 @@ func resolvePrimary(class string, positional []string) (primary, error) {
 	}
 	st, err := os.Stat(abs)
 	switch {
-	case err != nil:
+	case errors.Is(err, fs.ErrNotExist):
 		return primary{}, cli.Usagef("primary resource %q: no such program: give the path of a program built on package launcher, "+
 			"or %s for the applications compiled into this one%s", name, InternalResource, internalHint(class, positional))
+	case err != nil:
+		return primary{}, cli.Usagef("primary resource %q: %v", name, err)
 	case !st.Mode().IsRegular() || st.Mode().Perm()&0o111 == 0:
 		return primary{}, cli.Usagef("primary resource %q is not an executable program (mode %s): give a program built on package launcher", name, st.Mode())
 	}

@@ -100,7 +100,8 @@ It exits 0 only when the application succeeded. With --kill APP_ID or
 	fl.IntVar(&f.executorCores, "executor-cores", 0, "cores per executor (default 1)")
 	fl.IntVar(&f.numExecutors, "num-executors", 0, "number of executors (default 2; on local-cluster as many as fit)")
 	fl.StringArrayVar(&f.confs, "conf", nil, "a configuration property `KEY=VALUE` (repeatable)")
-	fl.StringSliceVar(&f.files, "files", nil, "comma-separated `FILES` placed in the working folder of each executor (and of the driver in cluster mode)")
+	fl.StringSliceVar(&f.files, "files", nil, "comma-separated `FILES` for the executors, where a task finds them with TaskContext.File "+
+		"(on a cluster, in each container's working folder; on Kubernetes in cluster mode, local:///PATH in the image)")
 	fl.StringVar(&f.propertiesFile, "properties-file", "", "a `FILE` of extra properties (key=value lines)")
 	fl.BoolVar(&f.verbose, "verbose", false, "print the parsed arguments and log at info level")
 	fl.StringVar(&f.kill, "kill", "", "kill the application `APP_ID` (rm:// master) or the driver pods `NAMESPACE:POD` (k8s:// master; glob patterns allowed)")
@@ -170,8 +171,12 @@ func (p *program) runSubmit(cmd *cobra.Command, f *submitFlags, raw, positional 
 	if err != nil {
 		return fmt.Errorf("cannot find this program's executable, which the containers run: %w", err)
 	}
+	program := res.program
+	if program == "" && !p.installed && master.Kind != cluster.MasterLocal {
+		program = exe // spark-internal: this program holds the application
+	}
 	err = managers.Submit(ctx, cluster.SubmitConfig{Master: master, Class: f.class, Args: args, Conf: conf,
-		Program: res.program, Files: f.files, Executable: exe,
+		Program: program, Files: f.files, Executable: exe,
 		Stdout: out, Stderr: errOut, Logger: cli.NewLogger(errOut, level, "submit")})
 	return submitError(err)
 }

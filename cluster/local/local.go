@@ -6,7 +6,6 @@ package local
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -32,25 +31,19 @@ func run(ctx context.Context, cfg cluster.SubmitConfig, fn cluster.AppFunc) erro
 		return err
 	}
 	// The executor fetches the added files (--files, AddFile) into a
-	// folder of its own, removed with it (Spark's driver temp folder).
-	files, err := os.MkdirTemp("", "sparkrpc-files-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(files)
+	// folder of its own, removed with it (RunExecutor's default).
 	return driverrun.Run(ctx, driverrun.Spec{AppID: appID, Conf: conf, Network: net, Logger: log,
 		Stdout: cfg.Stdout, Status: cfg.Stderr, ShowTrackingURL: true, Progress: cfg.Stderr, Fn: fn, Args: cfg.Args, WaitTime: waitTime,
 		Files:   cfg.Files,
-		Backend: &backend{net: net, appID: appID, cores: cfg.Master.Cores, filesDir: files, log: log}})
+		Backend: &backend{net: net, appID: appID, cores: cfg.Master.Cores, log: log}})
 }
 
 // backend runs local[N]'s one executor, with N cores, in this process.
 type backend struct {
-	net      cluster.Network
-	appID    string
-	cores    int
-	filesDir string
-	log      zerolog.Logger
+	net   cluster.Network
+	appID string
+	cores int
+	log   zerolog.Logger
 
 	stop context.CancelFunc // ends the executor; nil until it runs
 	done chan error         // its result
@@ -67,7 +60,7 @@ func (b *backend) Launch(_ context.Context, d *endpoints.Driver, _ string) (driv
 	b.done = make(chan error, 1)
 	go func() {
 		b.done <- endpoints.RunExecutor(ectx, endpoints.ExecutorConfig{DriverURL: d.URL(), ExecutorID: "driver",
-			Hostname: "localhost", AppID: b.appID, Cores: b.cores, FilesDir: b.filesDir},
+			Hostname: "localhost", AppID: b.appID, Cores: b.cores},
 			endpoints.WithEnvFactory(b.net.Client), endpoints.WithLogger(b.log))
 	}()
 	return driverrun.Launch{Expected: 1}, nil

@@ -62,3 +62,27 @@ func TestSubmitWithoutAManagerForTheMaster(t *testing.T) {
 		t.Fatalf("Submit to rm:// with local.Manager only: %v, want ErrInvalidMaster", err)
 	}
 }
+
+// Submit refuses to run in a container that a cluster started for a role
+// (a node manager's, or a Kubernetes pod), and an embedded cluster refuses
+// a submission that names no program for its containers: a plain main that
+// submits would otherwise be started again by its own containers.
+func TestSubmitRefusesWhatWouldSubmitWithoutEnd(t *testing.T) {
+	cluster.RegisterApp("managers.test.Nothing", func(context.Context, *cluster.AppContext, []string) error { return nil })
+	m, err := cluster.ParseMaster("local-cluster[1,1,512]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := cluster.SubmitConfig{Master: m, Class: "managers.test.Nothing"}
+	for _, key := range []string{cluster.EnvContainerAppID, cluster.EnvPodAppID} {
+		t.Run(key, func(t *testing.T) {
+			t.Setenv(key, "application_1_0001")
+			if err := managers.Submit(context.Background(), cfg); !errors.Is(err, cluster.ErrInContainer) {
+				t.Fatalf("Submit in a container: %v", err)
+			}
+		})
+	}
+	if err := managers.Submit(context.Background(), cfg); !errors.Is(err, cluster.ErrNoProgram) {
+		t.Fatalf("Submit on an embedded cluster without a program: %v", err)
+	}
+}

@@ -19,17 +19,22 @@ const fetchWindow = 4
 // fetchResource writes the first res.Size bytes of appID's staged
 // resource res to w, read from the resource manager in chunks of
 // nm.chunk bytes (RmFetchResource); it stops early when the staged file is
-// shorter.
+// shorter. A chunk shorter than asked (a resource manager with smaller
+// chunks) is followed by asks for the rest of its range; only an empty one
+// ends the file.
 func (nm *NodeManager) fetchResource(ctx context.Context, appID string, res *messages.RmLocalResource, w io.Writer) error {
 	type asked struct {
-		f      *actor.Future
-		length int64
+		f              *actor.Future
+		offset, length int64
 	}
 	var queue []asked
 	size, next := res.GetSize(), int64(0)
+	fetch := func(off, n int64) *actor.Future {
+		return nm.rm.Ask(ctx, &messages.RmFetchResource{AppId: appID, Name: res.GetName(), Offset: off, Length: int32(n)})
+	}
 	ask := func() {
 		n := min(int64(nm.chunk), size-next)
-		queue = append(queue, asked{f: nm.rm.Ask(ctx, &messages.RmFetchResource{AppId: appID, Name: res.GetName(), Offset: next, Length: int32(n)}), length: n})
+		queue = append(queue, asked{f: fetch(next, n), offset: next, length: n})
 		next += n
 	}
 	for next < size && len(queue) < fetchWindow {
@@ -43,11 +48,21 @@ func (nm *NodeManager) fetchResource(ctx context.Context, appID string, res *mes
 			return err
 		}
 		data := r.GetData()
-		if _, err := w.Write(data); err != nil {
-			return err
-		}
-		if int64(len(data)) < head.length {
-			return nil // the staged file is shorter than stated
+		for off, end := head.offset, head.offset+head.length; ; {
+			if len(data) == 0 {
+				return nil // the staged file is shorter than stated
+			}
+			if _, err := w.Write(data); err != nil {
+				return err
+			}
+			if off += int64(len(data)); off >= end {
+				break
+			}
+			r, err := actor.ResultAs[*messages.RmResourceChunk](fetch(off, end-off))
+			if err != nil {
+				return err
+			}
+			data = r.GetData()
 		}
 		if next < size {
 			ask()

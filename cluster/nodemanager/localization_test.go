@@ -99,7 +99,7 @@ func checkLink(t *testing.T, link, appDir, content string, mode os.FileMode) {
 
 // The AM container runs the staged program in place of "sparkrpc", with the
 // --files file beside it: both linked from the node's cache of the
-// application (program 0700, file 0600, folders 0700), staged 0600 in a
+// application (program 0500, file 0400, folders 0700), staged 0600 in a
 // 0700 folder, and removed with the application.
 func TestContainerRunsTheLocalizedProgramWithItsFiles(t *testing.T) {
 	mc := clustertest.NewMemCluster(t, cluster.Resource{MemoryMB: 1024, Cores: 2})
@@ -115,8 +115,8 @@ func TestContainerRunsTheLocalizedProgramWithItsFiles(t *testing.T) {
 	r := h.Last()
 	appDir := filepath.Join(mc.NMs[0].Dir(), "apps", h.AppID())
 	work := filepath.Join(appDir, r.AMContainerID)
-	checkLink(t, filepath.Join(work, cluster.AppResourceName), appDir, testProgram, 0o700)
-	checkLink(t, filepath.Join(work, "data.txt"), appDir, "hello from --files", 0o600)
+	checkLink(t, filepath.Join(work, cluster.AppResourceName), appDir, testProgram, 0o500)
+	checkLink(t, filepath.Join(work, "data.txt"), appDir, "hello from --files", 0o400)
 	for _, d := range []string{appDir, filepath.Join(appDir, "filecache"), work} {
 		checkMode(t, d, 0o700)
 	}

@@ -237,8 +237,9 @@ func (l *localizer) start(appID string, app *appCache, key string, res *messages
 	return e
 }
 
-// download fetches res with fetch into a new file at path (0600; 0700 for
-// a program) and checks its size and SHA-256 before it takes that name.
+// download fetches res with fetch into a new file at path (0400; 0500 for
+// a program: containers share it, and none should rewrite what the next
+// one runs) and checks its size and SHA-256 before it takes that name.
 func (l *localizer) download(ctx context.Context, fetch fetchFunc, appID string, res *messages.RmLocalResource, path string) error {
 	dir := filepath.Dir(path)
 	if err := privatefile.MkdirAll(dir); err != nil {
@@ -259,9 +260,9 @@ func (l *localizer) download(ctx context.Context, fetch fetchFunc, appID string,
 		err = &cluster.ResourceMismatchError{Name: res.GetName(), Size: n.n, SHA256: hex.EncodeToString(sum),
 			WantSize: res.GetSize(), WantSHA256: hex.EncodeToString(res.GetSha256())}
 	}
-	mode := os.FileMode(0o600)
+	mode := os.FileMode(0o400)
 	if res.GetKind() == messages.RmResourceKind_RM_RESOURCE_KIND_PROGRAM {
-		mode = 0o700
+		mode = 0o500
 	}
 	if err == nil {
 		err = os.Chmod(tmp, mode)

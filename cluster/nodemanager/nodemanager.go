@@ -294,8 +294,13 @@ func (nm *NodeManager) heartbeat() {
 	nm.mu.Lock()
 	completed := nm.completed
 	nm.completed = nil
-	running := make([]string, 0, len(nm.containers))
+	// A container that localizes is running for the resource manager: a
+	// kill of its application reaches it before it starts.
+	running := make([]string, 0, len(nm.containers)+len(nm.localizing))
 	for id := range nm.containers {
+		running = append(running, id)
+	}
+	for id := range nm.localizing {
 		running = append(running, id)
 	}
 	nm.mu.Unlock()

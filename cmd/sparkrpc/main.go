@@ -30,7 +30,8 @@ func options() []launcher.Option {
 	for i, newCmd := range subcommands {
 		cmds[i] = newCmd()
 	}
-	return []launcher.Option{launcher.WithName("sparkrpc"), launcher.WithVersion(version), launcher.WithCommands(cmds...)}
+	return []launcher.Option{launcher.WithName("sparkrpc"), launcher.WithVersion(version), launcher.WithInstalledOnCluster(),
+		launcher.WithCommands(cmds...)}
 }
 
 // newRootCmd returns the sparkrpc command.
