@@ -81,6 +81,13 @@ func (c CoreV1) Events(namespace string) *gentype.Client[*corev1.Event] {
 	return gentype.NewClient("events", c.rest, coreParams, namespace, func() *corev1.Event { return &corev1.Event{} })
 }
 
+// PodLog returns the log of a container of pod name in namespace, as opts
+// (its container, tail lines, byte limit) say.
+func (c CoreV1) PodLog(ctx context.Context, namespace, name string, opts *corev1.PodLogOptions) ([]byte, error) {
+	return c.rest.Get().Namespace(namespace).Resource("pods").Name(name).SubResource("log").
+		VersionedParams(opts, coreParams).DoRaw(ctx)
+}
+
 // Namespaces returns the client of the namespaces.
 func (c CoreV1) Namespaces() *gentype.Client[*corev1.Namespace] {
 	return gentype.NewClient("namespaces", c.rest, coreParams, "", func() *corev1.Namespace { return &corev1.Namespace{} })
