@@ -97,6 +97,49 @@
 // files override it. Kill and Status are submit --kill
 // and --status NAMESPACE:DRIVER_POD (glob patterns allowed).
 //
+// # Checks at submit
+//
+// Before it creates anything, and unless
+// spark.sparkrpc.kubernetes.submission.dryRun is false, submit creates the
+// driver pod (cluster mode) and one executor pod (with a generated name and
+// no owner) as a dry run (DryRun: All): admission runs (PodSecurity,
+// LimitRange, ResourceQuota, the service account's existence, webhooks) and
+// nothing is stored; a rejection is an error matching ErrPodRejected with
+// the API server's message. In cluster mode it first reviews, with a
+// SubjectAccessReview per permission for the user
+// system:serviceaccount:<namespace>:<spark.kubernetes.authenticate.driver.serviceAccountName,
+// or default>, what the driver does with its account (pods: create, get,
+// list, watch, delete, deletecollection; events: create, which only costs
+// the Events when missing); a missing permission is an error matching
+// ErrDriverAccessDenied that names it and the fix (deploy/kubernetes/rbac.yaml
+// and the key). When the driver has a credential of its own
+// (spark.kubernetes.authenticate.driver.{oauthToken,oauthTokenFile,clientCertFile})
+// or the submitter may not create subjectaccessreviews, submit says the
+// review was skipped.
+//
+// # Failures and Events
+//
+// The driver container's terminationMessagePolicy is FallbackToLogsOnError.
+// When the driver pod fails, submit prints its termination message or,
+// without one, the last 20 lines of its log, and its error ends with the
+// last line. The driver posts core/v1 Events on its pod (source
+// sparkrpc-driver; reasons SparkDriverStarted, SparkExecutorsRequested,
+// SparkExecutorRegistered, SparkExecutorLost, SparkApplicationSucceeded,
+// SparkApplicationFailed) with its own client, in order, from a goroutine
+// of their own; a failure to post one is logged, never fatal.
+//
+// # The driver pod's address
+//
+// Executors reach a driver pod at the host it advertises:
+// spark.driver.host when set; else, with
+// spark.sparkrpc.kubernetes.driver.serviceHost=auto (the default), its
+// headless service's DNS name <service>.<namespace>.svc when the pod's
+// resolver (/etc/resolv.conf) searches a svc.* domain, as the kubelet
+// writes for cluster DNS, and the name resolves (within 2 s) to the pod's
+// IP; its pod IP otherwise (true: the name always; false: the IP). It binds
+// the pod's IP either way. The local control plane of package kubetest has
+// no cluster DNS: its drivers advertise their IP.
+//
 // # Credentials and errors
 //
 // The API client (package kubeclient) follows kubeconfig's rules
@@ -114,8 +157,9 @@
 // kubeconf.ErrInvalidConfig.
 //
 // Requests go through typed clients of the core/v1 resources the package
-// uses (pods, secrets, services, namespaces): client-go's generic typed
-// client over a scheme of core/v1 alone, and the executor pods are watched
+// uses (pods, secrets, services, events, namespaces) and of the
+// authorization/v1 SubjectAccessReviews: client-go's generic typed client
+// over a scheme of the one API group, and the executor pods are watched
 // with tools/cache on it. The package links neither client-go's generated
 // clients (even the core/v1 one brings the scheme of every API group) nor
 // its informer factories.
@@ -160,6 +204,8 @@
 //	spark.authenticate, spark.authenticate.secret(.file)     false (see Authentication)
 //	spark.redaction.regex                                    (?i)secret|password|token|access[.]?key
 //	spark.sparkrpc.kubernetes.authenticate.secretName        (set by submit for a driver pod)
+//	spark.sparkrpc.kubernetes.submission.dryRun              true (see Checks at submit)
+//	spark.sparkrpc.kubernetes.driver.serviceHost             auto (see The driver pod's address)
 //
 // # Files
 //
@@ -169,7 +215,11 @@
 //     in pods; driverpod.go: cluster mode (the driver pod, its service,
 //     following it); ops.go: submit --kill and --status;
 //   - authsecret.go: the application's secret as a Kubernetes Secret;
-//     redaction.go: which keys are sensitive.
+//     redaction.go: which keys are sensitive;
+//   - dryrun.go: the dry run of the pods at submit; access.go: the review
+//     of the driver's service account; failure.go: why a driver pod
+//     failed; events.go: the Events on the driver pod; driverhost.go: the
+//     driver pod's address.
 //
 // # Packages
 //

@@ -76,7 +76,7 @@ func driverPod(cfg cluster.SubmitConfig, kcfg *kubeconf.Config, podName string, 
 			NodeSelector:       maps.Clone(kcfg.NodeSelector),
 			Containers: []corev1.Container{{
 				Name: kubeconf.DriverContainerName, Image: image, ImagePullPolicy: corev1.PullPolicy(kcfg.PullPolicy),
-				Command: []string{kcfg.Executable}, Args: args, Resources: res,
+				Command: []string{kcfg.Executable}, Args: args, Resources: res, TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 				Ports: []corev1.ContainerPort{{Name: "driver-rpc-port", ContainerPort: kubeconf.DriverPort}},
 				Env: []corev1.EnvVar{
 					{Name: "SPARK_APPLICATION_ID", Value: kcfg.AppID},
@@ -235,6 +235,9 @@ func submitCluster(ctx context.Context, cfg cluster.SubmitConfig) error {
 	if len(dropped) > 0 {
 		fmt.Fprintf(cfg.Stderr, "Not passed to the driver pod (sensitive keys, %s): %s\n", webui.KeyRedactionRegex, strings.Join(dropped, ", "))
 	}
+	if err := checkSubmission(ctx, cfg, client, kcfg, pod); err != nil {
+		return err
+	}
 	if err := deployDriver(ctx, client, kcfg.Namespace, pod, svc, secret); err != nil {
 		return err
 	}
@@ -381,7 +384,7 @@ func followDriver(ctx context.Context, cfg cluster.SubmitConfig, client *kubecli
 				fmt.Fprintf(cfg.Stderr, "Application %s finished: driver pod %s succeeded\n", p.Labels[kubeconf.LabelAppSelector], name)
 				return nil
 			case corev1.PodFailed:
-				return fmt.Errorf("%w: driver pod %s:%s: %s", ErrDriverFailed, ns, name, driverFailure(p))
+				return driverFailedError(ctx, client, cfg.Stderr, p)
 			}
 		case <-deleted:
 			return fmt.Errorf("%w: driver pod %s:%s was deleted", ErrDriverFailed, ns, name)

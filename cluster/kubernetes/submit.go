@@ -5,6 +5,7 @@ package kubernetes
 // Spark's KubernetesClusterSchedulerBackend.
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -25,6 +26,7 @@ import (
 	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeclient"
 	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeconf"
 	"github.com/sparkrpc/sparkrpc/endpoints"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -131,6 +133,11 @@ func runDriver(ctx context.Context, cfg cluster.SubmitConfig, fn cluster.AppFunc
 	if err := client.CheckAccess(ctx, kcfg.Namespace); err != nil {
 		return err
 	}
+	if !inPod {
+		if err := checkSubmission(ctx, cfg, client, kcfg, nil); err != nil {
+			return err
+		}
+	}
 	// The driver pod (cluster mode, or client mode with
 	// spark.kubernetes.driver.pod.name, as Spark) owns the executor pods.
 	var owner *metav1.OwnerReference
@@ -158,9 +165,15 @@ func runDriver(ctx context.Context, cfg cluster.SubmitConfig, fn cluster.AppFunc
 		}
 	}()
 	host := conf.Get("spark.driver.host", "")
+	bind := ""
 	if host == "" {
 		if ip := os.Getenv("SPARK_DRIVER_POD_IP"); inPod && ip != "" {
-			host = ip
+			h, why, err := driverPodHost(ctx, kcfg, conf.Get(kubeconf.KeyDriverServiceHost, "auto"), name, ip)
+			if err != nil {
+				return err
+			}
+			log.Info().Str("host", h).Str("why", why).Msg("the driver's host for its executors")
+			host, bind = h, ip
 		} else {
 			host = localHostFor(client.Server)
 		}
@@ -171,11 +184,41 @@ func runDriver(ctx context.Context, cfg cluster.SubmitConfig, fn cluster.AppFunc
 			return kubeconf.Invalid("spark.driver.port", p, "must be a port number")
 		}
 	}
-	nw := cluster.TCPNetwork{BindHost: conf.Get("spark.driver.bindAddress", host), AdvertiseHost: host, Logger: &log}
+	nw := cluster.TCPNetwork{BindHost: conf.Get("spark.driver.bindAddress", cmp.Or(bind, host)), AdvertiseHost: host, Logger: &log}
 
 	b := &podBackend{kcfg: kcfg, client: client, owner: owner, appID: appID, log: log}
 	return driverrun.Run(ctx, driverrun.Spec{AppID: appID, Conf: conf, Network: nw, Port: port, Logger: log,
 		Stdout: cfg.Stdout, Status: cfg.Stderr, ShowTrackingURL: true, Fn: fn, Args: cfg.Args, Files: cfg.Files, Backend: b})
+}
+
+// checkSubmission makes, unless kubeconf.KeySubmissionDryRun is false, the
+// checks of a submission before anything is created: in cluster mode
+// (driver, the driver pod, not nil) the review of its service account's
+// access (access.go), then the dry run of the pods (dryrun.go). What it
+// could not check is written to cfg.Stderr.
+func checkSubmission(ctx context.Context, cfg cluster.SubmitConfig, client *kubeclient.Client, kcfg *kubeconf.Config, driver *corev1.Pod) error {
+	on, err := cfg.Conf.GetBool(kubeconf.KeySubmissionDryRun, true)
+	if err != nil {
+		return kubeconf.WrapInvalid(err)
+	}
+	if !on {
+		return nil
+	}
+	out := cfg.Stderr
+	if out == nil {
+		out = io.Discard
+	}
+	if driver != nil {
+		if err := reviewDriverAccess(ctx, client, cfg.Conf, kcfg, out); err != nil {
+			return err
+		}
+	}
+	if err := dryRunPods(ctx, client, kcfg, driver); err != nil {
+		return err
+	}
+	cfg.Logger.Info().Str("namespace", kcfg.Namespace).Bool("driverPod", driver != nil).
+		Msg("dry run: the API server admits the application's pods (" + kubeconf.KeySubmissionDryRun + "=false skips this check)")
+	return nil
 }
 
 // localHostFor returns this machine's address on the route to the API
@@ -220,13 +263,18 @@ type podBackend struct {
 	alloc     *executorpods.Allocator
 	driver    atomic.Pointer[endpoints.Driver]
 	allocDone chan struct{} // closed when the allocator's watch has returned
+	events    *eventPoster  // Events on the driver pod; nil without one
 }
 
 // Prepare makes the allocator, the driver's cluster manager.
 func (b *podBackend) Prepare(ctx context.Context, _ *actor.Env, app *driverrun.App) (endpoints.ClusterManager, error) {
 	b.app, b.appCtx = app, ctx
+	if b.owner != nil {
+		b.events = newEventPoster(b.client, b.kcfg.Namespace, *b.owner, b.log)
+	}
 	b.alloc = executorpods.NewAllocator(b.kcfg, b.client, executorpods.Options{Owner: b.owner, Logger: b.log, Report: app.Status,
 		OnLost: func(id, reason string) {
+			b.events.post(corev1.EventTypeWarning, EventExecutorLost, fmt.Sprintf("executor %s lost: %s", id, reason))
 			if d := b.driver.Load(); d != nil {
 				_ = d.RemoveExecutor(id, reason)
 			}
@@ -238,6 +286,15 @@ func (b *podBackend) Prepare(ctx context.Context, _ *actor.Env, app *driverrun.A
 // allocator fails.
 func (b *podBackend) Launch(sctx context.Context, d *endpoints.Driver, _ string) (driverrun.Launch, error) {
 	b.driver.Store(d)
+	b.events.post(corev1.EventTypeNormal, EventDriverStarted, fmt.Sprintf("application %s: driver started at %s", b.appID, d.URL()))
+	if b.events != nil {
+		d.AddListener(endpoints.ListenerFunc(func(ev endpoints.Event) {
+			if a, ok := ev.(endpoints.ExecutorAdded); ok {
+				b.events.post(corev1.EventTypeNormal, EventExecutorRegistered,
+					fmt.Sprintf("executor %s registered from %s with %d cores", a.ExecutorID, a.Host, a.Cores))
+			}
+		}))
+	}
 	if err := b.alloc.Start(sctx, d.URL()); err != nil {
 		return driverrun.Launch{}, err
 	}
@@ -252,11 +309,19 @@ func (b *podBackend) Launch(sctx context.Context, d *endpoints.Driver, _ string)
 	}()
 	b.app.Status(fmt.Sprintf("Application %s: driver at %s, requesting %d executor pods in namespace %s (label %s)",
 		b.appID, d.URL(), b.kcfg.NumExecutors, b.kcfg.Namespace, executorpods.Selector(b.appID)))
+	b.events.post(corev1.EventTypeNormal, EventExecutorsRequested, fmt.Sprintf("requesting %d executor pods", b.kcfg.NumExecutors))
 	return driverrun.Launch{Expected: b.kcfg.NumExecutors}, nil
 }
 
-// Finish deletes the executor pods.
+// Finish deletes the executor pods and posts the application's end on the
+// driver pod.
 func (b *podBackend) Finish(appErr error) error {
+	defer b.events.close()
+	if appErr != nil {
+		b.events.post(corev1.EventTypeWarning, EventApplicationFailed, fmt.Sprintf("application %s failed: %v", b.appID, appErr))
+	} else {
+		b.events.post(corev1.EventTypeNormal, EventApplicationSucceeded, fmt.Sprintf("application %s succeeded", b.appID))
+	}
 	if b.allocDone == nil {
 		return appErr // the allocator never started: no pod was asked for
 	}

@@ -25,7 +25,8 @@ import (
 
 // Client is a connection to an API server with the credential it uses.
 type Client struct {
-	core CoreV1
+	core  CoreV1
+	authz AuthorizationV1
 	// Server is the API server's URL.
 	Server string
 	// Credential describes the credential used (never its secret).
@@ -38,6 +39,10 @@ type Client struct {
 
 // CoreV1 returns the typed clients of the core/v1 resources.
 func (c *Client) CoreV1() CoreV1 { return c.core }
+
+// AuthorizationV1 returns the typed clients of the authorization/v1
+// resources.
+func (c *Client) AuthorizationV1() AuthorizationV1 { return c.authz }
 
 // Options say how to connect.
 type Options struct {
@@ -87,10 +92,14 @@ func New(conf *actor.Conf, opts Options) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCredentials, err)
 	}
+	authz, err := newAuthorizationV1(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCredentials, err)
+	}
 	if cred == "" {
 		cred = "no credential (anonymous)"
 	}
-	return &Client{core: core, Server: cfg.Host, Credential: cred, TimeoutKey: keys.requestTimeout, Timeout: reqTimeout}, nil
+	return &Client{core: core, authz: authz, Server: cfg.Host, Credential: cred, TimeoutKey: keys.requestTimeout, Timeout: reqTimeout}, nil
 }
 
 // clientKeys are the configuration keys of one side's API client: submit's,

@@ -1,7 +1,7 @@
 package kubeclient
 
 // corev1.go holds the typed clients of the core/v1 resources the cluster
-// manager uses (pods, secrets, services, namespaces), and the pod watches
+// manager uses (pods, secrets, services, events, namespaces), and the pod watches
 // built on them. They are client-go's generic typed clients (gentype) over
 // a scheme that knows core/v1 alone: even client-go's generated core/v1
 // client links the scheme of every API group, the apply configurations and
@@ -74,6 +74,18 @@ func (c CoreV1) Secrets(namespace string) *gentype.Client[*corev1.Secret] {
 // Services returns the client of the services in namespace.
 func (c CoreV1) Services(namespace string) *gentype.Client[*corev1.Service] {
 	return gentype.NewClient("services", c.rest, coreParams, namespace, func() *corev1.Service { return &corev1.Service{} })
+}
+
+// Events returns the client of the core/v1 Events in namespace.
+func (c CoreV1) Events(namespace string) *gentype.Client[*corev1.Event] {
+	return gentype.NewClient("events", c.rest, coreParams, namespace, func() *corev1.Event { return &corev1.Event{} })
+}
+
+// PodLog returns the log of a container of pod name in namespace, as opts
+// (its container, tail lines, byte limit) say.
+func (c CoreV1) PodLog(ctx context.Context, namespace, name string, opts *corev1.PodLogOptions) ([]byte, error) {
+	return c.rest.Get().Namespace(namespace).Resource("pods").Name(name).SubResource("log").
+		VersionedParams(opts, coreParams).DoRaw(ctx)
 }
 
 // Namespaces returns the client of the namespaces.

@@ -15,8 +15,9 @@
 // cannot be read.
 //
 // Requests go through typed clients of the core/v1 resources sparkrpc uses
-// (Client.CoreV1: pods, secrets, services, namespaces): client-go's generic
-// typed client over a scheme of core/v1 alone, and PodListWatch and
+// (Client.CoreV1: pods, secrets, services, events, namespaces) and of the
+// authorization/v1 SubjectAccessReviews (Client.AuthorizationV1): client-go's
+// generic typed client over a scheme of the one API group, and PodListWatch and
 // NamedPodListWatch list and watch pods for tools/cache. The package links
 // neither client-go's generated clients (even the core/v1 one brings the
 // scheme of every API group) nor its informer factories.
@@ -27,5 +28,6 @@
 //     CheckAccess;
 //   - apierror.go: the typed errors of its requests;
 //   - corev1.go: the typed clients of the core/v1 resources and the pod
-//     list-watches.
+//     list-watches;
+//   - authorizationv1.go: the typed client of the SubjectAccessReviews.
 package kubeclient

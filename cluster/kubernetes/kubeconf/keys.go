@@ -100,6 +100,18 @@ const (
 	// resource), or "sparkrpc" for the applications compiled into it. Not a
 	// Spark key.
 	KeyExecutable = "spark.sparkrpc.kubernetes.executable"
+	// KeySubmissionDryRun false skips the checks submit makes before it
+	// creates anything: a dry run (DryRun: All) of the driver pod (cluster
+	// mode) and of one executor pod, and (cluster mode) the access review
+	// of the driver's service account (default true). Not a Spark key.
+	KeySubmissionDryRun = "spark.sparkrpc.kubernetes.submission.dryRun"
+	// KeyDriverServiceHost says how a driver pod's executors reach it:
+	// "auto" (default) by its headless service's DNS name
+	// <service>.<namespace>.svc when the pod's resolver searches a cluster
+	// domain and the name resolves, else by the pod's IP; "true" by the
+	// name always; "false" by the pod's IP. spark.driver.host, when set,
+	// wins. Not a Spark key (Spark always uses the name).
+	KeyDriverServiceHost = "spark.sparkrpc.kubernetes.driver.serviceHost"
 )
 
 // Submission credential keys (KeyAuthSubmissionPrefix + name) and, for a
