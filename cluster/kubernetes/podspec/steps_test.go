@@ -63,7 +63,7 @@ func TestBuildBase(t *testing.T) {
 func TestOverlay(t *testing.T) {
 	ctrl := true
 	own := &corev1.Pod{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 		ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns", Labels: map[string]string{"spark-role": "executor", "team": "spark"},
 			Annotations: map[string]string{"a": "own"}, OwnerReferences: []metav1.OwnerReference{{Name: "driver", Controller: &ctrl}}},
 		Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Hostname: "p", ServiceAccountName: "spark",
