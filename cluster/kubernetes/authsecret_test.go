@@ -15,6 +15,7 @@ import (
 	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/executorpods"
 	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeconf"
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/podspec"
 	"github.com/sparkrpc/sparkrpc/netty"
 	"github.com/sparkrpc/sparkrpc/webui"
 	corev1 "k8s.io/api/core/v1"
@@ -34,8 +35,21 @@ func noValueIn(t *testing.T, what string, obj any, values ...string) {
 	}
 }
 
+// withoutLocalDir is spec without the local directory every pod mounts
+// (podspec.LocalDir), for the tests of the other volumes.
+func withoutLocalDir(spec corev1.PodSpec) corev1.PodSpec {
+	spec = *spec.DeepCopy()
+	spec.Volumes = slices.DeleteFunc(spec.Volumes, func(v corev1.Volume) bool { return v.Name == podspec.LocalDirName })
+	for i := range spec.Containers {
+		c := &spec.Containers[i]
+		c.VolumeMounts = slices.DeleteFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool { return m.Name == podspec.LocalDirName })
+	}
+	return spec
+}
+
 func checkAuthVolume(t *testing.T, spec corev1.PodSpec, secretName string) {
 	t.Helper()
+	spec = withoutLocalDir(spec)
 	if len(spec.Volumes) != 1 || spec.Volumes[0].Secret == nil || spec.Volumes[0].Secret.SecretName != secretName ||
 		*spec.Volumes[0].Secret.DefaultMode != 0o400 {
 		t.Errorf("volumes %+v, want the Secret %s with mode 0400", spec.Volumes, secretName)
@@ -112,8 +126,8 @@ func TestDriverPodKeepsSecretsOut(t *testing.T) {
 	if want := []string{"spark.authenticate.secret", "spark.custom.credential", "spark.db.password", kubeconf.KeyAuthDriverPrefix + kubeconf.AuthOAuthToken}; !slices.Equal(dropped, want) {
 		t.Errorf("dropped %q, want %q", dropped, want)
 	}
-	if len(pod.Spec.Volumes) != 0 {
-		t.Errorf("volumes %+v", pod.Spec.Volumes)
+	if v := withoutLocalDir(pod.Spec).Volumes; len(v) != 0 {
+		t.Errorf("volumes %+v", v)
 	}
 }
 

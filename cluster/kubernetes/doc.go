@@ -48,6 +48,57 @@
 // alone) and reaches the driver as
 // spark.kubernetes.authenticate.driver.oauthTokenFile.
 //
+// # Pod shape and least privilege
+//
+// Package podspec builds both roles' pods as Spark's features/ steps do,
+// from the role's pod template (spark.kubernetes.{driver,executor}.
+// podTemplateFile, a Pod in YAML or JSON; Spark's container is the one
+// spark.kubernetes.{driver,executor}.podTemplateContainerName names, the
+// first by default, and the others are kept as sidecars). sparkrpc's own
+// fields win over the template's where Spark's do (name, namespace, the
+// labels and annotations it sets, Spark's container's name, image, command,
+// arguments, variables and resources, owner references, restart policy
+// Never); the template's other labels, annotations, tolerations, affinity,
+// volumes, security context, node selector entries and containers are
+// kept. Then come, per role: every pod's emptyDir local directory
+// (/var/data/spark-local-dir-1, SPARK_LOCAL_DIRS, the container's working
+// directory unless the template sets one: its one writable place);
+// spark.kubernetes.{driver,executor}.volumes.{hostPath,emptyDir,
+// persistentVolumeClaim}.NAME.mount.{path,readOnly,subPath} with
+// .options.{path,type} (hostPath), .options.{medium,sizeLimit} (emptyDir) and
+// .options.claimName (an existing claim; claims made on demand are not
+// supported); spark.kubernetes.{driver,executor}.secrets.NAME=PATH (Secret
+// NAME mounted read-only at PATH) and .secretKeyRef.ENV=NAME:KEY;
+// spark.kubernetes.driverEnv.NAME and spark.executorEnv.NAME;
+// spark.kubernetes.container.image.pullSecrets; the node selector
+// spark.kubernetes.node.selector.* with spark.kubernetes.{driver,executor}.
+// node.selector.* on top; spark.kubernetes.scheduler.name (or the role's
+// spark.kubernetes.{driver,executor}.scheduler.name).
+//
+// Least privilege is the default. Executors never call the API server, so
+// unless spark.kubernetes.authenticate.executor.serviceAccountName gives
+// them an account of their own they mount no service account token
+// (automountServiceAccountToken: false; the pod still names the driver's
+// account, as in Spark, for its image pull secrets). Both roles run with
+// PodSecurity's "restricted" security context where the template sets
+// none: the pod runs as user and group 65532 (the distroless nonroot user
+// of sparkrpc's image, also its fsGroup), with runAsNonRoot and the
+// RuntimeDefault seccomp profile; Spark's container has no privilege
+// escalation, a read-only root file system and every capability dropped.
+// No key turns this off: a template that sets a security context, even an
+// empty one (securityContext: {} on the pod, on Spark's container, or
+// both), keeps its own instead. deploy/kubernetes/rbac.yaml grants the
+// driver's account only what a driver does: pods (create, get, list, watch,
+// delete, deletecollection) and, for a client-mode driver in a pod with
+// spark.authenticate, secrets (create, delete).
+//
+// In cluster mode the executors' template, a file of the submitting
+// machine, reaches the driver as an annotation of the driver pod
+// (sparkrpc.io/executor-pod-template) that a Downward API volume mounts at
+// /opt/spark/pod-template/pod-spec-template.yml, the file its
+// spark.kubernetes.executor.podTemplateFile then names; the driver's own
+// template file is not passed on.
+//
 // # Allocation
 //
 // The allocator (package executorpods) is the driver's
@@ -177,10 +228,20 @@
 //	spark.kubernetes.executor.podNamePrefix                  <app name>-<unique id>
 //	spark.kubernetes.driver.pod.name                         <prefix>-driver
 //	spark.kubernetes.authenticate.driver.serviceAccountName  (none)
-//	spark.kubernetes.authenticate.executor.serviceAccountName (driver's)
+//	spark.kubernetes.authenticate.executor.serviceAccountName (driver's, without its token)
 //	spark.kubernetes.executor.label.* / annotation.*         (none)
 //	spark.kubernetes.driver.label.* / annotation.*           (none)
 //	spark.kubernetes.node.selector.*                         (none)
+//	spark.kubernetes.{driver,executor}.node.selector.*       (none; over node.selector.*)
+//	spark.kubernetes.{driver,executor}.podTemplateFile       (none)
+//	spark.kubernetes.{driver,executor}.podTemplateContainerName (the template's first)
+//	spark.kubernetes.{driver,executor}.volumes.TYPE.NAME.{mount.*,options.*} (none)
+//	spark.kubernetes.{driver,executor}.secrets.NAME          (none; a mount path)
+//	spark.kubernetes.{driver,executor}.secretKeyRef.ENV      (none; SECRET:KEY)
+//	spark.kubernetes.driverEnv.*, spark.executorEnv.*        (none)
+//	spark.kubernetes.container.image.pullSecrets             (none; comma-separated)
+//	spark.kubernetes.scheduler.name                          (the cluster's default)
+//	spark.kubernetes.{driver,executor}.scheduler.name        (scheduler.name)
 //	spark.kubernetes.memoryOverheadFactor                    0.1
 //	spark.executor.memoryOverhead, spark.driver.memoryOverhead (from the factor, ≥ 384m)
 //	spark.kubernetes.executor.request.cores / limit.cores    spark.executor.cores / none
@@ -223,7 +284,7 @@
 //
 // # Packages
 //
-// Three packages below this one hold the rest, each importing only those
+// Four packages below this one hold the rest, each importing only those
 // before it:
 //
 //   - kubeconf: the configuration keys and their parsed values (Config),
@@ -231,6 +292,8 @@
 //   - kubeclient: the API client (kubeconfig, credentials, timeouts), the
 //     typed errors of its requests, the typed core/v1 clients and the pod
 //     list-watches;
+//   - podspec: the steps that build both roles' pods (template, volumes,
+//     secrets, environment, scheduling, least privilege);
 //   - executorpods: the allocator of the executor pods (its informer and
 //     rounds, its decisions free of I/O, its wait for the driver pod) and
 //     the executor pods' spec.

@@ -19,6 +19,7 @@ import (
 	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/executorpods"
 	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeclient"
 	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeconf"
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/podspec"
 	"github.com/sparkrpc/sparkrpc/netty"
 	"github.com/sparkrpc/sparkrpc/webui"
 	corev1 "k8s.io/api/core/v1"
@@ -27,16 +28,19 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	toolswatch "k8s.io/client-go/tools/watch"
+	"sigs.k8s.io/yaml"
 )
 
 // ErrDriverFailed is matched by the error of a cluster-mode application
 // whose driver pod failed.
 var ErrDriverFailed = errors.New("kubernetes: driver pod failed")
 
-// keys never passed to the driver pod: the submission's own credentials.
+// keys never passed to the driver pod: the submission's own credentials,
+// and the driver pod's template, a file of the submitting machine.
 func passToDriver(key string) bool {
 	return !strings.HasPrefix(key, kubeconf.KeyAuthSubmissionPrefix) && key != kubeconf.KeySubmissionRequestTimeout &&
-		key != kubeconf.KeySubmissionConnectionTimeout && key != cluster.KeySubmitWorkingDir
+		key != kubeconf.KeySubmissionConnectionTimeout && key != cluster.KeySubmitWorkingDir &&
+		key != kubeconf.KeyDriverPodTemplateFile
 }
 
 // driverPod returns the driver pod of cluster mode and its headless service.
@@ -44,7 +48,9 @@ func passToDriver(key string) bool {
 // returned, but for those secret carries: with secret (see authSecret) the
 // pod mounts it, its spark.authenticate.secret.file names the shared
 // secret's file and its spark.kubernetes.authenticate.driver.oauthTokenFile
-// the token's.
+// the token's. The pod has the shape of kcfg.Driver (podspec.Pod) and
+// carries the executors' template, when there is one, as a file that its
+// spark.kubernetes.executor.podTemplateFile names.
 func driverPod(cfg cluster.SubmitConfig, kcfg *kubeconf.Config, podName string, secret *corev1.Secret) (*corev1.Pod, *corev1.Service, []string, error) {
 	conf := cfg.Conf
 	red, err := newRedactor(conf)
@@ -65,6 +71,15 @@ func driverPod(cfg cluster.SubmitConfig, kcfg *kubeconf.Config, podName string, 
 	}
 	args := []string{"driver", "--master", cfg.Master.String(), "--class", cfg.Class}
 	pass, keys, dropped := driverConf(conf, red, secret)
+	var extra []podspec.Step
+	if t := kcfg.Executor.Template; t != nil {
+		b, err := yaml.Marshal(t)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		extra = append(extra, podspec.CarryExecutorTemplate(b))
+		pass[kubeconf.KeyExecutorPodTemplateFile] = podspec.ExecutorTemplateFile
+	}
 	args = append(args, kubeconf.Args(pass)...)
 	args = append(args, "--")
 	args = append(args, cfg.Args...)
@@ -89,7 +104,7 @@ func driverPod(cfg cluster.SubmitConfig, kcfg *kubeconf.Config, podName string, 
 		pod.Spec.Volumes = []corev1.Volume{kubeconf.AuthVolume(secret.Name, keys...)}
 		pod.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{kubeconf.AuthMount()}
 	}
-	return pod, driverService(kcfg, podName), dropped, nil
+	return podspec.Pod(kcfg.Driver, pod, extra...), driverService(kcfg, podName), dropped, nil
 }
 
 // driverResources is the driver container's requests and limits: memory

@@ -33,5 +33,6 @@
 //   - allocatorcm.go: its endpoints.ClusterManager methods;
 //   - plan.go: its decisions, free of I/O;
 //   - readiness.go: its wait for the driver pod;
-//   - pods.go: the executor pods' spec (Pod), names and selector.
+//   - pods.go: the executor pods' spec (Pod: sparkrpc's pod shaped by
+//     package podspec's steps), names and selector.
 package executorpods

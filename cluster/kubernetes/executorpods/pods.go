@@ -1,7 +1,9 @@
 package executorpods
 
-// pods.go builds the executor pods (Spark's BasicExecutorFeatureStep): their
-// names, labels, resources, command line and environment. It does no I/O.
+// pods.go builds the executor pods: sparkrpc's own pod (Spark's
+// BasicExecutorFeatureStep: names, labels, resources, command line and
+// environment) shaped by package podspec's steps (the pod template,
+// volumes, secrets, ..., least privilege). It does no I/O.
 
 import (
 	"fmt"
@@ -9,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeconf"
+	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/podspec"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -28,7 +31,9 @@ func Selector(appID string) string {
 // Pod returns the pod of executor id of c's application, for the driver at
 // driverURL. owner, when not nil, becomes the pod's controller
 // ownerReference (the driver pod in cluster mode), so that deleting the
-// driver pod deletes it.
+// driver pod deletes it. The pod has the shape of c.Executor (podspec.Pod);
+// without spark.kubernetes.authenticate.executor.serviceAccountName it
+// mounts no service account token (executors never call the API server).
 func Pod(c *kubeconf.Config, id int64, driverURL string, owner *metav1.OwnerReference) *corev1.Pod {
 	name := PodName(c.PodNamePrefix, id)
 	sid := strconv.FormatInt(id, 10)
@@ -98,7 +103,7 @@ func Pod(c *kubeconf.Config, id int64, driverURL string, owner *metav1.OwnerRefe
 		pod.Spec.Volumes = append(pod.Spec.Volumes, kubeconf.AuthVolume(c.AuthSecretName, kubeconf.AuthSecretKey))
 		pod.Spec.Containers[0].VolumeMounts = append(pod.Spec.Containers[0].VolumeMounts, kubeconf.AuthMount())
 	}
-	return pod
+	return podspec.Pod(c.Executor, pod, podspec.NoTokenUnless(c.ExecutorServiceAccount != ""))
 }
 
 // hostnameOf is Spark's executor hostname: the last 63 characters of the

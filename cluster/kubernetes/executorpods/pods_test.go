@@ -1,6 +1,8 @@
 package executorpods
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -68,5 +70,45 @@ func TestParseConfigAndExecutorPod(t *testing.T) {
 	}
 	if !found || pod.Spec.RestartPolicy != corev1.RestartPolicyNever {
 		t.Errorf("env %v restart %v", ctr.Env, pod.Spec.RestartPolicy)
+	}
+}
+
+// TestExecutorPodShape: the executor pod is built on the executors' pod
+// template with the keys' shape, and mounts no service account token
+// unless the executors have an account of their own.
+func TestExecutorPodShape(t *testing.T) {
+	tmpl := filepath.Join(t.TempDir(), "executor.yaml")
+	text := "metadata:\n  labels: {pool: spark}\nspec:\n  tolerations: [{key: dedicated, value: spark, effect: NoSchedule}]\n" +
+		"  containers:\n  - name: proxy\n    image: envoy\n  - name: spark\n"
+	if err := os.WriteFile(tmpl, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	conf := actor.NewConf().Set(kubeconf.KeyContainerImage, "sparkrpc:1").Set(kubeconf.KeyServiceAccountName, "spark-driver").
+		Set(kubeconf.KeyExecutorPodTemplateFile, tmpl).Set(kubeconf.KeyExecutorPodTemplateContainerName, "spark").
+		Set(kubeconf.KeyExecutorEnvPrefix+"MODE", "batch")
+	c, err := kubeconf.Parse(conf, "spark-0123")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := Pod(c, 1, "spark://CoarseGrainedScheduler@10.0.0.1:7078", nil)
+	cs := pod.Spec.Containers
+	if len(cs) != 2 || cs[0].Name != kubeconf.ExecutorContainerName || cs[0].Image != "sparkrpc:1" || cs[1].Name != "proxy" {
+		t.Fatalf("containers %+v", cs)
+	}
+	if pod.Labels["pool"] != "spark" || pod.Labels[kubeconf.LabelExecutorID] != "1" || len(pod.Spec.Tolerations) != 1 {
+		t.Errorf("labels %v tolerations %v", pod.Labels, pod.Spec.Tolerations)
+	}
+	if !slices.Contains(cs[0].Env, corev1.EnvVar{Name: "MODE", Value: "batch"}) {
+		t.Errorf("env %v", cs[0].Env)
+	}
+	if a := pod.Spec.AutomountServiceAccountToken; a == nil || *a {
+		t.Errorf("automountServiceAccountToken %v without an executor account", a)
+	}
+	if sc := cs[0].SecurityContext; sc == nil || !*sc.ReadOnlyRootFilesystem || pod.Spec.SecurityContext == nil || !*pod.Spec.SecurityContext.RunAsNonRoot {
+		t.Errorf("security context %+v, pod's %+v", sc, pod.Spec.SecurityContext)
+	}
+	c.ExecutorServiceAccount = "spark-executor"
+	if pod := Pod(c, 2, "spark://x@h:1", nil); pod.Spec.ServiceAccountName != "spark-executor" || pod.Spec.AutomountServiceAccountToken != nil {
+		t.Errorf("with an executor account: %q, automount %v", pod.Spec.ServiceAccountName, pod.Spec.AutomountServiceAccountToken)
 	}
 }

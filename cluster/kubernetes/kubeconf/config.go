@@ -50,13 +50,16 @@ type Config struct {
 	// ExecutorConf is the configuration executor pods are started with
 	// (--conf arguments): never a sensitive key.
 	ExecutorConf map[string]string
+	// Driver and Executor are the shapes of the driver pod and of the
+	// executor pods (templates, volumes, secrets, environment, ...).
+	Driver, Executor PodShape
 }
 
 // Parse reads and validates the Kubernetes keys of conf for the
 // application appID. Errors match ErrInvalidConfig and name the key.
 func Parse(conf *actor.Conf, appID string) (*Config, error) {
 	c := &Config{AppID: appID, AppName: conf.Get(cluster.KeyAppName, "sparkrpc")}
-	for _, read := range []func(*actor.Conf) error{c.readPods, c.readExecutorResources, c.readExecutorMetadata, c.readAllocation} {
+	for _, read := range []func(*actor.Conf) error{c.readPods, c.readExecutorResources, c.readExecutorMetadata, c.readAllocation, c.readShapes} {
 		if err := read(conf); err != nil {
 			return nil, err
 		}
@@ -179,6 +182,16 @@ func (c *Config) readAllocation(conf *actor.Conf) error {
 		return WrapInvalid(err)
 	}
 	return nil
+}
+
+// readShapes reads the shapes of the driver pod and of the executor pods.
+func (c *Config) readShapes(conf *actor.Conf) error {
+	var err error
+	if c.Driver, err = ParseShape(conf, DriverKeys); err != nil {
+		return err
+	}
+	c.Executor, err = ParseShape(conf, ExecutorKeys)
+	return err
 }
 
 // intAtLeast reads the integer key (def when unset), which must be at

@@ -46,6 +46,8 @@ func TestParseConfigErrors(t *testing.T) {
 		{"bad cores", cluster.KeyExecutorCores, "0"},
 		{"bad pull policy", KeyImagePullPolicy, "Sometimes"},
 		{"bad cpu limit", KeyExecutorLimitCores, "lots"},
+		{"bad driver volume", DriverKeys.VolumesPrefix + "emptyDir.x.mount.path", "relative"},
+		{"bad executor env", KeyExecutorEnvPrefix + "A=B", "x"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			conf := actor.NewConf()

@@ -4,16 +4,22 @@
 // executorpods): the configuration keys, with Spark's names and defaults;
 // the names the pods carry (labels, containers, the driver's port, the
 // mounted secret); and Config, the keys' values parsed and checked once,
-// by Parse.
+// by Parse, with the shape of each role's pods (PodShape: the keys that
+// package podspec turns into pods).
 //
 // Configuration errors match ErrInvalidConfig, and errors.As finds the
 // *actor.ConfError that names the key and its value.
 //
 // # Files
 //
-//   - keys.go: the configuration keys;
+//   - keys.go: the configuration keys, and RoleKeys, those of one role's
+//     pods;
 //   - config.go: Config and Parse, with the readers of labels, memory
 //     overheads and quantities that the driver pod shares;
+//   - podshape.go: PodShape and ParseShape, the shape the keys give one
+//     role's pods (pod template, volumes, secrets, environment, image pull
+//     secrets, node selector, scheduler), and ReadPodTemplate;
+//   - volumes.go: the volume keys of a role;
 //   - invalid.go: ErrInvalidConfig and the errors that match it;
 //   - names.go: the pods' labels and containers, application ids and
 //     resource names;

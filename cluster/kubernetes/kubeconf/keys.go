@@ -125,3 +125,69 @@ const (
 	AuthClientCertFile      = "clientCertFile"
 	AuthClientKeyFile       = "clientKeyFile"
 )
+
+// Keys that shape the pods of one role (spark.kubernetes.driver.* or
+// spark.kubernetes.executor.*), with Spark's names; see RoleKeys.
+const (
+	// KeyDriverPodTemplateFile is a file (YAML or JSON) of a Pod that is
+	// the base of the driver pod.
+	KeyDriverPodTemplateFile = "spark.kubernetes.driver.podTemplateFile"
+	// KeyExecutorPodTemplateFile is a file (YAML or JSON) of a Pod that is
+	// the base of the executor pods.
+	KeyExecutorPodTemplateFile = "spark.kubernetes.executor.podTemplateFile"
+	// KeyDriverPodTemplateContainerName names the driver's container in
+	// the driver's template (default its first container).
+	KeyDriverPodTemplateContainerName = "spark.kubernetes.driver.podTemplateContainerName"
+	// KeyExecutorPodTemplateContainerName names the executor's container
+	// in the executors' template (default its first container).
+	KeyExecutorPodTemplateContainerName = "spark.kubernetes.executor.podTemplateContainerName"
+	// KeyImagePullSecrets is the pods' image pull secrets, comma-separated
+	// names of Secrets of the namespace.
+	KeyImagePullSecrets = "spark.kubernetes.container.image.pullSecrets"
+	// KeySchedulerName is the pods' scheduler (default the cluster's).
+	KeySchedulerName = "spark.kubernetes.scheduler.name"
+	// KeyDriverEnvPrefix + NAME=VALUE sets an environment variable of the
+	// driver pod's container.
+	KeyDriverEnvPrefix = "spark.kubernetes.driverEnv."
+	// KeyExecutorEnvPrefix + NAME=VALUE sets an environment variable of the
+	// executor pods' container.
+	KeyExecutorEnvPrefix = "spark.executorEnv."
+)
+
+// RoleKeys are the keys, or key prefixes, of one role's pods.
+type RoleKeys struct {
+	// Role is RoleDriver or RoleExecutor.
+	Role string
+	// TemplateFile and TemplateContainerName: the pod template.
+	TemplateFile, TemplateContainerName string
+	// VolumesPrefix + TYPE.NAME.mount.{path,readOnly,subPath} and
+	// + TYPE.NAME.options.OPTION mount a volume (TYPE hostPath, emptyDir or
+	// persistentVolumeClaim).
+	VolumesPrefix string
+	// SecretsPrefix + NAME=PATH mounts Secret NAME at PATH.
+	SecretsPrefix string
+	// SecretKeyRefPrefix + ENV=NAME:KEY sets variable ENV to key KEY of
+	// Secret NAME.
+	SecretKeyRefPrefix string
+	// EnvPrefix + NAME=VALUE sets variable NAME.
+	EnvPrefix string
+	// NodeSelectorPrefix + NAME=VALUE is a node selector of the role's
+	// pods, on top of KeyNodeSelectorPrefix's.
+	NodeSelectorPrefix string
+	// SchedulerName overrides KeySchedulerName.
+	SchedulerName string
+}
+
+// DriverKeys and ExecutorKeys are the keys of the driver's and the
+// executors' pods.
+var (
+	DriverKeys   = roleKeys(RoleDriver, KeyDriverPodTemplateFile, KeyDriverPodTemplateContainerName, KeyDriverEnvPrefix)
+	ExecutorKeys = roleKeys(RoleExecutor, KeyExecutorPodTemplateFile, KeyExecutorPodTemplateContainerName, KeyExecutorEnvPrefix)
+)
+
+func roleKeys(role, template, container, env string) RoleKeys {
+	p := "spark.kubernetes." + role + "."
+	return RoleKeys{Role: role, TemplateFile: template, TemplateContainerName: container,
+		VolumesPrefix: p + "volumes.", SecretsPrefix: p + "secrets.", SecretKeyRefPrefix: p + "secretKeyRef.",
+		EnvPrefix: env, NodeSelectorPrefix: p + "node.selector.", SchedulerName: p + "scheduler.name"}
+}
