@@ -39,6 +39,7 @@ type ExecutorAllocationManager struct {
 	mu        sync.Mutex
 	core      *allocationCore
 	resync    bool // the last request failed: ask again
+	failing   bool // requests have failed since the last warning
 	last      allocationInput
 	decisions []AllocationDecision // oldest first
 
@@ -152,11 +153,13 @@ func (m *ExecutorAllocationManager) step(ctx context.Context) {
 		}
 	}
 	if p.Sync {
-		if err := m.d.RequestTotalExecutors(cctx, p.Target); err != nil && !errors.Is(err, ErrDriverStopped) {
-			m.log.Warn().Err(err).Int("target", p.Target).Msg("requesting the target number of executors; asking again")
-			m.mu.Lock()
-			m.resync = true
-			m.mu.Unlock()
+		err := m.d.RequestTotalExecutors(cctx, p.Target)
+		m.mu.Lock()
+		failing, retry := m.failing, err != nil && !errors.Is(err, ErrDriverStopped)
+		m.resync, m.failing = retry, retry
+		m.mu.Unlock()
+		if retry && !failing { // once per run of failures
+			m.log.Warn().Err(err).Int("target", p.Target).Msg("requesting the target number of executors; asking again until it is granted")
 		}
 	}
 }
