@@ -73,7 +73,7 @@ func NewExecutorAllocationManager(d *Driver, cfg AllocationConfig, opts ...Alloc
 		return nil, err
 	}
 	cfg.TasksPerExecutor = max(1, cfg.TasksPerExecutor)
-	m := &ExecutorAllocationManager{d: d, log: d.log.With().Str("component", "ExecutorAllocationManager").Logger(),
+	m := &ExecutorAllocationManager{d: d, log: d.log,
 		interval: defaultAllocationInterval, now: time.Now, core: newAllocationCore(cfg)}
 	for _, o := range opts {
 		o(m)
