@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/endpoints"
 )
 
 // SubmitConfig is what Submit runs: spark-submit's options, with
@@ -135,6 +137,16 @@ func Submit(ctx context.Context, cfg SubmitConfig, managers ...ClusterManager) e
 	}
 	if mode := DeployMode(conf); mode != "client" && mode != "cluster" {
 		return fmt.Errorf("%w: deploy mode must be client or cluster, not %q", ErrInvalidState, mode)
+	}
+	// With dynamic allocation, every cluster manager starts with its
+	// initial executors (Spark's getInitialTargetExecutorNumber).
+	if n, warning, ok, err := endpoints.InitialExecutors(conf); err != nil {
+		return err
+	} else if ok {
+		if warning != "" {
+			cfg.Logger.Warn().Msg(warning)
+		}
+		conf.Set(KeyNumExecutors, strconv.Itoa(n))
 	}
 	for _, m := range managers {
 		if m.Accepts(cfg.Master) {

@@ -77,6 +77,51 @@
 // As in Spark, a job's JobEnd is posted before RunJob returns (delivering
 // it is the bus's business).
 //
+// # Dynamic allocation
+//
+// An ExecutorAllocationManager (NewExecutorAllocationManager, with the
+// AllocationConfig of ParseAllocationConfig) is Spark's dynamic allocation
+// for a driver with a cluster manager; the cluster's runners start one when
+// spark.dynamicAllocation.enabled is true. Every 100 ms it looks at the
+// task backlog (tasks waiting for a core) and at how long each executor
+// has run no task, and decides, in an I/O-free core:
+//
+//   - when tasks have waited spark.dynamicAllocation.schedulerBacklogTimeout
+//     (1s), it raises the target by 1, then by 2, 4, ... more every
+//     spark.dynamicAllocation.sustainedSchedulerBacklogTimeout (default the
+//     backlog timeout) while the backlog lasts, bounded by what the tasks
+//     need (one core per waiting or running task, times
+//     spark.dynamicAllocation.executorAllocationRatio (1), over
+//     spark.executor.cores / spark.task.cpus) and by
+//     spark.dynamicAllocation.maxExecutors (no bound);
+//   - when the tasks need fewer executors than the target, it lowers the
+//     target (never below spark.dynamicAllocation.minExecutors, 0); the
+//     cluster managers stop starting executors but stop none that runs;
+//   - it releases executors that have run no task for
+//     spark.dynamicAllocation.executorIdleTimeout (60s), through
+//     Driver.KillExecutors, keeping minExecutors and the target.
+//
+// The target starts at spark.dynamicAllocation.initialExecutors (default
+// minExecutors), raised, with a warning, to spark.executor.instances when
+// that is set and larger (InitialExecutors; cluster.Submit applies it, so
+// every cluster manager starts that many), and is not lowered before a
+// backlog is seen or an executor idles out. The target is asked for with
+// Driver.RequestTotalExecutors: at start, whenever it changes, and after
+// each release (a release lowers the cluster manager's count).
+//
+// Spark keeps an executor that holds shuffle files or cached blocks
+// (spark.shuffle.service.enabled or
+// spark.dynamicAllocation.shuffleTracking.enabled must be on): sparkrpc's
+// tasks return their results to the driver and leave nothing behind on
+// the executor, so an idle executor has nothing to lose and is released
+// once idle past the timeout, with no such key. A task launched on an
+// executor in the instant it is released runs again elsewhere, as for any
+// lost executor, not counted as a failure.
+//
+// Each decision is logged at info level with its numbers (decision,
+// target, previous_target, backlog, running, executors, idle) and kept
+// (the last 100, ExecutorAllocationManager.Status) for the driver's UI.
+//
 // # The executor and the handshake
 //
 // RunExecutor is an executor process without os.Exit. The handshake follows
@@ -148,6 +193,10 @@
 //   - executorloss.go: RemoveExecutor, KillExecutor(s), the loss reasons,
 //     disabling and replacing executors; clustermanager.go: the
 //     ClusterManager and ExecutorAllocator interfaces;
+//   - allocationconf.go: dynamic allocation's keys, AllocationConfig and
+//     InitialExecutors; allocationplan.go: its I/O-free decision core;
+//     allocationmanager.go: the ExecutorAllocationManager's loop and
+//     Status;
 //   - heartbeat.go: the HeartbeatReceiver and the executor's heartbeats;
 //   - executor.go: ExecutorConfig, RunExecutor and the config fetch;
 //     executorbackend.go: the Executor endpoint; executorstop.go: how an

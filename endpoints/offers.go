@@ -4,7 +4,11 @@ package endpoints
 // cores, task status updates, and the LaunchTask and KillTask messages they
 // lead to.
 
-import "github.com/sparkrpc/sparkrpc/messages"
+import (
+	"time"
+
+	"github.com/sparkrpc/sparkrpc/messages"
+)
 
 // unlockAndSend releases d.mu, which the caller holds, and sends the
 // LaunchTasks and KillTasks of the scheduling step it made under it. The
@@ -116,6 +120,9 @@ func (d *Driver) statusUpdate(m *messages.StatusUpdate) {
 	if a != nil {
 		if ex := a.exec; d.executors[ex.id] == ex {
 			ex.freeCores += d.sched.cpus
+			if ex.freeCores == ex.totalCores {
+				ex.idleSince = time.Now()
+			}
 			if len(out.ended) > 0 {
 				d.makeOffers(nil, out)
 			} else {

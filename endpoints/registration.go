@@ -49,6 +49,7 @@ type executorData struct {
 	pendingLoss     bool // disconnected; waiting for the cluster manager's loss reason
 	stopAsked       bool // sent StopExecutor: its disconnect is expected
 	registered      time.Time
+	idleSince       time.Time // when it last became ready with no task running
 	logURLs         map[string]string
 	attributes      map[string]string
 }
@@ -190,6 +191,7 @@ func (d *Driver) launched(id string) {
 	if ex != nil && !ex.ready {
 		ex.ready = true
 		ex.freeCores = ex.totalCores
+		ex.idleSince = time.Now()
 		d.notifyChanged()
 		d.makeOffers(ex, &out)
 		d.publish(&out)

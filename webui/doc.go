@@ -16,7 +16,10 @@
 // driver's listener events and reads the env through snapshots
 // (actor.Env.EndpointStats, endpoints.Driver.LastHeartbeats): rendering a
 // page, or a client slow to read it, never holds a lock the scheduler
-// takes. The resource manager's UI asks its endpoint for reports.
+// takes. The resource manager's UI asks its endpoint for reports. With
+// WithExecutorAllocation, the driver's executors page shows dynamic
+// allocation's target, backlog and idle executors and its last decisions
+// with their numbers (allocation.go).
 //
 // # REST API (a documented subset of Spark's /api/v1)
 //
@@ -27,6 +30,9 @@
 //	GET /api/v1/applications/{id}/jobs[?status=S]    [JobData]
 //	GET /api/v1/applications/{id}/jobs/{jobId}       JobData
 //	GET /api/v1/applications/{id}/environment        {"runtime": {...}, "sparkProperties": [[key, value], ...]}
+//	GET /api/v1/applications/{id}/allocation         dynamic allocation: {"enabled", "target", "minExecutors",
+//	                                                 "maxExecutors", "backlog", "runningTasks", "executors",
+//	                                                 "idleExecutors", "decisions": [...]}, newest decision first
 //
 // Field names are Spark's (id, hostPort, isActive, totalCores, activeTasks,
 // completedTasks, failedTasks, jobId, status, numTasks, numActiveTasks,

@@ -64,6 +64,7 @@ func NewDriverUI(d *endpoints.Driver, app AppInfo, opts ...Option) *DriverUI {
 	mux.HandleFunc("GET /api/v1/applications/{id}/jobs", u.apiJobs)
 	mux.HandleFunc("GET /api/v1/applications/{id}/jobs/{jobId}", u.apiJob)
 	mux.HandleFunc("GET /api/v1/applications/{id}/environment", u.apiEnvironment)
+	mux.HandleFunc("GET /api/v1/applications/{id}/allocation", u.apiAllocation)
 	mux.HandleFunc("GET /api/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusNotFound, "no such API route: "+r.URL.Path)
 	})
@@ -124,10 +125,12 @@ type executorsView struct {
 	Executors                  []executorStatus
 	Active, Dead               int
 	Cores, Running, Done, Fail int
+	// Allocation is dynamic allocation's state; nil when it is off.
+	Allocation *allocationView
 }
 
 func (u *DriverUI) executorsPage(w http.ResponseWriter, r *http.Request) {
-	v := executorsView{Executors: u.status.executorsSnapshot(u.d.LastHeartbeats())}
+	v := executorsView{Executors: u.status.executorsSnapshot(u.d.LastHeartbeats()), Allocation: u.allocationView()}
 	for _, ex := range v.Executors {
 		if ex.IsActive() {
 			v.Active++

@@ -18,6 +18,7 @@ type options struct {
 	secret     string
 	verifier   string // WithSecretVerifier
 	log        zerolog.Logger
+	alloc      AllocationSource // WithExecutorAllocation
 	now        func() time.Time // the clock of the refusals' log limit (tests set it)
 	beforeSend func()           // test hook: runs after a page's snapshot, before it is written
 }

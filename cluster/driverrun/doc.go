@@ -19,9 +19,22 @@
 // the application master registers it (client mode: from
 // spark.driver.appUIAddress), and AppReport.TrackingURL carries it.
 //
+// # Dynamic allocation
+//
+// With spark.dynamicAllocation.enabled, a driver whose executors come from
+// a cluster manager (local-cluster, rm://, k8s://) runs an
+// endpoints.ExecutorAllocationManager from the readiness rule until the
+// application returns: it asks the cluster manager for executors as the
+// backlog lasts and releases idle ones (see package endpoints), and the
+// UI's executors page shows its decisions. On local[N] the key is ignored
+// with a warning; a dynamic allocation key that does not parse fails the
+// application as its driver starts.
+//
 // # Files
 //
 //	run.go       running the application; the readiness rule
+//	runner.go    Run and Backend
 //	ui.go        the driver's web UI and its tracking URL
+//	dynalloc.go  the driver's dynamic allocation
 //	progress.go  task progress: counts and the console progress bar
 package driverrun

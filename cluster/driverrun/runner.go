@@ -16,6 +16,7 @@ import (
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/endpoints"
+	"github.com/sparkrpc/sparkrpc/webui"
 )
 
 // Spec is one application's driver, as Run runs it. Conf, Network, Fn and
@@ -143,8 +144,9 @@ func Run(ctx context.Context, spec Spec) error {
 		prog = &Progress{}
 	}
 	var ui *driverUI
+	var alloc *endpoints.ExecutorAllocationManager
 	start := func(sctx context.Context) (cluster.Started, error) {
-		return launch(sctx, appCtx, env, spec, cm, prog, &ui, status)
+		return launch(sctx, appCtx, env, spec, cm, prog, &launched{ui: &ui, alloc: &alloc}, status)
 	}
 	started, startFn := noticeStart(start)
 	out := spec.Stdout
@@ -160,6 +162,9 @@ func Run(ctx context.Context, spec Spec) error {
 	}
 	appErr = withCause(ctx, appCtx, appErr)
 	ui.Stop()
+	if alloc != nil {
+		alloc.Stop()
+	}
 	if d := sc.StartedDriver(); d != nil {
 		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		if err := d.Stop(sctx); err != nil {
@@ -171,10 +176,18 @@ func Run(ctx context.Context, spec Spec) error {
 	return spec.Backend.Finish(appErr)
 }
 
-// launch brings up the driver on env, its UI and its executors, and waits
-// for the readiness rule; the UI is left in *ui.
+// launched is where launch leaves what it started beside the driver, for
+// Run to stop: its UI and its dynamic allocation (nil when off).
+type launched struct {
+	ui    **driverUI
+	alloc **endpoints.ExecutorAllocationManager
+}
+
+// launch brings up the driver on env, its UI, its dynamic allocation and
+// its executors, and waits for the readiness rule; dynamic allocation
+// starts then.
 func launch(sctx, appCtx context.Context, env *actor.Env, spec Spec, cm endpoints.ClusterManager, prog *Progress,
-	ui **driverUI, status func(string)) (cluster.Started, error) {
+	out *launched, status func(string)) (cluster.Started, error) {
 	opts := []endpoints.DriverOption{endpoints.WithListener(prog), endpoints.WithLogger(spec.Logger)}
 	if cm != nil {
 		opts = append(opts, endpoints.WithClusterManager(cm))
@@ -188,11 +201,20 @@ func launch(sctx, appCtx context.Context, env *actor.Env, spec Spec, cm endpoint
 			return cluster.Started{Driver: d}, fmt.Errorf("--files: %w", err)
 		}
 	}
-	*ui = startUI(d, spec.Network, spec.AppID, spec.Logger)
-	if u := (*ui).URL(); u != "" && spec.ShowTrackingURL {
+	alloc, err := newAllocation(d, cm, spec.Logger)
+	if err != nil {
+		return cluster.Started{Driver: d}, err
+	}
+	var uiOpts []webui.Option
+	if alloc != nil {
+		uiOpts = append(uiOpts, webui.WithExecutorAllocation(alloc))
+	}
+	ui := startUI(d, spec.Network, spec.AppID, spec.Logger, uiOpts...)
+	*out.ui = ui
+	if u := ui.URL(); u != "" && spec.ShowTrackingURL {
 		status("tracking URL: " + u)
 	}
-	l, err := spec.Backend.Launch(sctx, d, (*ui).URL())
+	l, err := spec.Backend.Launch(sctx, d, ui.URL())
 	if err != nil {
 		return cluster.Started{Driver: d}, err
 	}
@@ -206,6 +228,10 @@ func launch(sctx, appCtx context.Context, env *actor.Env, spec Spec, cm endpoint
 		return cluster.Started{Driver: d}, context.Cause(appCtx)
 	}
 	status(fmt.Sprintf("Executors registered: %d of %d", up, l.Expected))
+	if alloc != nil {
+		*out.alloc = alloc
+		alloc.Start()
+	}
 	return cluster.Started{Driver: d, AppID: l.AppID, Executors: l.Executors}, nil
 }
 
