@@ -45,6 +45,10 @@ func Overlay(own *corev1.Pod) Step {
 func overlayContainer(c, own *corev1.Container) {
 	c.Name, c.Image, c.ImagePullPolicy = own.Name, own.Image, own.ImagePullPolicy
 	c.Command, c.Args = own.Command, own.Args
+	if own.TerminationMessagePolicy != "" {
+		// How a failed driver's reason reaches submit (FallbackToLogsOnError).
+		c.TerminationMessagePolicy = own.TerminationMessagePolicy
+	}
 	for _, p := range own.Ports {
 		replaced := false
 		for i := range c.Ports {

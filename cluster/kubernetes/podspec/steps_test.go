@@ -70,8 +70,9 @@ func TestOverlay(t *testing.T) {
 			NodeSelector: map[string]string{"disk": "ssd"},
 			Volumes:      []corev1.Volume{{Name: "auth", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "s"}}}},
 			Containers: []corev1.Container{{Name: "spark", Image: "img", ImagePullPolicy: corev1.PullAlways, Command: []string{"sparkrpc"}, Args: []string{"executor"},
-				Ports: []corev1.ContainerPort{{Name: "rpc", ContainerPort: 7078}},
-				Env:   []corev1.EnvVar{{Name: "SPARK", Value: "own"}},
+				TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
+				Ports:                    []corev1.ContainerPort{{Name: "rpc", ContainerPort: 7078}},
+				Env:                      []corev1.EnvVar{{Name: "SPARK", Value: "own"}},
 				Resources: corev1.ResourceRequirements{
 					Requests: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi"), corev1.ResourceCPU: resource.MustParse("1")},
 					Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")}},
@@ -123,6 +124,7 @@ func TestOverlay(t *testing.T) {
 			}
 			c := p.Spec.Containers[0]
 			if c.Name != "spark" || c.Image != "img" || c.ImagePullPolicy != corev1.PullAlways || !reflect.DeepEqual(c.Args, []string{"executor"}) ||
+				c.TerminationMessagePolicy != corev1.TerminationMessageFallbackToLogsOnError ||
 				c.SecurityContext == nil || *c.SecurityContext.RunAsUser != 1000 || len(c.Ports) != 2 || len(c.VolumeMounts) != 2 {
 				t.Errorf("container %+v", c)
 			}
