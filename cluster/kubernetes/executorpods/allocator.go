@@ -275,7 +275,7 @@ func (a *Allocator) round(ctx context.Context) {
 	for _, w := range wake {
 		w.ch <- w.reason
 	}
-	a.reportLosses(p.Lost, failures)
+	failed := a.reportLosses(p.Lost, failures)
 	a.reportDecommissions(p.Decommission)
 	if p.GiveUp != "" {
 		a.fail(fmt.Errorf("%w: %s", ErrExecutorsRefused, p.GiveUp))
@@ -294,6 +294,10 @@ func (a *Allocator) round(ctx context.Context) {
 	if len(p.Create) > 0 {
 		a.log.Info().Int("count", len(p.Create)).Int("wanted", p.Wanted).Int("running", p.Running).Int("pending", p.Pending-len(p.Create)).
 			Msgf("Going to request %d executors from Kubernetes", len(p.Create))
+	}
+	if failed {
+		a.uncreate(p.Create) // the application ends: no more pods
+		return
 	}
 	a.createPods(ctx, p.Create)
 }
@@ -368,8 +372,9 @@ func (a *Allocator) stallToReport(stalled string, now time.Time) string {
 }
 
 // reportLosses logs the executors lost and tells the driver (OnLost); the
-// application fails once failures reach spark.executor.maxNumFailures.
-func (a *Allocator) reportLosses(lost []loss, failures int) {
+// application fails once failures reach spark.executor.maxNumFailures, and
+// then it reports true.
+func (a *Allocator) reportLosses(lost []loss, failures int) (failed bool) {
 	for _, l := range lost {
 		ev := a.log.Info()
 		if l.Failure {
@@ -382,8 +387,10 @@ func (a *Allocator) reportLosses(lost []loss, failures int) {
 		if l.Failure && failures >= a.cfg.MaxExecutorFailures {
 			a.fail(fmt.Errorf("%w: max number of executor failures (%d) reached (spark.executor.maxNumFailures); the last: %s",
 				ErrTooManyFailures, a.cfg.MaxExecutorFailures, l.Reason))
+			failed = true
 		}
 	}
+	return failed
 }
 
 // createPods creates the pods of executors ids, in order. At the first

@@ -140,8 +140,9 @@ func BackPressure(err error) bool {
 }
 
 // quotaName finds the quota's name in the admission message "exceeded
-// quota: NAME, requested: ...".
-var quotaName = regexp.MustCompile(`exceeded quota: ([^,\s]+)`)
+// quota: NAME, requested: ..." (or "status unknown for quota: NAME, ...",
+// before the quota controller has counted the namespace's usage).
+var quotaName = regexp.MustCompile(`(?:exceeded quota|status unknown for quota): ([^,\s]+)`)
 
 // limitRange matches the LimitRanger's refusals ("maximum cpu usage per
 // Container is 1, but limit is 2", "memory max limit to request ratio per
@@ -158,7 +159,7 @@ func classifyRefusal(e *APIError, err error) bool {
 	}
 	msg := st.Status().Message
 	switch {
-	case apierrors.IsForbidden(err) && strings.Contains(msg, "exceeded quota"):
+	case apierrors.IsForbidden(err) && (strings.Contains(msg, "exceeded quota") || strings.Contains(msg, "status unknown for quota")):
 		e.Kind, e.Message = ErrQuotaExceeded, msg
 		if m := quotaName.FindStringSubmatch(msg); m != nil {
 			e.Quota = m[1]

@@ -26,6 +26,8 @@ func TestAPIErrorClassification(t *testing.T) {
 	}{
 		{name: "quota", err: forbidden("exceeded quota: compute-quota, requested: pods=1, used: pods=2, limited: pods=2"),
 			kind: ErrQuotaExceeded, quota: "compute-quota", want: []string{"compute-quota", "limited: pods=2"}, press: true},
+		{name: "quota not counted yet", err: forbidden("status unknown for quota: q2, resources: pods"),
+			kind: ErrQuotaExceeded, quota: "q2", want: []string{"q2"}, press: true},
 		{name: "pod security", err: forbidden(`violates PodSecurity "restricted:latest": runAsNonRoot != true`),
 			kind: ErrAdmissionDenied, want: []string{"PodSecurity", "runAsNonRoot"}, press: true},
 		{name: "limit range", err: forbidden("maximum cpu usage per Container is 1, but limit is 2"),
