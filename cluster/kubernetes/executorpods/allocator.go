@@ -38,6 +38,11 @@ type Options struct {
 	// OnLost is called with an executor whose pod ended and why (the
 	// driver's RemoveExecutor).
 	OnLost func(id, reason string)
+	// OnDecommission, when set, is called once with an executor whose pod
+	// is being deleted while its container runs (a node drain, a
+	// preemption): the driver should give it no new tasks while it
+	// finishes its running ones. Its loss follows when the pod is gone.
+	OnDecommission func(id, reason string)
 	// Report, when set, receives lines for the user: a pod the scheduler
 	// cannot place, allocation that cannot progress.
 	Report func(line string)
@@ -73,12 +78,25 @@ type Allocator struct {
 	failures  int
 	lastStall string
 	stallAt   time.Time
-	unsched   map[string]string // pod name -> last scheduler message reported
-	started   bool
-	stopped   bool
-	done      chan struct{} // closed when run returns
-	watchDone chan struct{} // closed when the informer stops
-	cancel    context.CancelFunc
+	// Backoff and refusals of creations (refusals.go).
+	createFailures int
+	createAfter    time.Time
+	refusedSince   time.Time
+	refusedBy      string
+	lastRefusal    string
+	refusalAt      time.Time
+	// Failed deletions, retried from deleteAfter on.
+	deleteFailures map[int64]int
+	deleteAfter    map[int64]time.Time
+	decommissioned map[int64]bool
+	// startReported are the start failures (reason and image) reported.
+	startReported map[string]bool
+	unsched       map[string]string // pod name -> last scheduler message reported
+	started       bool
+	stopped       bool
+	done          chan struct{} // closed when run returns
+	watchDone     chan struct{} // closed when the informer stops
+	cancel        context.CancelFunc
 }
 
 // NewAllocator returns an allocator for cfg's application, which makes its
@@ -88,12 +106,15 @@ func NewAllocator(cfg *kubeconf.Config, client *kubeclient.Client, opts Options)
 		kick: make(chan struct{}, 1), failed: make(chan error, 1), target: cfg.NumExecutors,
 		pods: map[int64]executorPodState{}, gone: map[int64]bool{}, created: map[int64]time.Time{}, handled: map[int64]bool{},
 		killed: map[int64]bool{}, deleting: map[int64]bool{}, reasons: map[int64]string{}, waiters: map[int64][]chan string{},
-		nextID: 1, unsched: map[string]string{}, done: make(chan struct{}), watchDone: make(chan struct{})}
+		nextID: 1, unsched: map[string]string{}, done: make(chan struct{}), watchDone: make(chan struct{}),
+		deleteFailures: map[int64]int{}, deleteAfter: map[int64]time.Time{}, decommissioned: map[int64]bool{}, startReported: map[string]bool{}}
 }
 
 // Failed delivers the error that ends the application: too many executor
-// failures, or an API error that allocation cannot get past (401, 403,
-// missing namespace).
+// failures (ErrTooManyFailures), an API error that allocation cannot get
+// past (401, an RBAC 403, a missing namespace, an invalid pod), or
+// executor pods refused by the cluster's policy for too long with none
+// running (ErrExecutorsRefused).
 func (a *Allocator) Failed() <-chan error { return a.failed }
 
 // Start starts watching the executor pods and allocating them, for the
@@ -168,7 +189,11 @@ func (a *Allocator) observe(obj any, deleted bool) {
 	if deleted {
 		a.gone[st.ID] = true
 	}
-	if st.Phase == podPending {
+	if key := st.StartFailure + " " + st.Image; st.StartFailure != "" && !a.startReported[key] {
+		a.startReported[key] = true
+		report = fmt.Sprintf("Executor pod %s cannot start: %s for image %s; it counts as an executor failure (%s=%d)",
+			pod.Name, st.StartFailure, st.Image, "spark.executor.maxNumFailures", a.cfg.MaxExecutorFailures)
+	} else if st.Phase == podPending {
 		if msg := Unschedulable(pod); msg != "" && a.unsched[pod.Name] != msg {
 			a.unsched[pod.Name] = msg
 			report = fmt.Sprintf("Executor pod %s is pending: FailedScheduling: %s", pod.Name, msg)
@@ -235,7 +260,12 @@ func (a *Allocator) round(ctx context.Context) {
 		return
 	}
 	p := decide(a.cfg, planInput{Now: now, Target: a.target, Pods: a.pods, Created: a.created, Handled: a.handled,
-		Killed: a.killed, Deleting: a.deleting, NextID: a.nextID, SinceLastBatch: now.Sub(a.lastBatch)})
+		Killed: a.killed, Deleting: a.deleting, NextID: a.nextID, SinceLastBatch: now.Sub(a.lastBatch),
+		DeleteAfter: a.deleteAfter, Decommissioned: a.decommissioned, CreateAfter: a.createAfter,
+		RefusedSince: a.refusedSince, RefusedBy: a.refusedBy})
+	for _, d := range p.Decommission {
+		a.decommissioned[d.ID] = true
+	}
 	wake := a.recordLosses(p.Lost)
 	failures := a.failures
 	a.recordPlan(p, now)
@@ -245,7 +275,11 @@ func (a *Allocator) round(ctx context.Context) {
 	for _, w := range wake {
 		w.ch <- w.reason
 	}
-	a.reportLosses(p.Lost, failures)
+	failed := a.reportLosses(p.Lost, failures)
+	a.reportDecommissions(p.Decommission)
+	if p.GiveUp != "" {
+		a.fail(fmt.Errorf("%w: %s", ErrExecutorsRefused, p.GiveUp))
+	}
 	if stall != "" {
 		line := fmt.Sprintf("Executor allocation cannot progress: wanted %d, pending %d, running %d: %s", p.Wanted, p.Pending, p.Running, stall)
 		a.log.Warn().Int("wanted", p.Wanted).Int("pending", p.Pending).Int("running", p.Running).Msg(line)
@@ -255,11 +289,15 @@ func (a *Allocator) round(ctx context.Context) {
 	}
 	for _, d := range p.Delete {
 		a.log.Info().Int64("executor", d.ID).Str("pod", d.Name).Msgf("Deleting executor pod %s: %s", d.Name, d.Reason)
-		a.deletePod(ctx, d.Name)
+		a.deletePod(ctx, d.ID, d.Name)
 	}
 	if len(p.Create) > 0 {
 		a.log.Info().Int("count", len(p.Create)).Int("wanted", p.Wanted).Int("running", p.Running).Int("pending", p.Pending-len(p.Create)).
 			Msgf("Going to request %d executors from Kubernetes", len(p.Create))
+	}
+	if failed {
+		a.uncreate(p.Create) // the application ends: no more pods
+		return
 	}
 	a.createPods(ctx, p.Create)
 }
@@ -315,6 +353,9 @@ func (a *Allocator) forgetGonePods() {
 			delete(a.gone, id)
 			delete(a.deleting, id)
 			delete(a.unsched, st.Name)
+			delete(a.deleteFailures, id)
+			delete(a.deleteAfter, id)
+			delete(a.decommissioned, id)
 		}
 	}
 }
@@ -331,8 +372,9 @@ func (a *Allocator) stallToReport(stalled string, now time.Time) string {
 }
 
 // reportLosses logs the executors lost and tells the driver (OnLost); the
-// application fails once failures reach spark.executor.maxNumFailures.
-func (a *Allocator) reportLosses(lost []loss, failures int) {
+// application fails once failures reach spark.executor.maxNumFailures, and
+// then it reports true.
+func (a *Allocator) reportLosses(lost []loss, failures int) (failed bool) {
 	for _, l := range lost {
 		ev := a.log.Info()
 		if l.Failure {
@@ -345,46 +387,67 @@ func (a *Allocator) reportLosses(lost []loss, failures int) {
 		if l.Failure && failures >= a.cfg.MaxExecutorFailures {
 			a.fail(fmt.Errorf("%w: max number of executor failures (%d) reached (spark.executor.maxNumFailures); the last: %s",
 				ErrTooManyFailures, a.cfg.MaxExecutorFailures, l.Reason))
+			failed = true
 		}
 	}
+	return failed
 }
 
 // createPods creates the pods of executors ids, in order. At the first
-// error it stops: the application fails when the API refuses the request
-// (401, 403, missing namespace, invalid pod); otherwise the next round
-// tries again.
+// error it stops, and none of the pods not created stays counted as
+// created: the application fails when the request cannot pass (401, an
+// RBAC 403, missing namespace, invalid pod); otherwise creation resumes
+// after a backoff (refusals.go).
 func (a *Allocator) createPods(ctx context.Context, ids []int64) {
-	for _, id := range ids {
+	for i, id := range ids {
 		pod := Pod(a.cfg, id, a.driverURL, a.opts.Owner)
 		cctx, cancel := context.WithTimeout(ctx, a.client.Timeout)
 		_, err := a.client.CoreV1().Pods(a.cfg.Namespace).Create(cctx, pod, metav1.CreateOptions{})
 		cancel()
 		if err == nil || apierrors.IsAlreadyExists(err) {
+			a.createSucceeded()
 			continue
 		}
-		err = a.client.APIError(err, "create", "pods", a.cfg.Namespace)
+		a.uncreate(ids[i:])
 		if ctx.Err() != nil {
 			return
 		}
-		a.mu.Lock()
-		delete(a.created, id)
-		a.mu.Unlock()
-		if errors.Is(err, kubeclient.ErrUnauthorized) || errors.Is(err, kubeclient.ErrForbidden) || errors.Is(err, kubeclient.ErrNamespaceNotFound) ||
-			apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) {
-			a.fail(err)
-			return
-		}
-		a.log.Warn().Err(err).Str("pod", pod.Name).Msg("cannot create an executor pod; retrying in the next round")
+		a.createFailed(a.client.APIError(err, "create", "pods", a.cfg.Namespace), pod.Name)
 		return
 	}
 }
 
-func (a *Allocator) deletePod(ctx context.Context, name string) {
+// deletePod deletes executor id's pod name; a failed deletion is asked for
+// again after a backoff.
+func (a *Allocator) deletePod(ctx context.Context, id int64, name string) {
 	dctx, cancel := context.WithTimeout(ctx, a.client.Timeout)
 	defer cancel()
 	err := a.client.CoreV1().Pods(a.cfg.Namespace).Delete(dctx, name, metav1.DeleteOptions{})
-	if err != nil && !apierrors.IsNotFound(err) && ctx.Err() == nil {
-		a.log.Warn().Err(a.client.APIError(err, "delete", "pods/"+name, a.cfg.Namespace)).Msg("cannot delete an executor pod")
+	if ctx.Err() != nil {
+		return
+	}
+	a.mu.Lock()
+	if err == nil || apierrors.IsNotFound(err) {
+		delete(a.deleteFailures, id)
+		delete(a.deleteAfter, id)
+		a.mu.Unlock()
+		return
+	}
+	d := a.deleteFailedLocked(id, time.Now())
+	a.mu.Unlock()
+	a.log.Warn().Err(a.client.APIError(err, "delete", "pods/"+name, a.cfg.Namespace)).Dur("retryIn", d).
+		Msg("cannot delete an executor pod; retrying with backoff")
+}
+
+// reportDecommissions logs the executors whose pods began decommissioning
+// and tells the driver (OnDecommission).
+func (a *Allocator) reportDecommissions(ds []podDeletion) {
+	for _, d := range ds {
+		a.log.Info().Int64("executor", d.ID).Str("pod", d.Name).
+			Msgf("Executor %d is decommissioning: %s; it finishes its running tasks, and is lost only once its pod is gone", d.ID, d.Reason)
+		if a.opts.OnDecommission != nil {
+			a.opts.OnDecommission(strconv.FormatInt(d.ID, 10), d.Reason)
+		}
 	}
 }
 
@@ -400,7 +463,7 @@ func (a *Allocator) Counts() (running, pending, wanted int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for id, st := range a.pods {
-		if a.deleting[id] || st.Phase.terminal() {
+		if a.deleting[id] || st.Phase.terminal() || st.Phase == podDecommissioning {
 			continue
 		}
 		if st.Phase == podRunning {

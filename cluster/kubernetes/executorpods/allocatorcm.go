@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -24,7 +25,8 @@ func (a *Allocator) RequestTotalExecutors(ctx context.Context, total int) error 
 }
 
 // KillExecutors implements endpoints.ClusterManager: it deletes the
-// executors' pods and wants as many executors fewer.
+// executors' pods and wants as many executors fewer. A deletion that fails
+// is returned, and retried by the allocation rounds.
 func (a *Allocator) KillExecutors(ctx context.Context, ids []string) error {
 	return a.kill(ctx, ids, false)
 }
@@ -36,7 +38,7 @@ func (a *Allocator) KillAndReplaceExecutors(ctx context.Context, ids []string) e
 }
 
 func (a *Allocator) kill(ctx context.Context, ids []string, replace bool) error {
-	var names []string
+	var pods []podDeletion
 	a.mu.Lock()
 	for _, s := range ids {
 		id, err := strconv.ParseInt(s, 10, 64)
@@ -52,16 +54,20 @@ func (a *Allocator) kill(ctx context.Context, ids []string, replace bool) error 
 		if !replace {
 			a.target = max(0, a.target-1)
 		}
-		names = append(names, st.Name)
+		pods = append(pods, podDeletion{ID: id, Name: st.Name})
 	}
 	a.mu.Unlock()
 	var errs []error
-	for _, n := range names {
+	for _, p := range pods {
 		dctx, cancel := context.WithTimeout(ctx, a.client.Timeout)
-		err := a.client.CoreV1().Pods(a.cfg.Namespace).Delete(dctx, n, metav1.DeleteOptions{})
+		err := a.client.CoreV1().Pods(a.cfg.Namespace).Delete(dctx, p.Name, metav1.DeleteOptions{})
 		cancel()
 		if err != nil && !apierrors.IsNotFound(err) {
-			errs = append(errs, a.client.APIError(err, "delete", "pods/"+n, a.cfg.Namespace))
+			// The allocation rounds delete it again, after a backoff.
+			a.mu.Lock()
+			a.deleteFailedLocked(p.ID, time.Now())
+			a.mu.Unlock()
+			errs = append(errs, a.client.APIError(err, "delete", "pods/"+p.Name, a.cfg.Namespace))
 		}
 	}
 	a.poke()

@@ -17,7 +17,23 @@
 // through the API. A pod that fails, is deleted or evicted is reported to
 // the driver (Options.OnLost) as an executor loss with the pod's reason,
 // and another pod replaces it; spark.executor.maxNumFailures failures end
-// the application with ErrTooManyFailures (Allocator.Failed).
+// the application with ErrTooManyFailures (Allocator.Failed). A container
+// that cannot start (ErrImagePull, ImagePullBackOff, InvalidImageName,
+// CreateContainerConfigError) is such a failure at once, its reason and
+// image reported once. A pod being deleted whose container still runs is
+// decommissioning (Options.OnDecommission), not lost: its executor
+// finishes its tasks, and is lost when the pod is gone or its grace period
+// (the deletion timestamp) has passed; a replacement is created at once.
+//
+// Failed requests are handled by cause (kubeclient's classification): a
+// quota or admission refusal is back-pressure, retried with exponential
+// backoff and jitter and logged with the quota's name or the admission
+// message, while the application goes on with the executors it has; it
+// fails with ErrExecutorsRefused only when none runs and every pod was
+// refused for longer than spark.kubernetes.allocation.executor.timeout. An
+// RBAC denial, 401, a missing namespace or an invalid pod fails it at once;
+// transient errors are retried with backoff. The pods of a batch that were
+// not created are not counted as created; a failed deletion is retried.
 //
 // With an owner (Options.Owner: the driver pod), the executor pods are
 // owned by it, and at start the Allocator waits for its Ready condition
@@ -32,6 +48,8 @@
 //   - allocator.go: the Allocator's pod informer and allocation rounds;
 //   - allocatorcm.go: its endpoints.ClusterManager methods;
 //   - plan.go: its decisions, free of I/O;
+//   - refusals.go: its handling of failed creations and deletions;
+//   - backoff.go: its retry delays;
 //   - readiness.go: its wait for the driver pod;
 //   - pods.go: the executor pods' spec (Pod: sparkrpc's pod shaped by
 //     package podspec's steps), names and selector.

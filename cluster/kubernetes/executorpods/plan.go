@@ -23,6 +23,11 @@ type podPhase int
 const (
 	podPending podPhase = iota
 	podRunning
+	// podDecommissioning is a pod being deleted whose container still
+	// runs (a node drain, a spot preemption, a user's delete): its
+	// executor finishes its tasks within the grace period. Not an end.
+	podDecommissioning
+	// podSucceeded and the phases after it are ends.
 	podSucceeded
 	podFailed
 	// podDeleted is a pod that was deleted (or is being deleted) before it ended.
@@ -30,10 +35,14 @@ const (
 )
 
 func (p podPhase) String() string {
-	return [...]string{"Pending", "Running", "Succeeded", "Failed", "Deleted"}[p]
+	return [...]string{"Pending", "Running", "Decommissioning", "Succeeded", "Failed", "Deleted"}[p]
 }
 
 func (p podPhase) terminal() bool { return p >= podSucceeded }
+
+// startFailures are the reasons of a container waiting that will not start
+// without a change to the pod or the cluster: its executor fails at once.
+var startFailures = map[string]bool{"ErrImagePull": true, "ImagePullBackOff": true, "InvalidImageName": true, "CreateContainerConfigError": true}
 
 // executorPodState is one executor pod in a snapshot.
 type executorPodState struct {
@@ -47,6 +56,13 @@ type executorPodState struct {
 	Reason string
 	// ExitCode is the container's exit code in a terminal phase (-1 unknown).
 	ExitCode int32
+	// GraceEnd is when a decommissioning pod's grace period ends (its
+	// deletion timestamp).
+	GraceEnd time.Time
+	// StartFailure is the reason its container cannot start (one of
+	// startFailures), and Image its image; the pod's phase is then
+	// podFailed.
+	StartFailure, Image string
 }
 
 // planInput is what a planning round knows.
@@ -68,6 +84,20 @@ type planInput struct {
 	NextID int64
 	// SinceLastBatch is the time since the last pods were created.
 	SinceLastBatch time.Duration
+	// DeleteAfter holds the pods whose deletion failed: they are asked for
+	// again, if still needed, only from that time on (backoff).
+	DeleteAfter map[int64]time.Time
+	// Decommissioned are the executors the driver was told are
+	// decommissioning.
+	Decommissioned map[int64]bool
+	// CreateAfter, when set, is the earliest time to create pods again
+	// after a failed creation (backoff).
+	CreateAfter time.Time
+	// RefusedSince, when set, is when the cluster's policy (a quota, an
+	// admission check) began refusing executor pods with no pod created
+	// since; RefusedBy is its last refusal.
+	RefusedSince time.Time
+	RefusedBy    string
 }
 
 // loss is an executor whose pod ended.
@@ -93,6 +123,13 @@ type plan struct {
 	Running, Pending, Wanted int
 	// Stalled says the allocation cannot progress, and why.
 	Stalled string
+	// Decommission are the executors whose pods began decommissioning:
+	// tell the driver, once.
+	Decommission []podDeletion
+	// GiveUp, when set, ends the application: no executor runs, and the
+	// cluster's policy refused every executor pod for longer than
+	// spark.kubernetes.allocation.executor.timeout.
+	GiveUp string
 }
 
 type podDeletion struct {
@@ -109,7 +146,27 @@ func decide(cfg *kubeconf.Config, in planInput) plan {
 	pending := p.deleteExcess(in, pendingIDs, running+len(pendingIDs)+unseen-in.Target)
 	p.Running, p.Pending, p.Wanted = running, pending+unseen, in.Target
 	p.createBatch(cfg, in, in.Target-running-pending-unseen, pending, unseen)
+	p.giveUp(cfg, in, running)
 	return p
+}
+
+// giveUp ends the application when the cluster's policy has refused every
+// executor pod for longer than spark.kubernetes.allocation.executor.timeout
+// and no executor runs; with executors running, the application goes on
+// with them (as Spark, which logs and retries).
+func (p *plan) giveUp(cfg *kubeconf.Config, in planInput, running int) {
+	if in.RefusedSince.IsZero() || running > 0 || in.Target == 0 || in.Now.Sub(in.RefusedSince) <= cfg.ExecutorTimeout {
+		return
+	}
+	p.GiveUp = fmt.Sprintf("no executor pod could be created for %s (%s) and none runs: %s",
+		in.Now.Sub(in.RefusedSince).Round(time.Second), kubeconf.KeyExecutorTimeout, in.RefusedBy)
+}
+
+// deferred reports whether a pod whose deletion failed waits before it is
+// deleted again.
+func deferred(in planInput, id int64) bool {
+	at, ok := in.DeleteAfter[id]
+	return ok && in.Now.Before(at)
 }
 
 // classifyPods goes through the pods of the snapshot, in executor order:
@@ -128,13 +185,22 @@ func (p *plan) classifyPods(cfg *kubeconf.Config, in planInput) (running int, pe
 			if !in.Handled[id] {
 				p.Lost = append(p.Lost, loss{ID: id, Name: st.Name, Reason: lossReason(st), Failure: !in.Killed[id] && isFailure(st)})
 			}
-			if st.Phase != podDeleted && cfg.DeleteOnTermination && !in.Deleting[id] {
+			if st.Phase != podDeleted && cfg.DeleteOnTermination && !in.Deleting[id] && !deferred(in, id) {
 				p.Delete = append(p.Delete, podDeletion{ID: id, Name: st.Name, Reason: "its executor ended"})
 			}
 			continue
 		}
-		if in.Deleting[id] {
+		if st.Phase == podDecommissioning {
+			p.decommissioning(in, st)
 			continue // on its way out: neither running nor pending
+		}
+		if in.Deleting[id] || deferred(in, id) {
+			continue // on its way out: neither running nor pending
+		}
+		if in.Killed[id] {
+			// The driver killed it and the deletion failed: again.
+			p.Delete = append(p.Delete, podDeletion{ID: id, Name: st.Name, Reason: "the driver killed its executor"})
+			continue
 		}
 		if st.Phase == podRunning {
 			running++
@@ -148,6 +214,23 @@ func (p *plan) classifyPods(cfg *kubeconf.Config, in planInput) (running int, pe
 		pendingIDs = append(pendingIDs, id)
 	}
 	return running, pendingIDs
+}
+
+// decommissioning handles a pod being deleted whose container still runs
+// (Spark's PodRunning with a deletion timestamp): its executor is not lost
+// while it finishes its tasks, only once its pod is gone or its grace
+// period has ended; the driver is told, once, that it is decommissioning
+// (unless the allocator or the driver deleted it).
+func (p *plan) decommissioning(in planInput, st executorPodState) {
+	switch {
+	case in.Handled[st.ID]:
+	case !st.GraceEnd.IsZero() && in.Now.After(st.GraceEnd):
+		p.Lost = append(p.Lost, loss{ID: st.ID, Name: st.Name,
+			Reason: fmt.Sprintf("The executor with id %d was deleted by a user or the framework and still ran at the end of its grace period.", st.ID)})
+	case !in.Decommissioned[st.ID] && !in.Killed[st.ID] && !in.Deleting[st.ID]:
+		p.Decommission = append(p.Decommission, podDeletion{ID: st.ID, Name: st.Name,
+			Reason: fmt.Sprintf("pod %s is being deleted (grace period until %s)", st.Name, st.GraceEnd.Format(time.RFC3339))})
+	}
 }
 
 // expireUnseen goes through the pods created but not yet in a snapshot:
@@ -188,9 +271,10 @@ func (p *plan) deleteExcess(in planInput, pendingIDs []int64, excess int) (pendi
 // wanted: none while pods of the last batch are unseen (as Spark, it waits
 // for them) or within spark.kubernetes.allocation.batch.delay of it; at
 // most batch.size, and no more than maxPendingPods pending (else the plan
-// says it is stalled).
+// says it is stalled); none before in.CreateAfter (a failed creation's
+// backoff).
 func (p *plan) createBatch(cfg *kubeconf.Config, in planInput, missing, pending, unseen int) {
-	if missing <= 0 || unseen > 0 || in.SinceLastBatch < cfg.BatchDelay {
+	if missing <= 0 || unseen > 0 || in.SinceLastBatch < cfg.BatchDelay || in.Now.Before(in.CreateAfter) {
 		return
 	}
 	n := min(missing, cfg.BatchSize, cfg.MaxPendingPods-pending)
@@ -221,6 +305,9 @@ func lossReason(st executorPodState) string {
 		return fmt.Sprintf("The executor with id %d was deleted by a user or the framework.", st.ID)
 	case podSucceeded:
 		return fmt.Sprintf("The executor with id %d exited with exit code 0 (pod %s succeeded).", st.ID, st.Name)
+	}
+	if st.StartFailure != "" {
+		return fmt.Sprintf("The executor with id %d could not start: %s for image %s. %s", st.ID, st.StartFailure, st.Image, st.Reason)
 	}
 	msg := fmt.Sprintf("The executor with id %d exited with exit code %s.", st.ID, describeExitCode(st.ExitCode))
 	if st.Reason != "" {
@@ -278,12 +365,19 @@ func podState(pod *corev1.Pod, deleted bool) (executorPodState, bool) {
 		}
 		if w := cs.State.Waiting; w != nil && w.Reason != "" && w.Reason != "ContainerCreating" {
 			parts = append(parts, fmt.Sprintf("Container %s waiting: %s %s", cs.Name, w.Reason, w.Message))
+			if startFailures[w.Reason] && st.StartFailure == "" {
+				st.StartFailure, st.Image = w.Reason, containerImage(pod, cs)
+			}
 		}
 	}
 	st.Reason = strings.Join(parts, " ")
 	switch {
+	case !deleted && pod.DeletionTimestamp != nil && pod.Status.Phase == corev1.PodRunning && st.ExitCode == -1:
+		st.Phase, st.GraceEnd = podDecommissioning, pod.DeletionTimestamp.Time
 	case deleted || pod.DeletionTimestamp != nil:
 		st.Phase = podDeleted
+	case st.StartFailure != "":
+		st.Phase = podFailed
 	case pod.Status.Phase == corev1.PodFailed:
 		st.Phase = podFailed
 	case pod.Status.Phase == corev1.PodSucceeded:
@@ -294,4 +388,14 @@ func podState(pod *corev1.Pod, deleted bool) (executorPodState, bool) {
 		st.Phase = podPending
 	}
 	return st, true
+}
+
+// containerImage is the image of the container of cs.
+func containerImage(pod *corev1.Pod, cs corev1.ContainerStatus) string {
+	for _, c := range pod.Spec.Containers {
+		if c.Name == cs.Name {
+			return c.Image
+		}
+	}
+	return cs.Image
 }

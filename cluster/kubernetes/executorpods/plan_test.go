@@ -23,6 +23,11 @@ func TestDecide(t *testing.T) {
 	pod := func(id int64, ph podPhase, age time.Duration) executorPodState {
 		return executorPodState{ID: id, Name: PodName("sparkpi-abc", id), Phase: ph, Created: t0.Add(-age), ExitCode: -1}
 	}
+	graceful := func(st executorPodState, end time.Time) executorPodState { st.GraceEnd = end; return st }
+	unpulled := func(st executorPodState) executorPodState {
+		st.StartFailure, st.Image = "ImagePullBackOff", "unpullable/x"
+		return st
+	}
 	pods := func(ps ...executorPodState) map[int64]executorPodState {
 		m := map[int64]executorPodState{}
 		for _, p := range ps {
@@ -41,6 +46,8 @@ func TestDecide(t *testing.T) {
 		stalled bool
 		running int
 		pending int
+		decom   []int64
+		giveUp  bool
 	}{
 		{name: "first batch", in: planInput{Target: 2, NextID: 1, SinceLastBatch: time.Hour}, create: []int64{1, 2}, pending: 2},
 		{name: "batch size bounds a round", cfg: func(c *kubeconf.Config) { c.BatchSize = 3 },
@@ -80,6 +87,40 @@ func TestDecide(t *testing.T) {
 			stalled: true, pending: 2},
 		{name: "being deleted counts for nothing", in: planInput{Target: 1, NextID: 2, SinceLastBatch: time.Hour,
 			Pods: pods(pod(1, podRunning, time.Second)), Deleting: map[int64]bool{1: true}}, create: []int64{2}, pending: 1},
+		{name: "decommissioning: not lost, told once, replaced", in: planInput{Target: 1, NextID: 2, SinceLastBatch: time.Hour,
+			Pods: pods(graceful(pod(1, podDecommissioning, time.Second), t0.Add(30*time.Second)))}, create: []int64{2}, pending: 1, decom: []int64{1}},
+		{name: "decommissioning, told already", in: planInput{Target: 1, NextID: 3, SinceLastBatch: time.Hour,
+			Pods:           pods(graceful(pod(1, podDecommissioning, time.Second), t0.Add(30*time.Second)), pod(2, podRunning, time.Second)),
+			Decommissioned: map[int64]bool{1: true}}, running: 1},
+		{name: "decommissioning killed by the driver: not told", in: planInput{Target: 1, NextID: 3, SinceLastBatch: time.Hour,
+			Pods:   pods(graceful(pod(1, podDecommissioning, time.Second), t0.Add(30*time.Second)), pod(2, podRunning, time.Second)),
+			Killed: map[int64]bool{1: true}, Deleting: map[int64]bool{1: true}}, running: 1},
+		{name: "decommissioning past its grace period: lost, no failure", in: planInput{Target: 1, NextID: 3, SinceLastBatch: time.Hour,
+			Pods:           pods(graceful(pod(1, podDecommissioning, time.Minute), t0.Add(-time.Second)), pod(2, podRunning, time.Second)),
+			Decommissioned: map[int64]bool{1: true}}, lost: []int64{1}, failure: []bool{false}, running: 1},
+		{name: "decommissioning lost already", in: planInput{Target: 1, NextID: 3, SinceLastBatch: time.Hour,
+			Pods:    pods(graceful(pod(1, podDecommissioning, time.Minute), t0.Add(-time.Second)), pod(2, podRunning, time.Second)),
+			Handled: map[int64]bool{1: true}}, running: 1},
+		{name: "image cannot be pulled: a failure at once, deleted, replaced", in: planInput{Target: 1, NextID: 2, SinceLastBatch: time.Hour,
+			Pods: pods(unpulled(pod(1, podFailed, time.Second)))}, create: []int64{2}, delete: []int64{1}, lost: []int64{1}, failure: []bool{true}, pending: 1},
+		{name: "creation in backoff", in: planInput{Target: 2, NextID: 1, SinceLastBatch: time.Hour, CreateAfter: t0.Add(time.Second)}},
+		{name: "creation after its backoff", in: planInput{Target: 1, NextID: 1, SinceLastBatch: time.Hour, CreateAfter: t0.Add(-time.Second)},
+			create: []int64{1}, pending: 1},
+		{name: "failed deletion waits for its backoff", in: planInput{Target: 1, NextID: 3, SinceLastBatch: time.Hour,
+			Pods: pods(pod(1, podFailed, time.Second), pod(2, podRunning, time.Second)), Handled: map[int64]bool{1: true},
+			DeleteAfter: map[int64]time.Time{1: t0.Add(time.Second)}}, running: 1},
+		{name: "failed deletion asked again after its backoff", in: planInput{Target: 1, NextID: 3, SinceLastBatch: time.Hour,
+			Pods: pods(pod(1, podFailed, time.Second), pod(2, podRunning, time.Second)), Handled: map[int64]bool{1: true},
+			DeleteAfter: map[int64]time.Time{1: t0.Add(-time.Second)}}, delete: []int64{1}, running: 1},
+		{name: "killed pod whose deletion failed: deleted again", in: planInput{Target: 1, NextID: 3, SinceLastBatch: time.Hour,
+			Pods: pods(pod(1, podRunning, time.Second), pod(2, podRunning, time.Second)), Killed: map[int64]bool{1: true}},
+			delete: []int64{1}, running: 1},
+		{name: "refused past the timeout, none running: give up", in: planInput{Target: 2, NextID: 1, SinceLastBatch: time.Hour,
+			CreateAfter: t0.Add(time.Second), RefusedSince: t0.Add(-2 * time.Minute), RefusedBy: "ResourceQuota q"}, giveUp: true},
+		{name: "refused past the timeout, one running: goes on", in: planInput{Target: 2, NextID: 2, SinceLastBatch: time.Hour,
+			Pods: pods(pod(1, podRunning, time.Second)), CreateAfter: t0.Add(time.Second), RefusedSince: t0.Add(-2 * time.Minute)}, running: 1},
+		{name: "refused within the timeout: goes on", in: planInput{Target: 2, NextID: 1, SinceLastBatch: time.Hour,
+			CreateAfter: t0.Add(time.Second), RefusedSince: t0.Add(-30 * time.Second)}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -89,7 +130,13 @@ func TestDecide(t *testing.T) {
 			}
 			tc.in.Now = t0
 			p := decide(cfg, tc.in)
-			var del, lost []int64
+			var del, lost, decom []int64
+			for _, d := range p.Decommission {
+				decom = append(decom, d.ID)
+			}
+			if !slices.Equal(decom, tc.decom) || (p.GiveUp != "") != tc.giveUp {
+				t.Errorf("decommission %v give up %q; want %v %v", decom, p.GiveUp, tc.decom, tc.giveUp)
+			}
 			var fail []bool
 			for _, d := range p.Delete {
 				del = append(del, d.ID)
@@ -121,9 +168,23 @@ func TestPodStateReasons(t *testing.T) {
 	evicted := base()
 	evicted.Status.Phase, evicted.Status.Reason, evicted.Status.Message = corev1.PodFailed, "Evicted", "The node was low on resource: memory."
 	deleting := base()
-	deleting.Status.Phase = corev1.PodRunning
+	deleting.Status.Phase = corev1.PodPending
 	now := metav1.Now()
 	deleting.DeletionTimestamp = &now
+	draining := base()
+	draining.Status.Phase = corev1.PodRunning
+	draining.DeletionTimestamp = &now
+	drained := draining.DeepCopy()
+	drained.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: kubeconf.ExecutorContainerName,
+		State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0, Reason: "Completed"}}}}
+	pull := base()
+	pull.Spec.Containers = []corev1.Container{{Name: kubeconf.ExecutorContainerName, Image: "unpullable/x:1"}}
+	pull.Status.Phase = corev1.PodPending
+	pull.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: kubeconf.ExecutorContainerName,
+		State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ErrImagePull", Message: "pull access denied"}}}}
+	secretless := pull.DeepCopy()
+	secretless.Spec.Containers[0].Image = "img"
+	secretless.Status.ContainerStatuses[0].State.Waiting = &corev1.ContainerStateWaiting{Reason: "CreateContainerConfigError", Message: `secret "s" not found`}
 	cases := []struct {
 		name    string
 		pod     *corev1.Pod
@@ -136,12 +197,19 @@ func TestPodStateReasons(t *testing.T) {
 		{"evicted", evicted, false, podFailed, []string{"Evicted", "low on resource"}, false},
 		{"deleting", deleting, false, podDeleted, []string{"deleted by a user or the framework"}, false},
 		{"gone", base(), true, podDeleted, []string{"deleted"}, false},
+		{"running while deleted", draining, false, podDecommissioning, nil, false},
+		{"ended while deleted", drained, false, podDeleted, []string{"deleted by a user or the framework"}, false},
+		{"image cannot be pulled", pull, false, podFailed, []string{"ErrImagePull", "unpullable/x:1", "pull access denied"}, true},
+		{"container config error", secretless, false, podFailed, []string{"CreateContainerConfigError", `secret "s" not found`}, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			st, ok := podState(tc.pod, tc.deleted)
 			if !ok || st.ID != 3 || st.Phase != tc.phase {
 				t.Fatalf("podState = %+v, %v", st, ok)
+			}
+			if tc.phase == podDecommissioning && !st.GraceEnd.Equal(now.Time) {
+				t.Errorf("grace period ends %v, want %v", st.GraceEnd, now)
 			}
 			r := lossReason(st)
 			for _, w := range tc.want {

@@ -10,9 +10,13 @@
 //
 // A failed request becomes an *APIError (Client.APIError) saying what was
 // asked, where and with which credential, and matching one of the
-// sentinel errors: ErrUnreachable, ErrUnauthorized, ErrForbidden,
-// ErrNamespaceNotFound or ErrNotFound; ErrCredentials is a credential that
-// cannot be read.
+// sentinel errors: ErrUnreachable, ErrUnauthorized, ErrForbidden (RBAC),
+// ErrQuotaExceeded, ErrAdmissionDenied (PodSecurity, LimitRange,
+// webhooks), ErrTransient (5xx, 429, conflicts), ErrNamespaceNotFound or
+// ErrNotFound; ErrCredentials is a credential that cannot be read. A 403 is
+// classified by its message: quota and admission refusals are the
+// cluster's policy saying "not now" (BackPressure), RBAC denials are not;
+// Retryable says which failures to retry as they are.
 //
 // Requests go through typed clients of the core/v1 resources sparkrpc uses
 // (Client.CoreV1: pods, secrets, services, events, namespaces) and of the

@@ -63,6 +63,8 @@ type podProc struct {
 	proc     *os.Process // nil when the process did not start
 	exited   chan struct{}
 	deleting bool
+	// unpulled is true for a pod whose image cannot be pulled (imagepull.go).
+	unpulled bool
 	killer   *time.Timer
 	refresh  *time.Timer // of the service-account tokens
 }
@@ -114,6 +116,11 @@ func (p *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	pp.dir = filepath.Join(p.cfg.rootDir, "pods", fmt.Sprintf("%s_%s_%s", pod.Namespace, pod.Name, pod.UID))
 	pp.logPath = filepath.Join(pp.dir, pod.Spec.Containers[0].Name+".log")
 	p.pods[key] = pp
+	if unpullable(pod.Spec.Containers[0].Image) {
+		p.failPullLocked(pp)
+		p.mu.Unlock()
+		return nil
+	}
 	p.notifyLocked(pp)
 	spec := pp.pod.DeepCopy()
 	p.mu.Unlock()
@@ -305,6 +312,10 @@ func (p *provider) UpdatePod(_ context.Context, pod *corev1.Pod) error {
 // terminal status is reported when the process has ended.
 func (p *provider) DeletePod(_ context.Context, pod *corev1.Pod) error {
 	key := podKey(pod.Namespace, pod.Name)
+	if final := p.deleteUnpulled(key, pod); final != nil {
+		p.finishDeletion(final)
+		return nil
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	pp, ok := p.pods[key]
