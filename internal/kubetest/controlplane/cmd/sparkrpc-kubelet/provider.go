@@ -143,22 +143,7 @@ func (p *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 		err = p.start(pp, vols)
 	}
 	if err != nil {
-		unmount(pp.dir)
-		p.cfg.logger.Warn("pod failed to start", "pod", key, "err", err)
-		close(pp.exited)
-		pp.pod.Status.Phase = corev1.PodFailed
-		pp.pod.Status.Message = err.Error()
-		p.setContainerState(pp.pod, corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
-			ExitCode: 128, Reason: "StartError", Message: err.Error(), StartedAt: now, FinishedAt: metav1.Now(),
-		}}, false, "")
-		p.setConditions(pp.pod, false, "PodFailed")
-		p.notifyLocked(pp)
-		if pp.deleting {
-			p.forgetLocked(key, pp)
-			if !p.closed {
-				final = pp.pod.DeepCopy()
-			}
-		}
+		final = p.startFailedLocked(key, pp, now, err)
 		return nil
 	}
 	p.cfg.logger.Info("pod started", "pod", key, "pid", pp.proc.Pid)
@@ -168,6 +153,29 @@ func (p *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	p.notifyLocked(pp)
 	if len(vols.tokens) > 0 {
 		go p.refreshTokens(pp, vols.tokens, vols.expiry) // takes p.mu
+	}
+	return nil
+}
+
+// startFailedLocked reports that pp's container could not start (err): the
+// pod fails with reason StartError. It returns the pod to remove from the
+// API when it was deleted meanwhile, else nil. The caller holds p.mu.
+func (p *provider) startFailedLocked(key string, pp *podProc, started metav1.Time, err error) *corev1.Pod {
+	unmount(pp.dir)
+	p.cfg.logger.Warn("pod failed to start", "pod", key, "err", err)
+	close(pp.exited)
+	pp.pod.Status.Phase = corev1.PodFailed
+	pp.pod.Status.Message = err.Error()
+	p.setContainerState(pp.pod, corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+		ExitCode: 128, Reason: "StartError", Message: err.Error(), StartedAt: started, FinishedAt: metav1.Now(),
+	}}, false, "")
+	p.setConditions(pp.pod, false, "PodFailed")
+	p.notifyLocked(pp)
+	if pp.deleting {
+		p.forgetLocked(key, pp)
+		if !p.closed {
+			return pp.pod.DeepCopy()
+		}
 	}
 	return nil
 }
