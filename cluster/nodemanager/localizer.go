@@ -205,7 +205,7 @@ func (l *localizer) get(ctx context.Context, appID string, res *messages.RmLocal
 	}
 	if res.GetKind() == messages.RmResourceKind_RM_RESOURCE_KIND_PROGRAM {
 		// One copy per digest: a program's makes it executable.
-		if err := os.Chmod(e.path, 0o700); err != nil {
+		if err := os.Chmod(e.path, 0o500); err != nil {
 			return "", err
 		}
 	}
