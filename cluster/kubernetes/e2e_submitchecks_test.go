@@ -62,6 +62,13 @@ func TestKubernetesDryRunLimitRange(t *testing.T) {
 		t.Fatalf("cluster mode: exit %d:\n%s", code, out)
 	}
 	noPods("cluster mode")
+	// Without the dry run the same refusal comes when the pod is created.
+	out, code = runSparkrpc(ctx, t, append(clusterArgs(t, prefix), "--conf", kubeconf.KeyNamespace+"="+ns,
+		"--conf", kubeconf.KeySubmissionDryRun+"=false", "--class", "SparkPi", "spark-internal", "4")...)
+	if code == 0 || strings.Contains(out, "(dry run") || !strings.Contains(out, "maximum memory usage per Container is 256Mi") {
+		t.Fatalf("cluster mode without the dry run: exit %d:\n%s", code, out)
+	}
+	noPods("cluster mode without the dry run")
 
 	out, code = runSparkrpc(ctx, t, "submit", "--master", "k8s://"+controlPlane.Server(), "--num-executors", "2",
 		"--executor-memory", "512m", "--conf", kubeconf.KeyNamespace+"="+ns, "--conf", kubeconf.KeyContainerImage+"=sparkrpc:test",
