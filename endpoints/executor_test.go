@@ -87,6 +87,45 @@ func TestExecutorContextCancelStopsGracefully(t *testing.T) {
 	})
 }
 
+// Driver.DecommissionExecutor (a pod being deleted): the executor gets no
+// new task, finishes its running ones, and leaves cleanly.
+func TestDriverDecommissionsExecutor(t *testing.T) {
+	forEachNetwork(t, func(t *testing.T, nw network) {
+		c := startCluster(t, nw, testConf(), 0, 1)
+		c.StartExecutor(context.Background(), endpoints.ExecutorConfig{DriverURL: c.Driver.URL(), ExecutorID: "d", Cores: 2},
+			endpoints.WithEnvFactory(nw.factory))
+		wctx, wcancel := context.WithTimeout(context.Background(), testTimeout)
+		defer wcancel()
+		if err := c.Driver.WaitForExecutors(wctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		key, gate := gates.New(t)
+		done := make(chan error, 1)
+		go func() {
+			_, err := runJob(t, c.Driver, "test.gated", gatedPayloads(key, 2))
+			done <- err
+		}()
+		c.rec.waitFor(t, "tasks running", func(evs []endpoints.Event) bool { return countEvents[endpoints.TaskStart](evs, nil) == 2 })
+		if !c.Driver.DecommissionExecutor("d", "pod deleted") || c.Driver.DecommissionExecutor("nope", "x") {
+			t.Fatal("DecommissionExecutor: want true for a known executor only")
+		}
+		if ex, _ := executor(c.Driver, "d"); !ex.Decommissioning {
+			t.Fatalf("executor %+v is not decommissioning", ex)
+		}
+		if errs := c.ExecutorErrors(); len(errs) != 0 {
+			t.Fatalf("executor returned before its tasks finished: %v", errs)
+		}
+		gate.Open()
+		if err := <-done; err != nil {
+			t.Fatalf("job: %v; want the running tasks to finish", err)
+		}
+		testutil.Eventually(t, testTimeout, "executor returned", func() bool { return len(c.ExecutorErrors()) == 1 })
+		if err := c.ExecutorErrors()["d"]; err != nil {
+			t.Fatalf("RunExecutor = %v; want nil", err)
+		}
+	})
+}
+
 // exitExecutor runs once: an executor told to stop does not also exit with
 // code 1 when the driver then goes away.
 func TestStoppingExecutorIgnoresTheDriverLeaving(t *testing.T) {

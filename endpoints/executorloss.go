@@ -205,3 +205,27 @@ func (d *Driver) killAndReplace(id, why string) {
 		}
 	}()
 }
+
+// DecommissionExecutor decommissions executor id, as Spark's driver does
+// when its cluster manager says the executor's host is going away (a
+// Kubernetes pod being deleted): the executor gets no new tasks, is told
+// to finish its running ones and leave (DecommissionExecutor), and its
+// tasks move only once it is gone. reason is logged. It reports whether
+// the executor was known.
+func (d *Driver) DecommissionExecutor(id, reason string) bool {
+	d.mu.Lock()
+	ex := d.executors[id]
+	if ex != nil {
+		ex.decommissioning = true
+		d.notifyChanged()
+	}
+	d.mu.Unlock()
+	if ex == nil {
+		return false
+	}
+	d.log.Info().Str("executor", id).Str("reason", reason).Msg("decommissioning executor; it gets no new tasks")
+	if err := ex.ref.Send(&messages.DecommissionExecutor{}); err != nil {
+		d.log.Warn().Err(err).Str("executor", id).Msg("could not tell the executor to decommission")
+	}
+	return true
+}

@@ -278,6 +278,13 @@ func (b *podBackend) Prepare(ctx context.Context, _ *actor.Env, app *driverrun.A
 			if d := b.driver.Load(); d != nil {
 				_ = d.RemoveExecutor(id, reason)
 			}
+		},
+		// A running pod being deleted (a drain, a preemption): its
+		// executor finishes its tasks and leaves, as in Spark.
+		OnDecommission: func(id, reason string) {
+			if d := b.driver.Load(); d != nil {
+				d.DecommissionExecutor(id, reason)
+			}
 		}})
 	return b.alloc, nil
 }
