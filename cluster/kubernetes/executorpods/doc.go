@@ -46,6 +46,8 @@
 // # Files
 //
 //   - allocator.go: the Allocator's pod informer and allocation rounds;
+//   - podcalls.go: its calls on the API server for pods (create, delete,
+//     delete all at the end);
 //   - allocatorcm.go: its endpoints.ClusterManager methods;
 //   - plan.go: its decisions, free of I/O;
 //   - refusals.go: its handling of failed creations and deletions;
