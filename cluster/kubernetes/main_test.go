@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/sparkrpc/sparkrpc/internal/kubetest"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"go.uber.org/goleak"
 	"k8s.io/client-go/kubernetes"
 )
@@ -53,29 +53,22 @@ func testMain(m *testing.M) int {
 		}
 		defer os.RemoveAll(dir)
 		sparkrpcBin = filepath.Join(dir, "sparkrpc")
-		build := exec.Command("go", "build", "-o", sparkrpcBin, "github.com/sparkrpc/sparkrpc/cmd/sparkrpc")
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "building sparkrpc:", err)
+		if err := testutil.GoBuild("github.com/sparkrpc/sparkrpc/cmd/sparkrpc", sparkrpcBin); err != nil {
+			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
 		// The image sumofsquares:test holds the example program of its own
 		// module, and only that: its pods find no other program first.
 		imageDir := filepath.Join(dir, "images", "sumofsquares")
 		sumOfSquaresBin = filepath.Join(imageDir, "sumofsquares")
-		build = exec.Command("go", "build", "-o", sumOfSquaresBin, ".")
-		build.Dir = filepath.Join("..", "..", "examples", "sumofsquares")
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "building sumofsquares:", err)
+		if err := testutil.GoBuild("../../examples/sumofsquares", sumOfSquaresBin); err != nil {
+			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
 		fileCheckDir := filepath.Join(dir, "images", "filecheck")
 		fileCheckBin = filepath.Join(fileCheckDir, "filecheck")
-		build = exec.Command("go", "build", "-o", fileCheckBin, "github.com/sparkrpc/sparkrpc/internal/testprog/filecheck")
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "building filecheck:", err)
+		if err := testutil.GoBuild("github.com/sparkrpc/sparkrpc/internal/testprog/filecheck", fileCheckBin); err != nil {
+			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

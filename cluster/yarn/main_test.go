@@ -2,11 +2,11 @@ package yarn
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
 
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"go.uber.org/goleak"
 )
 
@@ -16,7 +16,6 @@ var (
 	buildOnce sync.Once
 	binDir    string
 	binPath   string
-	buildOut  []byte
 	buildErr  error
 )
 
@@ -41,10 +40,10 @@ func sparkrpcBinary(t *testing.T) string {
 			return
 		}
 		binPath = filepath.Join(binDir, "sparkrpc")
-		buildOut, buildErr = exec.Command("go", "build", "-o", binPath, "github.com/sparkrpc/sparkrpc/cmd/sparkrpc").CombinedOutput()
+		buildErr = testutil.GoBuild("github.com/sparkrpc/sparkrpc/cmd/sparkrpc", binPath)
 	})
 	if buildErr != nil {
-		t.Fatalf("building sparkrpc: %v\n%s", buildErr, buildOut)
+		t.Fatal(buildErr)
 	}
 	return binPath
 }

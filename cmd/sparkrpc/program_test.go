@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 )
 
 // built holds the programs the tests built, by folder.
@@ -36,16 +38,10 @@ func program(t *testing.T, dir string) string {
 	b := v.(*builtProgram)
 	b.once.Do(func() {
 		b.path = filepath.Join(filepath.Dir(binary), filepath.Base(dir))
-		build := exec.Command("go", "build", "-o", b.path, ".")
-		build.Dir = dir
-		out, err := build.CombinedOutput()
-		if err != nil {
-			b.err = err
-			b.path = string(out)
-		}
+		b.err = testutil.GoBuild(dir, b.path)
 	})
 	if b.err != nil {
-		t.Fatalf("building %s: %v\n%s", dir, b.err, b.path)
+		t.Fatal(b.err)
 	}
 	return b.path
 }
@@ -70,7 +66,7 @@ func TestSubmitGrammar(t *testing.T) {
 	if code == 0 || !strings.Contains(stderr, "--conf x") {
 		t.Fatalf("ErrorApp --conf x: exit %d\n%s", code, stderr)
 	}
-	plain := program(t, "testdata/plainsubmit")
+	plain := program(t, "./testdata/plainsubmit")
 	notExec := filepath.Join(t.TempDir(), "prog")
 	if err := os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -185,7 +181,7 @@ func containerStdout(t *testing.T, dirs []string) string {
 // at once; one that names itself as the containers' program has its
 // containers refuse to submit again: no process is started without end.
 func TestPlainMainCannotSubmitItselfWithoutEnd(t *testing.T) {
-	plain := program(t, "testdata/plainsubmit")
+	plain := program(t, "./testdata/plainsubmit")
 	marker := newMarker(t)
 	run := func(args ...string) (string, int) {
 		// A regression would start processes without end: the deadline

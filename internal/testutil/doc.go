@@ -22,4 +22,5 @@
 //   - scrape.go: Scrape and Metrics, a /metrics handler read as Prometheus
 //     reads it.
 //   - syncbuffer.go: SyncBuffer, an output sink safe for concurrent use.
+//   - gobuild.go: GoBuild, a program built for a test to run.
 package testutil
