@@ -13,19 +13,19 @@ import (
 	"github.com/sparkrpc/sparkrpc/netty"
 )
 
-// EnvShutdownTimeout bounds the shutdown of a command's env, so that no
+// envShutdownTimeout bounds the shutdown of a command's env, so that no
 // command outlives a signal by more than that.
-const EnvShutdownTimeout = 10 * time.Second
+const envShutdownTimeout = 10 * time.Second
 
-// ShutdownEnv shuts env down, waiting at most EnvShutdownTimeout.
+// ShutdownEnv shuts env down, waiting at most envShutdownTimeout.
 func ShutdownEnv(env *actor.Env) {
-	ctx, cancel := context.WithTimeout(context.Background(), EnvShutdownTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), envShutdownTimeout)
 	defer cancel()
 	_ = env.Shutdown(ctx)
 }
 
-// DefaultPortMaxRetries is Spark's default of spark.port.maxRetries.
-const DefaultPortMaxRetries = 16
+// defaultPortMaxRetries is Spark's default of spark.port.maxRetries.
+const defaultPortMaxRetries = 16
 
 // Listen creates the daemon's listening env on port. A port in use is
 // retried on port+1, port+2, ... up to spark.port.maxRetries times (Spark's
@@ -35,17 +35,17 @@ func Listen(n cluster.TCPNetwork, name string, conf *actor.Conf, port int, log z
 	if conf == nil {
 		conf = actor.NewConf()
 	}
-	retries, err := conf.GetInt(KeyPortMaxRetries, DefaultPortMaxRetries)
+	retries, err := conf.GetInt(keyPortMaxRetries, defaultPortMaxRetries)
 	if err != nil {
 		return nil, nil, Usagef("%v", err)
 	}
 	if retries < 0 {
-		return nil, nil, Usagef("%s must be at least 0, not %d", KeyPortMaxRetries, retries)
+		return nil, nil, Usagef("%s must be at least 0, not %d", keyPortMaxRetries, retries)
 	}
 	if port == 0 {
 		retries = 0 // a random port is never in use
 	}
-	one := conf.Clone().Set(KeyPortMaxRetries, "0") // the moves are made and logged here
+	one := conf.Clone().Set(keyPortMaxRetries, "0") // the moves are made and logged here
 	for i := 0; ; i++ {
 		p := port + i
 		env, t, err := n.ListenTransport(name, one, p)
@@ -61,17 +61,17 @@ func Listen(n cluster.TCPNetwork, name string, conf *actor.Conf, port int, log z
 				host = "127.0.0.1"
 			}
 			if retries == 0 {
-				return nil, nil, fmt.Errorf("cannot listen on %s port %d: the port is in use (%s=0: no other port is tried)", host, port, KeyPortMaxRetries)
+				return nil, nil, fmt.Errorf("cannot listen on %s port %d: the port is in use (%s=0: no other port is tried)", host, port, keyPortMaxRetries)
 			}
-			return nil, nil, fmt.Errorf("cannot listen on %s: ports %d to %d are in use (%s=%d)", host, port, p, KeyPortMaxRetries, retries)
+			return nil, nil, fmt.Errorf("cannot listen on %s: ports %d to %d are in use (%s=%d)", host, port, p, keyPortMaxRetries, retries)
 		}
-		log.Warn().Msgf("Service '%s' could not bind on port %d (in use). Attempting port %d (%s=%d).", name, p, p+1, KeyPortMaxRetries, retries)
+		log.Warn().Msgf("Service '%s' could not bind on port %d (in use). Attempting port %d (%s=%d).", name, p, p+1, keyPortMaxRetries, retries)
 	}
 }
 
-// KeyPortMaxRetries is how many successive ports a daemon tries after a
+// keyPortMaxRetries is how many successive ports a daemon tries after a
 // port in use (Spark's spark.port.maxRetries).
-const KeyPortMaxRetries = netty.KeyPortMaxRetries
+const keyPortMaxRetries = netty.KeyPortMaxRetries
 
 // ParseConfs returns the configuration of a daemon's --properties-file
 // and repeated --conf KEY=VALUE flags, and of the environment
@@ -82,7 +82,7 @@ func ParseConfs(propertiesFile string, kvs []string) (*actor.Conf, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := AuthSecretCheck(conf); err != nil {
+	if err := authSecretCheck(conf); err != nil {
 		return nil, Usagef("%v", err)
 	}
 	return conf, nil

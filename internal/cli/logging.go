@@ -23,9 +23,9 @@ const (
 
 // Log formats of --log-format.
 const (
-	LogFormatAuto    = "auto"
+	logFormatAuto    = "auto"
 	LogFormatConsole = "console"
-	LogFormatJSON    = "json"
+	logFormatJSON    = "json"
 )
 
 // logLevels are the values of --log-level, in increasing severity.
@@ -41,7 +41,7 @@ type logSettings struct {
 
 var (
 	logMu  sync.Mutex
-	logCfg = logSettings{level: zerolog.NoLevel, format: LogFormatAuto}
+	logCfg = logSettings{level: zerolog.NoLevel, format: logFormatAuto}
 )
 
 // The values of --log-level and --log-format as given.
@@ -69,7 +69,7 @@ func ApplyLogFlags(cmd *cobra.Command) error {
 	if !cmd.Flags().Changed("log-format") {
 		format, formatFrom = os.Getenv(EnvLogFormat), "$"+EnvLogFormat
 	}
-	s, err := ParseLogSettings(level, levelFrom, format, formatFrom)
+	s, err := parseLogSettings(level, levelFrom, format, formatFrom)
 	if err != nil {
 		return err
 	}
@@ -87,10 +87,10 @@ func ApplyLogFlags(cmd *cobra.Command) error {
 	return nil
 }
 
-// ParseLogSettings checks a log level and format, which came from levelFrom
+// parseLogSettings checks a log level and format, which came from levelFrom
 // and formatFrom (named in the error); an empty value means the default.
-func ParseLogSettings(level, levelFrom, format, formatFrom string) (logSettings, error) {
-	s := logSettings{level: zerolog.NoLevel, format: LogFormatAuto}
+func parseLogSettings(level, levelFrom, format, formatFrom string) (logSettings, error) {
+	s := logSettings{level: zerolog.NoLevel, format: logFormatAuto}
 	if l := strings.ToLower(strings.TrimSpace(level)); l != "" {
 		zl, err := zerolog.ParseLevel(l)
 		if err != nil || !slices.Contains(logLevels, l) {
@@ -100,7 +100,7 @@ func ParseLogSettings(level, levelFrom, format, formatFrom string) (logSettings,
 	}
 	switch f := strings.ToLower(strings.TrimSpace(format)); f {
 	case "":
-	case LogFormatAuto, LogFormatConsole, LogFormatJSON:
+	case logFormatAuto, LogFormatConsole, logFormatJSON:
 		s.format = f
 	default:
 		return s, Usagef("invalid log format %q in %s: give auto, console or json", format, formatFrom)
@@ -123,7 +123,7 @@ func NewLogger(w io.Writer, level zerolog.Level, component string) zerolog.Logge
 		level = s.level
 	}
 	out := w
-	if s.format == LogFormatConsole || s.format == LogFormatAuto && IsTerminal(w) {
+	if s.format == LogFormatConsole || s.format == logFormatAuto && IsTerminal(w) {
 		out = zerolog.ConsoleWriter{Out: w, TimeFormat: "15:04:05.000", NoColor: true}
 	}
 	return zerolog.New(out).Level(level).With().Timestamp().Str("process", component).Logger()

@@ -26,8 +26,8 @@ const EnvAuthSecret = "SPARKRPC_AUTH_SECRET"
 // (cluster.KeyContainerEnvWhitelist).
 const EnvContainerEnvWhitelist = "SPARKRPC_CONTAINER_ENV_WHITELIST"
 
-// ErrSecretOnCommandLine is the error of --conf spark.authenticate.secret=...
-func ErrSecretOnCommandLine() error {
+// errSecretOnCommandLine is the error of --conf spark.authenticate.secret=...
+func errSecretOnCommandLine() error {
 	return Usagef("%s must not be given with --conf: every user of the machine can read a command line. "+
 		"Use --conf %s=FILE (a file of mode 0600), a --properties-file, or the environment variable %s",
 		netty.KeyAuthenticateSecret, netty.KeyAuthenticateSecretFile, EnvAuthSecret)
@@ -36,7 +36,7 @@ func ErrSecretOnCommandLine() error {
 // SetConfArg sets one --conf KEY=VALUE in conf, refusing the secret.
 func SetConfArg(conf *actor.Conf, kv string) error {
 	if k, _, _ := strings.Cut(kv, "="); strings.TrimSpace(k) == netty.KeyAuthenticateSecret {
-		return ErrSecretOnCommandLine()
+		return errSecretOnCommandLine()
 	}
 	if err := conf.SetFromArg(kv); err != nil {
 		return Usagef("%v", err)
@@ -72,10 +72,10 @@ func LoadPropertiesFile(conf *actor.Conf, path string) error {
 	return nil
 }
 
-// ApplyEnvironment fills in what the environment gives a command: the
+// applyEnvironment fills in what the environment gives a command: the
 // cluster's secret from SPARKRPC_AUTH_SECRET when conf names none, and the
 // containers' environment whitelist.
-func ApplyEnvironment(conf *actor.Conf) {
+func applyEnvironment(conf *actor.Conf) {
 	if s := os.Getenv(EnvAuthSecret); s != "" && !conf.Contains(netty.KeyAuthenticateSecret) && !conf.Contains(netty.KeyAuthenticateSecretFile) {
 		conf.Set(netty.KeyAuthenticateSecret, s)
 	}
@@ -96,13 +96,13 @@ func DaemonConf(propertiesFile string, kvs []string) (*actor.Conf, error) {
 			return nil, err
 		}
 	}
-	ApplyEnvironment(conf)
+	applyEnvironment(conf)
 	return conf, nil
 }
 
-// AuthSecretCheck fails early, naming the keys, when conf turns
+// authSecretCheck fails early, naming the keys, when conf turns
 // authentication on without a usable secret.
-func AuthSecretCheck(conf *actor.Conf) error {
+func authSecretCheck(conf *actor.Conf) error {
 	if _, err := netty.AuthSecret(conf); err != nil {
 		return fmt.Errorf("%w (or set %s)", err, EnvAuthSecret)
 	}
