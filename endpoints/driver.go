@@ -189,6 +189,17 @@ func (d *Driver) Env() *actor.Env { return d.env }
 // on.
 func (d *Driver) AddListener(l Listener) { d.bus.add(l) }
 
+// PostEvent posts ev on the driver's listener bus, in order with the
+// driver's own events: whoever runs the driver posts the application's
+// ApplicationStart and EnvironmentUpdate before the first job and its
+// ApplicationEnd when it returns, before Stop. Like every event, it is
+// dropped when the bus is full or has no listener.
+func (d *Driver) PostEvent(ev Event) {
+	if ev != nil {
+		d.bus.post(ev)
+	}
+}
+
 // DroppedEvents returns how many events the listener bus dropped because
 // spark.scheduler.listenerbus.eventqueue.capacity events were waiting for a
 // slow listener.

@@ -12,7 +12,10 @@ import (
 )
 
 // Event is something the driver publishes on its listener bus: one of
-// ExecutorAdded, ExecutorRemoved, TaskStart, TaskEnd, JobStart, JobEnd.
+// ExecutorAdded, ExecutorRemoved, TaskStart, TaskEnd, JobStart, JobEnd,
+// or one of the application's events that whoever runs the driver posts
+// with Driver.PostEvent: ApplicationStart, EnvironmentUpdate,
+// ApplicationEnd.
 type Event interface {
 	// When returns when the event happened.
 	When() time.Time
@@ -61,6 +64,12 @@ type TaskEnd struct {
 	State      messages.TaskState
 	Error      string
 	Duration   time.Duration // from TaskStart to the end
+	// ResultSize is the size of a FINISHED task's result in bytes.
+	ResultSize int64
+	// RunTime is how long the task's function ran on its executor, as the
+	// executor measured it (Spark's executorRunTime); 0 when the executor
+	// did not say (a task that never ran, or an executor that was lost).
+	RunTime time.Duration
 }
 
 // JobStart is published when RunJob submitted a job.
@@ -78,6 +87,51 @@ type JobEnd struct {
 	Err      error         // nil for a job that succeeded
 	Duration time.Duration // from JobStart to the end
 }
+
+// ApplicationStart is posted once, before any other event, by whoever runs
+// the driver (Spark's SparkListenerApplicationStart).
+type ApplicationStart struct {
+	Time      time.Time // when the application started
+	AppID     string
+	AttemptID string // "" for the first attempt or a master without attempts
+	AppName   string
+	User      string
+	// Version is the version of the program that runs the driver.
+	Version string
+	// DriverHostPort is the driver's env's address ("host:port").
+	DriverHostPort string
+	// DriverLogURLs are where the driver's output can be read, by name
+	// ("stdout", "stderr"); empty when nothing serves them.
+	DriverLogURLs map[string]string
+}
+
+// EnvironmentUpdate is posted once, after ApplicationStart, with the
+// application's effective configuration (Spark's
+// SparkListenerEnvironmentUpdate). Properties are as a listener may show
+// or write them: sorted by key, sensitive values already redacted.
+type EnvironmentUpdate struct {
+	Time       time.Time
+	Properties [][2]string
+	// Runtime describes the driver's runtime: "Go Version", "Platform"
+	// and the like.
+	Runtime map[string]string
+}
+
+// ApplicationEnd is posted once, last, when the application has returned
+// (Spark's SparkListenerApplicationEnd). Error is "" when it succeeded.
+type ApplicationEnd struct {
+	Time  time.Time
+	Error string
+}
+
+// When implements Event.
+func (e ApplicationStart) When() time.Time { return e.Time }
+
+// When implements Event.
+func (e EnvironmentUpdate) When() time.Time { return e.Time }
+
+// When implements Event.
+func (e ApplicationEnd) When() time.Time { return e.Time }
 
 // When implements Event.
 func (e ExecutorAdded) When() time.Time { return e.Time }
@@ -103,6 +157,10 @@ func (TaskStart) isEvent()       {}
 func (TaskEnd) isEvent()         {}
 func (JobStart) isEvent()        {}
 func (JobEnd) isEvent()          {}
+
+func (ApplicationStart) isEvent()  {}
+func (EnvironmentUpdate) isEvent() {}
+func (ApplicationEnd) isEvent()    {}
 
 // Listener receives the events of a driver's listener bus, one at a time,
 // in the order they were posted, on the bus's own goroutine. A slow listener

@@ -287,7 +287,9 @@ func (s *taskScheduler) statusUpdate(u *messages.StatusUpdate, out *offerResult)
 	j := a.job
 	j.running--
 	state := u.GetState()
-	out.endedAt = append(out.endedAt, taskEnd(a, state, u.GetError()))
+	end := taskEnd(a, state, u.GetError())
+	end.ResultSize = int64(len(u.GetResult()))
+	out.endedAt = append(out.endedAt, end)
 	if j.ended || j.finished[a.partition] {
 		return a // a late or duplicate result: ignored
 	}
