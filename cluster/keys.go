@@ -21,6 +21,11 @@ const (
 	KeyAMMemory = "spark.yarn.am.memory"
 	// KeyAMCores is the AM container's cores in client mode (default 1).
 	KeyAMCores = "spark.yarn.am.cores"
+	// KeyHistoryServerAddress is the history server's address
+	// ("host:18080"; a URL with its scheme is taken as it is): once an
+	// application on a resource manager has ended, its tracking URL is its
+	// page there, ADDRESS/history/APP_ID/ (unset: none).
+	KeyHistoryServerAddress = "spark.yarn.historyServer.address"
 	// KeyAMWaitTime is how long the AM waits for the application to bring
 	// up its driver (default 100s).
 	KeyAMWaitTime = "spark.yarn.am.waitTime"

@@ -1525,7 +1525,11 @@ type AmRegister struct {
 	Am *EndpointRef `protobuf:"bytes,4,opt,name=am,proto3" json:"am,omitempty"`
 	// The application's web UI (http://host:port of the driver's UI), shown
 	// as its tracking URL; empty when the driver serves no UI.
-	TrackingUrl   string `protobuf:"bytes,5,opt,name=tracking_url,json=trackingUrl,proto3" json:"tracking_url,omitempty"`
+	TrackingUrl string `protobuf:"bytes,5,opt,name=tracking_url,json=trackingUrl,proto3" json:"tracking_url,omitempty"`
+	// Where the application's pages are once it has ended (its page on a
+	// history server: spark.yarn.historyServer.address), shown as its
+	// tracking URL from then on, however it ended; empty: none.
+	HistoryUrl    string `protobuf:"bytes,6,opt,name=history_url,json=historyUrl,proto3" json:"history_url,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1591,6 +1595,13 @@ func (x *AmRegister) GetAm() *EndpointRef {
 func (x *AmRegister) GetTrackingUrl() string {
 	if x != nil {
 		return x.TrackingUrl
+	}
+	return ""
+}
+
+func (x *AmRegister) GetHistoryUrl() string {
+	if x != nil {
+		return x.HistoryUrl
 	}
 	return ""
 }
@@ -3874,7 +3885,7 @@ const file_cluster_rm_proto_rawDesc = "" +
 	"\x0enum_containers\x18\a \x01(\x05R\rnumContainers\x12*\n" +
 	"\x11last_heartbeat_ms\x18\b \x01(\x03R\x0flastHeartbeatMs\"G\n" +
 	"\x0eRmClusterNodes\x125\n" +
-	"\x05nodes\x18\x01 \x03(\v2\x1f.sparkrpc.messages.RmNodeReportR\x05nodes\"\xa9\x01\n" +
+	"\x05nodes\x18\x01 \x03(\v2\x1f.sparkrpc.messages.RmNodeReportR\x05nodes\"\xca\x01\n" +
 	"\n" +
 	"AmRegister\x12\x15\n" +
 	"\x06app_id\x18\x01 \x01(\tR\x05appId\x12\x12\n" +
@@ -3882,7 +3893,9 @@ const file_cluster_rm_proto_rawDesc = "" +
 	"\n" +
 	"driver_url\x18\x03 \x01(\tR\tdriverUrl\x12.\n" +
 	"\x02am\x18\x04 \x01(\v2\x1e.sparkrpc.messages.EndpointRefR\x02am\x12!\n" +
-	"\ftracking_url\x18\x05 \x01(\tR\vtrackingUrl\"l\n" +
+	"\ftracking_url\x18\x05 \x01(\tR\vtrackingUrl\x12\x1f\n" +
+	"\vhistory_url\x18\x06 \x01(\tR\n" +
+	"historyUrl\"l\n" +
 	"\x12AmRegisterResponse\x12@\n" +
 	"\fmax_resource\x18\x01 \x01(\v2\x1d.sparkrpc.messages.RmResourceR\vmaxResource\x12\x14\n" +
 	"\x05queue\x18\x02 \x01(\tR\x05queue\"\xfe\x01\n" +

@@ -82,7 +82,8 @@ func (b *driverBackend) Launch(_ context.Context, d *endpoints.Driver, uiURL str
 	am := b.am
 	b.launched = true
 	_, err := actor.ResultAs[*messages.AmRegisterResponse](b.rm.Ask(b.ctx, &messages.AmRegister{AppId: am.cfg.AppID,
-		Host: b.env.Address().Host, DriverUrl: d.URL(), Am: b.amRef.Proto(), TrackingUrl: uiURL}))
+		Host: b.env.Address().Host, DriverUrl: d.URL(), Am: b.amRef.Proto(), TrackingUrl: uiURL,
+		HistoryUrl: cluster.HistoryURL(am.conf, am.cfg.AppID)}))
 	if err != nil {
 		b.failed = &amEnd{code: cluster.ExitUncaughtException, diag: "Cannot register with the resource manager: " + err.Error()}
 		b.app.End(err)

@@ -47,7 +47,7 @@ func (am *appMaster) runExecutorLauncher(ctx context.Context) error {
 	rm := env.RemoteRef(am.cfg.ResourceManager, cluster.ResourceManagerEndpointName)
 	_, err = actor.ResultAs[*messages.AmRegisterResponse](rm.Ask(ctx, &messages.AmRegister{AppId: am.cfg.AppID,
 		Host: env.Address().Host, DriverUrl: am.cfg.DriverURL, Am: amRef.Proto(),
-		TrackingUrl: am.conf.Get(webui.KeyDriverUIAddress, "")}))
+		TrackingUrl: am.conf.Get(webui.KeyDriverUIAddress, ""), HistoryUrl: cluster.HistoryURL(am.conf, am.cfg.AppID)}))
 	if err != nil {
 		return am.exit(cluster.ExitUncaughtException, "Cannot register with the resource manager: "+err.Error())
 	}

@@ -79,7 +79,7 @@ func (c *rmCore) registerAM(req *messages.AmRegister) (*messages.AmRegisterRespo
 	}
 	a.state = cluster.StateRunning
 	a.amHost, a.driverURL, a.amRef = req.GetHost(), req.GetDriverUrl(), req.GetAm()
-	a.trackingURL = req.GetTrackingUrl()
+	a.trackingURL, a.historyURL = req.GetTrackingUrl(), req.GetHistoryUrl()
 	return &messages.AmRegisterResponse{MaxResource: c.maxResource().Proto(), Queue: a.queue}, nil
 }
 
@@ -171,6 +171,9 @@ func (c *rmCore) report(id string) (*messages.RmApplicationReport, error) {
 		AmHost: a.amHost, DriverUrl: a.driverURL, StartTimeMs: a.start.UnixMilli(),
 		TasksTotal: a.tasksTotal, TasksDone: a.tasksDone, TasksRunning: a.tasksRunning, AmLogDir: a.amLogDir, Am: a.amRef,
 		TrackingUrl: a.trackingURL}
+	if a.state.Terminal() && a.historyURL != "" {
+		r.TrackingUrl = a.historyURL
+	}
 	if !a.finish.IsZero() {
 		r.FinishTimeMs = a.finish.UnixMilli()
 	}

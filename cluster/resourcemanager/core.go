@@ -59,6 +59,7 @@ type rmApp struct {
 	amContainer           *rmContainer
 	amHost, driverURL     string
 	trackingURL           string // the driver's web UI, from the AM's registration
+	historyURL            string // its page on a history server once it has ended; from the AM's registration
 	amRef                 *messages.EndpointRef
 	amStopAt              time.Time
 	unmanagedDriver       bool

@@ -360,3 +360,35 @@ func TestResourcesGoToEveryContainerAndAwayWithTheApplication(t *testing.T) {
 		t.Fatalf("finished applications after %s was killed: %v", id, got)
 	}
 }
+
+// TestTrackingURLBecomesTheHistoryPageOnceTheApplicationEnds checks that an
+// application's tracking URL is the driver's UI while it runs and its
+// history page once it has ended, whether its AM unregistered or it was
+// killed.
+func TestTrackingURLBecomesTheHistoryPageOnceTheApplicationEnds(t *testing.T) {
+	const live, history = "http://driver:4040", "http://hs:18080/history/app/"
+	for _, end := range []string{"unregister", "kill"} {
+		t.Run(end, func(t *testing.T) {
+			c, _ := newTestCore(t, cluster.Resource{MemoryMB: 2048, Cores: 4})
+			id, _ := submitApp(t, c, cluster.Resource{MemoryMB: 512, Cores: 1})
+			if _, err := c.registerAM(&messages.AmRegister{AppId: id, TrackingUrl: live, HistoryUrl: history}); err != nil {
+				t.Fatal(err)
+			}
+			if r, _ := c.report(id); r.GetTrackingUrl() != live {
+				t.Fatalf("running: tracking URL %q, want %q", r.GetTrackingUrl(), live)
+			}
+			var err error
+			if end == "kill" {
+				_, _, _, err = c.kill(id, "")
+			} else {
+				_, err = c.unregisterAM(&messages.AmUnregister{AppId: id, FinalStatus: messages.RmFinalStatus_RM_FINAL_STATUS_FAILED})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r, _ := c.report(id); r.GetTrackingUrl() != history {
+				t.Fatalf("ended: tracking URL %q, want %q", r.GetTrackingUrl(), history)
+			}
+		})
+	}
+}
