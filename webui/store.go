@@ -334,9 +334,6 @@ func (s *AppStore) taskEnd(e endpoints.TaskEnd) {
 	r := &j.tasks[i]
 	r.state = taskStateOf(e.State)
 	r.duration, r.runTime, r.resultSize, r.err = int64(e.Duration), int64(e.RunTime), e.ResultSize, e.Error
-	if r.duration <= 0 {
-		r.duration = max(1, e.Time.UnixNano()-r.launch)
-	}
 }
 
 // insertTask adds r to j's rows in task id order and returns its position.
