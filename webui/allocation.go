@@ -34,7 +34,7 @@ type allocationView struct {
 }
 
 // allocationView returns the section's data, nil without a source.
-func (u *DriverUI) allocationView() *allocationView {
+func (u *appUI) allocationView() *allocationView {
 	if u.o.alloc == nil {
 		return nil
 	}

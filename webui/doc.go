@@ -7,16 +7,49 @@
 //
 // # Handlers
 //
-// NewDriverUI, NewResourceManagerUI and NewNodeManagerUI return
-// http.Handlers; Start serves one with Spark's port retries, and
-// StartDriverUI starts the driver's from its configuration. Every UI
-// serves /metrics from the handler given with WithMetrics (404 without).
+// NewDriverUI, NewApplicationUI, NewResourceManagerUI and
+// NewNodeManagerUI return http.Handlers; Start serves one with Spark's
+// port retries, and StartDriverUI starts the driver's from its
+// configuration. Every UI serves /metrics from the handler given with
+// WithMetrics (404 without).
 //
-// The driver's UI keeps its own record of executors and jobs from the
-// driver's listener events and reads the env through snapshots
-// (actor.Env.EndpointStats, endpoints.Driver.LastHeartbeats): rendering a
-// page, or a client slow to read it, never holds a lock the scheduler
-// takes. The resource manager's UI asks its endpoint for reports. With
+// # An application's store and pages
+//
+// An AppStore is an endpoints.Listener that records what an
+// application's pages show from its events alone: ApplicationStart,
+// EnvironmentUpdate, ApplicationEnd, executors, jobs and task attempts
+// (Spark's AppStatusListener and AppStatusStore). NewApplicationUI serves
+// the pages and REST API of a store alone; a history server replays an
+// event log into a store and mounts its UI under /history/{appId} with
+// http.StripPrefix and WithBasePath, which starts every link with the
+// base (Spark's spark.ui.proxyBase). The driver's UI (NewDriverUI) is the
+// same pages over a store the driver feeds, plus what only a live driver
+// has: the endpoints page, heartbeats, dynamic allocation and its
+// configuration before an EnvironmentUpdate arrives; the pages needing a
+// live driver are left out of the navigation without one. It reads the
+// env through snapshots (actor.Env.EndpointStats,
+// endpoints.Driver.LastHeartbeats): rendering a page, or a client slow to
+// read it, never holds a lock the scheduler takes.
+//
+// Pages (the application's):
+//
+//	/jobs/                 the jobs, with an event timeline (SVG): executors added and removed,
+//	                       the newest 500 jobs as bars; running jobs' duration is the time elapsed
+//	/jobs/job/?id=N        a job (sparkrpc's one stage): its summary, a timeline of its first 1000
+//	                       tasks per executor, and its task attempts sorted and paged on the server
+//	                       with Spark's parameters task.sort (a column's name: Index, Task ID,
+//	                       Attempt, Executor ID, Host, Status, Launch Time, Duration, Run Time,
+//	                       Result Size, Errors), task.desc, task.page (from 1), task.pageSize (100,
+//	                       at most 1000)
+//	/executors/            the driver's row (from ApplicationStart) and the executors
+//	/environment/          the runtime and the properties, redacted
+//	/endpoints/            (live only) the driver env's endpoints
+//
+// A job keeps at most spark.ui.retainedTasks (100000) task attempts; beyond,
+// its oldest ended attempts are dropped, a tenth of the limit at least at a
+// time, while its counts keep every attempt and its page says how many were
+// dropped. spark.ui.retainedJobs (1000) and spark.ui.retainedDeadExecutors
+// (100) bound ended jobs and removed executors (StoreOptionsFromConf). The resource manager's UI asks its endpoint for reports. With
 // WithExecutorAllocation, the driver's executors page shows dynamic
 // allocation's target, backlog and idle executors and its last decisions
 // with their numbers (allocation.go).
@@ -29,12 +62,22 @@
 //	GET /api/v1/applications/{id}/allexecutors       [ExecutorSummary], removed ones too
 //	GET /api/v1/applications/{id}/jobs[?status=S]    [JobData]
 //	GET /api/v1/applications/{id}/jobs/{jobId}       JobData
+//	GET /api/v1/applications/{id}/stages/{jobId}/0/taskList[?offset=&length=&sortBy=]
+//	                                                 [TaskData] of job jobId (sparkrpc's stage id is the
+//	                                                 job's, its only attempt 0): taskId, index, attempt,
+//	                                                 partitionId, launchTime, duration (absent while
+//	                                                 running), executorId, host, status (RUNNING, SUCCESS,
+//	                                                 FAILED, KILLED, LOST), speculative, errorMessage,
+//	                                                 taskMetrics {executorRunTime, resultSize}; offset 0,
+//	                                                 length 20 (at most 1000), sortBy ID (task id), runtime,
+//	                                                 -runtime, or a task table column, "-" for descending
 //	GET /api/v1/applications/{id}/environment        {"runtime": {...}, "sparkProperties": [[key, value], ...]}
-//	GET /api/v1/applications/{id}/allocation         dynamic allocation: {"enabled", "target", "minExecutors",
+//	GET /api/v1/applications/{id}/allocation         (live only) dynamic allocation: {"enabled", "target", "minExecutors",
 //	                                                 "maxExecutors", "backlog", "runningTasks", "executors",
 //	                                                 "idleExecutors", "decisions": [...]}, newest decision first
 //
-// Field names are Spark's (id, hostPort, isActive, totalCores, activeTasks,
+// The executors lists begin with the driver's row (id "driver") once an
+// ApplicationStart gave the driver's host:port. Field names are Spark's (id, hostPort, isActive, totalCores, activeTasks,
 // completedTasks, failedTasks, jobId, status, numTasks, numActiveTasks,
 // numCompletedTasks, ...); storage, memory and stage figures, which
 // sparkrpc does not have, are left out. The resource manager serves
@@ -98,4 +141,14 @@
 //
 // No page changes state: there is no kill action, so spark.ui.killEnabled
 // has nothing to allow.
+//
+// # Files
+//
+// An application's UI: store.go (AppStore), tasks.go (a job's task rows,
+// sorted and paged), appui.go (ApplicationUI, the routes, WithBasePath),
+// driverui.go (DriverUI, AppInfo), jobspage.go, executorspage.go,
+// environment.go, timeline.go (the SVG timelines), restapi.go,
+// allocation.go, endpointsview.go. The cluster's: rmui.go, nmui.go.
+// Shared: server.go, conf.go, options.go, render.go, auth.go, verifier.go,
+// redact.go, errors.go.
 package webui

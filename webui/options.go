@@ -19,6 +19,7 @@ type options struct {
 	verifier   string // WithSecretVerifier
 	log        zerolog.Logger
 	alloc      AllocationSource // WithExecutorAllocation
+	base       string           // WithBasePath
 	now        func() time.Time // the clock of the refusals' log limit (tests set it)
 	beforeSend func()           // test hook: runs after a page's snapshot, before it is written
 }

@@ -33,7 +33,9 @@ var funcs = template.FuncMap{
 		}
 		return t.Format("2006-01-02 15:04:05")
 	},
-	"ms": func(d time.Duration) string { return d.Round(time.Millisecond).String() },
+	"ms":       func(d time.Duration) string { return d.Round(time.Millisecond).String() },
+	"duration": formatDuration,
+	"bytes":    formatBytes,
 	"pct": func(done, total int) int {
 		if total <= 0 {
 			return 0
@@ -55,14 +57,48 @@ var funcs = template.FuncMap{
 }
 
 // pages are the templates, each executed as "layout" with its own "content".
-var pages = parsePages("jobs", "executors", "endpoints", "environment", "rmapps", "rmnodes", "nmcontainers")
+var pages = parsePages("jobs", "job", "executors", "endpoints", "environment", "rmapps", "rmnodes", "nmcontainers")
 
 func parsePages(names ...string) map[string]*template.Template {
 	m := make(map[string]*template.Template, len(names))
 	for _, name := range names {
-		m[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html"))
+		m[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/timeline.html", "templates/"+name+".html"))
 	}
 	return m
+}
+
+// formatDuration formats d as Spark's UI does (UIUtils.formatDuration):
+// "85 ms", "0.4 s", "10 s", "1.5 min", "25 min", "2.1 h".
+func formatDuration(d time.Duration) string {
+	ms := d.Milliseconds()
+	if ms < 100 {
+		return fmt.Sprintf("%d ms", ms)
+	}
+	s := float64(ms) / 1000
+	switch m := s / 60; {
+	case s < 1:
+		return fmt.Sprintf("%.1f s", s)
+	case s < 60:
+		return fmt.Sprintf("%.0f s", s)
+	case m < 10:
+		return fmt.Sprintf("%.1f min", m)
+	case m < 60:
+		return fmt.Sprintf("%.0f min", m)
+	default:
+		return fmt.Sprintf("%.1f h", m/60)
+	}
+}
+
+// formatBytes formats n bytes as Spark's UI does (Utils.bytesToString):
+// "512.0 B", "1024.0 KiB", "1.5 MiB".
+func formatBytes(n int64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	v, i := float64(n), 0
+	for v >= 2*1024 && i < len(units)-1 {
+		v /= 1024
+		i++
+	}
+	return fmt.Sprintf("%.1f %s", v, units[i])
 }
 
 // navLink is an entry of a page's navigation bar.

@@ -1,12 +1,13 @@
 package webui
 
-// This file holds the driver's REST API: a subset of Spark's /api/v1
-// (ApplicationInfo, ExecutorSummary, JobData), with Spark's JSON field
-// names.
+// This file holds an application's REST API: a subset of Spark's /api/v1
+// (ApplicationInfo, ExecutorSummary, JobData, TaskData), with Spark's JSON
+// field names, answered from the store.
 
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -18,15 +19,19 @@ func sparkTime(t time.Time) string {
 	return t.UTC().Format("2006-01-02T15:04:05.000") + "GMT"
 }
 
-// applicationInfo is Spark's ApplicationInfo.
-type applicationInfo struct {
+// ApplicationInfo is Spark's ApplicationInfo: an entry of
+// /api/v1/applications.
+type ApplicationInfo struct {
 	ID       string                   `json:"id"`
 	Name     string                   `json:"name"`
-	Attempts []applicationAttemptInfo `json:"attempts"`
+	Attempts []ApplicationAttemptInfo `json:"attempts"`
 }
 
-// applicationAttemptInfo is Spark's ApplicationAttemptInfo.
-type applicationAttemptInfo struct {
+// ApplicationAttemptInfo is Spark's ApplicationAttemptInfo. Times are
+// Spark's text ("2015-02-03T16:42:59.720GMT") and epoch milliseconds;
+// a running application's end is the epoch's start and -1.
+type ApplicationAttemptInfo struct {
+	AttemptID        string `json:"attemptId,omitempty"`
 	StartTime        string `json:"startTime"`
 	EndTime          string `json:"endTime"`
 	LastUpdated      string `json:"lastUpdated"`
@@ -79,13 +84,25 @@ type jobData struct {
 	FailureReason       string `json:"failureReason,omitempty"` // sparkrpc's addition
 }
 
-func (u *DriverUI) applicationInfo() applicationInfo {
-	now := time.Now()
-	a := applicationAttemptInfo{StartTime: sparkTime(u.app.Start), EndTime: sparkTime(time.Unix(0, 0)),
-		LastUpdated: sparkTime(now), Duration: now.Sub(u.app.Start).Milliseconds(), SparkUser: u.app.User,
-		AppSparkVersion: u.app.Version, StartTimeEpoch: u.app.Start.UnixMilli(), EndTimeEpoch: -1,
-		LastUpdatedEpoch: now.UnixMilli()}
-	return applicationInfo{ID: u.appID(), Name: u.app.Name, Attempts: []applicationAttemptInfo{a}}
+// ApplicationInfo returns the application as /api/v1/applications lists
+// it; lastUpdated is the end of a completed application, else now.
+func (s *AppStore) ApplicationInfo() ApplicationInfo {
+	app := s.Info()
+	now, end, endEpoch := time.Now(), time.Unix(0, 0), int64(-1)
+	if !app.End.IsZero() {
+		now, end, endEpoch = app.End, app.End, app.End.UnixMilli()
+	}
+	a := ApplicationAttemptInfo{AttemptID: app.AttemptID, StartTime: sparkTime(app.Start), EndTime: sparkTime(end),
+		LastUpdated: sparkTime(now), Duration: now.Sub(app.Start).Milliseconds(), SparkUser: app.User,
+		Completed: !app.End.IsZero(), AppSparkVersion: app.Version, StartTimeEpoch: app.Start.UnixMilli(),
+		EndTimeEpoch: endEpoch, LastUpdatedEpoch: now.UnixMilli()}
+	return ApplicationInfo{ID: app.ID, Name: app.Name, Attempts: []ApplicationAttemptInfo{a}}
+}
+
+func (u *appUI) applicationInfo() ApplicationInfo {
+	a := u.store.ApplicationInfo()
+	a.ID = u.appID()
+	return a
 }
 
 func summarize(ex executorStatus) executorSummary {
@@ -112,7 +129,7 @@ func toJobData(j jobStatus) jobData {
 
 // apiApp checks the {id} of an /api/v1/applications/{id}/... path: false
 // (after writing 404) when it is not this application.
-func (u *DriverUI) apiApp(w http.ResponseWriter, r *http.Request) bool {
+func (u *appUI) apiApp(w http.ResponseWriter, r *http.Request) bool {
 	if id := r.PathValue("id"); id == "" || id != u.appID() {
 		writeJSONError(w, http.StatusNotFound, "unknown app: "+id)
 		return false
@@ -120,11 +137,11 @@ func (u *DriverUI) apiApp(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-func (u *DriverUI) apiApplications(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, []applicationInfo{u.applicationInfo()})
+func (u *appUI) apiApplications(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, []ApplicationInfo{u.applicationInfo()})
 }
 
-func (u *DriverUI) apiApplication(w http.ResponseWriter, r *http.Request) {
+func (u *appUI) apiApplication(w http.ResponseWriter, r *http.Request) {
 	if u.apiApp(w, r) {
 		writeJSON(w, u.applicationInfo())
 	}
@@ -132,13 +149,13 @@ func (u *DriverUI) apiApplication(w http.ResponseWriter, r *http.Request) {
 
 // apiExecutors serves .../executors (active executors, as Spark) and
 // .../allexecutors (removed ones too).
-func (u *DriverUI) apiExecutors(all bool) http.HandlerFunc {
+func (u *appUI) apiExecutors(all bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if !u.apiApp(w, r) {
 			return
 		}
 		out := []executorSummary{}
-		for _, ex := range u.status.executorsSnapshot(u.d.LastHeartbeats()) {
+		for _, ex := range u.store.executorsSnapshot(u.heartbeats()) {
 			if all || ex.IsActive() {
 				out = append(out, summarize(ex))
 			}
@@ -147,13 +164,13 @@ func (u *DriverUI) apiExecutors(all bool) http.HandlerFunc {
 	}
 }
 
-func (u *DriverUI) apiJobs(w http.ResponseWriter, r *http.Request) {
+func (u *appUI) apiJobs(w http.ResponseWriter, r *http.Request) {
 	if !u.apiApp(w, r) {
 		return
 	}
 	want := r.URL.Query()["status"]
 	out := []jobData{}
-	for _, j := range u.status.jobsSnapshot() {
+	for _, j := range u.store.jobsSnapshot() {
 		if len(want) > 0 && !contains(want, j.Status) {
 			continue
 		}
@@ -162,7 +179,7 @@ func (u *DriverUI) apiJobs(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, out)
 }
 
-func (u *DriverUI) apiJob(w http.ResponseWriter, r *http.Request) {
+func (u *appUI) apiJob(w http.ResponseWriter, r *http.Request) {
 	if !u.apiApp(w, r) {
 		return
 	}
@@ -172,7 +189,7 @@ func (u *DriverUI) apiJob(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusNotFound, "unknown job: "+raw)
 		return
 	}
-	j, ok := u.status.job(id)
+	j, ok := u.store.job(id)
 	if !ok {
 		writeJSONError(w, http.StatusNotFound, "unknown job: "+raw)
 		return
@@ -187,4 +204,82 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// taskData is the subset of Spark's TaskData that sparkrpc has.
+type taskData struct {
+	TaskID       int64       `json:"taskId"`
+	Index        int         `json:"index"`
+	Attempt      int         `json:"attempt"`
+	PartitionID  int         `json:"partitionId"`
+	LaunchTime   string      `json:"launchTime"`
+	Duration     *int64      `json:"duration,omitempty"` // absent while the task runs
+	ExecutorID   string      `json:"executorId"`
+	Host         string      `json:"host"`
+	Status       string      `json:"status"`
+	Speculative  bool        `json:"speculative"`
+	ErrorMessage string      `json:"errorMessage,omitempty"`
+	TaskMetrics  taskMetrics `json:"taskMetrics"`
+}
+
+// taskMetrics is the subset of Spark's TaskMetricDistributions' source,
+// TaskMetrics, that sparkrpc measures (milliseconds and bytes).
+type taskMetrics struct {
+	ExecutorRunTime int64 `json:"executorRunTime"`
+	ResultSize      int64 `json:"resultSize"`
+}
+
+func toTaskData(t taskView) taskData {
+	d := taskData{TaskID: t.TaskID, Index: t.Index, Attempt: t.Attempt, PartitionID: t.Index, LaunchTime: sparkTime(t.Launch),
+		ExecutorID: t.ExecutorID, Host: t.Host, Status: t.Status, ErrorMessage: t.Error,
+		TaskMetrics: taskMetrics{ExecutorRunTime: t.RunTime.Milliseconds(), ResultSize: t.ResultSize}}
+	if !t.Running {
+		ms := t.Duration.Milliseconds()
+		d.Duration = &ms
+	}
+	return d
+}
+
+// apiTaskList serves .../stages/{stageId}/{attemptId}/taskList: the stage
+// is the job (its id), its only attempt 0. As Spark's: offset (default 0),
+// length (default 20), sortBy ID (the task id, default), runtime or
+// -runtime (the executor's run time), and also any column of the job
+// page's table by name ("Duration", ...) with a leading "-" for
+// descending.
+func (u *appUI) apiTaskList(w http.ResponseWriter, r *http.Request) {
+	if !u.apiApp(w, r) {
+		return
+	}
+	raw := r.PathValue("stageId")
+	id, err := strconv.ParseInt(raw, 10, 64)
+	if _, ok := u.store.job(id); err != nil || !ok || r.PathValue("attemptId") != "0" {
+		writeJSONError(w, http.StatusNotFound, "unknown stage: "+raw+" attempt "+r.PathValue("attemptId"))
+		return
+	}
+	q := r.URL.Query()
+	tq := taskQuery{Sort: colTaskID, Length: 20}
+	if v, err := strconv.Atoi(q.Get("offset")); err == nil {
+		tq.Offset = v
+	}
+	if v, err := strconv.Atoi(q.Get("length")); err == nil {
+		tq.Length = min(v, maxTaskPageSize)
+	}
+	switch by := q.Get("sortBy"); by {
+	case "", "ID":
+	case "runtime", "-runtime":
+		tq.Sort, tq.Desc = colRunTime, by == "-runtime"
+	default:
+		tq.Desc = by[0] == '-'
+		tq.Sort = strings.TrimPrefix(by, "-")
+		if !contains(taskColumns, tq.Sort) {
+			writeJSONError(w, http.StatusBadRequest, "unknown sortBy: "+by)
+			return
+		}
+	}
+	tasks, _, _ := u.store.tasksPage(id, tq, u.now(u.store.Info()))
+	out := make([]taskData, 0, len(tasks))
+	for _, t := range tasks {
+		out = append(out, toTaskData(t))
+	}
+	writeJSON(w, out)
 }

@@ -34,7 +34,8 @@ func startUI(d *endpoints.Driver, net cluster.Network, appID string, log zerolog
 			host = netty.DefaultBindHost
 		}
 	}
-	app := webui.AppInfo{ID: appID, Name: conf.Get(cluster.KeyAppName, appID), User: cluster.CurrentUser(), Start: time.Now()}
+	app := webui.AppInfo{ID: appID, Name: conf.Get(cluster.KeyAppName, appID), User: cluster.CurrentUser(), Start: time.Now(),
+		DriverHostPort: env.Address().HostPort()}
 	srv, err := webui.StartDriverUI(d, app, host, env.Address().Host, log, opts...)
 	if err != nil {
 		log.Warn().Err(err).Msg("the Spark UI could not start; the application runs without it")

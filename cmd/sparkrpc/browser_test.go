@@ -199,12 +199,68 @@ func TestBrowserSeesTheUIs(t *testing.T) {
 	}
 	saveScreenshot(t, "driver-ui-executors.png", driverShot)
 	t.Logf("completed tasks moved from %d to %s while the page was open", n0, later)
+	seeTheApplicationPages(t, browser, tracking)
 
 	if err := submit.cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
 	submit.wait(t, time.Minute)
 	c.stop(t)
+}
+
+// seeTheApplicationPages checks, on the driver's UI at base, the driver's
+// row, the jobs page's event timeline, a job's page with its task table
+// and timeline, and the environment page; it saves screenshots of the
+// jobs page and the job page.
+func seeTheApplicationPages(t *testing.T, browser context.Context, base string) {
+	t.Helper()
+	driverRow := inBrowser(t, browser, chromedp.Evaluate[string](`document.querySelector('tr.driver[data-executor="driver"]').innerText`))
+	if !strings.Contains(driverRow, "driver") || !strings.Contains(driverRow, ":") || !strings.Contains(driverRow, "Active") {
+		t.Fatalf("the executors page's driver row: %q", driverRow)
+	}
+	if err := chromedp.Do(browser, chromedp.Navigate(base+"/jobs/"), chromedp.WaitVisible(`svg#app-timeline rect.RUNNING`),
+		chromedp.WaitVisible(`tr.job a`)); err != nil {
+		t.Fatalf("the jobs page's timeline: %v", err)
+	}
+	inBrowser(t, browser, chromedp.Evaluate[bool](`document.getElementById('live').checked = false`))
+	duration := inBrowser(t, browser, chromedp.Text(`tr.job td.duration`))
+	if !regexp.MustCompile(`^\d+(\.\d)? (ms|s|min)$`).MatchString(duration) {
+		t.Fatalf("a running job's duration reads %q, want the elapsed time", duration)
+	}
+	saveScreenshot(t, "driver-ui-jobs.png", inBrowser(t, browser, chromedp.FullScreenshot(100)))
+
+	if err := chromedp.Do(browser, chromedp.Click(`tr.job a`, chromedp.NodeVisible), chromedp.WaitVisible(`table#task-table tr.task`),
+		chromedp.WaitVisible(`svg#job-timeline rect`)); err != nil {
+		t.Fatalf("a job's page: %v", err)
+	}
+	// A short page, sorted by duration, makes a small screenshot.
+	jobURL := inBrowser(t, browser, chromedp.Evaluate[string](`location.href`))
+	if err := chromedp.Do(browser, chromedp.Navigate(jobURL+"&task.sort=Duration&task.desc=true&task.pageSize=15"),
+		chromedp.WaitVisible(`table#task-table tr.task`)); err != nil {
+		t.Fatalf("a job's page, sorted: %v", err)
+	}
+	inBrowser(t, browser, chromedp.Evaluate[bool](`document.getElementById('live').checked = false`))
+	table := inBrowser(t, browser, chromedp.Evaluate[string](`document.getElementById('task-table').innerText`))
+	rows := inBrowser(t, browser, chromedp.Evaluate[int](`document.querySelectorAll('#task-table tr.task').length`))
+	for _, want := range []string{"Index", "Task ID", "Executor ID", "Host", "Status", "Launch Time", "Duration", "Run Time", "Result Size", "SUCCESS"} {
+		if !strings.Contains(table, want) {
+			t.Fatalf("the task table lacks %q:\n%s", want, table)
+		}
+	}
+	if rows != 15 {
+		t.Fatalf("%d task rows, want a page of 15", rows)
+	}
+	saveScreenshot(t, "driver-ui-job.png", inBrowser(t, browser, chromedp.FullScreenshot(100)))
+
+	if err := chromedp.Do(browser, chromedp.Navigate(base+"/environment/"), chromedp.WaitVisible(`tr.property`)); err != nil {
+		t.Fatalf("the environment page: %v", err)
+	}
+	env := inBrowser(t, browser, chromedp.Evaluate[string](`document.querySelector('main').innerText`))
+	for _, want := range []string{"Runtime Information", "Go Version", "Platform", "Spark Properties"} {
+		if !strings.Contains(env, want) {
+			t.Fatalf("the environment page lacks %q:\n%s", want, env)
+		}
+	}
 }
 
 // authAnswerer answers the browser's HTTP authentication challenges as a

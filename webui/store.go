@@ -1,0 +1,467 @@
+package webui
+
+// This file holds AppStore, the record of one application that its pages
+// show (Spark's AppStatusListener and AppStatusStore), kept from the
+// driver's listener events alone, so that a history server can rebuild it
+// by replaying an event log.
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/endpoints"
+	"github.com/sparkrpc/sparkrpc/messages"
+)
+
+// Retention defaults, Spark's.
+const (
+	// DefaultRetainedJobs is spark.ui.retainedJobs' default: ended jobs
+	// kept, the oldest going first.
+	DefaultRetainedJobs = 1000
+	// DefaultRetainedTasks is spark.ui.retainedTasks' default: task
+	// attempts kept per job (sparkrpc's stage), see WithRetainedTasks.
+	DefaultRetainedTasks = 100000
+	// DefaultRetainedDeadExecutors is spark.ui.retainedDeadExecutors'
+	// default: removed executors kept, the oldest going first.
+	DefaultRetainedDeadExecutors = 100
+)
+
+// Configuration keys of the store's retention (see StoreOptionsFromConf).
+const (
+	KeyRetainedJobs          = "spark.ui.retainedJobs"
+	KeyRetainedTasks         = "spark.ui.retainedTasks"
+	KeyRetainedDeadExecutors = "spark.ui.retainedDeadExecutors"
+)
+
+// driverID is the id of the driver's row among the executors, Spark's.
+const driverID = "driver"
+
+// executorStatus is what the pages show of one executor.
+type executorStatus struct {
+	ID, Host, HostPort string
+	Cores              int
+	Active             int // tasks running
+	Completed, Failed  int
+	TotalDuration      time.Duration
+	AddTime            time.Time
+	RemoveTime         time.Time // zero while it is active
+	RemoveReason       string
+	LastHeartbeat      time.Time
+	LogURLs            map[string]string
+}
+
+// IsActive reports whether the executor has not been removed.
+func (e executorStatus) IsActive() bool { return e.RemoveTime.IsZero() }
+
+// IsDriver reports whether this is the driver's row.
+func (e executorStatus) IsDriver() bool { return e.ID == driverID }
+
+// jobStatus is what the pages show of one job.
+type jobStatus struct {
+	ID                int64
+	Name              string
+	NumTasks          int
+	Active            int
+	Completed, Failed int
+	Killed            int
+	CompletedIndices  int
+	Submitted, Ended  time.Time
+	Status            string // RUNNING, SUCCEEDED, FAILED
+	Error             string
+	// DroppedTasks counts the ended task attempts no longer kept
+	// (spark.ui.retainedTasks); the counts above still include them.
+	DroppedTasks int
+	done         []bool
+	tasks        []taskRow // in launch order, so by task id
+}
+
+// AppStore is the record of one application that its pages and REST API
+// show: the application (ApplicationStart, ApplicationEnd), its
+// environment (EnvironmentUpdate), executors, jobs and task attempts. It
+// is an endpoints.Listener: add it to a driver, or replay an event log
+// into it with OnEvent. Readers take copies under its lock, so a slow page
+// holds nothing the listener bus needs for long. Its zero value is not
+// usable: call NewAppStore.
+type AppStore struct {
+	mu                                     sync.Mutex
+	retainedJobs, retainedTasks, retainedX int
+	app                                    AppInfo
+	started                                bool // an ApplicationStart arrived
+	completed                              bool // an ApplicationEnd arrived
+	env                                    *endpoints.EnvironmentUpdate
+	executors                              map[string]*executorStatus
+	jobs                                   map[int64]*jobStatus
+	ended                                  []int64 // ids of ended jobs, oldest first
+	dead                                   []string
+	// execIDs and execHosts intern the executors of the task rows:
+	// a row holds an index, so that sorting never copies a string.
+	execIDs, execHosts []string
+	execIndex          map[string]int32
+}
+
+// StoreOption configures an AppStore.
+type StoreOption func(*AppStore)
+
+// WithRetainedJobs keeps at most n ended jobs (spark.ui.retainedJobs,
+// default 1000); the oldest ended jobs, with their tasks, go first.
+func WithRetainedJobs(n int) StoreOption { return func(s *AppStore) { s.retainedJobs = max(1, n) } }
+
+// WithRetainedTasks keeps at most about n task attempts per job
+// (spark.ui.retainedTasks, default 100000). As Spark's, when a job holds
+// more, its oldest ended attempts are dropped, a tenth of n at least at a
+// time so that dropping is rare; running attempts are never dropped. The
+// job's counts keep every attempt, and its page says how many were
+// dropped.
+func WithRetainedTasks(n int) StoreOption { return func(s *AppStore) { s.retainedTasks = max(1, n) } }
+
+// WithRetainedDeadExecutors keeps at most n removed executors
+// (spark.ui.retainedDeadExecutors, default 100), the oldest going first.
+func WithRetainedDeadExecutors(n int) StoreOption {
+	return func(s *AppStore) { s.retainedX = max(1, n) }
+}
+
+// StoreOptionsFromConf returns the store options that conf sets:
+// spark.ui.retainedJobs, spark.ui.retainedTasks and
+// spark.ui.retainedDeadExecutors.
+func StoreOptionsFromConf(conf *actor.Conf) ([]StoreOption, error) {
+	jobs, err := conf.GetInt(KeyRetainedJobs, DefaultRetainedJobs)
+	if err != nil {
+		return nil, err
+	}
+	tasks, err := conf.GetInt(KeyRetainedTasks, DefaultRetainedTasks)
+	if err != nil {
+		return nil, err
+	}
+	dead, err := conf.GetInt(KeyRetainedDeadExecutors, DefaultRetainedDeadExecutors)
+	if err != nil {
+		return nil, err
+	}
+	return []StoreOption{WithRetainedJobs(jobs), WithRetainedTasks(tasks), WithRetainedDeadExecutors(dead)}, nil
+}
+
+// NewAppStore returns an empty store.
+func NewAppStore(opts ...StoreOption) *AppStore {
+	s := &AppStore{retainedJobs: DefaultRetainedJobs, retainedTasks: DefaultRetainedTasks,
+		retainedX: DefaultRetainedDeadExecutors, executors: make(map[string]*executorStatus),
+		jobs: make(map[int64]*jobStatus), execIndex: make(map[string]int32)}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// seed records executors that registered before the store was added to
+// the driver.
+func (s *AppStore) seed(infos []endpoints.ExecutorInfo) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, in := range infos {
+		if _, ok := s.executors[in.ID]; !ok {
+			s.addExecutor(&executorStatus{ID: in.ID, Host: in.Host, HostPort: in.Address.HostPort(),
+				Cores: in.TotalCores, AddTime: in.RegistrationTime, LogURLs: maps.Clone(in.LogURLs)})
+		}
+	}
+}
+
+// OnEvent implements endpoints.Listener.
+func (s *AppStore) OnEvent(ev endpoints.Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch e := ev.(type) {
+	case endpoints.ApplicationStart:
+		s.applicationStart(e)
+	case endpoints.EnvironmentUpdate:
+		env := e
+		env.Properties = slices.Clone(e.Properties)
+		env.Runtime = maps.Clone(e.Runtime)
+		s.env = &env
+	case endpoints.ApplicationEnd:
+		s.app.End, s.app.Error, s.completed = e.Time, e.Error, true
+	case endpoints.ExecutorAdded:
+		s.addExecutor(&executorStatus{ID: e.ExecutorID, Host: e.Host, HostPort: e.Address.HostPort(),
+			Cores: e.Cores, AddTime: e.Time, LogURLs: maps.Clone(e.LogURLs)})
+	case endpoints.ExecutorRemoved:
+		s.removeExecutor(e)
+	case endpoints.JobStart:
+		s.jobs[e.JobID] = &jobStatus{ID: e.JobID, Name: e.TaskName, NumTasks: e.NumTasks, Submitted: e.Time,
+			Status: "RUNNING", done: make([]bool, e.NumTasks)}
+	case endpoints.JobEnd:
+		s.jobEnd(e)
+	case endpoints.TaskStart:
+		s.taskStart(e)
+	case endpoints.TaskEnd:
+		s.taskEnd(e)
+	}
+}
+
+// applicationStart records the application; fields the event leaves
+// empty keep what the store had (the live UI's AppInfo).
+func (s *AppStore) applicationStart(e endpoints.ApplicationStart) {
+	a := &s.app
+	set := func(dst *string, v string) {
+		if v != "" {
+			*dst = v
+		}
+	}
+	set(&a.ID, e.AppID)
+	set(&a.AttemptID, e.AttemptID)
+	set(&a.Name, e.AppName)
+	set(&a.User, e.User)
+	set(&a.Version, e.Version)
+	set(&a.DriverHostPort, e.DriverHostPort)
+	if !e.Time.IsZero() {
+		a.Start = e.Time
+	}
+	if e.DriverLogURLs != nil {
+		a.DriverLogURLs = maps.Clone(e.DriverLogURLs)
+	}
+	s.started = true
+}
+
+func (s *AppStore) addExecutor(ex *executorStatus) {
+	s.executors[ex.ID] = ex
+	if i, ok := s.execIndex[ex.ID]; ok {
+		s.execHosts[i] = ex.Host
+		return
+	}
+	s.intern(ex.ID, ex.Host)
+}
+
+// intern returns the index of executor id in execIDs, adding it.
+func (s *AppStore) intern(id, host string) int32 {
+	if i, ok := s.execIndex[id]; ok {
+		return i
+	}
+	i := int32(len(s.execIDs))
+	s.execIDs, s.execHosts = append(s.execIDs, id), append(s.execHosts, host)
+	s.execIndex[id] = i
+	return i
+}
+
+func (s *AppStore) removeExecutor(e endpoints.ExecutorRemoved) {
+	ex := s.executors[e.ExecutorID]
+	if ex == nil || !ex.IsActive() {
+		return
+	}
+	ex.RemoveTime, ex.RemoveReason, ex.Active = e.Time, e.Reason, 0
+	s.dead = append(s.dead, ex.ID)
+	if len(s.dead) > s.retainedX {
+		delete(s.executors, s.dead[0])
+		s.dead = s.dead[1:]
+	}
+}
+
+func (s *AppStore) jobEnd(e endpoints.JobEnd) {
+	j := s.jobs[e.JobID]
+	if j == nil {
+		return
+	}
+	j.Ended, j.Status = e.Time, "SUCCEEDED"
+	if e.Err != nil {
+		j.Status, j.Error = "FAILED", e.Err.Error()
+	}
+	s.ended = append(s.ended, j.ID)
+	if len(s.ended) > s.retainedJobs {
+		delete(s.jobs, s.ended[0])
+		s.ended = s.ended[1:]
+	}
+}
+
+func (s *AppStore) taskStart(e endpoints.TaskStart) {
+	if ex := s.executors[e.ExecutorID]; ex != nil {
+		ex.Active++
+	}
+	j := s.jobs[e.JobID]
+	if j == nil {
+		return
+	}
+	j.Active++
+	host := ""
+	if ex := s.executors[e.ExecutorID]; ex != nil {
+		host = ex.Host
+	}
+	r := taskRow{id: e.TaskID, launch: e.Time.UnixNano(), index: int32(e.Partition), attempt: int32(e.Attempt),
+		exec: s.intern(e.ExecutorID, host)}
+	s.insertTask(j, r)
+	if len(j.tasks) > s.retainedTasks {
+		j.dropEnded(max(len(j.tasks)-s.retainedTasks, s.retainedTasks/10))
+	}
+}
+
+func (s *AppStore) taskEnd(e endpoints.TaskEnd) {
+	if ex := s.executors[e.ExecutorID]; ex != nil {
+		ex.Active = max(0, ex.Active-1)
+		ex.TotalDuration += e.Duration
+		switch e.State {
+		case messages.TaskState_TASK_STATE_FINISHED:
+			ex.Completed++
+		case messages.TaskState_TASK_STATE_FAILED:
+			ex.Failed++
+		}
+	}
+	j := s.jobs[e.JobID]
+	if j == nil {
+		return
+	}
+	j.Active = max(0, j.Active-1)
+	switch e.State {
+	case messages.TaskState_TASK_STATE_FINISHED:
+		j.Completed++
+		if e.Partition >= 0 && e.Partition < len(j.done) && !j.done[e.Partition] {
+			j.done[e.Partition] = true
+			j.CompletedIndices++
+		}
+	case messages.TaskState_TASK_STATE_FAILED:
+		j.Failed++
+	default:
+		j.Killed++
+	}
+	i, ok := j.findTask(e.TaskID)
+	if !ok {
+		// An end without its start (a log cut at its head): keep it.
+		host := ""
+		if ex := s.executors[e.ExecutorID]; ex != nil {
+			host = ex.Host
+		}
+		i = s.insertTask(j, taskRow{id: e.TaskID, launch: e.Time.Add(-e.Duration).UnixNano(),
+			index: int32(e.Partition), attempt: int32(e.Attempt), exec: s.intern(e.ExecutorID, host)})
+	}
+	r := &j.tasks[i]
+	r.state = taskStateOf(e.State)
+	r.duration, r.runTime, r.resultSize, r.err = int64(e.Duration), int64(e.RunTime), e.ResultSize, e.Error
+}
+
+// insertTask adds r to j's rows in task id order and returns its position.
+func (s *AppStore) insertTask(j *jobStatus, r taskRow) int {
+	n := len(j.tasks)
+	if n == 0 || j.tasks[n-1].id < r.id {
+		j.tasks = append(j.tasks, r)
+		return n
+	}
+	i, _ := slices.BinarySearchFunc(j.tasks, r.id, func(t taskRow, id int64) int { return cmp.Compare(t.id, id) })
+	j.tasks = slices.Insert(j.tasks, i, r)
+	return i
+}
+
+// Info returns the application as the store knows it: from
+// ApplicationStart (and the live UI's AppInfo) and ApplicationEnd.
+func (s *AppStore) Info() AppInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.app
+	a.DriverLogURLs = maps.Clone(a.DriverLogURLs)
+	return a
+}
+
+// Completed reports whether the application's ApplicationEnd arrived.
+func (s *AppStore) Completed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.completed
+}
+
+// environment returns a copy of the last EnvironmentUpdate, nil before one.
+func (s *AppStore) environment() *endpoints.EnvironmentUpdate {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.env == nil {
+		return nil
+	}
+	e := *s.env
+	return &e
+}
+
+// executorsSnapshot returns copies of the executors (the driver first,
+// when an ApplicationStart gave its address, then the active ones, then by
+// id as numbers where they are), with their last heartbeats.
+func (s *AppStore) executorsSnapshot(heartbeats map[string]time.Time) []executorStatus {
+	s.mu.Lock()
+	out := make([]executorStatus, 0, len(s.executors)+1)
+	if s.app.DriverHostPort != "" {
+		host, _, _ := cutHostPort(s.app.DriverHostPort)
+		out = append(out, executorStatus{ID: driverID, Host: host, HostPort: s.app.DriverHostPort,
+			AddTime: s.app.Start, LogURLs: maps.Clone(s.app.DriverLogURLs)})
+	}
+	for _, ex := range s.executors {
+		c := *ex
+		c.LogURLs = maps.Clone(ex.LogURLs)
+		out = append(out, c)
+	}
+	s.mu.Unlock()
+	for i := range out {
+		if t, ok := heartbeats[out[i].ID]; ok {
+			out[i].LastHeartbeat = t
+		}
+	}
+	slices.SortFunc(out, func(a, b executorStatus) int {
+		if a.IsActive() != b.IsActive() {
+			if a.IsActive() {
+				return -1
+			}
+			return 1
+		}
+		return compareIDs(a.ID, b.ID)
+	})
+	return out
+}
+
+// cutHostPort splits "host:port" at its last colon.
+func cutHostPort(hp string) (host, port string, ok bool) {
+	for i := len(hp) - 1; i >= 0; i-- {
+		if hp[i] == ':' {
+			return hp[:i], hp[i+1:], true
+		}
+	}
+	return hp, "", false
+}
+
+// compareIDs orders numeric ids as numbers, others ("driver") first.
+func compareIDs(a, b string) int {
+	na, ea := strconv.Atoi(a)
+	nb, eb := strconv.Atoi(b)
+	switch {
+	case ea == nil && eb == nil:
+		return cmp.Compare(na, nb)
+	case ea != nil && eb == nil:
+		return -1
+	case ea == nil && eb != nil:
+		return 1
+	}
+	return cmp.Compare(a, b)
+}
+
+// jobsSnapshot returns copies of the jobs (without their tasks), newest
+// first.
+func (s *AppStore) jobsSnapshot() []jobStatus {
+	s.mu.Lock()
+	out := make([]jobStatus, 0, len(s.jobs))
+	for _, j := range s.jobs {
+		out = append(out, j.summary())
+	}
+	s.mu.Unlock()
+	slices.SortFunc(out, func(a, b jobStatus) int { return cmp.Compare(b.ID, a.ID) })
+	return out
+}
+
+// job returns a copy of job id, without its tasks.
+func (s *AppStore) job(id int64) (jobStatus, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j, ok := s.jobs[id]
+	if !ok {
+		return jobStatus{}, false
+	}
+	return j.summary(), true
+}
+
+// summary returns a copy of j without its per-task state.
+func (j *jobStatus) summary() jobStatus {
+	c := *j
+	c.done, c.tasks = nil, nil
+	return c
+}

@@ -1,0 +1,221 @@
+package webui
+
+// This file holds the task attempts a job keeps (a slice of small rows
+// per job, Spark's TaskDataWrapper) and how a page of them is sorted and
+// cut (Spark's stage page task table and its taskList API).
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sparkrpc/sparkrpc/messages"
+)
+
+// taskState is a task attempt's status as the pages name it.
+type taskState uint8
+
+const (
+	taskRunning taskState = iota
+	taskSuccess
+	taskFailed
+	taskKilled
+	taskLost
+)
+
+var taskStateNames = [...]string{"RUNNING", "SUCCESS", "FAILED", "KILLED", "LOST"}
+
+func (s taskState) String() string { return taskStateNames[s] }
+
+func taskStateOf(s messages.TaskState) taskState {
+	switch s {
+	case messages.TaskState_TASK_STATE_FINISHED:
+		return taskSuccess
+	case messages.TaskState_TASK_STATE_KILLED:
+		return taskKilled
+	case messages.TaskState_TASK_STATE_LOST:
+		return taskLost
+	case messages.TaskState_TASK_STATE_LAUNCHING, messages.TaskState_TASK_STATE_RUNNING:
+		return taskRunning
+	}
+	return taskFailed
+}
+
+// taskRow is one task attempt as a job keeps it: 72 bytes on 64-bit
+// platforms, plus its error's text when it has one. Times are Unix
+// nanoseconds and durations nanoseconds, so that a row holds no pointer
+// but the error; the executor is an index into the store's interned ids.
+type taskRow struct {
+	id         int64
+	launch     int64
+	duration   int64 // 0 while running
+	runTime    int64
+	resultSize int64
+	err        string
+	index      int32 // the partition
+	attempt    int32
+	exec       int32
+	state      taskState
+}
+
+// findTask returns the position of task id among j's rows (kept in id
+// order).
+func (j *jobStatus) findTask(id int64) (int, bool) {
+	return slices.BinarySearchFunc(j.tasks, id, func(t taskRow, id int64) int { return cmp.Compare(t.id, id) })
+}
+
+// dropEnded drops up to n of j's oldest ended task attempts.
+func (j *jobStatus) dropEnded(n int) {
+	dropped := 0
+	j.tasks = slices.DeleteFunc(j.tasks, func(r taskRow) bool {
+		if dropped < n && r.state != taskRunning {
+			dropped++
+			return true
+		}
+		return false
+	})
+	j.DroppedTasks += dropped
+}
+
+// Task table columns: the values of task.sort (Spark's column names).
+const (
+	colIndex      = "Index"
+	colTaskID     = "Task ID"
+	colAttempt    = "Attempt"
+	colExecutor   = "Executor ID"
+	colHost       = "Host"
+	colStatus     = "Status"
+	colLaunchTime = "Launch Time"
+	colDuration   = "Duration"
+	colRunTime    = "Run Time"
+	colResultSize = "Result Size"
+	colErrors     = "Errors"
+)
+
+// taskColumns are the task table's columns in order.
+var taskColumns = []string{colIndex, colTaskID, colAttempt, colExecutor, colHost, colStatus, colLaunchTime,
+	colDuration, colRunTime, colResultSize, colErrors}
+
+// taskQuery is what page of which tasks to show.
+type taskQuery struct {
+	Sort           string // one of taskColumns; colIndex when unknown
+	Desc           bool
+	Offset, Length int
+}
+
+// taskView is one task attempt as a page or the API shows it.
+type taskView struct {
+	Index, Attempt     int
+	TaskID             int64
+	ExecutorID, Host   string
+	Status             string
+	Launch             time.Time
+	Duration           time.Duration // to now while it runs
+	Running            bool
+	RunTime            time.Duration
+	ResultSize         int64
+	Error, ErrorHead   string
+	ErrorHasMore       bool
+	launchNs, duration int64
+}
+
+// tasksPage returns the tasks of job id that q selects, the number of
+// tasks the job keeps and whether the job is known. Sorting orders
+// positions, never rows or strings; only the page's rows are copied out.
+func (s *AppStore) tasksPage(id int64, q taskQuery, now time.Time) ([]taskView, int, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j, ok := s.jobs[id]
+	if !ok {
+		return nil, 0, false
+	}
+	rows := j.tasks
+	order := make([]int32, len(rows))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	less := s.taskCompare(rows, q.Sort, now.UnixNano())
+	slices.SortStableFunc(order, func(a, b int32) int {
+		c := less(&rows[a], &rows[b])
+		if c == 0 {
+			c = cmp.Or(cmp.Compare(rows[a].index, rows[b].index), cmp.Compare(rows[a].id, rows[b].id))
+		}
+		if q.Desc {
+			return -c
+		}
+		return c
+	})
+	lo := min(max(q.Offset, 0), len(order))
+	hi := min(lo+max(q.Length, 0), len(order))
+	out := make([]taskView, 0, hi-lo)
+	for _, i := range order[lo:hi] {
+		out = append(out, s.taskView(&rows[i], now))
+	}
+	return out, len(rows), true
+}
+
+// taskCompare returns the comparison of rows by column col.
+func (s *AppStore) taskCompare(rows []taskRow, col string, now int64) func(a, b *taskRow) int {
+	dur := func(r *taskRow) int64 {
+		if r.state == taskRunning {
+			return now - r.launch
+		}
+		return r.duration
+	}
+	switch col {
+	case colTaskID:
+		return func(a, b *taskRow) int { return cmp.Compare(a.id, b.id) }
+	case colAttempt:
+		return func(a, b *taskRow) int { return cmp.Compare(a.attempt, b.attempt) }
+	case colExecutor:
+		return func(a, b *taskRow) int { return compareIDs(s.execIDs[a.exec], s.execIDs[b.exec]) }
+	case colHost:
+		return func(a, b *taskRow) int { return strings.Compare(s.execHosts[a.exec], s.execHosts[b.exec]) }
+	case colStatus:
+		return func(a, b *taskRow) int { return strings.Compare(a.state.String(), b.state.String()) }
+	case colLaunchTime:
+		return func(a, b *taskRow) int { return cmp.Compare(a.launch, b.launch) }
+	case colDuration:
+		return func(a, b *taskRow) int { return cmp.Compare(dur(a), dur(b)) }
+	case colRunTime:
+		return func(a, b *taskRow) int { return cmp.Compare(a.runTime, b.runTime) }
+	case colResultSize:
+		return func(a, b *taskRow) int { return cmp.Compare(a.resultSize, b.resultSize) }
+	case colErrors:
+		return func(a, b *taskRow) int { return strings.Compare(a.err, b.err) }
+	}
+	return func(a, b *taskRow) int { return cmp.Compare(a.index, b.index) }
+}
+
+// taskView returns row r as the pages show it.
+func (s *AppStore) taskView(r *taskRow, now time.Time) taskView {
+	v := taskView{Index: int(r.index), Attempt: int(r.attempt), TaskID: r.id, ExecutorID: s.execIDs[r.exec],
+		Host: s.execHosts[r.exec], Status: r.state.String(), Launch: time.Unix(0, r.launch),
+		Duration: time.Duration(r.duration), Running: r.state == taskRunning, RunTime: time.Duration(r.runTime),
+		ResultSize: r.resultSize, Error: r.err, launchNs: r.launch, duration: r.duration}
+	if v.Running {
+		v.Duration = max(0, now.Sub(v.Launch))
+		v.duration = int64(v.Duration)
+	}
+	head, _, more := strings.Cut(r.err, "\n")
+	v.ErrorHead, v.ErrorHasMore = head, more
+	return v
+}
+
+// tasksForTimeline returns copies of the first n task attempts of job id
+// (in launch order) and how many it keeps in all.
+func (s *AppStore) tasksForTimeline(id int64, n int, now time.Time) ([]taskView, int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j, ok := s.jobs[id]
+	if !ok {
+		return nil, 0
+	}
+	rows := j.tasks[:min(n, len(j.tasks))]
+	out := make([]taskView, len(rows))
+	for i := range rows {
+		out[i] = s.taskView(&rows[i], now)
+	}
+	return out, len(j.tasks)
+}
