@@ -43,6 +43,16 @@
 // finalStatus, progress, trackingUrl, startedTime, finishedTime, ...); a
 // node manager /api/v1/containers.
 //
+// A node manager's UI with WithContainerLogs serves its containers' logs as
+// YARN's does, the URLs its containers get as SPARK_LOG_URL_STDOUT and
+// SPARK_LOG_URL_STDERR (and the containers page links):
+//
+//	GET /node/containerlogs/{containerId}/{user}/{file}[?start=N]
+//	                                                 text/plain: a bounded part of the file from byte N
+//	                                                 (negative: from the end; default -4096, the last 4 KiB);
+//	                                                 headers X-Log-Start and X-Log-Size; 403 for a user
+//	                                                 the application's ACLs refuse, 404 for no such log
+//
 // # Configuration
 //
 //	spark.ui.enabled          true   the driver serves its UI

@@ -14,13 +14,15 @@ import (
 type Option interface{ apply(*options) }
 
 type options struct {
-	metrics    http.Handler
-	secret     string
-	verifier   string // WithSecretVerifier
-	log        zerolog.Logger
-	alloc      AllocationSource // WithExecutorAllocation
-	now        func() time.Time // the clock of the refusals' log limit (tests set it)
-	beforeSend func()           // test hook: runs after a page's snapshot, before it is written
+	metrics  http.Handler
+	secret   string
+	verifier string // WithSecretVerifier
+	log      zerolog.Logger
+	alloc    AllocationSource // WithExecutorAllocation
+	// containerLogs reads a node manager's container logs (WithContainerLogs).
+	containerLogs ContainerLogReader
+	now           func() time.Time // the clock of the refusals' log limit (tests set it)
+	beforeSend    func()           // test hook: runs after a page's snapshot, before it is written
 }
 
 type optionFunc func(*options)
