@@ -21,6 +21,14 @@
 // allocation's target, backlog and idle executors and its last decisions
 // with their numbers (allocation.go).
 //
+// The driver's /flow/ page (flow.go, flowsvg.go) draws the driver's env as
+// a graph, in an SVG drawn on the server: its endpoints with their mailbox
+// depth and message rate, and the peers its transport talks to
+// (actor.Env.PeerStats: executors, the cluster manager) with bytes per
+// second each way and bytes queued for them. It reads counters the env
+// and transport keep anyway, so a refresh costs a snapshot, and draws at
+// most MaxFlowEndpoints endpoints and MaxFlowPeers peers.
+//
 // # REST API (a documented subset of Spark's /api/v1)
 //
 //	GET /api/v1/applications                         [ApplicationInfo]
@@ -33,6 +41,15 @@
 //	GET /api/v1/applications/{id}/allocation         dynamic allocation: {"enabled", "target", "minExecutors",
 //	                                                 "maxExecutors", "backlog", "runningTasks", "executors",
 //	                                                 "idleExecutors", "decisions": [...]}, newest decision first
+//	GET /api/v1/flow                                 sparkrpc's addition, the data of the /flow/ page: {"env",
+//	                                                 "address", "messagesDropped", "endpoints": [{"name",
+//	                                                 "mailboxDepth", "messagesHandled", "messagesPerSecond",
+//	                                                 "count"}], "peers": [{"identity", "executorId",
+//	                                                 "clientMode", "sentBytes", "receivedBytes",
+//	                                                 "queuedBytes", "sentBytesPerSecond",
+//	                                                 "receivedBytesPerSecond", "count"}]}; rates are -1
+//	                                                 before the first window; at most MaxFlowEndpoints and
+//	                                                 MaxFlowPeers entries, the last one aggregating the rest
 //
 // Field names are Spark's (id, hostPort, isActive, totalCores, activeTasks,
 // completedTasks, failedTasks, jobId, status, numTasks, numActiveTasks,

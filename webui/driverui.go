@@ -57,6 +57,7 @@ func NewDriverUI(d *endpoints.Driver, app AppInfo, opts ...Option) *DriverUI {
 	mux.HandleFunc("GET /executors/{$}", u.executorsPage)
 	mux.HandleFunc("GET /endpoints/{$}", u.endpointsPage)
 	mux.HandleFunc("GET /environment/{$}", u.environmentPage)
+	newFlowSource(d).routes(mux, &u.o, u.nav, u.heading)
 	mux.HandleFunc("GET /api/v1/applications", u.apiApplications)
 	mux.HandleFunc("GET /api/v1/applications/{id}", u.apiApplication)
 	mux.HandleFunc("GET /api/v1/applications/{id}/executors", u.apiExecutors(false))
@@ -77,7 +78,7 @@ func (u *DriverUI) ServeHTTP(w http.ResponseWriter, r *http.Request) { u.h.Serve
 
 func (u *DriverUI) nav(active string) []navLink {
 	return nav(active, navLink{Href: "/jobs/", Label: "Jobs"}, navLink{Href: "/executors/", Label: "Executors"},
-		navLink{Href: "/endpoints/", Label: "Endpoints"}, navLink{Href: "/environment/", Label: "Environment"})
+		navLink{Href: "/endpoints/", Label: "Endpoints"}, navLink{Href: "/environment/", Label: "Environment"}, navLink{Href: "/flow/", Label: "Flow"})
 }
 
 func (u *DriverUI) heading() string { return u.app.Name + " — " + u.appID() }
