@@ -54,6 +54,14 @@
 // allocation's target, backlog and idle executors and its last decisions
 // with their numbers (allocation.go).
 //
+// The driver's /flow/ page (flow.go, flowsvg.go) draws the driver's env as
+// a graph, in an SVG drawn on the server: its endpoints with their mailbox
+// depth and message rate, and the peers its transport talks to
+// (actor.Env.PeerStats: executors, the cluster manager) with bytes per
+// second each way and bytes queued for them. It reads counters the env
+// and transport keep anyway, so a refresh costs a snapshot, and draws at
+// most MaxFlowEndpoints endpoints and MaxFlowPeers peers.
+//
 // # REST API (a documented subset of Spark's /api/v1)
 //
 //	GET /api/v1/applications                         [ApplicationInfo]
@@ -75,6 +83,15 @@
 //	GET /api/v1/applications/{id}/allocation         (live only) dynamic allocation: {"enabled", "target", "minExecutors",
 //	                                                 "maxExecutors", "backlog", "runningTasks", "executors",
 //	                                                 "idleExecutors", "decisions": [...]}, newest decision first
+//	GET /api/v1/flow                                 sparkrpc's addition, the data of the /flow/ page: {"env",
+//	                                                 "address", "messagesDropped", "endpoints": [{"name",
+//	                                                 "mailboxDepth", "messagesHandled", "messagesPerSecond",
+//	                                                 "count"}], "peers": [{"identity", "executorId",
+//	                                                 "clientMode", "sentBytes", "receivedBytes",
+//	                                                 "queuedBytes", "sentBytesPerSecond",
+//	                                                 "receivedBytesPerSecond", "count"}]}; rates are -1
+//	                                                 before the first window; at most MaxFlowEndpoints and
+//	                                                 MaxFlowPeers entries, the last one aggregating the rest
 //
 // The executors lists begin with the driver's row (id "driver") once an
 // ApplicationStart gave the driver's host:port. Field names are Spark's (id, hostPort, isActive, totalCores, activeTasks,
@@ -85,6 +102,16 @@
 // /api/v1/nodes with YARN's field names (id, name, user, queue, state,
 // finalStatus, progress, trackingUrl, startedTime, finishedTime, ...); a
 // node manager /api/v1/containers.
+//
+// A node manager's UI with WithContainerLogs serves its containers' logs as
+// YARN's does, the URLs its containers get as SPARK_LOG_URL_STDOUT and
+// SPARK_LOG_URL_STDERR (and the containers page links):
+//
+//	GET /node/containerlogs/{containerId}/{user}/{file}[?start=N]
+//	                                                 text/plain: a bounded part of the file from byte N
+//	                                                 (negative: from the end; default -4096, the last 4 KiB);
+//	                                                 headers X-Log-Start and X-Log-Size; 403 for a user
+//	                                                 the application's ACLs refuse, 404 for no such log
 //
 // # Configuration
 //

@@ -61,6 +61,7 @@ func NewDriverUI(d *endpoints.Driver, app AppInfo, opts ...Option) *DriverUI {
 	mux := http.NewServeMux()
 	u.routes(mux)
 	mux.HandleFunc("GET /endpoints/{$}", u.endpointsPage)
+	newFlowSource(d).routes(mux, &u.o, u.nav, u.heading)
 	mux.HandleFunc("GET /api/v1/applications/{id}/allocation", u.apiAllocation)
 	u.h = u.o.finish(mux)
 	return u
@@ -80,6 +81,9 @@ func (u *appUI) nav(active string) []navLink {
 		links = append(links, navLink{Href: "/endpoints/", Label: "Endpoints"})
 	}
 	links = append(links, navLink{Href: "/environment/", Label: "Environment"})
+	if u.live() {
+		links = append(links, navLink{Href: "/flow/", Label: "Flow"})
+	}
 	links = nav(active, links...)
 	for i := range links {
 		links[i].Href = u.href(links[i].Href)

@@ -14,3 +14,9 @@ func WithBeforeSend(hook func()) Option {
 func WithClock(now func() time.Time) Option {
 	return optionFunc(func(o *options) { o.now = now })
 }
+
+// BoundFlow bounds f's endpoints and peers as the flow page does.
+func BoundFlow(f Flow) Flow {
+	f.Endpoints, f.Peers = boundEndpoints(f.Endpoints), boundPeers(f.Peers)
+	return f
+}

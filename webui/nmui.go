@@ -1,7 +1,7 @@
 package webui
 
 // This file holds NodeManagerUI, a node manager's web UI (YARN's on port
-// 8042): its running containers and /metrics.
+// 8042): its running containers, their logs and /metrics.
 
 import (
 	"net/http"
@@ -10,8 +10,10 @@ import (
 
 // Container is a running container as a node manager's UI shows it.
 type Container struct {
-	ID       string    `json:"id"`
-	AppID    string    `json:"appId"`
+	ID    string `json:"id"`
+	AppID string `json:"appId"`
+	// User is the application's owner: its log URLs name it.
+	User     string    `json:"user,omitempty"`
 	PID      int       `json:"pid"`
 	MemoryMB int64     `json:"totalMemoryNeededMB"`
 	Cores    int       `json:"totalVCoresNeeded"`
@@ -21,7 +23,9 @@ type Container struct {
 
 // NodeManagerUI is a node manager's web UI as an http.Handler.
 //
-// Routes: / (the containers page), /metrics and /api/v1/containers.
+// Routes: / (the containers page, linking each container's stdout and
+// stderr), /node/containerlogs/{containerId}/{user}/{file} (see
+// WithContainerLogs), /metrics and /api/v1/containers.
 type NodeManagerUI struct {
 	nodeID     string
 	containers func() []Container
@@ -35,6 +39,7 @@ func NewNodeManagerUI(nodeID string, containers func() []Container, opts ...Opti
 	u := &NodeManagerUI{nodeID: nodeID, containers: containers, o: buildOptions(opts)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", u.containersPage)
+	mux.HandleFunc("GET /node/containerlogs/{containerId}/{user}/{file}", u.o.containerLog)
 	mux.HandleFunc("GET /api/v1/containers", func(w http.ResponseWriter, _ *http.Request) {
 		cs := u.containers()
 		if cs == nil {

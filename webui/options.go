@@ -20,8 +20,10 @@ type options struct {
 	log        zerolog.Logger
 	alloc      AllocationSource // WithExecutorAllocation
 	base       string           // WithBasePath
-	now        func() time.Time // the clock of the refusals' log limit (tests set it)
-	beforeSend func()           // test hook: runs after a page's snapshot, before it is written
+	// containerLogs reads a node manager's container logs (WithContainerLogs).
+	containerLogs ContainerLogReader
+	now           func() time.Time // the clock of the refusals' log limit (tests set it)
+	beforeSend    func()           // test hook: runs after a page's snapshot, before it is written
 }
 
 type optionFunc func(*options)

@@ -55,20 +55,22 @@ func (u *ResourceManagerUI) ServeHTTP(w http.ResponseWriter, r *http.Request) { 
 // rmApp is an application as the pages and the API show it; the JSON
 // names are those of YARN's REST API (ws/v1/cluster/apps).
 type rmApp struct {
-	ID                string    `json:"id"`
-	Name              string    `json:"name"`
-	User              string    `json:"user"`
-	Queue             string    `json:"queue"`
-	State             string    `json:"state"`
-	FinalStatus       string    `json:"finalStatus"`
-	Progress          float64   `json:"progress"`
-	TrackingURL       string    `json:"trackingUrl"`
-	Diagnostics       string    `json:"diagnostics"`
-	StartedTime       int64     `json:"startedTime"`
-	FinishedTime      int64     `json:"finishedTime"`
-	ElapsedTime       int64     `json:"elapsedTime"`
-	AMHost            string    `json:"amHost"`
-	DriverURL         string    `json:"driverUrl"`
+	ID           string  `json:"id"`
+	Name         string  `json:"name"`
+	User         string  `json:"user"`
+	Queue        string  `json:"queue"`
+	State        string  `json:"state"`
+	FinalStatus  string  `json:"finalStatus"`
+	Progress     float64 `json:"progress"`
+	TrackingURL  string  `json:"trackingUrl"`
+	Diagnostics  string  `json:"diagnostics"`
+	StartedTime  int64   `json:"startedTime"`
+	FinishedTime int64   `json:"finishedTime"`
+	ElapsedTime  int64   `json:"elapsedTime"`
+	AMHost       string  `json:"amHost"`
+	DriverURL    string  `json:"driverUrl"`
+	// RunningContainers counts the application's running containers, its
+	// AM's included (YARN's "Running Containers", as the nodes page counts).
 	RunningContainers int       `json:"runningContainers"`
 	TasksTotal        int       `json:"tasksTotal"`
 	TasksDone         int       `json:"tasksDone"`
@@ -90,6 +92,11 @@ func appFromReport(r *messages.RmApplicationReport, now time.Time) rmApp {
 		end = a.Finish
 	}
 	a.ElapsedTime = end.Sub(a.Start).Milliseconds()
+	// The report counts executor containers; the AM's runs until the
+	// application ends.
+	if r.GetAmContainerId() != "" && a.FinishedTime == 0 {
+		a.RunningContainers++
+	}
 	switch {
 	case a.TasksTotal > 0:
 		a.Progress = float64(a.TasksDone) * 100 / float64(a.TasksTotal)

@@ -28,6 +28,7 @@ type rmAppJSON struct {
 	TrackingURL string  `json:"trackingUrl"`
 	StartedTime int64   `json:"startedTime"`
 	Progress    float64 `json:"progress"`
+	Containers  int     `json:"runningContainers"`
 }
 
 type rmNodeJSON struct {
@@ -142,6 +143,10 @@ func TestResourceManagerUI(t *testing.T) {
 		nodes[0].MemUsedMB != 256 || nodes[0].MemFreeMB != 768 || nodes[0].CoresUsed != 1 || nodes[0].CoresFree != 1 || nodes[0].LastHealthMs == 0 {
 		t.Fatalf("nodes = %+v", nodes)
 	}
+	// The apps page counts the AM's container as the nodes page does.
+	if one.Containers != nodes[0].Containers {
+		t.Fatalf("the application runs %d containers, its node %d", one.Containers, nodes[0].Containers)
+	}
 	code, page = get(t, base+"/cluster/nodes", "")
 	for _, want := range []string{`data-node="` + nm.NodeID() + `"`, "256 MB", "768 MB"} {
 		if code != http.StatusOK || !strings.Contains(page, want) {
@@ -156,7 +161,7 @@ func TestResourceManagerUI(t *testing.T) {
 		t.Fatal(err)
 	}
 	getJSON(t, base+"/api/v1/applications/"+id, &one)
-	if one.State != "KILLED" || one.FinalStatus != "KILLED" {
+	if one.State != "KILLED" || one.FinalStatus != "KILLED" || one.Containers != 0 {
 		t.Fatalf("after kill: %+v", one)
 	}
 	testutil.Eventually(t, testTimeout, "the AM container stopped", func() bool { return len(nm.RunningContainers()) == 0 })

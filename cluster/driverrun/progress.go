@@ -149,6 +149,7 @@ func (c *consoleProgress) clearLocked() {
 	}
 }
 
+// IsTerminal reports whether w is a terminal (a character device).
 func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
@@ -203,6 +204,22 @@ func (c *consoleProgress) Stop() {
 		c.clearLocked()
 		c.mu.Unlock()
 	})
+}
+
+// KeyShowConsoleProgress is Spark's spark.ui.showConsoleProgress: whether
+// the driver draws the console progress bar. Unset, the bar is drawn only
+// when the output is a terminal (a console, as the setting means); "true"
+// draws it on a file or pipe too, as one line per change at most every
+// NonTTYProgressInterval; "false" never draws it.
+const KeyShowConsoleProgress = "spark.ui.showConsoleProgress"
+
+// showConsoleProgress reports whether the bar is drawn on w under conf.
+func showConsoleProgress(conf *actor.Conf, w io.Writer) bool {
+	v, err := conf.GetBool(KeyShowConsoleProgress, false)
+	if !conf.Contains(KeyShowConsoleProgress) || err != nil {
+		return IsTerminal(w)
+	}
+	return v
 }
 
 func progressInterval(conf *actor.Conf) time.Duration {

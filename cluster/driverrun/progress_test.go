@@ -2,12 +2,16 @@ package driverrun
 
 import (
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/internal/testutil"
 )
 
@@ -40,5 +44,44 @@ func TestResultNotGluedToProgressBar(t *testing.T) {
 	}
 	if !strings.HasSuffix(got, "\r"+strings.Repeat(" ", 80)+"\r") {
 		t.Fatalf("Stop did not clear the bar: %q", got)
+	}
+}
+
+// The bar is for a console: on a file (stderr redirected) nothing is drawn
+// unless spark.ui.showConsoleProgress asks for it.
+func TestConsoleProgressOnlyOnATerminal(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	for _, tc := range []struct {
+		name string
+		out  io.Writer
+		conf map[string]string
+		want bool
+	}{
+		{"file", f, nil, false},
+		{"pipe", w, nil, false},
+		{"buffer", &lockedBuffer{}, nil, false},
+		{"file, asked for", f, map[string]string{KeyShowConsoleProgress: "true"}, true},
+		{"file, turned off", f, map[string]string{KeyShowConsoleProgress: "false"}, false},
+		{"file, invalid value", f, map[string]string{KeyShowConsoleProgress: "maybe"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			conf := actor.NewConf()
+			for k, v := range tc.conf {
+				conf.Set(k, v)
+			}
+			if got := showConsoleProgress(conf, tc.out); got != tc.want {
+				t.Fatalf("showConsoleProgress = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

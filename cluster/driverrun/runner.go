@@ -44,7 +44,8 @@ type Spec struct {
 	// up (where no application report shows it).
 	ShowTrackingURL bool
 	// Progress, when not nil, gets the console progress bar of the
-	// driver's tasks (drawn when it is a terminal).
+	// driver's tasks: drawn when it is a terminal, or as
+	// KeyShowConsoleProgress says.
 	Progress io.Writer
 	// Tasks counts the driver's tasks (nil: a Progress of Run's own), for
 	// a backend that reports them.
@@ -151,7 +152,7 @@ func Run(ctx context.Context, spec Spec) error {
 	started, startFn := noticeStart(start)
 	out := spec.Stdout
 	var bar *consoleProgress
-	if spec.Progress != nil {
+	if spec.Progress != nil && showConsoleProgress(conf, spec.Progress) {
 		bar = startConsoleProgress(spec.Progress, progressInterval(conf), prog.Snapshot)
 		out = bar.Above(out)
 	}

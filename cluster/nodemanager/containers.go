@@ -44,7 +44,7 @@ func (nm *NodeManager) startContainer(req *messages.NmStartContainer) (*messages
 	spec := containerSpec{id: id, appID: req.GetAppId(), command: lc.GetCommand(),
 		env: lc.GetEnvironment(), files: lc.GetFiles(),
 		memoryMB: c.GetResource().GetMemoryMb(), cores: int(c.GetResource().GetCores()), nodeHost: nm.env.Address().Host,
-		secret: lc.GetSecret(), passEnv: nm.cfg.EnvWhitelist}
+		secret: lc.GetSecret(), passEnv: nm.cfg.EnvWhitelist, user: lc.GetAcls().GetOwner(), webUI: nm.cfg.WebUI}
 	workDir := filepath.Join(nm.cfg.Dir, "apps", spec.appID, id)
 	logDir := filepath.Join(nm.cfg.Dir, "logs", spec.appID, id)
 	if loc != nil {

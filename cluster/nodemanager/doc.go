@@ -47,6 +47,11 @@
 // owner and the users its ACLs name, and removes what dead containers left
 // on start.
 //
+// With Config.WebUI set, its containers get SPARK_LOG_URL_STDOUT and
+// SPARK_LOG_URL_STDERR as http URLs of that UI (YARN's
+// /node/containerlogs/{containerId}/{user}/{file}?start=-4096), which
+// ReadContainerLog serves; without a web UI they get none.
+//
 // # Files
 //
 //	nodemanager.go     Config, Start, registration and heartbeats
@@ -59,6 +64,7 @@
 //	procattr_unix.go   the process attributes on other Unix systems
 //	status.go          the snapshot of running containers (for the UI)
 //	logs.go            listing and reading containers' logs
+//	weblogs.go         the logs the web UI serves: log URLs, confined and bounded reads
 //	auth.go            who may ask what
 //	metrics.go         the Prometheus collector of containers and capability
 package nodemanager

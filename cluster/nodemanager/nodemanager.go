@@ -71,6 +71,12 @@ type Config struct {
 	// exponential backoff and jitter, each logged; Start returns
 	// at once when its ctx ends.
 	RegisterTimeout time.Duration
+	// WebUI is the base URL of the node manager's web UI (http://host:port),
+	// which serves its containers' logs (ReadContainerLog): containers get
+	// SPARK_LOG_URL_STDOUT and SPARK_LOG_URL_STDERR pointing there (see
+	// ContainerLogURL). Empty: the node runs no web UI, and containers get
+	// no log URLs (not file:// paths, which no browser elsewhere can open).
+	WebUI string
 	// Logger is the node manager's logger (default: the env's).
 	Logger *zerolog.Logger
 }

@@ -36,6 +36,9 @@ type containerSpec struct {
 	// passEnv names variables of the node manager's environment that the
 	// container gets too (beside the defaults of containerBaseEnv).
 	passEnv []string
+	// user is the application's owner; webUI the node manager's web UI
+	// base URL ("" when it runs none): they make the log URLs.
+	user, webUI string
 }
 
 // containerBaseEnv are the variables of the node manager's environment that
@@ -48,6 +51,7 @@ var containerBaseEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "TMPDIR", "LA
 // group, so that stopping it stops everything it started.
 type containerProc struct {
 	id, appID        string
+	user             string // the application's owner
 	cmd              *exec.Cmd
 	pid              int
 	workDir, logDir  string
@@ -125,7 +129,7 @@ func launchContainer(spec containerSpec, exe, workDir, logDir string) (*containe
 		stderr.Close()
 		return nil, fmt.Errorf("container %s: cannot start %q: %w", spec.id, args[0], err)
 	}
-	p := &containerProc{id: spec.id, appID: spec.appID, cmd: cmd, pid: cmd.Process.Pid, workDir: workDir, logDir: logDir,
+	p := &containerProc{id: spec.id, appID: spec.appID, user: spec.user, cmd: cmd, pid: cmd.Process.Pid, workDir: workDir, logDir: logDir,
 		done: make(chan struct{}), stdout: stdout, stderr: stderr, killGraceElapsed: make(chan struct{})}
 	go p.wait()
 	return p, nil
@@ -151,8 +155,9 @@ func containerEnv(spec containerSpec, workDir, logDir string) []string {
 	env["SPARKRPC_APP_ID"] = spec.appID
 	env["LOG_DIRS"] = logDir
 	env["PWD"] = workDir
-	env["SPARK_LOG_URL_STDOUT"] = "file://" + filepath.Join(logDir, "stdout")
-	env["SPARK_LOG_URL_STDERR"] = "file://" + filepath.Join(logDir, "stderr")
+	for k, v := range containerLogURLs(spec) {
+		env[k] = v
+	}
 	out := make([]string, 0, len(env))
 	for k, v := range env {
 		out = append(out, k+"="+v)

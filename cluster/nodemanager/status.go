@@ -11,6 +11,7 @@ import (
 // ContainerInfo describes a running container of a node manager.
 type ContainerInfo struct {
 	ID, AppID string
+	User      string // the application's owner
 	PID       int
 	MemoryMB  int64
 	Cores     int
@@ -23,7 +24,7 @@ func (nm *NodeManager) RunningContainers() []ContainerInfo {
 	nm.mu.Lock()
 	out := make([]ContainerInfo, 0, len(nm.containers))
 	for _, p := range nm.containers {
-		out = append(out, ContainerInfo{ID: p.id, AppID: p.appID, PID: p.pid, MemoryMB: p.memoryMB, Cores: p.cores,
+		out = append(out, ContainerInfo{ID: p.id, AppID: p.appID, User: p.user, PID: p.pid, MemoryMB: p.memoryMB, Cores: p.cores,
 			Started: p.started, LogDir: p.logDir})
 	}
 	nm.mu.Unlock()

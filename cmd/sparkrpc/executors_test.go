@@ -52,7 +52,7 @@ func TestHungExecutorIsKilledAndReplaced(t *testing.T) {
 	p := start(t, marker, "submit", "--master", "local-cluster[2,1,1024]",
 		"--conf", "spark.sparkrpc.localCluster.dir="+dir,
 		"--conf", "spark.network.timeout=3s", "--conf", "spark.network.timeoutInterval=200ms",
-		"--conf", "spark.executor.heartbeatInterval=200ms",
+		"--conf", "spark.executor.heartbeatInterval=200ms", "--conf", "spark.ui.showConsoleProgress=true",
 		"--conf", "spark.examples.sparkPi.taskDelay=100ms", "--class", "SparkPi", "spark-internal", "200")
 	// Both single-core executors run a task (the progress bar shows 2
 	// running), so executor 1 is mid-task when it stops.

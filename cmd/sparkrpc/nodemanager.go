@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -104,10 +106,25 @@ func runNodeManager(cmd *cobra.Command, f *nodeManagerFlags) error {
 	if f.dir == "" {
 		f.dir = filepath.Join(os.TempDir(), fmt.Sprintf("sparkrpc-nodemanager-%d", env.Address().Port))
 	}
+	// The web UI starts first, so that every container gets its log URLs;
+	// it shows the node manager once it runs.
+	var running atomic.Pointer[nodemanager.NodeManager]
+	ui, err := startDaemonUI("NodeManager", func(opts ...webui.Option) http.Handler {
+		return webui.NewNodeManagerUI(env.Address().HostPort(), func() []webui.Container { return nmContainers(running.Load()) },
+			append([]webui.Option{webui.WithMetrics(nmMetrics(&running)), webui.WithContainerLogs(nmLogs(&running))}, opts...)...)
+	}, conf, f.bind, f.host, f.uiPort, cmd.OutOrStdout(), log)
+	if err != nil {
+		return err
+	}
+	defer stopDaemonUI(ui)
+	webUI := ""
+	if ui != nil {
+		webUI = ui.URL()
+	}
 	nm, err := nodemanager.Start(ctx, env, nodemanager.Config{ResourceManager: rmAddr,
 		Capability: cluster.Resource{MemoryMB: mem >> 20, Cores: f.cores}, Dir: f.dir, KillGrace: f.grace,
 		RegisterTimeout: f.regTimeout, Logger: &log, EnvWhitelist: cluster.SplitList(conf.Get(cluster.KeyContainerEnvWhitelist, "")),
-		PeerKeyID: transport.PeerKeyID, AdminACLs: cluster.SplitList(conf.Get(cluster.KeyAdminACLs, ""))})
+		PeerKeyID: transport.PeerKeyID, AdminACLs: cluster.SplitList(conf.Get(cluster.KeyAdminACLs, "")), WebUI: webUI})
 	if err != nil {
 		if ctx.Err() != nil {
 			log.Info().Msg("stopped before registering with the resource manager")
@@ -115,19 +132,9 @@ func runNodeManager(cmd *cobra.Command, f *nodeManagerFlags) error {
 		}
 		return err
 	}
+	running.Store(nm)
 	fmt.Fprintf(cmd.OutOrStdout(), "NodeManager %s registered with rm://%s (%d MB, %d cores, folder %s)\n",
 		nm.NodeID(), rmAddr.HostPort(), mem>>20, f.cores, nm.Dir())
-	ui, err := startDaemonUI("NodeManager", func(opts ...webui.Option) http.Handler {
-		return webui.NewNodeManagerUI(nm.NodeID(), func() []webui.Container { return nmContainers(nm) },
-			append([]webui.Option{webui.WithMetrics(nm.MetricsHandler())}, opts...)...)
-	}, conf, f.bind, f.host, f.uiPort, cmd.OutOrStdout(), log)
-	if err != nil {
-		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		_ = nm.Shutdown(sctx)
-		return err
-	}
-	defer stopDaemonUI(ui)
 	<-ctx.Done()
 	stop() // a second signal ends the process at once
 	log.Info().Msg("shutting down: stopping containers")
@@ -162,12 +169,40 @@ func (f *nodeManagerFlags) check() (actor.RpcAddress, int64, error) {
 	return rmAddr, mem, nil
 }
 
-// nmContainers converts the node manager's running containers for its UI.
+// nmContainers converts the node manager's running containers for its UI
+// (none before it runs).
 func nmContainers(nm *nodemanager.NodeManager) []webui.Container {
+	if nm == nil {
+		return nil
+	}
 	cs := nm.RunningContainers()
 	out := make([]webui.Container, len(cs))
 	for i, c := range cs {
-		out[i] = webui.Container{ID: c.ID, AppID: c.AppID, PID: c.PID, MemoryMB: c.MemoryMB, Cores: c.Cores, Started: c.Started, LogDir: c.LogDir}
+		out[i] = webui.Container{ID: c.ID, AppID: c.AppID, User: c.User, PID: c.PID, MemoryMB: c.MemoryMB, Cores: c.Cores, Started: c.Started, LogDir: c.LogDir}
 	}
 	return out
+}
+
+// nmMetrics serves the node manager's /metrics once it runs.
+func nmMetrics(running *atomic.Pointer[nodemanager.NodeManager]) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		nm := running.Load()
+		if nm == nil {
+			http.Error(w, "the node manager is starting", http.StatusServiceUnavailable)
+			return
+		}
+		nm.MetricsHandler().ServeHTTP(w, r)
+	})
+}
+
+// nmLogs reads the node manager's container logs for its UI once it runs.
+func nmLogs(running *atomic.Pointer[nodemanager.NodeManager]) webui.ContainerLogReader {
+	return func(id, owner, file, requester string, start int64) (webui.ContainerLog, error) {
+		nm := running.Load()
+		if nm == nil {
+			return webui.ContainerLog{}, fmt.Errorf("the node manager is starting: %w", fs.ErrNotExist)
+		}
+		p, err := nm.ReadContainerLog(id, owner, file, requester, start)
+		return webui.ContainerLog{Data: p.Data, Start: p.Start, Size: p.Size}, err
+	}
 }

@@ -537,7 +537,8 @@ func TestApplicationMasterExitCodes(t *testing.T) {
 func runningPi(t *testing.T, marker, mode string) *proc {
 	t.Helper()
 	p := start(t, marker, "submit", "--master", "local-cluster[2,1,512]", "--deploy-mode", mode,
-		"--conf", "spark.examples.sparkPi.taskDelay=100ms", "--class", "SparkPi", "spark-internal", "1000")
+		"--conf", "spark.examples.sparkPi.taskDelay=100ms", "--conf", "spark.ui.showConsoleProgress=true",
+		"--class", "SparkPi", "spark-internal", "1000")
 	testutil.Eventually(t, time.Minute, "tasks to finish", func() bool {
 		return regexp.MustCompile(`\[Stage 0:[=> ]*\(([1-9]\d*) \+`).MatchString(p.stderr.String())
 	})
