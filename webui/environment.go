@@ -97,7 +97,7 @@ func (u *appUI) environmentPage(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		v.Error = err.Error()
 	}
-	render(w, r, "environment", page{Title: "Environment", Heading: u.heading(), Nav: u.nav("/environment/"), Data: v}, u.o.beforeSend)
+	render(w, r, "environment", page{Title: "Environment", Heading: u.heading(), Nav: u.nav("/environment/"), Notices: u.o.notices, Data: v}, u.o.beforeSend)
 }
 
 func (u *appUI) apiEnvironment(w http.ResponseWriter, r *http.Request) {

@@ -32,5 +32,5 @@ func (u *appUI) executorsPage(w http.ResponseWriter, r *http.Request) {
 		v.Done += ex.Completed
 		v.Fail += ex.Failed
 	}
-	render(w, r, "executors", page{Title: "Executors", Heading: u.heading(), Nav: u.nav("/executors/"), Data: v}, u.o.beforeSend)
+	render(w, r, "executors", page{Title: "Executors", Heading: u.heading(), Nav: u.nav("/executors/"), Notices: u.o.notices, Data: v}, u.o.beforeSend)
 }

@@ -10,7 +10,6 @@ package webui
 
 import (
 	"fmt"
-	"maps"
 	"net/http"
 	"sync"
 	"time"
@@ -26,8 +25,6 @@ const (
 	MaxFlowEndpoints = 16
 	MaxFlowPeers     = 16
 )
-
-func init() { maps.Copy(pages, parsePages("flow")) }
 
 // FlowEndpoint is one of the driver env's endpoints on the flow page.
 type FlowEndpoint struct {

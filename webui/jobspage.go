@@ -65,7 +65,7 @@ func (u *appUI) jobsPage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	v.Timeline = appTimeline(app, execs, jobs, now, u.o.base)
-	render(w, r, "jobs", page{Title: "Spark Jobs", Heading: u.heading(), Nav: u.nav("/jobs/"), Data: v}, u.o.beforeSend)
+	render(w, r, "jobs", page{Title: "Spark Jobs", Heading: u.heading(), Nav: u.nav("/jobs/"), Notices: u.o.notices, Data: v}, u.o.beforeSend)
 }
 
 // taskColumn is a header of the task table: its link sorts by it.
@@ -146,7 +146,7 @@ func (u *appUI) jobPage(w http.ResponseWriter, r *http.Request) {
 	first, total := u.store.tasksForTimeline(id, maxTimelineTasks, now)
 	v.Timeline = jobTimeline(j, first, total, now)
 	title := fmt.Sprintf("Details for Job %d", j.ID)
-	render(w, r, "job", page{Title: "Spark Jobs", Heading: title + " — " + u.heading(), Nav: u.nav("/jobs/"), Data: v}, u.o.beforeSend)
+	render(w, r, "job", page{Title: "Spark Jobs", Heading: title + " — " + u.heading(), Nav: u.nav("/jobs/"), Notices: u.o.notices, Data: v}, u.o.beforeSend)
 }
 
 // pagerPages returns the pages a pager links to: the first, the last and

@@ -20,6 +20,7 @@ type options struct {
 	log        zerolog.Logger
 	alloc      AllocationSource // WithExecutorAllocation
 	base       string           // WithBasePath
+	notices    []string         // withNotices
 	// containerLogs reads a node manager's container logs (WithContainerLogs).
 	containerLogs ContainerLogReader
 	now           func() time.Time // the clock of the refusals' log limit (tests set it)
@@ -43,6 +44,12 @@ func WithSecret(secret string) Option { return optionFunc(func(o *options) { o.s
 
 // WithLogger sets the UI's logger (default: none).
 func WithLogger(l zerolog.Logger) Option { return optionFunc(func(o *options) { o.log = l }) }
+
+// withNotices shows notices above the content of an application's pages
+// (a history server's: what of the application's log could not be read).
+func withNotices(notices []string) Option {
+	return optionFunc(func(o *options) { o.notices = notices })
+}
 
 func buildOptions(opts []Option) options {
 	o := options{log: zerolog.Nop(), now: time.Now}

@@ -57,7 +57,7 @@ var funcs = template.FuncMap{
 }
 
 // pages are the templates, each executed as "layout" with its own "content".
-var pages = parsePages("jobs", "job", "executors", "endpoints", "environment", "rmapps", "rmnodes", "nmcontainers")
+var pages = parsePages("jobs", "job", "flow", "history", "executors", "endpoints", "environment", "rmapps", "rmnodes", "nmcontainers")
 
 func parsePages(names ...string) map[string]*template.Template {
 	m := make(map[string]*template.Template, len(names))
@@ -113,6 +113,9 @@ type page struct {
 	Heading string
 	Nav     []navLink
 	User    string // the authenticated user's name (see User), shown in the header
+	// Notices are shown above the content: what of a history server's
+	// event log could not be read.
+	Notices []string
 	Data    any
 }
 
