@@ -272,3 +272,26 @@ func TestDriverKillTask(t *testing.T) {
 		}
 	})
 }
+
+func TestTaskEndCarriesResultSizeAndRunTime(t *testing.T) {
+	forEachNetwork(t, func(t *testing.T, nw network) {
+		c := startCluster(t, nw, testConf(), 2, 2)
+		if _, err := runJob(t, c.Driver, "test.repeat", [][]byte{[]byte("a100"), []byte("b2000")}); err != nil {
+			t.Fatal(err)
+		}
+		evs := c.rec.waitFor(t, "JobEnd", func(evs []endpoints.Event) bool {
+			return countEvents[endpoints.JobEnd](evs, nil) == 1
+		})
+		want := map[int]int64{0: 100, 1: 2000}
+		n := countEvents(evs, func(e endpoints.TaskEnd) bool {
+			if e.ResultSize != want[e.Partition] || e.RunTime <= 0 || e.RunTime > e.Duration {
+				t.Errorf("partition %d: ResultSize %d, RunTime %v (duration %v); want %d bytes and 0 < RunTime <= duration",
+					e.Partition, e.ResultSize, e.RunTime, e.Duration, want[e.Partition])
+			}
+			return true
+		})
+		if n != 2 {
+			t.Fatalf("%d TaskEnd events, want 2", n)
+		}
+	})
+}

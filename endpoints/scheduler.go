@@ -289,6 +289,7 @@ func (s *taskScheduler) statusUpdate(u *messages.StatusUpdate, out *offerResult)
 	state := u.GetState()
 	end := taskEnd(a, state, u.GetError())
 	end.ResultSize = int64(len(u.GetResult()))
+	end.RunTime = time.Duration(u.GetRunTimeNanos())
 	out.endedAt = append(out.endedAt, end)
 	if j.ended || j.finished[a.partition] {
 		return a // a late or duplicate result: ignored

@@ -218,7 +218,9 @@ func (r *taskRunner) run(ctx context.Context, t *messages.LaunchTask) {
 	var res []byte
 	err := r.deps.update(ctx, t.AddedFiles)
 	if err == nil {
+		began := time.Now()
 		res, err = callTask(ctx, fn, tc, t.Payload)
+		u.RunTimeNanos = int64(time.Since(began))
 	}
 	switch {
 	case ctx.Err() != nil:

@@ -552,7 +552,10 @@ type StatusUpdate struct {
 	// The error text (FAILED, KILLED, LOST).
 	Error string `protobuf:"bytes,5,opt,name=error,proto3" json:"error,omitempty"`
 	// The cores the task held.
-	TaskCpus      int32 `protobuf:"varint,6,opt,name=task_cpus,json=taskCpus,proto3" json:"task_cpus,omitempty"`
+	TaskCpus int32 `protobuf:"varint,6,opt,name=task_cpus,json=taskCpus,proto3" json:"task_cpus,omitempty"`
+	// How long the task's function ran on the executor, in nanoseconds
+	// (Spark's executorRunTime); 0 when it did not run.
+	RunTimeNanos  int64 `protobuf:"varint,7,opt,name=run_time_nanos,json=runTimeNanos,proto3" json:"run_time_nanos,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -625,6 +628,13 @@ func (x *StatusUpdate) GetError() string {
 func (x *StatusUpdate) GetTaskCpus() int32 {
 	if x != nil {
 		return x.TaskCpus
+	}
+	return 0
+}
+
+func (x *StatusUpdate) GetRunTimeNanos() int64 {
+	if x != nil {
+		return x.RunTimeNanos
 	}
 	return 0
 }
@@ -1316,7 +1326,7 @@ const file_cluster_proto_rawDesc = "" +
 	"addedFiles\x1a=\n" +
 	"\x0fAddedFilesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\xc7\x01\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\xed\x01\n" +
 	"\fStatusUpdate\x12\x1f\n" +
 	"\vexecutor_id\x18\x01 \x01(\tR\n" +
 	"executorId\x12\x17\n" +
@@ -1324,7 +1334,8 @@ const file_cluster_proto_rawDesc = "" +
 	"\x05state\x18\x03 \x01(\x0e2\x1c.sparkrpc.messages.TaskStateR\x05state\x12\x16\n" +
 	"\x06result\x18\x04 \x01(\fR\x06result\x12\x14\n" +
 	"\x05error\x18\x05 \x01(\tR\x05error\x12\x1b\n" +
-	"\ttask_cpus\x18\x06 \x01(\x05R\btaskCpus\"\x87\x01\n" +
+	"\ttask_cpus\x18\x06 \x01(\x05R\btaskCpus\x12$\n" +
+	"\x0erun_time_nanos\x18\a \x01(\x03R\frunTimeNanos\"\x87\x01\n" +
 	"\bKillTask\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\x03R\x06taskId\x12\x1f\n" +
 	"\vexecutor_id\x18\x02 \x01(\tR\n" +

@@ -195,6 +195,7 @@ func (m *StatusUpdate) CloneVT() *StatusUpdate {
 	r.State = m.State
 	r.Error = m.Error
 	r.TaskCpus = m.TaskCpus
+	r.RunTimeNanos = m.RunTimeNanos
 	if rhs := m.Result; rhs != nil {
 		tmpBytes := make([]byte, len(rhs))
 		copy(tmpBytes, rhs)
@@ -896,6 +897,11 @@ func (m *StatusUpdate) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
 	if m.unknownFields != nil {
 		i -= len(m.unknownFields)
 		copy(dAtA[i:], m.unknownFields)
+	}
+	if m.RunTimeNanos != 0 {
+		i = protohelpers.EncodeVarint(dAtA, i, uint64(m.RunTimeNanos))
+		i--
+		dAtA[i] = 0x38
 	}
 	if m.TaskCpus != 0 {
 		i = protohelpers.EncodeVarint(dAtA, i, uint64(m.TaskCpus))
@@ -1679,6 +1685,9 @@ func (m *StatusUpdate) SizeVT() (n int) {
 	}
 	if m.TaskCpus != 0 {
 		n += 1 + protohelpers.SizeOfVarint(uint64(m.TaskCpus))
+	}
+	if m.RunTimeNanos != 0 {
+		n += 1 + protohelpers.SizeOfVarint(uint64(m.RunTimeNanos))
 	}
 	n += len(m.unknownFields)
 	return n
@@ -3357,6 +3366,25 @@ func (m *StatusUpdate) UnmarshalVT(dAtA []byte) error {
 				b := dAtA[iNdEx]
 				iNdEx++
 				m.TaskCpus |= int32(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 7:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field RunTimeNanos", wireType)
+			}
+			m.RunTimeNanos = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return protohelpers.ErrIntOverflow
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.RunTimeNanos |= int64(b&0x7F) << shift
 				if b < 0x80 {
 					break
 				}

@@ -1,0 +1,186 @@
+// This file holds the decoding of a log's lines into events.
+
+package eventlog
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/endpoints"
+	"github.com/sparkrpc/sparkrpc/messages"
+)
+
+// line is the union of the fields of every event's line.
+type line struct {
+	Event           string            `json:"Event"`
+	SparkVersion    string            `json:"Spark Version"`
+	AppName         string            `json:"App Name"`
+	AppID           string            `json:"App ID"`
+	AttemptID       string            `json:"App Attempt ID"`
+	Timestamp       int64             `json:"Timestamp"`
+	User            string            `json:"User"`
+	DriverHostPort  string            `json:"Driver Host Port"`
+	DriverLogs      map[string]string `json:"Driver Logs"`
+	Runtime         map[string]string `json:"Runtime Information"`
+	SparkProperties map[string]string `json:"Spark Properties"`
+	Error           string            `json:"Error"`
+	ExecutorID      string            `json:"Executor ID"`
+	ExecutorInfo    *struct {
+		Host       string            `json:"Host"`
+		TotalCores int               `json:"Total Cores"`
+		LogURLs    map[string]string `json:"Log Urls"`
+		Address    string            `json:"RPC Address"`
+	} `json:"Executor Info"`
+	RemovedReason  string `json:"Removed Reason"`
+	JobID          *int64 `json:"Job ID"`
+	SubmissionTime int64  `json:"Submission Time"`
+	CompletionTime int64  `json:"Completion Time"`
+	Duration       int64  `json:"Duration"`
+	TaskName       string `json:"Task Name"`
+	NumTasks       int    `json:"Number of Tasks"`
+	JobResult      *struct {
+		Result    string `json:"Result"`
+		Exception struct {
+			Message string `json:"Message"`
+		} `json:"Exception"`
+	} `json:"Job Result"`
+	TaskEndReason *struct {
+		Reason      string `json:"Reason"`
+		Description string `json:"Description"`
+		KillReason  string `json:"Kill Reason"`
+		LossReason  string `json:"Loss Reason"`
+	} `json:"Task End Reason"`
+	TaskInfo *struct {
+		TaskID     int64  `json:"Task ID"`
+		Index      int    `json:"Index"`
+		Attempt    int    `json:"Attempt"`
+		LaunchTime int64  `json:"Launch Time"`
+		ExecutorID string `json:"Executor ID"`
+		FinishTime int64  `json:"Finish Time"`
+	} `json:"Task Info"`
+	TaskMetrics *struct {
+		RunTime    int64 `json:"Executor Run Time"`
+		ResultSize int64 `json:"Result Size"`
+	} `json:"Task Metrics"`
+}
+
+// errMissing is a line without a field its event needs.
+var errMissing = errors.New("missing field")
+
+// decoder turns lines into events. It remembers the version of the last
+// SparkListenerLogStart, which ApplicationStart carries.
+type decoder struct {
+	version string
+}
+
+// decode returns the event of one line; ok is false for a line of an event
+// it does not know (SparkListenerLogStart, or Spark's own events).
+func (d *decoder) decode(b []byte) (ev endpoints.Event, ok bool, err error) {
+	var l line
+	if err := json.Unmarshal(b, &l); err != nil {
+		return nil, false, err
+	}
+	switch l.Event {
+	case eventLogStart:
+		d.version = l.SparkVersion
+		return nil, false, nil
+	case eventApplicationStart:
+		return endpoints.ApplicationStart{Time: millis(l.Timestamp), AppID: l.AppID, AttemptID: l.AttemptID,
+			AppName: l.AppName, User: l.User, Version: d.version, DriverHostPort: l.DriverHostPort,
+			DriverLogURLs: l.DriverLogs}, true, nil
+	case eventEnvironmentUpdate:
+		props := make([][2]string, 0, len(l.SparkProperties))
+		for k, v := range l.SparkProperties {
+			props = append(props, [2]string{k, v})
+		}
+		sort.Slice(props, func(i, j int) bool { return props[i][0] < props[j][0] })
+		return endpoints.EnvironmentUpdate{Time: millis(l.Timestamp), Properties: props, Runtime: l.Runtime}, true, nil
+	case eventApplicationEnd:
+		return endpoints.ApplicationEnd{Time: millis(l.Timestamp), Error: l.Error}, true, nil
+	case eventExecutorAdded:
+		return decodeExecutorAdded(&l)
+	case eventExecutorRemoved:
+		return endpoints.ExecutorRemoved{Time: millis(l.Timestamp), ExecutorID: l.ExecutorID, Reason: l.RemovedReason}, true, nil
+	case eventJobStart:
+		if l.JobID == nil {
+			return nil, false, fmt.Errorf("%s: %w \"Job ID\"", l.Event, errMissing)
+		}
+		return endpoints.JobStart{Time: millis(l.SubmissionTime), JobID: *l.JobID, TaskName: l.TaskName,
+			NumTasks: l.NumTasks}, true, nil
+	case eventJobEnd:
+		return decodeJobEnd(&l)
+	case eventTaskStart, eventTaskEnd:
+		return decodeTask(&l)
+	}
+	return nil, false, nil
+}
+
+func decodeExecutorAdded(l *line) (endpoints.Event, bool, error) {
+	if l.ExecutorInfo == nil {
+		return nil, false, fmt.Errorf("%s: %w \"Executor Info\"", l.Event, errMissing)
+	}
+	ev := endpoints.ExecutorAdded{Time: millis(l.Timestamp), ExecutorID: l.ExecutorID, Host: l.ExecutorInfo.Host,
+		Cores: l.ExecutorInfo.TotalCores, LogURLs: l.ExecutorInfo.LogURLs}
+	if a := l.ExecutorInfo.Address; a != "" {
+		host, port, err := net.SplitHostPort(a)
+		if err != nil {
+			return nil, false, fmt.Errorf("%s: \"RPC Address\": %w", l.Event, err)
+		}
+		p, err := strconv.Atoi(port)
+		if err != nil {
+			return nil, false, fmt.Errorf("%s: \"RPC Address\": %w", l.Event, err)
+		}
+		ev.Address = actor.NewRpcAddress(host, p)
+	}
+	return ev, true, nil
+}
+
+func decodeJobEnd(l *line) (endpoints.Event, bool, error) {
+	if l.JobID == nil || l.JobResult == nil {
+		return nil, false, fmt.Errorf("%s: %w \"Job ID\" or \"Job Result\"", l.Event, errMissing)
+	}
+	ev := endpoints.JobEnd{Time: millis(l.CompletionTime), JobID: *l.JobID, Duration: time.Duration(l.Duration) * time.Millisecond}
+	if l.JobResult.Result != "JobSucceeded" {
+		ev.Err = errors.New(l.JobResult.Exception.Message)
+	}
+	return ev, true, nil
+}
+
+func decodeTask(l *line) (endpoints.Event, bool, error) {
+	if l.JobID == nil || l.TaskInfo == nil {
+		return nil, false, fmt.Errorf("%s: %w \"Job ID\" or \"Task Info\"", l.Event, errMissing)
+	}
+	ti := l.TaskInfo
+	if l.Event == eventTaskStart {
+		return endpoints.TaskStart{Time: millis(ti.LaunchTime), JobID: *l.JobID, TaskID: ti.TaskID, Partition: ti.Index,
+			Attempt: ti.Attempt, ExecutorID: ti.ExecutorID}, true, nil
+	}
+	if l.TaskEndReason == nil {
+		return nil, false, fmt.Errorf("%s: %w \"Task End Reason\"", l.Event, errMissing)
+	}
+	ev := endpoints.TaskEnd{Time: millis(ti.FinishTime), JobID: *l.JobID, TaskID: ti.TaskID, Partition: ti.Index,
+		Attempt: ti.Attempt, ExecutorID: ti.ExecutorID, Duration: time.Duration(ti.FinishTime-ti.LaunchTime) * time.Millisecond}
+	switch r := l.TaskEndReason; r.Reason {
+	case reasonSuccess:
+		ev.State = messages.TaskState_TASK_STATE_FINISHED
+	case reasonKilled:
+		ev.State, ev.Error = messages.TaskState_TASK_STATE_KILLED, r.KillReason
+	case reasonExecutorLost:
+		ev.State, ev.Error = messages.TaskState_TASK_STATE_LOST, r.LossReason
+	default:
+		ev.State, ev.Error = messages.TaskState_TASK_STATE_FAILED, r.Description
+	}
+	if m := l.TaskMetrics; m != nil {
+		ev.RunTime, ev.ResultSize = time.Duration(m.RunTime)*time.Millisecond, m.ResultSize
+	}
+	return ev, true, nil
+}
+
+// millis returns the time of ms epoch milliseconds.
+func millis(ms int64) time.Time { return time.UnixMilli(ms) }

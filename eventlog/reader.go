@@ -1,0 +1,221 @@
+// This file holds Log, the reading of one event log, from its start or
+// incrementally, and Replay.
+
+package eventlog
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/sparkrpc/sparkrpc/endpoints"
+)
+
+// maxProblems is how many Problems a Result lists; the rest are only
+// counted.
+const maxProblems = 100
+
+// Problem is a line of a log that was skipped: it did not decode, or it
+// was cut short (the last line of a log whose writer stopped in the middle
+// of it).
+type Problem struct {
+	File string // the file's path
+	Line int    // the line's number in the file, from 1
+	Err  error
+}
+
+// Error implements error.
+func (p Problem) Error() string { return fmt.Sprintf("%s:%d: %v", p.File, p.Line, p.Err) }
+
+// ErrTruncated is the Err of a Problem for a last line cut short.
+var ErrTruncated = errors.New("eventlog: truncated line")
+
+// Result is what a reading of a log delivered and skipped.
+type Result struct {
+	Events   int       // events delivered to the listener
+	Skipped  int       // lines skipped (corrupt or truncated)
+	Problems []Problem // the first 100 of the lines skipped
+}
+
+func (r *Result) skip(p Problem) {
+	r.Skipped++
+	if len(r.Problems) < maxProblems {
+		r.Problems = append(r.Problems, p)
+	}
+}
+
+// Log reads one event log (a single file or a rolling folder, compressed
+// or not, in progress or finished) and remembers how far it has read:
+// each Update delivers the events of the lines completed since the last.
+// An uncompressed file is read on from where the last Update stopped; a
+// compressed one is decompressed from its start again (a rolling log's
+// finished files are not read again), its lines already delivered
+// skipped. A Log is used by one goroutine at a time.
+type Log struct {
+	path    string // the single file without ".inprogress", or the rolling folder
+	rolling bool
+	dec     decoder
+
+	index  int   // rolling: the index of the events file being read
+	offset int64 // uncompressed: bytes of the file read
+	lines  int   // lines of the file read (compressed: how many to skip)
+	limit  int   // > 0: the lines of a file to read at most
+}
+
+// Open returns the Log at path: a log's file (with or without its
+// ".inprogress" suffix) or a rolling log's folder. Nothing is read before
+// Update.
+func Open(path string) *Log {
+	path = strings.TrimSuffix(filepath.Clean(path), inProgressSuffix)
+	st, err := os.Stat(path)
+	rolling := strings.HasPrefix(filepath.Base(path), rollingDirPrefix) || (err == nil && st.IsDir())
+	return &Log{path: path, rolling: rolling}
+}
+
+// Replay delivers every event of the log at path (see Open) to l, in
+// order, and reports the lines it skipped, a last line cut short among
+// them.
+func Replay(path string, l endpoints.Listener) (Result, error) {
+	return Open(path).read(l, true)
+}
+
+// Update delivers to l the events of the lines completed since the last
+// Update. A line not ended yet is left for the next Update while the log
+// is in progress; once it is finished, it is skipped as truncated.
+func (lg *Log) Update(l endpoints.Listener) (Result, error) { return lg.read(l, false) }
+
+func (lg *Log) read(l endpoints.Listener, final bool) (Result, error) {
+	var res Result
+	if !lg.rolling {
+		p, done := lg.path, true
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			p, done = p+inProgressSuffix, false
+		}
+		return res, lg.readFile(p, final || done, l, &res)
+	}
+	files, done, err := rollingFiles(lg.path)
+	if err != nil {
+		return res, err
+	}
+	for i, f := range files {
+		if f.index < lg.index {
+			continue
+		}
+		if f.index > lg.index {
+			lg.index, lg.offset, lg.lines = f.index, 0, 0
+		}
+		last := i == len(files)-1
+		if err := lg.readFile(f.path, final || done || !last, l, &res); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// eventsFile is a rolling log's events file.
+type eventsFile struct {
+	index int
+	path  string
+}
+
+// rollingFiles returns the events files of a rolling folder in order,
+// and whether the log is finished.
+func rollingFiles(dir string) (files []eventsFile, done bool, err error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, false, fmt.Errorf("eventlog: %w", err)
+	}
+	for _, e := range ents {
+		n := e.Name()
+		if i, ok := eventsFileIndex(n); ok {
+			files = append(files, eventsFile{index: i, path: filepath.Join(dir, n)})
+		}
+		if strings.HasPrefix(n, appStatusPrefix) && !strings.HasSuffix(n, inProgressSuffix) {
+			done = true
+		}
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].index < files[j].index })
+	return files, done, nil
+}
+
+// readFile delivers the lines of file p after those already read; with
+// final, a last line without its end is skipped as truncated, else it is
+// left for the next read.
+func (lg *Log) readFile(p string, final bool, l endpoints.Listener, res *Result) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return fmt.Errorf("eventlog: %w", err)
+	}
+	defer f.Close()
+	compressed := strings.HasSuffix(strings.TrimSuffix(p, inProgressSuffix), codecSuffix)
+	var r io.Reader = f
+	skip := 0
+	if compressed {
+		zr, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			return fmt.Errorf("eventlog: %w", err)
+		}
+		defer zr.Close()
+		r, skip = zr, lg.lines
+	} else if _, err := f.Seek(lg.offset, io.SeekStart); err != nil {
+		return fmt.Errorf("eventlog: %w", err)
+	}
+	br := bufio.NewReaderSize(r, 1<<20)
+	var long []byte
+	for lg.limit <= 0 || lg.lines < lg.limit {
+		b, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long, b...)
+			continue
+		}
+		if long != nil {
+			b, long = append(long, b...), nil
+		}
+		if err != nil {
+			// io.EOF, or a compressed stream cut short: what was
+			// decoded is all there is for now.
+			if len(b) > 0 && final {
+				lg.offset += int64(len(b))
+				lg.lines++
+				lg.deliver(p, b, true, l, res)
+			}
+			return nil
+		}
+		if skip > 0 {
+			skip--
+			continue
+		}
+		lg.offset += int64(len(b))
+		lg.lines++
+		lg.deliver(p, b, false, l, res)
+	}
+	return nil
+}
+
+// deliver decodes one line and delivers its event, or records why not.
+func (lg *Log) deliver(p string, b []byte, unended bool, l endpoints.Listener, res *Result) {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return
+	}
+	ev, ok, err := lg.dec.decode(b)
+	if err != nil {
+		if unended {
+			err = fmt.Errorf("%w: %v", ErrTruncated, err)
+		}
+		res.skip(Problem{File: p, Line: lg.lines, Err: err})
+		return
+	}
+	if ok {
+		l.OnEvent(ev)
+		res.Events++
+	}
+}
