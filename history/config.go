@@ -1,0 +1,89 @@
+package history
+
+// This file holds the history server's configuration keys and Config.
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/sparkrpc/sparkrpc/actor"
+)
+
+// The history server's configuration keys, Spark's.
+const (
+	// KeyLogDirectory is the folder of the event logs it reads (a path or
+	// a file: URI; default DefaultLogDirectory).
+	KeyLogDirectory = "spark.history.fs.logDirectory"
+	// KeyUpdateInterval is how often it reads the folder again (default
+	// 10s).
+	KeyUpdateInterval = "spark.history.fs.update.interval"
+	// KeyRetainedApplications is how many applications' pages it keeps in
+	// memory (default 50); the least recently viewed go first, and are
+	// read again from their logs when viewed again.
+	KeyRetainedApplications = "spark.history.retainedApplications"
+	// KeyUIPort is its web UI's port (default DefaultUIPort).
+	KeyUIPort = "spark.history.ui.port"
+)
+
+// DefaultLogDirectory is KeyLogDirectory's default, as Spark's.
+const DefaultLogDirectory = "/tmp/spark-events"
+
+// DefaultUIPort is KeyUIPort's default, as Spark's.
+const DefaultUIPort = 18080
+
+// Config configures a Provider.
+type Config struct {
+	// Dir is the event logs' folder.
+	Dir string
+	// UpdateInterval is how often the folder is read again; 0: never
+	// after the first time (Refresh reads it on demand).
+	UpdateInterval time.Duration
+	// RetainedApplications bounds the applications whose pages are kept
+	// in memory (at least 1).
+	RetainedApplications int
+	// Logger receives what the provider could not read.
+	Logger zerolog.Logger
+}
+
+// ConfigFromConf returns the Config that conf's keys describe. A value
+// that does not parse, or a log directory that is not a local path, is an
+// error naming its key.
+func ConfigFromConf(conf *actor.Conf) (Config, error) {
+	dir, err := LocalDir(KeyLogDirectory, conf.Get(KeyLogDirectory, DefaultLogDirectory))
+	if err != nil {
+		return Config{}, err
+	}
+	every, err := conf.GetDuration(KeyUpdateInterval, "10s", time.Second)
+	if err != nil {
+		return Config{}, err
+	}
+	retained, err := conf.GetInt(KeyRetainedApplications, 50)
+	if err != nil {
+		return Config{}, err
+	}
+	if retained < 1 {
+		return Config{}, fmt.Errorf("history: %s must be at least 1, not %d", KeyRetainedApplications, retained)
+	}
+	return Config{Dir: dir, UpdateInterval: every, RetainedApplications: retained, Logger: zerolog.Nop()}, nil
+}
+
+// LocalDir returns the folder that value (a path, or a URI of the file
+// scheme as Spark's keys take them) names; key names the setting in the
+// error for any other scheme.
+func LocalDir(key, value string) (string, error) {
+	v := strings.TrimSpace(value)
+	if v == "" {
+		return "", fmt.Errorf("history: %s is empty", key)
+	}
+	if !strings.Contains(v, ":") || strings.HasPrefix(v, "/") {
+		return v, nil
+	}
+	u, err := url.Parse(v)
+	if err != nil || u.Scheme != "file" || u.Host != "" && u.Host != "localhost" {
+		return "", fmt.Errorf("history: %s=%q: only local folders (a path or file:/PATH) are supported", key, value)
+	}
+	return u.Path, nil
+}

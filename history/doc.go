@@ -1,0 +1,31 @@
+// Package history is sparkrpc's history server (Spark's HistoryServer and
+// FsHistoryProvider): it reads the event logs that drivers write
+// (spark.eventLog.enabled, package eventlog) from one folder and serves,
+// through webui.NewHistoryServerUI, the list of applications and each
+// one's pages and REST API, drawn by the templates of the driver's own UI
+// from a webui.AppStore replayed from its log.
+//
+// A Provider lists the folder when it starts and every
+// spark.history.fs.update.interval (10s) after that. For the list it reads
+// each log's application events (start, end, error); a log still being
+// written is read on from where the last reading ended. An application's
+// pages are replayed from its log when first viewed and brought up to date
+// with what the log gained since when viewed again; the pages of
+// spark.history.retainedApplications (50) applications are kept in memory,
+// the least recently viewed dropped first. A log cut short (its driver
+// still writing, or killed) or holding lines that do not decode is shown
+// as far as it can be read, with what could not be read.
+//
+// # Configuration
+//
+//	spark.history.fs.logDirectory       /tmp/spark-events  the event logs' folder (a path or file:/PATH)
+//	spark.history.fs.update.interval    10s                how often the folder is read again
+//	spark.history.retainedApplications  50                 applications whose pages are kept in memory
+//	spark.history.ui.port               18080              the web UI's port (sparkrpc history-server)
+//
+// # Files
+//
+//	config.go    the configuration keys and Config
+//	provider.go  Provider: the folder's applications and their stores
+//	summary.go   what the list shows of one log
+package history

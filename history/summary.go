@@ -1,0 +1,34 @@
+package history
+
+// This file holds summary, what the application list shows of one log,
+// kept from the log's application events.
+
+import (
+	"time"
+
+	"github.com/sparkrpc/sparkrpc/endpoints"
+)
+
+// summary is a Listener that keeps what the list of applications shows of
+// one log: its ApplicationStart and ApplicationEnd, and when its last
+// event happened.
+type summary struct {
+	start   endpoints.ApplicationStart
+	end     endpoints.ApplicationEnd
+	started bool
+	ended   bool
+	last    time.Time
+}
+
+// OnEvent implements endpoints.Listener.
+func (s *summary) OnEvent(ev endpoints.Event) {
+	switch e := ev.(type) {
+	case endpoints.ApplicationStart:
+		s.start, s.started = e, true
+	case endpoints.ApplicationEnd:
+		s.end, s.ended = e, true
+	}
+	if t := ev.When(); t.After(s.last) {
+		s.last = t
+	}
+}
