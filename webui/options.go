@@ -14,13 +14,13 @@ import (
 type Option interface{ apply(*options) }
 
 type options struct {
-	metrics    http.Handler
-	secret     string
-	verifier   string // WithSecretVerifier
-	log        zerolog.Logger
-	alloc      AllocationSource // WithExecutorAllocation
-	base       string           // WithBasePath
-	notices    []string         // withNotices
+	metrics  http.Handler
+	secret   string
+	verifier string // WithSecretVerifier
+	log      zerolog.Logger
+	alloc    AllocationSource // WithExecutorAllocation
+	base     string           // WithBasePath
+	notices  []string         // withNotices
 	// containerLogs reads a node manager's container logs (WithContainerLogs).
 	containerLogs ContainerLogReader
 	now           func() time.Time // the clock of the refusals' log limit (tests set it)
