@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/endpoints"
+	"github.com/sparkrpc/sparkrpc/eventlog"
 )
 
 // SubmitConfig is what Submit runs: spark-submit's options, with
@@ -134,6 +135,12 @@ func Submit(ctx context.Context, cfg SubmitConfig, managers ...ClusterManager) e
 	conf.Set(KeyMaster, cfg.Master.String())
 	if wd, err := os.Getwd(); err == nil {
 		conf.SetIfMissing(KeySubmitWorkingDir, wd)
+	}
+	// The driver may run elsewhere (cluster mode): the event log's folder
+	// is made absolute here, and its keys checked before anything starts.
+	eventlog.AbsDir(conf)
+	if _, _, err := eventlog.ConfigFrom(conf); err != nil {
+		return err
 	}
 	if mode := DeployMode(conf); mode != "client" && mode != "cluster" {
 		return fmt.Errorf("%w: deploy mode must be client or cluster, not %q", ErrInvalidState, mode)

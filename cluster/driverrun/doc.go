@@ -30,11 +30,31 @@
 // with a warning; a dynamic allocation key that does not parse fails the
 // application as its driver starts.
 //
+// # Event log
+//
+// With spark.eventLog.enabled, Run writes the application's event log
+// (package eventlog) on every path that runs a driver (local[N],
+// local-cluster, rm:// and k8s://, client and cluster mode): the
+// eventlog.Writer is created before the driver and is one of its
+// listeners, so it receives every event. As the driver starts, once the
+// application's id is known (Spec.AppID, else Launch.AppID from the
+// backend), the log is created and ApplicationStart (id, name, user,
+// version, the driver's host:port) and EnvironmentUpdate (the
+// configuration redacted as the UI redacts it, and the runtime) are
+// posted; when the application returns, ApplicationEnd with its error is
+// posted before the driver stops, and the log is closed (at most 10s)
+// after. A spark.eventLog.* key that does not parse, a folder that does
+// not exist or a log of the application already there (without
+// spark.eventLog.overwrite) fails the application as its driver starts,
+// as Spark's SparkContext does: whoever asked for a log learns at once
+// that there will be none.
+//
 // # Files
 //
 //	run.go       running the application; the readiness rule
 //	runner.go    Run and Backend
 //	ui.go        the driver's web UI and its tracking URL
 //	dynalloc.go  the driver's dynamic allocation
+//	eventlog.go  the event log and the application's own events
 //	progress.go  task progress: counts and the console progress bar
 package driverrun

@@ -146,8 +146,9 @@ func Run(ctx context.Context, spec Spec) error {
 	}
 	var ui *driverUI
 	var alloc *endpoints.ExecutorAllocationManager
+	var events *appEvents
 	start := func(sctx context.Context) (cluster.Started, error) {
-		return launch(sctx, appCtx, env, spec, cm, prog, &launched{ui: &ui, alloc: &alloc}, status)
+		return launch(sctx, appCtx, env, spec, cm, prog, &launched{ui: &ui, alloc: &alloc, events: &events}, status)
 	}
 	started, startFn := noticeStart(start)
 	out := spec.Stdout
@@ -162,6 +163,7 @@ func Run(ctx context.Context, spec Spec) error {
 		bar.Stop()
 	}
 	appErr = withCause(ctx, appCtx, appErr)
+	events.end(sc.StartedDriver(), appErr)
 	ui.Stop()
 	if alloc != nil {
 		alloc.Stop()
@@ -173,15 +175,18 @@ func Run(ctx context.Context, spec Spec) error {
 		}
 		cancel()
 	}
+	events.close()
 	cancelApp(nil)
 	return spec.Backend.Finish(appErr)
 }
 
 // launched is where launch leaves what it started beside the driver, for
-// Run to stop: its UI and its dynamic allocation (nil when off).
+// Run to stop: its UI, its dynamic allocation and its event log (nil when
+// off).
 type launched struct {
-	ui    **driverUI
-	alloc **endpoints.ExecutorAllocationManager
+	ui     **driverUI
+	alloc  **endpoints.ExecutorAllocationManager
+	events **appEvents
 }
 
 // launch brings up the driver on env, its UI, its dynamic allocation and
@@ -189,13 +194,25 @@ type launched struct {
 // starts then.
 func launch(sctx, appCtx context.Context, env *actor.Env, spec Spec, cm endpoints.ClusterManager, prog *Progress,
 	out *launched, status func(string)) (cluster.Started, error) {
-	opts := []endpoints.DriverOption{endpoints.WithListener(prog), endpoints.WithLogger(spec.Logger)}
+	began := time.Now()
+	events, err := newAppEvents(spec.Conf, spec.Logger)
+	if err != nil {
+		return cluster.Started{}, err
+	}
+	*out.events = events
+	opts := append([]endpoints.DriverOption{endpoints.WithListener(prog), endpoints.WithLogger(spec.Logger)},
+		events.driverOptions()...)
 	if cm != nil {
 		opts = append(opts, endpoints.WithClusterManager(cm))
 	}
 	d, err := endpoints.NewDriver(env, opts...)
 	if err != nil {
 		return cluster.Started{}, err
+	}
+	if spec.AppID != "" {
+		if err := events.start(d, spec.AppID, began); err != nil {
+			return cluster.Started{Driver: d}, err
+		}
 	}
 	for _, f := range spec.Files {
 		if _, err := d.AddFile(f); err != nil {
@@ -218,6 +235,11 @@ func launch(sctx, appCtx context.Context, env *actor.Env, spec Spec, cm endpoint
 	l, err := spec.Backend.Launch(sctx, d, ui.URL())
 	if err != nil {
 		return cluster.Started{Driver: d}, err
+	}
+	if spec.AppID == "" {
+		if err := events.start(d, l.AppID, began); err != nil {
+			return cluster.Started{Driver: d}, err
+		}
 	}
 	// The wait ends early when the application does (its backend ended it).
 	wctx, cancel := context.WithCancel(sctx)
