@@ -110,6 +110,9 @@ func NewProvider(cfg Config) (*Provider, error) {
 	return p, nil
 }
 
+// Dir implements webui.HistorySource: the folder of the logs.
+func (p *Provider) Dir() string { return p.cfg.Dir }
+
 // Close stops reading the folder again.
 func (p *Provider) Close() {
 	select {

@@ -41,6 +41,8 @@ func (a HistoryApp) Duration() time.Duration {
 // HistorySource is what a HistoryServerUI shows: the applications of a
 // folder of event logs and each one's store (a history.Provider).
 type HistorySource interface {
+	// Dir returns the folder of the logs, for the list's heading.
+	Dir() string
 	// Applications returns the applications, the most recently started
 	// first.
 	Applications() []HistoryApp
@@ -105,7 +107,7 @@ func (u *HistoryServerUI) listPage(w http.ResponseWriter, r *http.Request) {
 			v.Other++
 		}
 	}
-	render(w, r, "history", page{Title: "History Server", Heading: "Event log directory",
+	render(w, r, "history", page{Title: "History Server", Heading: "Event log directory: " + u.src.Dir(),
 		Nav: nav("/", navLink{Href: "/", Label: "Applications"}), Data: v}, u.o.beforeSend)
 }
 
