@@ -33,6 +33,10 @@ type ExecutorInfo struct {
 	// LogURLs and Attributes are those it registered with.
 	LogURLs    map[string]string
 	Attributes map[string]string
+	// Identity is the executor's env as the driver's transport knows it:
+	// its "host:port", or the client id of an env in client mode (what
+	// actor.Env.PeerStats lists).
+	Identity string
 }
 
 // executorData is the driver's record of an executor (Spark's
@@ -41,6 +45,7 @@ type executorData struct {
 	id              string
 	ref             *actor.Ref
 	addr            actor.RpcAddress
+	identity        string // see ExecutorInfo.Identity
 	host            string
 	totalCores      int
 	freeCores       int
@@ -61,7 +66,7 @@ func (ex *executorData) active() bool { return ex.ready && !ex.decommissioning &
 func (ex *executorData) info() ExecutorInfo {
 	return ExecutorInfo{ID: ex.id, Host: ex.host, Address: ex.addr, TotalCores: ex.totalCores, FreeCores: ex.freeCores,
 		Ready: ex.ready, Decommissioning: ex.decommissioning, RegistrationTime: ex.registered,
-		LogURLs: maps.Clone(ex.logURLs), Attributes: maps.Clone(ex.attributes)}
+		LogURLs: maps.Clone(ex.logURLs), Attributes: maps.Clone(ex.attributes), Identity: ex.identity}
 }
 
 // Executors returns the registered executors, sorted by id.
@@ -166,7 +171,11 @@ func (d *Driver) register(cc *actor.CallContext, m *messages.RegisterExecutor) (
 		d.mu.Unlock()
 		return nil, refuse(ErrExecutorExcluded, "Executor is excluded due to failures: "+id)
 	}
-	ex := &executorData{id: id, ref: ref, addr: addr, host: host, totalCores: int(m.GetCores()),
+	identity := cc.SenderIdentity()
+	if identity == "" {
+		identity = addr.HostPort()
+	}
+	ex := &executorData{id: id, ref: ref, addr: addr, identity: identity, host: host, totalCores: int(m.GetCores()),
 		registered: time.Now(), logURLs: m.GetLogUrls(), attributes: m.GetAttributes()}
 	d.executors[id] = ex
 	d.metrics.registered.Inc()

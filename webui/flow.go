@@ -94,7 +94,7 @@ func (f *flowSource) flow(now time.Time) Flow {
 	fl.Endpoints = boundEndpoints(fl.Endpoints)
 	execs := map[string]string{}
 	for _, ex := range f.d.Executors() {
-		execs[ex.Address.HostPort()] = ex.ID
+		execs[ex.Identity] = ex.ID
 	}
 	for _, p := range f.peerRates(env.PeerStats(), now) {
 		p.ExecutorID = execs[p.Identity]

@@ -23,6 +23,7 @@ type flowJSON struct {
 		Received    uint64  `json:"receivedBytes"`
 		ReceiveRate float64 `json:"receivedBytesPerSecond"`
 		Count       int     `json:"count"`
+		ExecutorID  string  `json:"executorId"`
 	} `json:"peers"`
 }
 
@@ -41,7 +42,7 @@ func TestDriverUIFlow(t *testing.T) {
 			return false
 		}
 		for _, p := range f.Peers {
-			if !p.Client || p.Count != 1 || p.Sent == 0 || p.Received == 0 || p.ReceiveRate <= 0 {
+			if !p.Client || p.Count != 1 || p.Sent == 0 || p.Received == 0 || p.ReceiveRate <= 0 || p.ExecutorID == "" {
 				return false
 			}
 		}
@@ -52,12 +53,12 @@ func TestDriverUIFlow(t *testing.T) {
 		}
 		return false
 	})
-	if f.Env != "sparkDriver" {
+	if f.Env != "sparkDriver" || f.Peers[0].ExecutorID == f.Peers[1].ExecutorID {
 		t.Fatalf("flow = %+v", f)
 	}
 	code, page := get(t, base+"/flow/", "")
 	for _, want := range []string{`<svg id="flow"`, `data-name="CoarseGrainedScheduler"`, `data-name="HeartbeatReceiver"`,
-		`class="node peer"`, `data-name="` + f.Peers[0].Identity + `"`, `href="/flow/" class="active"`, "B/s"} {
+		`class="node peer"`, `data-name="executor ` + f.Peers[0].ExecutorID + ` · ` + f.Peers[0].Identity[:15] + `…"`, `href="/flow/" class="active"`, "B/s"} {
 		if code != http.StatusOK || !strings.Contains(page, want) {
 			t.Fatalf("/flow/ = %d, no %q:\n%s", code, want, page)
 		}

@@ -3,7 +3,10 @@ package webui
 // This file holds the flow page's drawing: where each node and edge of the
 // SVG goes, computed on the server (the template only writes it out).
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Geometry of the flow SVG, in pixels.
 const (
@@ -62,7 +65,7 @@ func drawFlow(f Flow) flowDrawing {
 	for i, p := range f.Peers {
 		title := p.Identity
 		if p.ExecutorID != "" {
-			title = "executor " + p.ExecutorID + " · " + p.Identity
+			title = "executor " + p.ExecutorID + " · " + shortIdentity(p.Identity)
 		}
 		b := flowBox{X: rightX, Y: top(i, len(f.Peers)), W: flowBoxW, H: flowBoxH, Title: title,
 			Line: fmt.Sprintf("queued %s · ↑%s ↓%s", byteSize(float64(p.QueuedBytes)), byteSize(float64(p.SentBytes)),
@@ -100,4 +103,14 @@ func byteSize(b float64) string {
 		return fmt.Sprintf("%.1f KiB", b/1024)
 	}
 	return fmt.Sprintf("%.1f MiB", b/(1<<20))
+}
+
+// shortIdentity is a peer's identity as a box has room for: a client id
+// (32 hex digits) cut to its first 8.
+func shortIdentity(id string) string {
+	const keep = len("client-") + 8
+	if strings.HasPrefix(id, "client-") && len(id) > keep {
+		return id[:keep] + "…"
+	}
+	return id
 }

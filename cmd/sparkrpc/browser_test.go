@@ -200,6 +200,7 @@ func TestBrowserSeesTheUIs(t *testing.T) {
 	saveScreenshot(t, "driver-ui-executors.png", driverShot)
 	t.Logf("completed tasks moved from %d to %s while the page was open", n0, later)
 	seeTheApplicationPages(t, browser, tracking)
+	seeTheFlowAndTheLogs(t, browser, tracking)
 
 	if err := submit.cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
@@ -260,6 +261,40 @@ func seeTheApplicationPages(t *testing.T, browser context.Context, base string) 
 		if !strings.Contains(env, want) {
 			t.Fatalf("the environment page lacks %q:\n%s", want, env)
 		}
+	}
+}
+
+// seeTheFlowAndTheLogs checks, on the running driver's UI at base, the
+// message-flow page (the driver's endpoints and its two executors' envs,
+// drawn), and follows an executor's stderr link to its text on the node
+// manager's UI; it saves a screenshot of the flow page.
+func seeTheFlowAndTheLogs(t *testing.T, browser context.Context, base string) {
+	t.Helper()
+	if err := chromedp.Do(browser, chromedp.Navigate(base+"/flow/"), chromedp.WaitVisible(`svg#flow g.node`)); err != nil {
+		t.Fatalf("the flow page: %v", err)
+	}
+	testutil.Eventually(t, 30*time.Second, "the flow page to draw the driver's endpoints and both executors' envs", func() bool {
+		svg := inBrowser(t, browser, chromedp.Evaluate[string](`document.getElementById('flow').textContent`))
+		peers := inBrowser(t, browser, chromedp.Evaluate[int](`document.querySelectorAll('svg#flow g.node.peer').length`))
+		// The executors' envs are named by their executors, and once a
+		// rate window has passed, the edges carry rates.
+		return strings.Contains(svg, "CoarseGrainedScheduler") && peers >= 2 && strings.Contains(svg, "executor 1") &&
+			strings.Contains(svg, "executor 2") && strings.Contains(svg, "/s")
+	})
+	inBrowser(t, browser, chromedp.Evaluate[bool](`document.getElementById('live').checked = false`))
+	saveScreenshot(t, "driver-ui-flow.png", inBrowser(t, browser, chromedp.FullScreenshot(100)))
+
+	link := `tr.executor a.log[data-log="stderr"]`
+	if err := chromedp.Do(browser, chromedp.Navigate(base+"/executors/"), chromedp.WaitVisible(link)); err != nil {
+		t.Fatalf("the executors page's log links: %v", err)
+	}
+	if err := chromedp.Do(browser, chromedp.Click(link, chromedp.NodeVisible), chromedp.WaitReady(`body`)); err != nil {
+		t.Fatalf("following an executor's stderr link: %v", err)
+	}
+	where := inBrowser(t, browser, chromedp.Evaluate[string](`location.href`))
+	text := inBrowser(t, browser, chromedp.Evaluate[string](`document.body.innerText`))
+	if !strings.Contains(where, "/node/containerlogs/") || !strings.Contains(strings.ToLower(text), "executor") {
+		t.Fatalf("an executor's stderr link led to %s:\n%.2000s", where, text)
 	}
 }
 
