@@ -325,6 +325,35 @@ func TestEmptyTasksScenarioVerifies(t *testing.T) {
 	}
 }
 
+// The event log's scenario runs every task exactly once with the event log
+// and without it, writes the log without dropping, and reports the ratio.
+func TestEmptyTasksEventLogScenarioVerifies(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cfg := smallConfig(bench.ScenarioEmptyTasksEventLog)
+	cfg.Rounds = 1
+	rep, err := bench.Run(ctx, cfg)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	r := rep.Results[0]
+	without := r.Baseline(bench.ImplSparkrpcNoEventLog)
+	if r.Figures == nil || without == nil || without.Figures == nil {
+		t.Fatalf("figures %+v, baseline %+v", r.Figures, without)
+	}
+	for name, f := range map[string]*bench.Figures{bench.ImplSparkrpc: r.Figures, bench.ImplSparkrpcNoEventLog: without.Figures} {
+		if v := f.Verified; !v.OK || v.Sent != cfg.Count || v.Received != cfg.Count {
+			t.Errorf("%s: verification %+v, want %d tasks", name, v, cfg.Count)
+		}
+	}
+	if d, ok := r.Figures.Extra["eventlog_dropped"]; !ok || d != 0 {
+		t.Errorf("eventlog_dropped = %v (%v), want 0", d, ok)
+	}
+	if x, ok := r.Ratio(bench.ImplSparkrpcNoEventLog, "msgs_per_sec"); !ok || x <= 0 {
+		t.Errorf("ratio %v, measured %v", x, ok)
+	}
+}
+
 // The delivered TCP baseline of remote-send gets every message, in order,
 // for each payload size.
 func TestTCPDeliveredVerifies(t *testing.T) {

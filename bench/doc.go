@@ -39,6 +39,11 @@
 //     protocol; and tcp-delivered, the same frames decoded and handed from
 //     goroutine to goroutine as the endpoint model does (a reader, the
 //     endpoint, the task), its floor.
+//   - empty-tasks-eventlog: empty-tasks with the driver writing its event
+//     log (package eventlog, the keys' defaults), beside the same driver
+//     with a listener that does nothing (sparkrpc-no-eventlog): the cost of
+//     the log itself, as every driver the cluster runs has listeners (its
+//     progress counter, its UI) and so builds and posts its events anyway.
 //   - executor-startup: the time from submit until 10, 50 and 100 executors
 //     registered, on Kubernetes next to local-cluster. The harness starts no
 //     cluster: the caller gives both with WithStartup (`sparkrpc bench` does,

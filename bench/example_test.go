@@ -46,5 +46,6 @@ func ExampleScenarioNames() {
 	// remote-ask-under-flood
 	// executor-registration
 	// empty-tasks
+	// empty-tasks-eventlog
 	// executor-startup
 }

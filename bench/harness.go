@@ -32,6 +32,11 @@ const (
 	// ImplSparkrpcShared is sparkrpc with the shared loop, the baseline of
 	// the dedicated-loop scenario.
 	ImplSparkrpcShared = "sparkrpc-shared"
+	// ImplSparkrpcNoEventLog is sparkrpc's driver with a listener that
+	// does nothing instead of the event log, the baseline of the event
+	// log's scenario: the driver then builds and posts its events as
+	// every driver the cluster runs does.
+	ImplSparkrpcNoEventLog = "sparkrpc-no-eventlog"
 )
 
 // Option configures Run.

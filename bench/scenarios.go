@@ -14,6 +14,7 @@ const (
 	ScenarioRemoteAskUnderFlood  = "remote-ask-under-flood"
 	ScenarioExecutorRegistration = "executor-registration"
 	ScenarioEmptyTasks           = "empty-tasks"
+	ScenarioEmptyTasksEventLog   = "empty-tasks-eventlog"
 )
 
 // localPayload is the payload of the local scenarios: a small message.
@@ -43,6 +44,7 @@ func buildRegistry() []*scenario {
 		remoteAskUnderFloodScenario(),
 		executorRegistrationScenario(),
 		emptyTasksScenario(),
+		emptyTasksEventLogScenario(),
 		startupScenario(),
 	}
 }
@@ -245,6 +247,24 @@ func emptyTasksScenario() *scenario {
 		baselines: []impl{{name: ImplTCP, run: tcpEmptyTasks}, {name: ImplTCPDelivered, run: tcpDeliveredEmptyTasks}},
 		targets: func(*Config, Params) []targetSpec {
 			return []targetSpec{{name: "≥ 20,000 empty tasks/s with 4 executors", metric: "msgs_per_sec", atLeast: true, threshold: 20000}}
+		},
+	}
+}
+
+func emptyTasksEventLogScenario() *scenario {
+	return &scenario{
+		name: ScenarioEmptyTasksEventLog,
+		description: "empty-tasks with the driver writing its event log (spark.eventLog.*'s defaults: one zstd file), " +
+			"beside the same driver with a listener that does nothing instead (every driver the cluster runs has listeners: " +
+			"its progress counter and UI)",
+		variants: func(c *Config) []Params {
+			return []Params{{Executors: 4}}
+		},
+		sparkrpc:  impl{name: ImplSparkrpc, run: emptyTasksEventLog, unavailable: schedulerUnavailable},
+		baselines: []impl{{name: ImplSparkrpcNoEventLog, run: emptyTasksNopListener}},
+		targets: func(*Config, Params) []targetSpec {
+			return []targetSpec{{name: "event log costs ≤ 5% of empty tasks/s", baseline: ImplSparkrpcNoEventLog,
+				metric: "msgs_per_sec", atLeast: true, threshold: 0.95}}
 		},
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/endpoints"
+	"github.com/sparkrpc/sparkrpc/eventlog"
 	"github.com/sparkrpc/sparkrpc/netty"
 )
 
@@ -58,8 +60,9 @@ func clusterEnvs(h *harness) (*actor.Env, endpoints.EnvFactory, error) {
 	return driverEnv, factory, nil
 }
 
-// startCluster starts a driver and n executors and waits until all are ready.
-func startCluster(ctx context.Context, h *harness, n, cores int) (*endpoints.LocalCluster, func(), error) {
+// startCluster starts a driver (with dopts) and n executors and waits
+// until all are ready.
+func startCluster(ctx context.Context, h *harness, n, cores int, dopts ...endpoints.DriverOption) (*endpoints.LocalCluster, func(), error) {
 	driverEnv, factory, err := clusterEnvs(h)
 	if err != nil {
 		return nil, nil, err
@@ -69,7 +72,7 @@ func startCluster(ctx context.Context, h *harness, n, cores int) (*endpoints.Loc
 		Cores:           cores,
 		NewEnv:          factory,
 		Hostname:        "127.0.0.1",
-		DriverOptions:   []endpoints.DriverOption{endpoints.WithLogger(h.log)},
+		DriverOptions:   append([]endpoints.DriverOption{endpoints.WithLogger(h.log)}, dopts...),
 		ExecutorOptions: []endpoints.ExecutorOption{endpoints.WithLogger(h.log)},
 	})
 	if err != nil {
@@ -133,8 +136,54 @@ func executorRegistration(ctx context.Context, h *harness, p Params) (*Figures, 
 // emptyTasks runs empty tasks on p.Executors executors: one job of Count
 // tasks, or jobs of 1,000 tasks until Duration has passed.
 func emptyTasks(ctx context.Context, h *harness, p Params) (*Figures, error) {
+	return emptyTasksWith(ctx, h, p)
+}
+
+// emptyTasksEventLog is emptyTasks with the driver writing its event log
+// (the keys' defaults) into a temporary folder; the events it dropped are
+// reported as the extra figure "eventlog_dropped".
+func emptyTasksEventLog(ctx context.Context, h *harness, p Params) (*Figures, error) {
+	dir, err := os.MkdirTemp("", "bench-eventlog")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	_, cfg, err := eventlog.ConfigFrom(actor.NewConf().Set(eventlog.KeyEnabled, "true"))
+	if err != nil {
+		return nil, err
+	}
+	cfg.Dir = dir
+	w := eventlog.NewWriter(cfg, eventlog.WithLogger(h.log))
+	if err := w.Start("bench-empty-tasks", ""); err != nil {
+		return nil, err
+	}
+	w.OnEvent(endpoints.ApplicationStart{Time: time.Now(), AppID: "bench-empty-tasks", AppName: ScenarioEmptyTasksEventLog})
+	f, err := emptyTasksWith(ctx, h, p, endpoints.WithListener(w))
+	cctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if cerr := w.Close(cctx); err == nil && cerr != nil {
+		return nil, cerr
+	}
+	if f != nil {
+		if f.Extra == nil {
+			f.Extra = map[string]float64{}
+		}
+		f.Extra["eventlog_dropped"] = float64(w.Dropped())
+	}
+	return f, err
+}
+
+// emptyTasksNopListener is emptyTasks with a listener that does nothing:
+// the driver builds and posts its events, which it does not without a
+// listener.
+func emptyTasksNopListener(ctx context.Context, h *harness, p Params) (*Figures, error) {
+	return emptyTasksWith(ctx, h, p, endpoints.WithListener(endpoints.ListenerFunc(func(endpoints.Event) {})))
+}
+
+// emptyTasksWith is emptyTasks with a driver of dopts.
+func emptyTasksWith(ctx context.Context, h *harness, p Params, dopts ...endpoints.DriverOption) (*Figures, error) {
 	registerEmptyTask()
-	c, stop, err := startCluster(ctx, h, p.Executors, executorCores)
+	c, stop, err := startCluster(ctx, h, p.Executors, executorCores, dopts...)
 	if err != nil {
 		return nil, err
 	}

@@ -119,6 +119,9 @@ func (w *Writer) Start(appID, attemptID string) error {
 func (w *Writer) OnEvent(ev endpoints.Event) {
 	w.mu.Lock()
 	if w.closing || w.failed {
+		if w.failed && !w.closing {
+			w.writeErrs.Add(1)
+		}
 		w.mu.Unlock()
 		return
 	}

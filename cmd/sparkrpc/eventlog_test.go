@@ -12,8 +12,9 @@ import (
 )
 
 // TestSubmitWritesTheEventLog runs SparkPi with the event log on, in this
-// process (local[2]) and in an application master (local-cluster, cluster
-// mode), and reads the log back: the application's start and end, its
+// process (local[2], and local-cluster's client mode, whose application id
+// comes from the resource manager once the driver runs) and in an
+// application master (local-cluster, cluster mode), and reads the log back: the application's start and end, its
 // executors, its job and every task.
 func TestSubmitWritesTheEventLog(t *testing.T) {
 	for _, tc := range []struct {
@@ -23,6 +24,7 @@ func TestSubmitWritesTheEventLog(t *testing.T) {
 	}{
 		{"local", []string{"--master", "local[2]"}, 1},
 		{"local-cluster cluster mode", []string{"--master", "local-cluster[2,1,1024]", "--deploy-mode", "cluster"}, 2},
+		{"local-cluster client mode", []string{"--master", "local-cluster[2,1,1024]", "--deploy-mode", "client"}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			marker := newMarker(t)
@@ -62,7 +64,7 @@ func TestSubmitWritesTheEventLog(t *testing.T) {
 			if err != nil || res.Skipped != 0 {
 				t.Fatalf("Replay = %+v, %v", res, err)
 			}
-			if start.AppID != logs[0].AppID || start.AppName == "" || start.DriverHostPort == "" || end.Error != "" {
+			if start.AppID == "" || start.AppID != logs[0].AppID || start.AppName == "" || start.DriverHostPort == "" || end.Error != "" {
 				t.Errorf("start %+v, end %+v", start, end)
 			}
 			want := map[string]int{"ApplicationStart": 1, "EnvironmentUpdate": 1, "ExecutorAdded": tc.executors,
