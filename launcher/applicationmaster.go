@@ -60,7 +60,8 @@ func newApplicationMasterCmd() *cobra.Command {
 			defer stop()
 			err = appmaster.Run(ctx, appmaster.Config{AppID: appID, ContainerID: os.Getenv("CONTAINER_ID"),
 				ResourceManager: rmAddr, Class: class, Args: args, ClientMode: clientMode, DriverURL: driverURL, Conf: conf,
-				Network: cluster.TCPNetwork{BindHost: host, Logger: &log}, Stdout: cmd.OutOrStdout(), Logger: log})
+				Network: cluster.TCPNetwork{BindHost: host, Logger: &log}, Stdout: cmd.OutOrStdout(), Logger: log,
+				LogURLs: logURLsFromEnv()})
 			var ee *cluster.AMExitError
 			if errors.As(err, &ee) {
 				return &cli.ExitError{Code: ee.Code, Err: errors.New(ee.Reason)}

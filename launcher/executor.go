@@ -48,13 +48,7 @@ and exits 0. It exits 1 when the driver refuses it or goes away.`,
 				return cli.Usagef("--cores must be at least 1")
 			}
 			cfg.FilesDir = "." // a container's working folder, where --files are too
-			cfg.LogURLs = map[string]string{}
-			for _, kv := range os.Environ() {
-				k, v, _ := strings.Cut(kv, "=")
-				if name, ok := strings.CutPrefix(k, "SPARK_LOG_URL_"); ok {
-					cfg.LogURLs[strings.ToLower(name)] = v
-				}
-			}
+			cfg.LogURLs = logURLsFromEnv()
 			conf, err := executorStartupConf(propertiesFile, confs)
 			if err != nil {
 				return err
@@ -107,4 +101,18 @@ func executorStartupConf(propertiesFile string, confs []string) (*actor.Conf, er
 		}
 	}
 	return conf, nil
+}
+
+// logURLsFromEnv returns where this container's logs can be read, by
+// name ("stdout", "stderr"), from the SPARK_LOG_URL_* variables its node
+// manager set, as Spark's executors read them.
+func logURLsFromEnv() map[string]string {
+	urls := map[string]string{}
+	for _, kv := range os.Environ() {
+		k, v, _ := strings.Cut(kv, "=")
+		if name, ok := strings.CutPrefix(k, "SPARK_LOG_URL_"); ok {
+			urls[strings.ToLower(name)] = v
+		}
+	}
+	return urls
 }

@@ -43,6 +43,9 @@ type Config struct {
 	Stdout io.Writer
 	// Logger is the AM's logger (the zero Logger discards).
 	Logger zerolog.Logger
+	// LogURLs are where the AM container's output can be read, by name
+	// ("stdout", "stderr"): in cluster mode, the driver's logs.
+	LogURLs map[string]string
 }
 
 // validate checks the required fields.

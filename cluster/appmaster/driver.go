@@ -25,7 +25,7 @@ func (am *appMaster) runDriver(ctx context.Context) error {
 	b := &driverBackend{am: am, ctx: ctx, tasks: &driverrun.Progress{}}
 	return driverrun.Run(ctx, driverrun.Spec{AppID: am.cfg.AppID, Conf: am.conf, Network: am.cfg.Network,
 		Logger: am.cfg.Logger, Stdout: am.cfg.Stdout, Tasks: b.tasks, Fn: fn, Args: am.cfg.Args,
-		WaitTime: am.waitTime, Backend: b})
+		WaitTime: am.waitTime, DriverLogURLs: am.cfg.LogURLs, Backend: b})
 }
 
 // amEnd is how the application master ends: its final status and

@@ -6,10 +6,8 @@ package driverrun
 import (
 	"context"
 	"fmt"
-	"runtime"
+	"maps"
 	"runtime/debug"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -24,54 +22,64 @@ import (
 // once the driver has stopped.
 const eventLogCloseTimeout = 10 * time.Second
 
-// appEvents is the application's event log, when spark.eventLog.enabled,
-// and the application's events posted on its driver's bus. A nil
-// *appEvents is valid: no log.
+// appEvents are the application's own events, posted on its driver's
+// bus for every listener (the UI's store among them), and its event log
+// when spark.eventLog.enabled.
 type appEvents struct {
-	w       *eventlog.Writer
+	w       *eventlog.Writer // nil: no log
 	log     zerolog.Logger
-	started bool // the log was created and ApplicationStart posted
+	logURLs map[string]string // the driver's, for ApplicationStart
+	started bool              // ApplicationStart was posted
 }
 
-// newAppEvents returns the application's event log as conf says (nil
-// when it is off); a key that does not parse is an error naming it.
-func newAppEvents(conf *actor.Conf, log zerolog.Logger) (*appEvents, error) {
+// newAppEvents returns the application's events, with its event log as
+// conf says; a key that does not parse is an error naming it.
+func newAppEvents(conf *actor.Conf, logURLs map[string]string, log zerolog.Logger) (*appEvents, error) {
+	a := &appEvents{log: log, logURLs: logURLs}
 	on, cfg, err := eventlog.ConfigFrom(conf)
-	if err != nil || !on {
+	if err != nil {
 		return nil, err
 	}
-	return &appEvents{w: eventlog.NewWriter(cfg, eventlog.WithLogger(log)), log: log}, nil
+	if on {
+		a.w = eventlog.NewWriter(cfg, eventlog.WithLogger(log))
+	}
+	return a, nil
 }
 
 // driverOptions returns the option that makes the log one of the
 // driver's listeners, so that it sees every event from the first.
 func (a *appEvents) driverOptions() []endpoints.DriverOption {
-	if a == nil {
+	if a == nil || a.w == nil {
 		return nil
 	}
 	return []endpoints.DriverOption{endpoints.WithListener(a.w)}
 }
 
-// start creates the log of application appID and posts the application's
-// ApplicationStart and EnvironmentUpdate on d's bus. A log that cannot be
-// created is the application's error.
+// start creates the log of application appID, when there is one, and
+// posts the application's ApplicationStart and EnvironmentUpdate on d's
+// bus. A log that cannot be created is the application's error.
 func (a *appEvents) start(d *endpoints.Driver, appID string, began time.Time) error {
-	if a == nil {
+	if a == nil || a.started {
 		return nil
 	}
 	conf := d.Env().Conf()
 	if appID == "" {
 		appID = conf.Get("spark.app.id", "app-"+began.UTC().Format("20060102150405"))
 	}
-	if err := a.w.Start(appID, ""); err != nil {
-		return fmt.Errorf("event log (%s): %w", eventlog.KeyEnabled, err)
+	if a.w != nil {
+		if err := a.w.Start(appID, ""); err != nil {
+			return fmt.Errorf("event log (%s): %w", eventlog.KeyEnabled, err)
+		}
 	}
 	a.started = true
 	d.PostEvent(endpoints.ApplicationStart{Time: began, AppID: appID, AppName: conf.Get(cluster.KeyAppName, appID),
-		User: cluster.CurrentUser(), Version: version(), DriverHostPort: d.Env().Address().HostPort()})
-	d.PostEvent(endpoints.EnvironmentUpdate{Time: time.Now(), Properties: redactedConf(conf, a.log), Runtime: map[string]string{
-		"Go Version": runtime.Version(), "Platform": runtime.GOOS + "/" + runtime.GOARCH,
-		"GOMAXPROCS": strconv.Itoa(runtime.GOMAXPROCS(0)), "sparkrpc Version": version()}})
+		User: cluster.CurrentUser(), Version: version(), DriverHostPort: d.Env().Address().HostPort(),
+		DriverLogURLs: maps.Clone(a.logURLs)})
+	env, err := webui.NewEnvironmentUpdate(conf, conf.Get(webui.KeyAuthenticateSecret, ""), version(), time.Now())
+	if err != nil {
+		a.log.Warn().Err(err).Msg("the application's environment has every value redacted")
+	}
+	d.PostEvent(env)
 	return nil
 }
 
@@ -92,7 +100,7 @@ func (a *appEvents) end(d *endpoints.Driver, appErr error) {
 // driver's bus has delivered its last events; it waits at most
 // eventLogCloseTimeout.
 func (a *appEvents) close() {
-	if a == nil {
+	if a == nil || a.w == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), eventLogCloseTimeout)
@@ -103,25 +111,6 @@ func (a *appEvents) close() {
 	if n := a.w.Dropped(); n > 0 {
 		a.log.Warn().Int64("dropped", n).Msg("the event log misses events it dropped")
 	}
-}
-
-// redactedConf returns conf's entries as the UI shows them: sorted, the
-// values that spark.redaction.regex matches (by key or value), the
-// authentication secret and any value holding it redacted. A regex that
-// does not compile redacts every value, and is logged.
-func redactedConf(conf *actor.Conf, log zerolog.Logger) [][2]string {
-	re, err := webui.RedactionRegex(conf)
-	if err != nil {
-		log.Warn().Err(err).Msg("the event log's environment has every value redacted")
-	}
-	out := webui.Redact(re, conf.All())
-	secret := conf.Get(webui.KeyAuthenticateSecret, "")
-	for i, kv := range out {
-		if kv[0] == webui.KeyAuthenticateSecret || secret != "" && strings.Contains(kv[1], secret) {
-			out[i][1] = webui.RedactedText
-		}
-	}
-	return out
 }
 
 // version returns the version of the sparkrpc module this program was

@@ -53,6 +53,9 @@ type Spec struct {
 	// Fn is the application, run with Args.
 	Fn   cluster.AppFunc
 	Args []string
+	// DriverLogURLs are where the driver's output can be read, by name
+	// ("stdout", "stderr"): its container's, on a node manager.
+	DriverLogURLs map[string]string
 	// Files (submit's --files) are served by the driver to its executors
 	// (Driver.AddFile) before the application runs.
 	Files []string
@@ -195,7 +198,7 @@ type launched struct {
 func launch(sctx, appCtx context.Context, env *actor.Env, spec Spec, cm endpoints.ClusterManager, prog *Progress,
 	out *launched, status func(string)) (cluster.Started, error) {
 	began := time.Now()
-	events, err := newAppEvents(spec.Conf, spec.Logger)
+	events, err := newAppEvents(spec.Conf, spec.DriverLogURLs, spec.Logger)
 	if err != nil {
 		return cluster.Started{}, err
 	}

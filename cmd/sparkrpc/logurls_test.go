@@ -13,7 +13,8 @@ import (
 
 // On a resource manager an executor's log links, as the driver's UI lists
 // them, are http URLs of its node manager's UI that return the executor's
-// output as text.
+// output as text; in cluster mode the driver's row links its container's
+// logs too.
 func TestExecutorLogURLsOnResourceManager(t *testing.T) {
 	marker := newMarker(t)
 	c := startRMCluster(t, marker, nil, []string{"--memory", "2g", "--cores", "2"})
@@ -28,7 +29,7 @@ func TestExecutorLogURLsOnResourceManager(t *testing.T) {
 		}
 		return tracking != ""
 	})
-	var logs map[string]string
+	var logs, driverLogs map[string]string
 	testutil.Eventually(t, time.Minute, "an executor with its log URLs", func() bool {
 		code, body := httpGet(t, tracking+"/api/v1/applications")
 		var apps []struct {
@@ -46,13 +47,19 @@ func TestExecutorLogURLsOnResourceManager(t *testing.T) {
 			return false
 		}
 		for _, e := range execs {
-			if e.ID != "driver" && len(e.Logs) > 0 {
+			if e.ID == "driver" {
+				driverLogs = e.Logs
+			} else if len(e.Logs) > 0 {
 				logs = e.Logs
-				return true
 			}
 		}
-		return false
+		return logs != nil && driverLogs != nil
 	})
+	if u := driverLogs["stderr"]; !strings.HasPrefix(u, nmUI+"/node/containerlogs/container_") {
+		t.Fatalf("the driver's stderr log URL %q, want one of %s", u, nmUI)
+	} else if code, body := httpGet(t, u); code != http.StatusOK || !strings.Contains(body, "applicationmaster") {
+		t.Fatalf("GET %s = %d, not the application master's log:\n%s", u, code, body)
+	}
 	for _, name := range []string{"stdout", "stderr"} {
 		u := logs[name]
 		if !strings.HasPrefix(u, nmUI+"/node/containerlogs/container_") || !strings.HasSuffix(u, "/"+name+"?start=-4096") {
