@@ -106,10 +106,14 @@ func ConfigFrom(conf *actor.Conf) (enabled bool, cfg Config, err error) {
 // file: URI ("file:/tmp/spark-events", "file:///tmp/spark-events"). Any
 // other scheme (hdfs:, s3a:) is an error naming KeyDir. A relative path is
 // returned as it is (see AbsDir).
-func ParseDir(v string) (string, error) {
+func ParseDir(v string) (string, error) { return ParseFolder(KeyDir, v) }
+
+// ParseFolder is ParseDir for the value v of another key (a history
+// server's folder of logs), which its errors name.
+func ParseFolder(key, v string) (string, error) {
 	v = strings.TrimSpace(v)
 	if v == "" {
-		return "", fmt.Errorf("%s is empty", KeyDir)
+		return "", fmt.Errorf("%s is empty", key)
 	}
 	scheme, _, ok := strings.Cut(v, ":")
 	if !ok || len(scheme) < 2 || strings.ContainsAny(scheme, `/\`) {
@@ -117,21 +121,21 @@ func ParseDir(v string) (string, error) {
 	}
 	if !strings.EqualFold(scheme, "file") {
 		return "", fmt.Errorf("%s: %q: scheme %q is not supported; give a local folder (a path or a file: URI)",
-			KeyDir, v, scheme)
+			key, v, scheme)
 	}
 	u, err := url.Parse(v)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", KeyDir, err)
+		return "", fmt.Errorf("%s: %w", key, err)
 	}
 	if u.Host != "" && u.Host != "localhost" {
-		return "", fmt.Errorf("%s: %q: a file: URI names a host (%s); give a local folder", KeyDir, v, u.Host)
+		return "", fmt.Errorf("%s: %q: a file: URI names a host (%s); give a local folder", key, v, u.Host)
 	}
 	p := u.Path
 	if p == "" {
 		p = u.Opaque // file:relative/dir
 	}
 	if p == "" {
-		return "", fmt.Errorf("%s: %q names no folder", KeyDir, v)
+		return "", fmt.Errorf("%s: %q names no folder", key, v)
 	}
 	return filepath.FromSlash(p), nil
 }

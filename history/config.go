@@ -4,12 +4,11 @@ package history
 
 import (
 	"fmt"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/eventlog"
 )
 
 // The history server's configuration keys, Spark's.
@@ -52,7 +51,7 @@ type Config struct {
 // that does not parse, or a log directory that is not a local path, is an
 // error naming its key.
 func ConfigFromConf(conf *actor.Conf) (Config, error) {
-	dir, err := LocalDir(KeyLogDirectory, conf.Get(KeyLogDirectory, DefaultLogDirectory))
+	dir, err := eventlog.ParseFolder(KeyLogDirectory, conf.Get(KeyLogDirectory, DefaultLogDirectory))
 	if err != nil {
 		return Config{}, err
 	}
@@ -68,22 +67,4 @@ func ConfigFromConf(conf *actor.Conf) (Config, error) {
 		return Config{}, fmt.Errorf("history: %s must be at least 1, not %d", KeyRetainedApplications, retained)
 	}
 	return Config{Dir: dir, UpdateInterval: every, RetainedApplications: retained, Logger: zerolog.Nop()}, nil
-}
-
-// LocalDir returns the folder that value (a path, or a URI of the file
-// scheme as Spark's keys take them) names; key names the setting in the
-// error for any other scheme.
-func LocalDir(key, value string) (string, error) {
-	v := strings.TrimSpace(value)
-	if v == "" {
-		return "", fmt.Errorf("history: %s is empty", key)
-	}
-	if !strings.Contains(v, ":") || strings.HasPrefix(v, "/") {
-		return v, nil
-	}
-	u, err := url.Parse(v)
-	if err != nil || u.Scheme != "file" || u.Host != "" && u.Host != "localhost" {
-		return "", fmt.Errorf("history: %s=%q: only local folders (a path or file:/PATH) are supported", key, value)
-	}
-	return u.Path, nil
 }
