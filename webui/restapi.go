@@ -65,8 +65,9 @@ type executorSummary struct {
 	LastHeartbeatTime int64             `json:"lastHeartbeatEpoch,omitempty"`
 }
 
-// jobData is the subset of Spark's JobData that sparkrpc has (one stage
-// per job, so no stage figures).
+// jobData is the subset of Spark's JobData that sparkrpc has: one stage
+// per job, numbered as the job (the stage of its taskList route), and no
+// stage figures.
 type jobData struct {
 	JobID               int64  `json:"jobId"`
 	Name                string `json:"name"`
@@ -122,7 +123,7 @@ func summarize(ex executorStatus) executorSummary {
 
 func toJobData(j jobStatus) jobData {
 	return jobData{JobID: j.ID, Name: j.Name, SubmissionTime: sparkTime(j.Submitted), CompletionTime: sparkTime(j.Ended),
-		StageIDs: []int{}, Status: j.Status, NumTasks: j.NumTasks, NumActiveTasks: j.Active,
+		StageIDs: []int{int(j.ID)}, Status: j.Status, NumTasks: j.NumTasks, NumActiveTasks: j.Active,
 		NumCompletedTasks: j.Completed, NumFailedTasks: j.Failed, NumKilledTasks: j.Killed,
 		NumCompletedIndices: j.CompletedIndices, FailureReason: j.Error}
 }
