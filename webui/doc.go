@@ -1,14 +1,14 @@
 // Package webui serves sparkrpc's web pages and REST API: the driver's UI
-// (Spark's UI on port 4040), the resource manager's (YARN's on 8088) and a
-// node manager's (8042). Pages are rendered on the server with
+// (Spark's UI on port 4040), the resource manager's (YARN's on 8088), a
+// node manager's (8042) and a history server's (Spark's on 18080). Pages are rendered on the server with
 // html/template from embedded files; a few lines of plain JavaScript
 // refresh them every two seconds. The JSON API answers every error with
 // {"error": "...", "status": N}.
 //
 // # Handlers
 //
-// NewDriverUI, NewApplicationUI, NewResourceManagerUI and
-// NewNodeManagerUI return http.Handlers; Start serves one with Spark's
+// NewDriverUI, NewApplicationUI, NewResourceManagerUI,
+// NewNodeManagerUI and NewHistoryServerUI return http.Handlers; Start serves one with Spark's
 // port retries, and StartDriverUI starts the driver's from its
 // configuration. Every UI serves /metrics from the handler given with
 // WithMetrics (404 without).
@@ -53,6 +53,14 @@
 // WithExecutorAllocation, the driver's executors page shows dynamic
 // allocation's target, backlog and idle executors and its last decisions
 // with their numbers (allocation.go).
+//
+// A history server's UI (NewHistoryServerUI over a HistorySource, which
+// package history's Provider is) lists the applications of a folder of
+// event logs at / (the finished ones; ?showIncomplete=true the running
+// ones), serves each one's pages under /history/{appId}/ from its store,
+// with what its log could not give shown above every page, and answers
+// /api/v1/applications[?status=completed|running] and, for each
+// application, every route of its API under /api/v1/applications/{appId}/.
 //
 // The driver's /flow/ page (flow.go, flowsvg.go) draws the driver's env as
 // a graph, in an SVG drawn on the server: its endpoints with their mailbox
@@ -175,7 +183,9 @@
 // sorted and paged), appui.go (ApplicationUI, the routes, WithBasePath),
 // driverui.go (DriverUI, AppInfo), jobspage.go, executorspage.go,
 // environment.go, timeline.go (the SVG timelines), restapi.go,
-// allocation.go, endpointsview.go. The cluster's: rmui.go, nmui.go.
+// allocation.go, endpointsview.go, flow.go and flowsvg.go (the message
+// flow). A history server's: historyui.go. The cluster's: rmui.go,
+// nmui.go, containerlogs.go.
 // Shared: server.go, conf.go, options.go, render.go, auth.go, verifier.go,
 // redact.go, errors.go.
 package webui
