@@ -3,7 +3,10 @@
 
 package actor
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // EndpointStats is a snapshot of one registered endpoint, for monitoring
 // pages and metrics.
@@ -31,14 +34,6 @@ func (e *Env) EndpointStats() []EndpointStats {
 		c.mb.mu.Unlock()
 		return true
 	})
-	slices.SortFunc(out, func(a, b EndpointStats) int {
-		switch {
-		case a.Name < b.Name:
-			return -1
-		case a.Name > b.Name:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b EndpointStats) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }

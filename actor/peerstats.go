@@ -3,7 +3,10 @@
 
 package actor
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // PeerStats is a snapshot of one peer of an env's transport: an env it
 // has a connection (or an outbox) for.
@@ -35,14 +38,6 @@ func (e *Env) PeerStats() []PeerStats {
 		return nil
 	}
 	out := ps.PeerStats()
-	slices.SortFunc(out, func(a, b PeerStats) int {
-		switch {
-		case a.Identity < b.Identity:
-			return -1
-		case a.Identity > b.Identity:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b PeerStats) int { return strings.Compare(a.Identity, b.Identity) })
 	return out
 }
