@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/endpoints"
 	"github.com/sparkrpc/sparkrpc/eventlog"
+	"github.com/sparkrpc/sparkrpc/history"
 	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"github.com/sparkrpc/sparkrpc/netty"
@@ -290,4 +292,35 @@ func TestUnknownApplication(t *testing.T) {
 	if code, _ := get(t, hs.URL+"/api/v1/applications?status=sleeping"); code != 400 {
 		t.Fatalf("?status=sleeping = %d, want 400", code)
 	}
+}
+
+// With a secret, every page and API route of the history server requires
+// it, the applications' own pages too.
+func TestHistoryServerRequiresTheSecret(t *testing.T) {
+	dir := t.TempDir()
+	writeLog(t, dir, "app-secret", true, endpoints.ApplicationStart{Time: time.Now(), AppID: "app-secret", AppName: "s"},
+		endpoints.ApplicationEnd{Time: time.Now()})
+	p, err := history.NewProvider(history.Config{Dir: dir, RetainedApplications: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	hs := httptest.NewServer(webui.NewHistoryServerUI(p, webui.WithSecret("s3cret")))
+	defer hs.Close()
+	for _, path := range []string{"/", "/history/app-secret/jobs/", "/api/v1/applications", "/api/v1/applications/app-secret/jobs"} {
+		if code, _ := get(t, hs.URL+path); code != 401 {
+			t.Fatalf("GET %s without the secret = %d, want 401", path, code)
+		}
+		req, _ := http.NewRequest(http.MethodGet, hs.URL+path, nil)
+		req.Header.Set("Authorization", "Bearer s3cret")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("GET %s with the secret = %d, want 200", path, resp.StatusCode)
+		}
+	}
+	http.DefaultClient.CloseIdleConnections()
 }
