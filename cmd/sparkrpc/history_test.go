@@ -95,6 +95,13 @@ func TestHistoryServerAfterTheJob(t *testing.T) {
 	}
 	inBrowser(t, browser, chromedp.Evaluate[bool](`document.getElementById('live').checked = false`))
 	saveScreenshot(t, "history-server.png", inBrowser(t, browser, chromedp.FullScreenshot(100)))
+	// Both have ended: the list of incomplete applications is empty.
+	if err := chromedp.Do(browser, chromedp.Click(`#show-incomplete`, chromedp.NodeVisible), chromedp.WaitVisible(`#show-complete`)); err != nil {
+		t.Fatalf("the incomplete applications: %v", err)
+	}
+	if text := inBrowser(t, browser, chromedp.Evaluate[string](`document.querySelector('table.history').innerText`)); !strings.Contains(text, "No incomplete applications found.") {
+		t.Fatalf("the incomplete applications:\n%s", text)
+	}
 
 	c.stop(t)
 	if err := hs.cmd.Process.Signal(syscall.SIGTERM); err != nil {
