@@ -2,8 +2,10 @@ package launcher
 
 import (
 	"errors"
+	"maps"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -30,6 +32,11 @@ with --properties-file naming the conf file they write into the container;
 with spark.authenticate its spark.authenticate.secret.file is the pipe on
 which the node manager hands the application's secret (read once).
 
+It registers with the log URLs its environment gives as SPARK_LOG_URL_<FILE>
+and the attributes it gives as SPARK_EXECUTOR_ATTRIBUTE_<NAME> (Kubernetes
+executor pods: APP_ID, EXECUTOR_ID, HOSTNAME, KUBERNETES_NAMESPACE,
+KUBERNETES_POD_NAME), for spark.ui.custom.executor.log.url.
+
 On SIGTERM it stops taking tasks, finishes the running ones, tells the driver
 and exits 0. It exits 1 when the driver refuses it or goes away.`,
 		Args:                  cobra.NoArgs,
@@ -48,13 +55,7 @@ and exits 0. It exits 1 when the driver refuses it or goes away.`,
 				return cli.Usagef("--cores must be at least 1")
 			}
 			cfg.FilesDir = "." // a container's working folder, where --files are too
-			cfg.LogURLs = map[string]string{}
-			for _, kv := range os.Environ() {
-				k, v, _ := strings.Cut(kv, "=")
-				if name, ok := strings.CutPrefix(k, "SPARK_LOG_URL_"); ok {
-					cfg.LogURLs[strings.ToLower(name)] = v
-				}
-			}
+			cfg.LogURLs, cfg.Attributes = executorLogsAndAttributes(os.Environ())
 			conf, err := executorStartupConf(propertiesFile, confs)
 			if err != nil {
 				return err
@@ -89,6 +90,30 @@ and exits 0. It exits 1 when the driver refuses it or goes away.`,
 	fl.StringArrayVar(&confs, "conf", nil, "a startup configuration property KEY=VALUE, used before the driver's (repeatable; "+
 		netty.KeyAuthenticateSecret+" is refused: give "+netty.KeyAuthenticateSecretFile+")")
 	return cmd
+}
+
+// executorLogsAndAttributes reads an executor's log URLs and attributes
+// from its environment env ("KEY=VALUE" entries): SPARK_LOG_URL_<FILE> is
+// the URL of log <file> (lower case), SPARK_EXECUTOR_ATTRIBUTE_<NAME> is
+// attribute NAME, as Spark's CoarseGrainedExecutorBackend reads them. When
+// the environment names no LOG_FILES attribute, the log files of the URLs
+// are its value ("stderr,stdout"), as on YARN, for the {{FILE_NAME}} of
+// spark.ui.custom.executor.log.url.
+func executorLogsAndAttributes(env []string) (logURLs, attributes map[string]string) {
+	logURLs, attributes = map[string]string{}, map[string]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		if name, ok := strings.CutPrefix(k, "SPARK_LOG_URL_"); ok && name != "" {
+			logURLs[strings.ToLower(name)] = v
+		}
+		if name, ok := strings.CutPrefix(k, "SPARK_EXECUTOR_ATTRIBUTE_"); ok && name != "" {
+			attributes[name] = v
+		}
+	}
+	if _, ok := attributes[endpoints.AttributeLogFiles]; !ok && len(logURLs) > 0 {
+		attributes[endpoints.AttributeLogFiles] = strings.Join(slices.Sorted(maps.Keys(logURLs)), ",")
+	}
+	return logURLs, attributes
 }
 
 // executorStartupConf is the executor's own configuration: the conf file
