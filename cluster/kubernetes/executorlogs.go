@@ -7,6 +7,7 @@ package kubernetes
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -56,8 +57,10 @@ func (l executorLogs) read(ctx context.Context, id string, start int64, limit in
 	}
 	defer stream.Close()
 	if start >= 0 {
-		if _, err := io.CopyN(io.Discard, stream, start); err != nil {
+		if _, err := io.CopyN(io.Discard, stream, start); errors.Is(err, io.EOF) {
 			return nil, nil // the log is shorter than start
+		} else if err != nil {
+			return nil, err
 		}
 		return io.ReadAll(io.LimitReader(stream, int64(limit)))
 	}
