@@ -140,7 +140,10 @@
 //  4. The driver refuses a duplicate id ("Duplicate executor ID: ID") or an
 //     excluded host ("Executor is excluded due to failures: ID"); otherwise it
 //     records the executor with its cores but 0 free cores, posts
-//     ExecutorAdded, and replies true.
+//     ExecutorAdded (with its log URLs and attributes), and replies true.
+//     With spark.ui.custom.executor.log.url set, the log URLs recorded are
+//     built from that pattern and the executor's attributes, as Spark's
+//     ExecutorLogUrlHandler does (ExecutorLogURLs).
 //  5. On success the executor sends itself RegisteredExecutor, creates its
 //     task runner (one goroutine per core) and heartbeater, and sends
 //     LaunchedExecutor. On failure RunExecutor returns an *ExitError with code
@@ -187,6 +190,7 @@
 //     driverendpoint.go: the CoarseGrainedScheduler endpoint's handlers;
 //   - registration.go: RegisterExecutor, LaunchedExecutor and the driver's
 //     record of its executors (ExecutorInfo, Executors, WaitForExecutors);
+//     logurlpattern.go: spark.ui.custom.executor.log.url;
 //   - jobs.go: RunJob, job cancellation, KillTask; offers.go: resource
 //     offers, status updates, launches and kills; scheduler.go: the
 //     I/O-free FIFO task scheduler;

@@ -32,7 +32,9 @@ type Driver struct {
 
 	reviveInterval time.Duration
 	excluded       map[string]bool
-	cm             ClusterManager
+	// logURLPattern is spark.ui.custom.executor.log.url ("": none).
+	logURLPattern string
+	cm            ClusterManager
 
 	// bg tracks the goroutines that ask the cluster manager for loss
 	// reasons; bgCtx ends them when the driver stops.
@@ -108,6 +110,7 @@ func NewDriver(env *actor.Env, opts ...DriverOption) (*Driver, error) {
 		env:            env,
 		log:            base.With().Str("component", "driver").Logger(),
 		reviveInterval: revive,
+		logURLPattern:  conf.Get(KeyCustomExecutorLogURL, ""),
 		excluded:       make(map[string]bool),
 		cm:             o.cm,
 		sched:          newTaskScheduler(maxFailures, cpus, maxSize),

@@ -29,7 +29,13 @@ type ExecutorAdded struct {
 	Host       string           // the host it registered with
 	Address    actor.RpcAddress // its env's address, as the driver sees it
 	Cores      int              // the cores it registered with
-	LogURLs    map[string]string
+	// LogURLs are where its logs can be read, by name ("stdout", ...):
+	// those it registered with, or built from
+	// spark.ui.custom.executor.log.url (see ExecutorLogURLs).
+	LogURLs map[string]string
+	// Attributes are those it registered with (Spark's executor
+	// attributes: APP_ID, EXECUTOR_ID, KUBERNETES_POD_NAME, ...).
+	Attributes map[string]string
 }
 
 // ExecutorRemoved is published when the driver removed an executor.

@@ -30,7 +30,9 @@ type ExecutorInfo struct {
 	// gets no new tasks.
 	Decommissioning  bool
 	RegistrationTime time.Time
-	// LogURLs and Attributes are those it registered with.
+	// LogURLs are those it registered with, or those built from
+	// spark.ui.custom.executor.log.url (see ExecutorLogURLs); Attributes
+	// are those it registered with.
 	LogURLs    map[string]string
 	Attributes map[string]string
 	// Identity is the executor's env as the driver's transport knows it:
@@ -176,7 +178,8 @@ func (d *Driver) register(cc *actor.CallContext, m *messages.RegisterExecutor) (
 		identity = addr.HostPort()
 	}
 	ex := &executorData{id: id, ref: ref, addr: addr, identity: identity, host: host, totalCores: int(m.GetCores()),
-		registered: time.Now(), logURLs: m.GetLogUrls(), attributes: m.GetAttributes()}
+		registered: time.Now(), attributes: m.GetAttributes(),
+		logURLs: executorLogURLs(d.log, d.logURLPattern, id, m.GetLogUrls(), m.GetAttributes())}
 	d.executors[id] = ex
 	d.metrics.registered.Inc()
 	d.byAddr[addr] = id
@@ -184,7 +187,7 @@ func (d *Driver) register(cc *actor.CallContext, m *messages.RegisterExecutor) (
 	d.notifyChanged()
 	if d.bus.wanted() {
 		d.bus.post(ExecutorAdded{Time: ex.registered, ExecutorID: id, Host: host, Address: addr, Cores: ex.totalCores,
-			LogURLs: maps.Clone(ex.logURLs)})
+			LogURLs: maps.Clone(ex.logURLs), Attributes: maps.Clone(ex.attributes)})
 	}
 	d.mu.Unlock()
 	d.log.Info().Str("executor", id).Str("host", host).Str("address", addr.String()).Int("cores", ex.totalCores).

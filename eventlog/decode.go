@@ -35,6 +35,7 @@ type line struct {
 		Host       string            `json:"Host"`
 		TotalCores int               `json:"Total Cores"`
 		LogURLs    map[string]string `json:"Log Urls"`
+		Attributes map[string]string `json:"Attributes"`
 		Address    string            `json:"RPC Address"`
 	} `json:"Executor Info"`
 	RemovedReason  string `json:"Removed Reason"`
@@ -126,7 +127,7 @@ func decodeExecutorAdded(l *line) (endpoints.Event, bool, error) {
 		return nil, false, fmt.Errorf("%s: %w \"Executor Info\"", l.Event, errMissing)
 	}
 	ev := endpoints.ExecutorAdded{Time: millis(l.Timestamp), ExecutorID: l.ExecutorID, Host: l.ExecutorInfo.Host,
-		Cores: l.ExecutorInfo.TotalCores, LogURLs: l.ExecutorInfo.LogURLs}
+		Cores: l.ExecutorInfo.TotalCores, LogURLs: l.ExecutorInfo.LogURLs, Attributes: l.ExecutorInfo.Attributes}
 	if a := l.ExecutorInfo.Address; a != "" {
 		host, port, err := net.SplitHostPort(a)
 		if err != nil {

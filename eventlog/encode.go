@@ -118,6 +118,10 @@ func (e *encoder) appendExecutorAdded(b []byte, ev endpoints.ExecutorAdded) []by
 	b = appendInt(b, int64(ev.Cores))
 	b = append(b, `,"Log Urls":`...)
 	b = appendStringMap(b, ev.LogURLs)
+	if len(ev.Attributes) > 0 {
+		b = append(b, `,"Attributes":`...)
+		b = appendStringMap(b, ev.Attributes)
+	}
 	if !ev.Address.IsZero() {
 		b = append(b, `,"RPC Address":`...)
 		b = appendString(b, ev.Address.HostPort())

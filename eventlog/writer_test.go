@@ -32,7 +32,7 @@ func appEvents() []endpoints.Event {
 		endpoints.EnvironmentUpdate{Time: at(1), Properties: [][2]string{{"spark.app.name", "Pi"}, {"spark.authenticate.secret", "*********(redacted)"}},
 			Runtime: map[string]string{"Go Version": "go1.26", "Platform": "linux/amd64"}},
 		endpoints.ExecutorAdded{Time: at(2), ExecutorID: "1", Host: "h1", Address: actor.NewRpcAddress("h1", 4001), Cores: 2,
-			LogURLs: map[string]string{"stderr": "http://h1/err"}},
+			LogURLs: map[string]string{"stderr": "http://h1/err"}, Attributes: map[string]string{"KUBERNETES_POD_NAME": "app-exec-1"}},
 		endpoints.ExecutorAdded{Time: at(3), ExecutorID: "2", Host: "::1", Address: actor.NewRpcAddress("::1", 4002), Cores: 1},
 		endpoints.JobStart{Time: at(10), JobID: 1, TaskName: "pi", NumTasks: 2},
 		endpoints.TaskStart{Time: at(11), JobID: 1, TaskID: 0, Partition: 0, ExecutorID: "1"},

@@ -61,7 +61,7 @@ func newApplicationMasterCmd() *cobra.Command {
 			err = appmaster.Run(ctx, appmaster.Config{AppID: appID, ContainerID: os.Getenv("CONTAINER_ID"),
 				ResourceManager: rmAddr, Class: class, Args: args, ClientMode: clientMode, DriverURL: driverURL, Conf: conf,
 				Network: cluster.TCPNetwork{BindHost: host, Logger: &log}, Stdout: cmd.OutOrStdout(), Logger: log,
-				LogURLs: logURLsFromEnv()})
+				LogURLs: containerLogURLs()})
 			var ee *cluster.AMExitError
 			if errors.As(err, &ee) {
 				return &cli.ExitError{Code: ee.Code, Err: errors.New(ee.Reason)}
@@ -74,4 +74,12 @@ func newApplicationMasterCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&clientMode, "client-mode", false, "only allocate executors for a driver running elsewhere")
 	cmd.Flags().StringVar(&driverURL, "driver-url", "", "the driver's URL (client mode)")
 	return cmd
+}
+
+// containerLogURLs returns where this container's logs can be read, by
+// name ("stdout", "stderr"), from the SPARK_LOG_URL_* variables its node
+// manager set.
+func containerLogURLs() map[string]string {
+	urls, _ := executorLogsAndAttributes(os.Environ())
+	return urls
 }

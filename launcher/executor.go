@@ -2,8 +2,10 @@ package launcher
 
 import (
 	"errors"
+	"maps"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -30,6 +32,11 @@ with --properties-file naming the conf file they write into the container;
 with spark.authenticate its spark.authenticate.secret.file is the pipe on
 which the node manager hands the application's secret (read once).
 
+It registers with the log URLs its environment gives as SPARK_LOG_URL_<FILE>
+and the attributes it gives as SPARK_EXECUTOR_ATTRIBUTE_<NAME> (Kubernetes
+executor pods: APP_ID, EXECUTOR_ID, HOSTNAME, KUBERNETES_NAMESPACE,
+KUBERNETES_POD_NAME), for spark.ui.custom.executor.log.url.
+
 On SIGTERM it stops taking tasks, finishes the running ones, tells the driver
 and exits 0. It exits 1 when the driver refuses it or goes away.`,
 		Args:                  cobra.NoArgs,
@@ -48,7 +55,7 @@ and exits 0. It exits 1 when the driver refuses it or goes away.`,
 				return cli.Usagef("--cores must be at least 1")
 			}
 			cfg.FilesDir = "." // a container's working folder, where --files are too
-			cfg.LogURLs = logURLsFromEnv()
+			cfg.LogURLs, cfg.Attributes = executorLogsAndAttributes(os.Environ())
 			conf, err := executorStartupConf(propertiesFile, confs)
 			if err != nil {
 				return err
@@ -85,6 +92,30 @@ and exits 0. It exits 1 when the driver refuses it or goes away.`,
 	return cmd
 }
 
+// executorLogsAndAttributes reads an executor's log URLs and attributes
+// from its environment env ("KEY=VALUE" entries): SPARK_LOG_URL_<FILE> is
+// the URL of log <file> (lower case), SPARK_EXECUTOR_ATTRIBUTE_<NAME> is
+// attribute NAME, as Spark's CoarseGrainedExecutorBackend reads them. When
+// the environment names no LOG_FILES attribute, the log files of the URLs
+// are its value ("stderr,stdout"), as on YARN, for the {{FILE_NAME}} of
+// spark.ui.custom.executor.log.url.
+func executorLogsAndAttributes(env []string) (logURLs, attributes map[string]string) {
+	logURLs, attributes = map[string]string{}, map[string]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		if name, ok := strings.CutPrefix(k, "SPARK_LOG_URL_"); ok && name != "" {
+			logURLs[strings.ToLower(name)] = v
+		}
+		if name, ok := strings.CutPrefix(k, "SPARK_EXECUTOR_ATTRIBUTE_"); ok && name != "" {
+			attributes[name] = v
+		}
+	}
+	if _, ok := attributes[endpoints.AttributeLogFiles]; !ok && len(logURLs) > 0 {
+		attributes[endpoints.AttributeLogFiles] = strings.Join(slices.Sorted(maps.Keys(logURLs)), ",")
+	}
+	return logURLs, attributes
+}
+
 // executorStartupConf is the executor's own configuration: the conf file
 // its application master wrote (--properties-file), then its --conf
 // arguments (the keys it needs before it can reach the driver, such as
@@ -101,18 +132,4 @@ func executorStartupConf(propertiesFile string, confs []string) (*actor.Conf, er
 		}
 	}
 	return conf, nil
-}
-
-// logURLsFromEnv returns where this container's logs can be read, by
-// name ("stdout", "stderr"), from the SPARK_LOG_URL_* variables its node
-// manager set, as Spark's executors read them.
-func logURLsFromEnv() map[string]string {
-	urls := map[string]string{}
-	for _, kv := range os.Environ() {
-		k, v, _ := strings.Cut(kv, "=")
-		if name, ok := strings.CutPrefix(k, "SPARK_LOG_URL_"); ok {
-			urls[strings.ToLower(name)] = v
-		}
-	}
-	return urls
 }

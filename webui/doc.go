@@ -41,7 +41,8 @@
 //	                       Attempt, Executor ID, Host, Status, Launch Time, Duration, Run Time,
 //	                       Result Size, Errors), task.desc, task.page (from 1), task.pageSize (100,
 //	                       at most 1000)
-//	/executors/            the driver's row (from ApplicationStart) and the executors
+//	/executors/            the driver's row (from ApplicationStart) and the executors, with an
+//	                       executor's pod (its KUBERNETES_POD_NAME attribute) and its log links
 //	/environment/          the runtime and the properties, redacted
 //	/endpoints/            (live only) the driver env's endpoints
 //
@@ -121,6 +122,15 @@
 //	                                                 headers X-Log-Start and X-Log-Size; 403 for a user
 //	                                                 the application's ACLs refuse, 404 for no such log
 //
+// A driver's UI with WithExecutorLogs serves its executors' logs through the
+// reader its cluster manager gives (on Kubernetes, the executor pod's log
+// read through the API server; the pod is found among the application's
+// own, never named by the request):
+//
+//	GET /executors/logs/?id=N[&start=N]          text/plain: at most 64 KiB from byte N (negative: from
+//	                                             the end; default -4096); 404 for no such executor,
+//	                                             502 when the cluster does not give the log
+//
 // # Configuration
 //
 //	spark.ui.enabled          true   the driver serves its UI
@@ -183,9 +193,9 @@
 // sorted and paged), appui.go (ApplicationUI, the routes, WithBasePath),
 // driverui.go (DriverUI, AppInfo), jobspage.go, executorspage.go,
 // environment.go, timeline.go (the SVG timelines), restapi.go,
-// allocation.go, endpointsview.go, flow.go and flowsvg.go (the message
-// flow). A history server's: historyui.go. The cluster's: rmui.go,
-// nmui.go, containerlogs.go.
+// allocation.go, endpointsview.go, executorlogs.go (a driver's executor
+// logs), flow.go and flowsvg.go (the message flow). A history server's:
+// historyui.go. The cluster's: rmui.go, nmui.go, containerlogs.go.
 // Shared: server.go, conf.go, options.go, render.go, auth.go, verifier.go,
 // redact.go, errors.go.
 package webui

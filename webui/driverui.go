@@ -36,7 +36,8 @@ type AppInfo struct {
 //
 // Routes: those of ApplicationUI (/, /jobs/, /jobs/job/?id=N,
 // /executors/, /environment/ and the REST API), plus /endpoints/,
-// /metrics and /api/v1/applications/{id}/allocation.
+// /metrics, /api/v1/applications/{id}/allocation and, with
+// WithExecutorLogs, /executors/logs/?id=N.
 type DriverUI struct {
 	appUI
 	rates *rateSampler
@@ -63,6 +64,7 @@ func NewDriverUI(d *endpoints.Driver, app AppInfo, opts ...Option) *DriverUI {
 	mux.HandleFunc("GET /endpoints/{$}", u.endpointsPage)
 	newFlowSource(d).routes(mux, &u.o, u.nav, u.heading)
 	mux.HandleFunc("GET /api/v1/applications/{id}/allocation", u.apiAllocation)
+	mux.HandleFunc("GET /executors/logs/{$}", u.o.executorLog)
 	u.h = u.o.finish(mux)
 	return u
 }

@@ -23,8 +23,10 @@ type options struct {
 	notices  []string         // withNotices
 	// containerLogs reads a node manager's container logs (WithContainerLogs).
 	containerLogs ContainerLogReader
-	now           func() time.Time // the clock of the refusals' log limit (tests set it)
-	beforeSend    func()           // test hook: runs after a page's snapshot, before it is written
+	// executorLogs reads a driver's executors' logs (WithExecutorLogs).
+	executorLogs ExecutorLogReader
+	now          func() time.Time // the clock of the refusals' log limit (tests set it)
+	beforeSend   func()           // test hook: runs after a page's snapshot, before it is written
 }
 
 type optionFunc func(*options)

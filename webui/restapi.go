@@ -61,6 +61,7 @@ type executorSummary struct {
 	RemoveTime        string            `json:"removeTime,omitempty"`
 	RemoveReason      string            `json:"removeReason,omitempty"`
 	ExecutorLogs      map[string]string `json:"executorLogs"`
+	Attributes        map[string]string `json:"attributes"`
 	LastHeartbeat     string            `json:"lastHeartbeat,omitempty"` // sparkrpc's addition
 	LastHeartbeatTime int64             `json:"lastHeartbeatEpoch,omitempty"`
 }
@@ -111,9 +112,12 @@ func summarize(ex executorStatus) executorSummary {
 		MaxTasks: ex.Cores, ActiveTasks: ex.Active, FailedTasks: ex.Failed, CompletedTasks: ex.Completed,
 		TotalTasks: ex.Active + ex.Failed + ex.Completed, TotalDuration: ex.TotalDuration.Milliseconds(),
 		AddTime: sparkTime(ex.AddTime), RemoveTime: sparkTime(ex.RemoveTime), RemoveReason: ex.RemoveReason,
-		ExecutorLogs: ex.LogURLs, LastHeartbeat: sparkTime(ex.LastHeartbeat)}
+		ExecutorLogs: ex.LogURLs, Attributes: ex.Attributes, LastHeartbeat: sparkTime(ex.LastHeartbeat)}
 	if s.ExecutorLogs == nil {
 		s.ExecutorLogs = map[string]string{}
+	}
+	if s.Attributes == nil {
+		s.Attributes = map[string]string{}
 	}
 	if !ex.LastHeartbeat.IsZero() {
 		s.LastHeartbeatTime = ex.LastHeartbeat.UnixMilli()

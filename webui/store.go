@@ -53,7 +53,24 @@ type executorStatus struct {
 	RemoveReason       string
 	LastHeartbeat      time.Time
 	LogURLs            map[string]string
+	Attributes         map[string]string // those it registered with (Spark's executor attributes)
 }
+
+// PodName is the executor's pod on Kubernetes (its KUBERNETES_POD_NAME
+// attribute); "" elsewhere.
+func (e executorStatus) PodName() string { return e.Attributes["KUBERNETES_POD_NAME"] }
+
+// LogLinks are its log URLs sorted by name, for the executors page.
+func (e executorStatus) LogLinks() []logLink {
+	links := make([]logLink, 0, len(e.LogURLs))
+	for _, name := range slices.Sorted(maps.Keys(e.LogURLs)) {
+		links = append(links, logLink{Name: name, URL: e.LogURLs[name]})
+	}
+	return links
+}
+
+// logLink is one of an executor's log links.
+type logLink struct{ Name, URL string }
 
 // IsActive reports whether the executor has not been removed.
 func (e executorStatus) IsActive() bool { return e.RemoveTime.IsZero() }
@@ -163,7 +180,8 @@ func (s *AppStore) seed(infos []endpoints.ExecutorInfo) {
 	for _, in := range infos {
 		if _, ok := s.executors[in.ID]; !ok {
 			s.addExecutor(&executorStatus{ID: in.ID, Host: in.Host, HostPort: in.Address.HostPort(),
-				Cores: in.TotalCores, AddTime: in.RegistrationTime, LogURLs: maps.Clone(in.LogURLs)})
+				Cores: in.TotalCores, AddTime: in.RegistrationTime, LogURLs: maps.Clone(in.LogURLs),
+				Attributes: maps.Clone(in.Attributes)})
 		}
 	}
 }
@@ -184,7 +202,7 @@ func (s *AppStore) OnEvent(ev endpoints.Event) {
 		s.app.End, s.app.Error, s.completed = e.Time, e.Error, true
 	case endpoints.ExecutorAdded:
 		s.addExecutor(&executorStatus{ID: e.ExecutorID, Host: e.Host, HostPort: e.Address.HostPort(),
-			Cores: e.Cores, AddTime: e.Time, LogURLs: maps.Clone(e.LogURLs)})
+			Cores: e.Cores, AddTime: e.Time, LogURLs: maps.Clone(e.LogURLs), Attributes: maps.Clone(e.Attributes)})
 	case endpoints.ExecutorRemoved:
 		s.removeExecutor(e)
 	case endpoints.JobStart:
@@ -390,6 +408,7 @@ func (s *AppStore) executorsSnapshot(heartbeats map[string]time.Time) []executor
 	for _, ex := range s.executors {
 		c := *ex
 		c.LogURLs = maps.Clone(ex.LogURLs)
+		c.Attributes = maps.Clone(ex.Attributes)
 		out = append(out, c)
 	}
 	s.mu.Unlock()

@@ -85,6 +85,13 @@ type Backend interface {
 	Finish(appErr error) error
 }
 
+// UIOptioner is a Backend whose driver's UI takes options of its own (on
+// Kubernetes, the reader of its executors' logs). UIOptions is called
+// once, after Prepare, before the UI starts.
+type UIOptioner interface {
+	UIOptions() []webui.Option
+}
+
 // Launch is what Backend.Launch brought up.
 type Launch struct {
 	// Expected is the number of executors the readiness rule waits for
@@ -229,6 +236,9 @@ func launch(sctx, appCtx context.Context, env *actor.Env, spec Spec, cm endpoint
 	var uiOpts []webui.Option
 	if alloc != nil {
 		uiOpts = append(uiOpts, webui.WithExecutorAllocation(alloc))
+	}
+	if uo, ok := spec.Backend.(UIOptioner); ok {
+		uiOpts = append(uiOpts, uo.UIOptions()...)
 	}
 	ui := startUI(d, spec.Network, spec.AppID, spec.Logger, uiOpts...)
 	*out.ui = ui

@@ -148,7 +148,7 @@ func TestExecutorPodMountsAuthSecret(t *testing.T) {
 	c := testConfig()
 	c.AuthSecretName = "sparkpi-abc-auth-secret"
 	c.ExecutorConf = executorStartupConf(conf, red, c.AuthSecretName)
-	pod := executorpods.Pod(c, 1, "spark://CoarseGrainedScheduler@127.0.0.1:7078", nil)
+	pod := executorpods.Pod(c, 1, "spark://CoarseGrainedScheduler@127.0.0.1:7078", "", nil)
 	noValueIn(t, "the executor pod", pod, "s3cr3t-value", "passw0rd-value", "/home/me/secret")
 	args := strings.Join(pod.Spec.Containers[0].Args, " ")
 	for _, a := range []string{"--conf " + netty.KeyAuthenticate + "=true", "--conf " + netty.KeyAuthenticateSecretFile + "=" + kubeconf.AuthSecretFile,

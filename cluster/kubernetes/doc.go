@@ -16,8 +16,16 @@
 //
 //	sparkrpc executor --driver-url URL --executor-id ID --hostname $(SPARK_EXECUTOR_POD_IP) --cores N --app-id APP [--conf K=V]...
 //
-// with SPARK_EXECUTOR_POD_IP from the Downward API (status.podIP), and as
-// --conf the driver's startup keys an executor needs before it can reach
+// with SPARK_EXECUTOR_POD_IP from the Downward API (status.podIP), Spark's
+// executor attributes as SPARK_EXECUTOR_ATTRIBUTE_{APP_ID,EXECUTOR_ID,
+// HOSTNAME,KUBERNETES_NAMESPACE,KUBERNETES_POD_NAME} (the last three from
+// the Downward API), which it registers with, and as
+// SPARK_LOG_URL_LOG its log link: the driver UI's
+// /executors/logs/?id=<id>&start=-4096, which reads the pod's log through
+// the API server (executorlogs.go; the pod is found by the application's
+// labels and spark-exec-id, never by a name the request gives; the driver's
+// account needs get on pods/log, else the link answers 502 naming it). As
+// --conf, the executor gets the driver's startup keys an executor needs before it can reach
 // the driver (spark.auth*, spark.network.*, spark.rpc.*, spark.ssl.*), never
 // a sensitive one.
 //
@@ -89,8 +97,9 @@
 // empty one (securityContext: {} on the pod, on Spark's container, or
 // both), keeps its own instead. deploy/kubernetes/rbac.yaml grants the
 // driver's account only what a driver does: pods (create, get, list, watch,
-// delete, deletecollection) and, for a client-mode driver in a pod with
-// spark.authenticate, secrets (create, delete).
+// delete, deletecollection), pods/log (get, for its UI's executor log
+// links) and, for a client-mode driver in a pod with spark.authenticate,
+// secrets (create, delete).
 //
 // In cluster mode the executors' template, a file of the submitting
 // machine, reaches the driver as an annotation of the driver pod
@@ -280,7 +289,8 @@
 //   - dryrun.go: the dry run of the pods at submit; access.go: the review
 //     of the driver's service account; failure.go: why a driver pod
 //     failed; events.go: the Events on the driver pod; driverhost.go: the
-//     driver pod's address.
+//     driver pod's address; executorlogs.go: the executor pods' logs for
+//     the driver's UI.
 //
 // # Packages
 //

@@ -34,7 +34,7 @@ const dryRunURL = "spark://CoarseGrainedScheduler@dry-run.invalid:7078"
 // has no owner and a generated name: the driver pod it would belong to does
 // not exist yet.
 func dryRunPods(ctx context.Context, client *kubeclient.Client, c *kubeconf.Config, driver *corev1.Pod) error {
-	exec := executorpods.Pod(c, 1, dryRunURL, nil)
+	exec := executorpods.Pod(c, 1, dryRunURL, "", nil)
 	exec.GenerateName, exec.Name = exec.Name[:len(exec.Name)-1], ""
 	pods := []struct {
 		what string

@@ -124,6 +124,9 @@ type executorSummary struct {
 	FailedTasks    int    `json:"failedTasks"`
 	CompletedTasks int    `json:"completedTasks"`
 	RemoveReason   string `json:"removeReason"`
+	// Attributes and ExecutorLogs are Spark's executor attributes and log links.
+	Attributes   map[string]string `json:"attributes"`
+	ExecutorLogs map[string]string `json:"executorLogs"`
 }
 
 // uiExecutor reads executor id from the driver UI at base (all executors,

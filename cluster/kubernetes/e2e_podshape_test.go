@@ -245,7 +245,7 @@ func TestDriverPodShape(t *testing.T) {
 	}
 	// The executors' own pods, built from the carried template by a
 	// driver in the pod, have the template's sidecar.
-	ep := executorpods.Pod(kcfg, 1, "spark://x@h:1", nil)
+	ep := executorpods.Pod(kcfg, 1, "spark://x@h:1", "", nil)
 	if len(ep.Spec.Containers) != 2 || ep.Spec.Containers[1].Name != "log-shipper" {
 		t.Errorf("executor pod containers %+v", ep.Spec.Containers)
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeclient"
 	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeconf"
 	"github.com/sparkrpc/sparkrpc/endpoints"
+	"github.com/sparkrpc/sparkrpc/webui"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -264,6 +265,22 @@ type podBackend struct {
 	driver    atomic.Pointer[endpoints.Driver]
 	allocDone chan struct{} // closed when the allocator's watch has returned
 	events    *eventPoster  // Events on the driver pod; nil without one
+	uiURL     string        // the driver's UI ("": none), set by Launch before the allocator starts
+}
+
+// UIOptions makes the driver's UI serve the executor pods' logs
+// (driverrun.UIOptioner).
+func (b *podBackend) UIOptions() []webui.Option {
+	l := executorLogs{client: b.client, namespace: b.kcfg.Namespace, appID: b.appID}
+	return []webui.Option{webui.WithExecutorLogs(l.read)}
+}
+
+// executorLogURL is executor id's log link: the driver UI's route, "" without a UI.
+func (b *podBackend) executorLogURL(id int64) string {
+	if b.uiURL == "" {
+		return ""
+	}
+	return b.uiURL + webui.ExecutorLogPath(strconv.FormatInt(id, 10))
 }
 
 // Prepare makes the allocator, the driver's cluster manager.
@@ -273,6 +290,7 @@ func (b *podBackend) Prepare(ctx context.Context, _ *actor.Env, app *driverrun.A
 		b.events = newEventPoster(b.client, b.kcfg.Namespace, *b.owner, b.log)
 	}
 	b.alloc = executorpods.NewAllocator(b.kcfg, b.client, executorpods.Options{Owner: b.owner, Logger: b.log, Report: app.Status,
+		ExecutorLogURL: b.executorLogURL,
 		OnLost: func(id, reason string) {
 			b.events.post(corev1.EventTypeWarning, EventExecutorLost, fmt.Sprintf("executor %s lost: %s", id, reason))
 			if d := b.driver.Load(); d != nil {
@@ -291,8 +309,9 @@ func (b *podBackend) Prepare(ctx context.Context, _ *actor.Env, app *driverrun.A
 
 // Launch starts the allocator for driver d; the application ends if the
 // allocator fails.
-func (b *podBackend) Launch(sctx context.Context, d *endpoints.Driver, _ string) (driverrun.Launch, error) {
+func (b *podBackend) Launch(sctx context.Context, d *endpoints.Driver, uiURL string) (driverrun.Launch, error) {
 	b.driver.Store(d)
+	b.uiURL = uiURL
 	b.events.post(corev1.EventTypeNormal, EventDriverStarted, fmt.Sprintf("application %s: driver started at %s", b.appID, d.URL()))
 	if b.events != nil {
 		d.AddListener(endpoints.ListenerFunc(func(ev endpoints.Event) {

@@ -45,6 +45,9 @@ type Options struct {
 	// Report, when set, receives lines for the user: a pod the scheduler
 	// cannot place, allocation that cannot progress.
 	Report func(line string)
+	// ExecutorLogURL, when set, gives the log URL of executor id's pod
+	// (its SPARK_LOG_URL_LOG; "": none), called when the pod is created.
+	ExecutorLogURL func(id int64) string
 	// Logger receives the allocator's log.
 	Logger zerolog.Logger
 }

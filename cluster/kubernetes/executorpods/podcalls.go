@@ -22,7 +22,11 @@ import (
 // after a backoff (refusals.go).
 func (a *Allocator) createPods(ctx context.Context, ids []int64) {
 	for i, id := range ids {
-		pod := Pod(a.cfg, id, a.driverURL, a.opts.Owner)
+		var logURL string
+		if a.opts.ExecutorLogURL != nil {
+			logURL = a.opts.ExecutorLogURL(id)
+		}
+		pod := Pod(a.cfg, id, a.driverURL, logURL, a.opts.Owner)
 		cctx, cancel := context.WithTimeout(ctx, a.client.Timeout)
 		_, err := a.client.CoreV1().Pods(a.cfg.Namespace).Create(cctx, pod, metav1.CreateOptions{})
 		cancel()

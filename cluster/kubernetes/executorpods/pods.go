@@ -29,12 +29,16 @@ func Selector(appID string) string {
 }
 
 // Pod returns the pod of executor id of c's application, for the driver at
-// driverURL. owner, when not nil, becomes the pod's controller
+// driverURL. logURL, when not "", is where its log can be read (the
+// driver UI's route, SPARK_LOG_URL_LOG). Its container gets Spark's
+// executor attributes as SPARK_EXECUTOR_ATTRIBUTE_* variables: APP_ID,
+// EXECUTOR_ID, and from the Downward API KUBERNETES_POD_NAME,
+// KUBERNETES_NAMESPACE and HOSTNAME (the pod's IP, its --hostname). owner, when not nil, becomes the pod's controller
 // ownerReference (the driver pod in cluster mode), so that deleting the
 // driver pod deletes it. The pod has the shape of c.Executor (podspec.Pod);
 // without spark.kubernetes.authenticate.executor.serviceAccountName it
 // mounts no service account token (executors never call the API server).
-func Pod(c *kubeconf.Config, id int64, driverURL string, owner *metav1.OwnerReference) *corev1.Pod {
+func Pod(c *kubeconf.Config, id int64, driverURL, logURL string, owner *metav1.OwnerReference) *corev1.Pod {
 	name := PodName(c.PodNamePrefix, id)
 	sid := strconv.FormatInt(id, 10)
 	labels := maps.Clone(c.ExecutorLabels)
@@ -90,11 +94,19 @@ func Pod(c *kubeconf.Config, id int64, driverURL string, owner *metav1.OwnerRefe
 					{Name: "SPARK_APPLICATION_ID", Value: c.AppID},
 					{Name: "SPARK_EXECUTOR_ID", Value: sid},
 					{Name: "SPARK_EXECUTOR_POD_NAME", Value: name},
-					{Name: kubeconf.EnvExecutorPodIP, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{APIVersion: "v1", FieldPath: "status.podIP"}}},
+					{Name: kubeconf.EnvExecutorPodIP, ValueFrom: fieldRef("status.podIP")},
+					{Name: attributeEnv + "APP_ID", Value: c.AppID},
+					{Name: attributeEnv + "EXECUTOR_ID", Value: sid},
+					{Name: attributeEnv + "HOSTNAME", ValueFrom: fieldRef("status.podIP")},
+					{Name: attributeEnv + "KUBERNETES_NAMESPACE", ValueFrom: fieldRef("metadata.namespace")},
+					{Name: attributeEnv + "KUBERNETES_POD_NAME", ValueFrom: fieldRef("metadata.name")},
 				},
 				Resources: res,
 			}},
 		},
+	}
+	if logURL != "" {
+		pod.Spec.Containers[0].Env = append(pod.Spec.Containers[0].Env, corev1.EnvVar{Name: "SPARK_LOG_URL_LOG", Value: logURL})
 	}
 	if owner != nil {
 		pod.OwnerReferences = []metav1.OwnerReference{*owner}
@@ -104,6 +116,15 @@ func Pod(c *kubeconf.Config, id int64, driverURL string, owner *metav1.OwnerRefe
 		pod.Spec.Containers[0].VolumeMounts = append(pod.Spec.Containers[0].VolumeMounts, kubeconf.AuthMount())
 	}
 	return podspec.Pod(c.Executor, pod, podspec.NoTokenUnless(c.ExecutorServiceAccount != ""))
+}
+
+// attributeEnv prefixes the variables an executor reads its attributes
+// from (Spark's SPARK_EXECUTOR_ATTRIBUTE_).
+const attributeEnv = "SPARK_EXECUTOR_ATTRIBUTE_"
+
+// fieldRef is a Downward API reference to the pod's field path.
+func fieldRef(path string) *corev1.EnvVarSource {
+	return &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{APIVersion: "v1", FieldPath: path}}
 }
 
 // hostnameOf is Spark's executor hostname: the last 63 characters of the

@@ -32,7 +32,7 @@ func TestParseConfigAndExecutorPod(t *testing.T) {
 	if !strings.HasPrefix(c.PodNamePrefix, "spark-pi-") || len(c.PodNamePrefix) > kubeconf.MaxPrefixLen || !kubeconf.IsDNSLabel(c.PodNamePrefix) {
 		t.Fatalf("prefix %q", c.PodNamePrefix)
 	}
-	pod := Pod(c, 7, "spark://CoarseGrainedScheduler@10.0.0.1:7078", nil)
+	pod := Pod(c, 7, "spark://CoarseGrainedScheduler@10.0.0.1:7078", "", nil)
 	if pod.Name != c.PodNamePrefix+"-exec-7" || pod.Namespace != "jobs" {
 		t.Fatalf("name %s/%s", pod.Namespace, pod.Name)
 	}
@@ -90,7 +90,7 @@ func TestExecutorPodShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pod := Pod(c, 1, "spark://CoarseGrainedScheduler@10.0.0.1:7078", nil)
+	pod := Pod(c, 1, "spark://CoarseGrainedScheduler@10.0.0.1:7078", "", nil)
 	cs := pod.Spec.Containers
 	if len(cs) != 2 || cs[0].Name != kubeconf.ExecutorContainerName || cs[0].Image != "sparkrpc:1" || cs[1].Name != "proxy" {
 		t.Fatalf("containers %+v", cs)
@@ -108,7 +108,45 @@ func TestExecutorPodShape(t *testing.T) {
 		t.Errorf("security context %+v, pod's %+v", sc, pod.Spec.SecurityContext)
 	}
 	c.ExecutorServiceAccount = "spark-executor"
-	if pod := Pod(c, 2, "spark://x@h:1", nil); pod.Spec.ServiceAccountName != "spark-executor" || pod.Spec.AutomountServiceAccountToken != nil {
+	if pod := Pod(c, 2, "spark://x@h:1", "", nil); pod.Spec.ServiceAccountName != "spark-executor" || pod.Spec.AutomountServiceAccountToken != nil {
 		t.Errorf("with an executor account: %q, automount %v", pod.Spec.ServiceAccountName, pod.Spec.AutomountServiceAccountToken)
+	}
+}
+
+// TestExecutorPodAttributes: the executor container gets Spark's executor
+// attributes (its pod's name, namespace and IP from the Downward API) and,
+// when the driver serves its log, the log's URL.
+func TestExecutorPodAttributes(t *testing.T) {
+	c, err := kubeconf.Parse(actor.NewConf().Set(kubeconf.KeyContainerImage, "sparkrpc:1"), "spark-0123")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := func(pod *corev1.Pod) map[string]string {
+		m := map[string]string{}
+		for _, e := range pod.Spec.Containers[0].Env {
+			if e.ValueFrom != nil && e.ValueFrom.FieldRef != nil {
+				m[e.Name] = "field:" + e.ValueFrom.FieldRef.FieldPath
+			} else {
+				m[e.Name] = e.Value
+			}
+		}
+		return m
+	}
+	got := env(Pod(c, 4, "spark://x@h:1", "http://10.0.0.1:4040/executors/logs/?id=4&start=-4096", nil))
+	want := map[string]string{
+		"SPARK_EXECUTOR_ATTRIBUTE_APP_ID":               "spark-0123",
+		"SPARK_EXECUTOR_ATTRIBUTE_EXECUTOR_ID":          "4",
+		"SPARK_EXECUTOR_ATTRIBUTE_HOSTNAME":             "field:status.podIP",
+		"SPARK_EXECUTOR_ATTRIBUTE_KUBERNETES_NAMESPACE": "field:metadata.namespace",
+		"SPARK_EXECUTOR_ATTRIBUTE_KUBERNETES_POD_NAME":  "field:metadata.name",
+		"SPARK_LOG_URL_LOG":                             "http://10.0.0.1:4040/executors/logs/?id=4&start=-4096",
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %q, want %q", k, got[k], v)
+		}
+	}
+	if _, ok := env(Pod(c, 4, "spark://x@h:1", "", nil))["SPARK_LOG_URL_LOG"]; ok {
+		t.Errorf("SPARK_LOG_URL_LOG without a log URL")
 	}
 }

@@ -9,6 +9,7 @@ package kubeclient
 
 import (
 	"context"
+	"io"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -86,6 +87,13 @@ func (c CoreV1) Events(namespace string) *gentype.Client[*corev1.Event] {
 func (c CoreV1) PodLog(ctx context.Context, namespace, name string, opts *corev1.PodLogOptions) ([]byte, error) {
 	return c.rest.Get().Namespace(namespace).Resource("pods").Name(name).SubResource("log").
 		VersionedParams(opts, coreParams).DoRaw(ctx)
+}
+
+// PodLogStream streams the log of a container of pod name in namespace, as
+// opts say; the caller closes the stream.
+func (c CoreV1) PodLogStream(ctx context.Context, namespace, name string, opts *corev1.PodLogOptions) (io.ReadCloser, error) {
+	return c.rest.Get().Namespace(namespace).Resource("pods").Name(name).SubResource("log").
+		VersionedParams(opts, coreParams).Stream(ctx)
 }
 
 // Namespaces returns the client of the namespaces.
