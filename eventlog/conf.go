@@ -63,6 +63,10 @@ type Config struct {
 	// BufferSize is the size of the buffer in front of the file in bytes;
 	// <= 0 is 100 KiB.
 	BufferSize int
+	// QueueBytes bounds the encoded events held for the file while it
+	// falls behind, beyond which events are dropped (see Writer); <= 0
+	// is 16 MiB.
+	QueueBytes int
 }
 
 // ConfigFrom reads the spark.eventLog.* keys of conf: whether the log is

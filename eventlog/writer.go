@@ -87,6 +87,9 @@ func WithLogger(l zerolog.Logger) Option {
 func NewWriter(cfg Config, opts ...Option) *Writer {
 	w := &Writer{cfg: cfg, log: zerolog.Nop(), now: time.Now, queueBytes: defaultQueueBytes,
 		wake: make(chan struct{}, 1), done: make(chan struct{})}
+	if cfg.QueueBytes > 0 {
+		w.queueBytes = cfg.QueueBytes
+	}
 	for _, o := range opts {
 		o(w)
 	}

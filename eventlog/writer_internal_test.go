@@ -29,8 +29,7 @@ func (s *stuckWriter) Write(p []byte) (int, error) {
 
 func TestAStuckDiskMakesOnEventDropAndCountInsteadOfWaiting(t *testing.T) {
 	stuck, release := make(chan struct{}), make(chan struct{})
-	w := NewWriter(Config{Dir: t.TempDir(), BufferSize: 16})
-	w.queueBytes = 4 << 10
+	w := NewWriter(Config{Dir: t.TempDir(), BufferSize: 16, QueueBytes: 4 << 10})
 	w.wrap = func(f io.Writer) io.Writer { return &stuckWriter{w: f, stuck: stuck, release: release} }
 	if err := w.Start("app", ""); err != nil {
 		t.Fatal(err)

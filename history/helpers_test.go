@@ -20,7 +20,9 @@ import (
 // (close false: the log is left in progress, its writer returned).
 func writeLog(t testing.TB, dir, appID string, close bool, events ...endpoints.Event) *eventlog.Writer {
 	t.Helper()
-	w := eventlog.NewWriter(eventlog.Config{Dir: dir})
+	// A queue that holds a whole test log: a test writes faster than any
+	// driver posts, and the writer would drop what it cannot hold.
+	w := eventlog.NewWriter(eventlog.Config{Dir: dir, QueueBytes: 1 << 30})
 	if err := w.Start(appID, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -40,6 +42,9 @@ func closeLog(t testing.TB, w *eventlog.Writer) {
 	defer cancel()
 	if err := w.Close(ctx); err != nil {
 		t.Fatal(err)
+	}
+	if n := w.Dropped(); n > 0 {
+		t.Fatalf("the writer dropped %d events", n)
 	}
 }
 
