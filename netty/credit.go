@@ -265,6 +265,14 @@ func (s *sendCredit) of(id string) *targetCredit {
 	return ec
 }
 
+// unsent takes back the count of a frame of size bytes to target id that
+// could not be encoded after all.
+func (s *sendCredit) unsent(id string, size int) {
+	ec := s.of(id)
+	ec.n--
+	ec.b -= int64(size)
+}
+
 // forget drops the credit of target id, which has nothing in flight.
 func (s *sendCredit) forget(id string) {
 	delete(s.to, id)

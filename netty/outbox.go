@@ -177,17 +177,13 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 	}
 	if !reply {
 		// Within its target's credit (credit.go), or queued for it.
-		ec := p.credit.of(target.Id)
-		if !ec.held.empty() || p.credit.full(ec) {
-			err := p.hold(ec, h, msg)
+		if held, err := p.holdOverCredit(target.Id, h, msg); held {
 			p.mu.Unlock()
 			if err != nil {
 				return t.sendFailed(target, sender, msg, h.size, err)
 			}
 			return nil
 		}
-		ec.n++
-		ec.b += int64(h.size)
 	}
 	wasEmpty := p.out.empty()
 	dst := p.out.tail(frameHeaderLen + h.size)
@@ -196,9 +192,7 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 	if err != nil {
 		p.out.dropEmptyTail()
 		if !reply {
-			ec := p.credit.of(target.Id)
-			ec.n--
-			ec.b -= int64(h.size)
+			p.credit.unsent(target.Id, h.size)
 		}
 		p.mu.Unlock()
 		return t.sendFailed(target, sender, msg, h.size, err)
@@ -225,6 +219,20 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 		c.signal()
 	}
 	return nil
+}
+
+// holdOverCredit queues the frame of msg for target id when the target's
+// credit is used or frames wait for it already, and reports whether it
+// did (or failed to, with err); else it counts the frame as sent. Called
+// with p.mu held.
+func (p *peer) holdOverCredit(id string, h envelopeHeader, msg proto.Message) (bool, error) {
+	ec := p.credit.of(id)
+	if !ec.held.empty() || p.credit.full(ec) {
+		return true, p.hold(ec, h, msg)
+	}
+	ec.n++
+	ec.b += int64(h.size)
+	return false, nil
 }
 
 // hold queues the frame of msg for ec's credit (p.mu held).
