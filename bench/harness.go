@@ -107,7 +107,7 @@ type impl struct {
 type targetSpec struct {
 	name      string
 	baseline  string // "" for an absolute target on a figure
-	metric    string // a ratio metric, or an Extra key / "msgs_per_sec" when absolute
+	metric    string // a ratio metric, or an Extra key / "msgs_per_sec" / metricP50 / metricP99 when absolute
 	atLeast   bool
 	threshold float64
 }
@@ -412,14 +412,26 @@ func ratios(f *Figures, baselines []Baseline) []Ratio {
 	return out
 }
 
+// The absolute latency metrics a target without a baseline may name: the
+// asks' percentiles, in microseconds.
+const (
+	metricP50 = "p50_us"
+	metricP99 = "p99_us"
+)
+
 func evalTarget(t targetSpec, r *Result) TargetResult {
 	tr := TargetResult{Name: t.name, Baseline: t.baseline, Metric: t.metric, AtLeast: t.atLeast, Threshold: t.threshold}
 	if t.baseline != "" {
 		tr.Value, tr.Measured = r.Ratio(t.baseline, t.metric)
 	} else if r.Figures != nil && r.Figures.Verified.OK {
-		if t.metric == "msgs_per_sec" {
+		switch l := r.Figures.Latency; {
+		case t.metric == "msgs_per_sec":
 			tr.Value, tr.Measured = r.Figures.MsgsPerSec, true
-		} else {
+		case t.metric == metricP50 && l != nil:
+			tr.Value, tr.Measured = l.P50, true
+		case t.metric == metricP99 && l != nil:
+			tr.Value, tr.Measured = l.P99, true
+		default:
 			tr.Value, tr.Measured = r.Figures.Extra[t.metric]
 		}
 	}

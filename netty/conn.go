@@ -67,6 +67,11 @@ type conn struct {
 	lastType    []byte       // the type name of the last frame decoded
 	lastMT      *messageType // and its message type
 	flow        inflow
+	// Endpoint credit (credit.go): the reader has read the peer's accept,
+	// so it holds the peer to this side's credit; grants says the peer
+	// offered credit, so it takes grants.
+	enforce bool
+	grants  atomic.Bool
 	// The reader's batch (batch.go): messages read for batchTo and not
 	// yet posted.
 	batch   []actor.Inbound
@@ -191,6 +196,10 @@ func (t *Transport) attachOnce(c *conn, p *peer) error {
 	p.conn = c
 	t.conns.Add(1)
 	p.unsent = nil
+	p.restart()
+	if c.outbound {
+		c.offerCredit(p) // the acceptor offers once it has read this
+	}
 	p.connected()
 	if c.info.Address.IsZero() || p.client {
 		p.sockAddr = c.info.Address
@@ -199,14 +208,11 @@ func (t *Transport) attachOnce(c *conn, p *peer) error {
 		close(p.ready)
 		p.ready = nil
 	}
-	pending := !p.out.empty()
 	p.mu.Unlock()
 	c.attached.Store(true)
-	if pending {
-		select {
-		case c.sig <- struct{}{}:
-		default:
-		}
+	select { // the offer at least is queued
+	case c.sig <- struct{}{}:
+	default:
 	}
 	if replaced != nil {
 		replaced.close(nil) // reports its Disconnected before c's Connected
@@ -296,8 +302,10 @@ func (c *conn) close(cause error) {
 		}
 		p := c.p
 		var lost [][]byte
+		var held map[string]*targetCredit
 		p.mu.Lock()
 		if p.conn == c {
+			held = p.credit.take()
 			p.conn = nil
 			lost = p.out.take(nil) // lost with the connection: reported below
 			// Forget the peer until it is used again: a client-mode peer
@@ -320,6 +328,7 @@ func (c *conn) close(cause error) {
 			c.dropFrames(lost, 0, cause)
 			recycle(lost)
 		}
+		c.dropHeld(held, cause)
 		if c.quiet.Load() || t.closing.Load() {
 			return
 		}

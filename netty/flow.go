@@ -2,47 +2,46 @@
 
 package netty
 
-import (
-	"sync/atomic"
-
-	protoactor "github.com/asynkron/protoactor-go/actor"
-)
+import "sync/atomic"
 
 // inflow is the inbound flow control of a connection: the messages (and
 // bytes) it delivered that the endpoints have not processed yet. The reader
-// counts what it delivers in a window; it closes the window by queueing a
-// mark behind those messages at every endpoint they went to
-// (TransportHost.AfterProcessed), and when the marks of a window have all run, its
-// messages are processed. Before each frame the reader checks the bound and,
-// past it, stops reading until marks have run: TCP then pushes back on the
-// sender. The cost is a few loads per frame and one mark per endpoint per
-// window.
+// counts what it reads for each target in an open window; it closes a
+// target's window by queueing a mark behind those messages at the endpoint
+// (TransportHost.AfterProcessed), and when the mark runs, they are
+// processed: the connection's count goes down and the target's credit goes
+// back to the peer (credit.go). A target's window closes at a quarter of
+// its credit, and every open window once the connection's open windows
+// reach a quarter of its bound. Before each frame the reader checks the
+// bound and, past it, stops reading until marks have run: TCP then pushes
+// back on the sender (a peer that keeps to its endpoint credit gets there
+// only with endpointShare endpoints flooded at once). The cost is a few
+// loads per frame and one mark per window.
 type inflow struct {
 	pending  atomic.Int64  // messages of closed windows not yet processed
 	pendingB atomic.Int64  // their bytes
 	credit   chan struct{} // signalled when a window has been processed
-	n, b     int64         // the open window (reader only)
-	targets  []*protoactor.PID
+	n, b     int64         // the open windows (reader only)
+	open     []*target     // the targets with an open window, or that had one
 }
 
-// maxMarkTargets is how many endpoints one window may reach before it is
+// flowWindow is the fraction of the bound after which every window is
 // closed.
-const maxMarkTargets = 16
-
-// flowWindow is the fraction of the bound after which a window is closed.
 const flowWindow = 4
 
-// markedWindow is a closed window waiting for its marks.
+// markedWindow is a closed window of one target waiting for its mark.
 type markedWindow struct {
-	c    *conn
-	n, b int64
-	left atomic.Int32
+	c      *conn
+	tg     *target
+	n      int64 // messages
+	credit int64 // their frame bytes
+	b      int64 // the bytes they hold
 }
 
 func (w *markedWindow) processed() {
-	if w.left.Add(-1) != 0 {
-		return
-	}
+	tg := w.tg
+	tg.inflight.Add(-w.n)
+	tg.inflightB.Add(-w.credit)
 	f := &w.c.flow
 	f.pending.Add(-w.n)
 	f.pendingB.Add(-w.b)
@@ -50,51 +49,71 @@ func (w *markedWindow) processed() {
 	case f.credit <- struct{}{}:
 	default:
 	}
+	if w.c.grants.Load() {
+		w.c.grant(tg.pid.Id, w.n, w.credit)
+	}
 }
 
-// delivered counts a message of size bytes handed to the host for target.
-func (c *conn) delivered(target *protoactor.PID, size int) {
-	f := &c.flow
-	if k := len(f.targets); k == 0 || (f.targets[k-1] != target && f.targets[k-1].Id != target.Id) {
-		seen := false
-		for _, p := range f.targets {
-			if p.Id == target.Id {
-				seen = true
-				break
-			}
-		}
-		if !seen {
-			if len(f.targets) == maxMarkTargets {
-				c.closeWindow()
-			}
-			f.targets = append(f.targets, target)
-		}
+// overCredit reports whether a frame for tg now exceeds the credit this
+// side granted the peer for it, once the peer has accepted it.
+func (c *conn) overCredit(tg *target) bool {
+	if !c.enforce {
+		return false
 	}
+	n, b := c.t.endpointCredit()
+	return tg.inflight.Load()+tg.wn >= n || tg.inflightB.Load()+tg.wc >= b
+}
+
+// delivered counts a message for tg of size frame bytes, which holds
+// mem bytes, handed to the host (or answered, or dropped).
+func (c *conn) delivered(tg *target, size, mem int) {
+	f := &c.flow
+	if !tg.open {
+		tg.open = true
+		f.open = append(f.open, tg)
+	}
+	tg.wn++
+	tg.wc += int64(size)
+	tg.wb += int64(mem)
 	f.n++
-	f.b += int64(size)
+	f.b += int64(mem)
 	t := c.t
+	if n, b := t.endpointCredit(); tg.wn >= max(1, n/grantFraction) || tg.wc >= max(1, b/grantFraction) {
+		c.closeTarget(tg)
+	}
 	if f.n >= max(1, t.maxInFlight/flowWindow) || f.b >= max(1, t.maxInFlightB/flowWindow) {
 		c.closeWindow()
 	}
 }
 
-// closeWindow queues the marks of the open window.
-func (c *conn) closeWindow() {
-	c.flush() // the marks go behind the window's messages
-	f := &c.flow
-	if f.n == 0 {
+// closeTarget queues the mark of tg's open window.
+func (c *conn) closeTarget(tg *target) {
+	if tg.wn == 0 {
 		return
 	}
-	w := &markedWindow{c: c, n: f.n, b: f.b}
-	w.left.Store(int32(len(f.targets))) //nolint:gosec // at most maxMarkTargets
-	f.pending.Add(f.n)
-	f.pendingB.Add(f.b)
-	f.n, f.b = 0, 0
-	for i, p := range f.targets {
-		c.t.host.AfterProcessed(p, w.processed)
-		f.targets[i] = nil
+	c.flush() // the mark goes behind the window's messages
+	f := &c.flow
+	w := &markedWindow{c: c, tg: tg, n: tg.wn, credit: tg.wc, b: tg.wb}
+	tg.inflight.Add(w.n)
+	tg.inflightB.Add(w.credit)
+	f.pending.Add(w.n)
+	f.pendingB.Add(w.b)
+	f.n -= w.n
+	f.b -= w.b
+	tg.wn, tg.wc, tg.wb = 0, 0, 0
+	c.t.host.AfterProcessed(tg.pid, w.processed)
+}
+
+// closeWindow queues the marks of every open window.
+func (c *conn) closeWindow() {
+	c.flush()
+	f := &c.flow
+	for i, tg := range f.open {
+		c.closeTarget(tg)
+		tg.open = false
+		f.open[i] = nil
 	}
-	f.targets = f.targets[:0]
+	f.open = f.open[:0]
 }
 
 // overBound reports whether the connection has as much delivered and not

@@ -23,8 +23,10 @@ import (
 // has the dialer prove the shared secret first (version 1 had the acceptor
 // send its proof to anyone who connected); version 3 has the dialer name the
 // secret it proves (the key id, bound into both proofs); version 4 makes
-// client identities self-certifying (an Ed25519 key, see clientkey.go).
-const ProtocolVersion = 4
+// client identities self-certifying (an Ed25519 key, see clientkey.go);
+// version 5 adds endpoint credit (credit.go): each side's first frame is
+// its offer, and a sender keeps to the credit its peer grants per endpoint.
+const ProtocolVersion = 5
 
 // Errors of the handshake and the framing.
 var (

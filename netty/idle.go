@@ -230,5 +230,5 @@ func (c *conn) sending() bool {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.conn == c && (!p.out.empty() || p.writing > 0 || c.busy)
+	return p.conn == c && (!p.out.empty() || p.writing > 0 || c.busy || p.credit.heldB > 0)
 }

@@ -103,6 +103,7 @@ type peer struct {
 	out      outbuf        // encoded frames not yet taken by the writer
 	writing  int           // bytes taken by a writer and not yet written
 	unsent   []queued      // what buf holds while there is no connection
+	credit   sendCredit    // what its connection has in flight per target
 	sockAddr actor.RpcAddress
 	removed  bool          // dropped from Transport.peers: its connection closed
 	drained  chan struct{} // closed by the writer once out is empty (Shutdown's flush)
@@ -168,11 +169,21 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 			return err
 		}
 	}
-	if q := int64(p.out.size + p.writing); q > 0 && q+int64(frameHeaderLen+h.size) > t.maxQueued {
+	if q := int64(p.out.size+p.writing) + p.credit.heldB; q > 0 && q+int64(frameHeaderLen+h.size) > t.maxQueued {
 		// The peer does not keep up: refuse rather than grow without bound
 		// (a message is always taken when nothing is queued).
 		p.mu.Unlock()
 		return &QueueFullError{Peer: p.identity, Queued: q, Size: int64(frameHeaderLen + h.size), Limit: t.maxQueued}
+	}
+	if !reply {
+		// Within its target's credit (credit.go), or queued for it.
+		if held, err := p.holdOverCredit(target.Id, h, msg); held {
+			p.mu.Unlock()
+			if err != nil {
+				return t.sendFailed(target, sender, msg, h.size, err)
+			}
+			return nil
+		}
 	}
 	wasEmpty := p.out.empty()
 	dst := p.out.tail(frameHeaderLen + h.size)
@@ -180,6 +191,9 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 	p.out.setTail(dst)
 	if err != nil {
 		p.out.dropEmptyTail()
+		if !reply {
+			p.credit.unsent(target.Id, h.size)
+		}
 		p.mu.Unlock()
 		return t.sendFailed(target, sender, msg, h.size, err)
 	}
@@ -204,6 +218,34 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 	if wasEmpty {
 		c.signal()
 	}
+	return nil
+}
+
+// holdOverCredit queues the frame of msg for target id when the target's
+// credit is used or frames wait for it already, and reports whether it
+// did (or failed to, with err); else it counts the frame as sent. Called
+// with p.mu held.
+func (p *peer) holdOverCredit(id string, h envelopeHeader, msg proto.Message) (bool, error) {
+	ec := p.credit.of(id)
+	if !ec.held.empty() || p.credit.full(ec) {
+		return true, p.hold(ec, h, msg)
+	}
+	ec.n++
+	ec.b += int64(h.size)
+	return false, nil
+}
+
+// hold queues the frame of msg for ec's credit (p.mu held).
+func (p *peer) hold(ec *targetCredit, h envelopeHeader, msg proto.Message) error {
+	dst := ec.held.tail(frameHeaderLen + h.size)
+	dst, err := writeEnvelope(dst, h, msg)
+	ec.held.setTail(dst)
+	if err != nil {
+		ec.held.dropEmptyTail()
+		return err
+	}
+	ec.held.frames++
+	p.credit.heldB += int64(frameHeaderLen + h.size)
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"fmt"
 	"runtime"
+	"sync/atomic"
 	"unsafe"
 
 	protoactor "github.com/asynkron/protoactor-go/actor"
@@ -105,10 +106,23 @@ func (c *conn) handle(b []byte) error {
 		c.handleReply(e)
 		return nil
 	}
+	if isCreditFrame(e.target) {
+		return c.handleCredit(e)
+	}
 	tg := c.lastTarget
 	if tg == nil || string(e.target) != tg.pid.Id {
 		tg = c.targetOf(e.target)
 	}
+	if c.overCredit(tg) {
+		return fmt.Errorf("%w: peer exceeded the credit of endpoint %q", ErrProtocol, tg.pid.Id)
+	}
+	mem := len(b)
+	if c.fr.chunk != nil {
+		mem = cap(c.fr.chunk)
+	}
+	// Every frame for a target counts, answered or dropped too: its credit
+	// comes back with the window's mark.
+	defer c.delivered(tg, len(b), mem)
 	target := tg.pid
 	var sender *protoactor.PID
 	if len(e.senderID) > 0 {
@@ -132,7 +146,6 @@ func (c *conn) handle(b []byte) error {
 		// decodes it (deferred.go).
 		chunk := c.fr.takeChunk()
 		c.post(tg, actor.Inbound{Sender: sender, Deferred: newPendingDecode(c, mt, target, sender, chunk, e.payload)})
-		c.delivered(target, cap(chunk))
 		return nil
 	}
 	msg, err := mt.decode(e.payload)
@@ -142,7 +155,6 @@ func (c *conn) handle(b []byte) error {
 		return nil
 	}
 	c.post(tg, actor.Inbound{Sender: sender, Msg: msg})
-	c.delivered(target, len(b))
 	return nil
 }
 
@@ -167,6 +179,12 @@ type target struct {
 	inbox actor.Inbox // nil until found, or once it has stopped
 	// accepted is the message type its inbox last accepted (admit).
 	accepted *messageType
+	// Its flow (flow.go): messages of closed windows not yet processed,
+	// and their frame bytes; the open window's messages, frame bytes and
+	// the bytes they hold; whether it is in the connection's open list.
+	inflight, inflightB atomic.Int64
+	wn, wc, wb          int64
+	open                bool
 }
 
 // senderIDRoom is the longest sender id kept in its PID's allocation: an

@@ -20,7 +20,7 @@ func (t *Transport) flush(ctx context.Context, peers []*peer) {
 	for _, p := range peers {
 		p.mu.Lock()
 		c := p.conn
-		if c == nil || p.out.empty() {
+		if c == nil || (p.out.empty() && p.credit.heldB == 0) {
 			p.mu.Unlock()
 			continue
 		}

@@ -251,7 +251,7 @@ func (c *conn) release(n int) {
 	c.lastWrite = end
 	p.writing -= n
 	more := !p.out.empty()
-	if p.drained != nil && !more {
+	if p.drained != nil && !more && p.credit.heldB == 0 {
 		close(p.drained)
 		p.drained = nil
 	}
@@ -269,7 +269,7 @@ func (c *conn) release(n int) {
 func (c *conn) notifyDrained() {
 	p := c.p
 	p.mu.Lock()
-	if p.drained != nil && p.out.empty() && !c.busy {
+	if p.drained != nil && p.out.empty() && p.credit.heldB == 0 && !c.busy {
 		close(p.drained)
 		p.drained = nil
 	}
