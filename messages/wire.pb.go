@@ -62,8 +62,9 @@ const (
 // Handshake is the first frame the dialing side sends.
 type Handshake struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The wire protocol version (currently 4; version 3 added key_id, version
-	// 4 public_key and HandshakeProof.signature).
+	// The wire protocol version (currently 5; version 3 added key_id, version
+	// 4 public_key and HandshakeProof.signature, version 5 the endpoint
+	// credit frames to the reserved target "credit$").
 	Version uint32 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
 	// The dialer's identity: its advertised listen address "host:port", or its
 	// client id when it does not listen (client_mode).
