@@ -169,21 +169,8 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 			return err
 		}
 	}
-	if q := int64(p.out.size+p.writing) + p.credit.heldB; q > 0 && q+int64(frameHeaderLen+h.size) > t.maxQueued {
-		// The peer does not keep up: refuse rather than grow without bound
-		// (a message is always taken when nothing is queued).
-		p.mu.Unlock()
-		return &QueueFullError{Peer: p.identity, Queued: q, Size: int64(frameHeaderLen + h.size), Limit: t.maxQueued}
-	}
-	if !reply {
-		// Within its target's credit (credit.go), or queued for it.
-		if held, err := p.holdOverCredit(target.Id, h, msg); held {
-			p.mu.Unlock()
-			if err != nil {
-				return t.sendFailed(target, sender, msg, h.size, err)
-			}
-			return nil
-		}
+	if done, err := t.refuseOrHold(p, target, sender, msg, h, reply); done {
+		return err
 	}
 	wasEmpty := p.out.empty()
 	dst := p.out.tail(frameHeaderLen + h.size)
@@ -219,6 +206,32 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 		c.signal()
 	}
 	return nil
+}
+
+// refuseOrHold is Send's check of p's bounds, called with p.mu held: a
+// message that would queue more than spark.rpc.io.maxQueuedBytesPerConnection for a
+// peer that does not keep up is refused, and a message over its target's
+// credit (credit.go) is queued for it. It reports whether it did either
+// (p.mu then released), with the error Send returns.
+func (t *Transport) refuseOrHold(p *peer, target, sender *protoactor.PID, msg proto.Message, h envelopeHeader, reply bool) (bool, error) {
+	if q := int64(p.out.size+p.writing) + p.credit.heldB; q > 0 && q+int64(frameHeaderLen+h.size) > t.maxQueued {
+		// Refuse rather than grow without bound (a message is always
+		// taken when nothing is queued).
+		p.mu.Unlock()
+		return true, &QueueFullError{Peer: p.identity, Queued: q, Size: int64(frameHeaderLen + h.size), Limit: t.maxQueued}
+	}
+	if reply {
+		return false, nil
+	}
+	held, err := p.holdOverCredit(target.Id, h, msg)
+	if !held {
+		return false, nil
+	}
+	p.mu.Unlock()
+	if err != nil {
+		return true, t.sendFailed(target, sender, msg, h.size, err)
+	}
+	return true, nil
 }
 
 // holdOverCredit queues the frame of msg for target id when the target's
