@@ -52,7 +52,8 @@ type executor struct {
 	killed   bool
 	holdEnd  time.Duration // when its last pause, partition or slowness ended
 	held     int           // pauses, partitions and slowness in force
-	pausedCh chan struct{} // closed when its pause ends; nil when not paused
+	paused   bool
+	waiters  map[int64]chan struct{} // the paused tasks by id, each resumed in a step of its own
 }
 
 // job is one RunJob of the application.
@@ -154,7 +155,7 @@ func (a *app) startExecutor() {
 	go func() {
 		defer a.wg.Done()
 		err := endpoints.RunExecutor(ctx, cfg, endpoints.WithEnvFactory(factory), endpoints.WithLogger(zerolog.Nop()))
-		w.request(func() { a.exited(ex, err) })
+		w.request(fmt.Sprintf("executor %6d", n), func() { a.exited(ex, err) })
 	}()
 }
 
@@ -189,7 +190,7 @@ func (a *app) submit(j *job) {
 		defer a.wg.Done()
 		res, err := a.driver.RunJob(ctx, TaskName, payloads)
 		cancel(nil)
-		a.w.request(func() { a.jobEnded(j, res, err) })
+		a.w.request(fmt.Sprintf("job %6d", j.idx), func() { a.jobEnded(j, res, err) })
 	}()
 }
 

@@ -5,7 +5,9 @@ package sim
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -181,10 +183,11 @@ func (w *World) kill(ex *executor) {
 	ex.killed = true
 	nodes := append([]*node(nil), ex.nodes...)
 	envs := append(ex.envs[:0:0], ex.envs...)
-	if ex.pausedCh != nil {
-		close(ex.pausedCh)
-		ex.pausedCh = nil
+	ex.paused = false
+	for _, ch := range ex.waiters {
+		close(ch)
 	}
+	ex.waiters = nil
 	a.mu.Unlock()
 	n := w.net
 	var notify []*envelope
@@ -259,8 +262,7 @@ func (w *World) pause(ex *executor, d time.Duration) {
 	w.app.mu.Lock()
 	nodes := append([]*node(nil), ex.nodes...)
 	ex.held++
-	ch := make(chan struct{})
-	ex.pausedCh = ch
+	ex.paused = true
 	w.app.mu.Unlock()
 	n.mu.Lock()
 	for _, nd := range nodes {
@@ -274,11 +276,14 @@ func (w *World) pause(ex *executor, d time.Duration) {
 		}
 		n.mu.Unlock()
 		w.app.mu.Lock()
-		if ex.pausedCh == ch {
-			close(ch)
-			ex.pausedCh = nil
-		}
+		ex.paused = false
+		waiters := ex.waiters
+		ex.waiters = nil
 		w.app.mu.Unlock()
+		// One task a step, in the order of their ids.
+		for _, tid := range slices.Sorted(maps.Keys(waiters)) {
+			w.at(w.jitter(time.Microsecond, 50*time.Microsecond), "", func() { close(waiters[tid]) })
+		}
 		w.unhold(ex)
 	})
 }
@@ -306,14 +311,15 @@ func (w *World) slow(ex *executor, d time.Duration) {
 	})
 }
 
-// unhold ends one hold of ex and delivers what waited.
+// unhold ends one hold of ex and delivers what waited, from the next
+// step on: what the end of the hold woke (a paused task) runs first.
 func (w *World) unhold(ex *executor) {
 	w.app.mu.Lock()
 	ex.held--
 	ex.holdEnd = w.now()
 	w.app.mu.Unlock()
-	for _, e := range w.net.release() {
-		w.net.deliver(e)
+	for _, c := range w.net.release() {
+		w.at(w.jitter(time.Microsecond, 50*time.Microsecond), "", func() { w.drain1(c) })
 	}
 }
 

@@ -296,6 +296,13 @@ func (n *network) deliver(e *envelope) {
 		n.w.trace.add("held %s", e.desc)
 		return
 	}
+	n.mu.Unlock()
+	n.deliverNow(e)
+}
+
+// deliverNow hands e to its destination, which must not be held.
+func (n *network) deliverNow(e *envelope) {
+	n.mu.Lock()
 	to, from := n.nodes[e.to], n.nodes[e.from]
 	n.mu.Unlock()
 	if to == nil || to.killed {
@@ -335,9 +342,9 @@ func addressOf(nd *node, id string) actor.RpcAddress {
 	return actor.RpcAddress{Host: id, Port: 0}
 }
 
-// release reschedules what waited on the connections that are no longer
-// held, each connection in its order.
-func (n *network) release() []*envelope {
+// release returns the connections that are no longer held and have
+// envelopes waiting.
+func (n *network) release() []*conn {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	keys := make([][2]string, 0, len(n.conns))
@@ -350,14 +357,33 @@ func (n *network) release() []*envelope {
 		}
 		return strings.Compare(a[1], b[1])
 	})
-	var out []*envelope
+	var out []*conn
 	for _, k := range keys {
 		c := n.conns[k]
 		if len(c.held) == 0 || n.heldLocked(c.from, c.to) {
 			continue
 		}
-		out = append(out, c.held...)
-		c.held = nil
+		out = append(out, c)
 	}
 	return out
+}
+
+// drain1 delivers what waited on c, one envelope a step, in order; what
+// arrives on c meanwhile waits behind.
+func (w *World) drain1(c *conn) {
+	n := w.net
+	n.mu.Lock()
+	if len(c.held) == 0 || n.heldLocked(c.from, c.to) {
+		n.mu.Unlock()
+		return
+	}
+	e := c.held[0]
+	c.held = c.held[1:]
+	more := len(c.held) > 0
+	n.mu.Unlock()
+	w.trace.add("release %s", e.desc)
+	n.deliverNow(e)
+	if more {
+		w.at(w.jitter(time.Microsecond, 50*time.Microsecond), "", func() { w.drain1(c) })
+	}
 }

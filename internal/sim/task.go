@@ -77,7 +77,7 @@ func runTask(ctx context.Context, tc endpoints.TaskContext, payload []byte) ([]b
 	case <-ctx.Done():
 		return nil, context.Cause(ctx)
 	}
-	if err := a.waitResumed(ctx, tc.ExecutorID); err != nil {
+	if err := a.waitResumed(ctx, tc.ExecutorID, tc.TaskID); err != nil {
 		return nil, err
 	}
 	if a.w.failureBurst(job, part, tc.Attempt) {
@@ -106,22 +106,26 @@ func (a *app) taskEnded(r *taskRun) {
 
 // waitResumed returns once the task's executor is not paused (a stopped
 // process runs no task), or when ctx ends.
-func (a *app) waitResumed(ctx context.Context, execID string) error {
-	for {
-		a.mu.Lock()
-		ex := a.executors[execID]
-		var ch chan struct{}
-		if ex != nil && ex.pausedCh != nil {
-			ch = ex.pausedCh
-		}
+func (a *app) waitResumed(ctx context.Context, execID string, tid int64) error {
+	a.mu.Lock()
+	ex := a.executors[execID]
+	if ex == nil || !ex.paused {
 		a.mu.Unlock()
-		if ch == nil {
-			return nil
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return context.Cause(ctx)
-		}
+		return nil
+	}
+	ch := make(chan struct{})
+	if ex.waiters == nil {
+		ex.waiters = make(map[int64]chan struct{})
+	}
+	ex.waiters[tid] = ch
+	a.mu.Unlock()
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		a.mu.Lock()
+		delete(ex.waiters, tid)
+		a.mu.Unlock()
+		return context.Cause(ctx)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"container/heap"
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"sync"
 	"testing/synctest"
 	"time"
@@ -42,7 +44,7 @@ type World struct {
 
 	// mu guards what goroutines other than the loop's record.
 	mu       sync.Mutex
-	requests []func() // run by the loop after the next idle point
+	requests []request // run by the loop after the next idle point
 	failures []string
 	done     bool    // the application has stopped
 	bursts   []burst // task failure bursts so far
@@ -111,13 +113,30 @@ func (w *World) wake() {
 	}
 }
 
+// request is a function another goroutine has the loop run.
+type request struct {
+	key string
+	fn  func()
+}
+
 // request runs fn on the loop at its next idle point; safe from any
-// goroutine.
-func (w *World) request(fn func()) {
+// goroutine. The requests made between two idle points run in the order
+// of their keys, not in the order goroutines happened to make them.
+func (w *World) request(key string, fn func()) {
 	w.mu.Lock()
-	w.requests = append(w.requests, fn)
+	w.requests = append(w.requests, request{key, fn})
 	w.mu.Unlock()
 	w.wake()
+}
+
+// takeRequests returns the requests made since the last call, sorted.
+func (w *World) takeRequests() []request {
+	w.mu.Lock()
+	reqs := w.requests
+	w.requests = nil
+	w.mu.Unlock()
+	slices.SortStableFunc(reqs, func(a, b request) int { return strings.Compare(a.key, b.key) })
+	return reqs
 }
 
 // fail records a broken invariant; safe from any goroutine.
@@ -186,12 +205,9 @@ func (w *World) run() {
 // that hold after every step.
 func (w *World) idlePoint() {
 	for {
-		w.mu.Lock()
-		reqs := w.requests
-		w.requests = nil
-		w.mu.Unlock()
-		for _, fn := range reqs {
-			fn()
+		reqs := w.takeRequests()
+		for _, r := range reqs {
+			r.fn()
 		}
 		sent := w.net.takePending()
 		for _, e := range sent {
@@ -208,12 +224,8 @@ func (w *World) idlePoint() {
 // idlePointQuiet is idlePoint without the invariants, while a failed run
 // stops.
 func (w *World) idlePointQuiet() {
-	w.mu.Lock()
-	reqs := w.requests
-	w.requests = nil
-	w.mu.Unlock()
-	for _, fn := range reqs {
-		fn()
+	for _, r := range w.takeRequests() {
+		r.fn()
 	}
 	for _, e := range w.net.takePending() {
 		w.schedule(e)
