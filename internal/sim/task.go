@@ -75,9 +75,11 @@ func runTask(ctx context.Context, tc endpoints.TaskContext, payload []byte) ([]b
 	select {
 	case <-t.C:
 	case <-ctx.Done():
+		w.turn(fmt.Sprintf("task %12d", tc.TaskID))
 		return nil, context.Cause(ctx)
 	}
 	if err := a.waitResumed(ctx, tc.ExecutorID, tc.TaskID); err != nil {
+		w.turn(fmt.Sprintf("task %12d", tc.TaskID))
 		return nil, err
 	}
 	if a.w.failureBurst(job, part, tc.Attempt) {

@@ -129,6 +129,17 @@ func (w *World) request(key string, fn func()) {
 	w.wake()
 }
 
+// turn blocks the calling goroutine until the loop lets it go on, in a
+// step of its own: goroutines woken together (the tasks an executor's
+// stop cancels) go on one at a time, in the order of their keys.
+func (w *World) turn(key string) {
+	ch := make(chan struct{})
+	w.request(key, func() {
+		w.at(w.jitter(time.Microsecond, 50*time.Microsecond), "", func() { close(ch) })
+	})
+	<-ch
+}
+
 // takeRequests returns the requests made since the last call, sorted.
 func (w *World) takeRequests() []request {
 	w.mu.Lock()
