@@ -108,7 +108,12 @@ func (a *app) start() error {
 		j := &job{idx: i, parts: jc.parts, injected: make(map[int]int)}
 		a.jobs = append(a.jobs, j)
 		w.at(jc.submit, fmt.Sprintf("submit job %d (%d partitions)", i, jc.parts), func() { a.submit(j) })
-		if jc.cancel > 0 {
+		switch {
+		case jc.race:
+			w.at(jc.cancel, fmt.Sprintf("the next status update will race the cancel of job %d", i), func() {
+				w.armRace(fmt.Sprintf("cancel job %d", i), func() { a.cancelJob(j) })
+			})
+		case jc.cancel > 0:
 			w.at(jc.cancel, fmt.Sprintf("cancel job %d", i), func() { a.cancelJob(j) })
 		}
 	}

@@ -27,8 +27,9 @@ const (
 	invNoHang        = "the application ends"
 	invMetrics       = "metrics agree with what was delivered"
 	invNothingLeft   = "nothing outlives the application"
-	killBound        = 5 * time.Second // for a KillTask to reach a task and stop it
-	askSlack         = time.Second     // past an ask's timeout, for its timer
+	invKillAfter     = "a KillTask never overtakes its LaunchTask"
+	killBound        = time.Second // for a KillTask to reach a task and stop it
+	askSlack         = time.Second // past an ask's timeout, for its timer
 	nothingLeftSleep = 10 * time.Minute
 )
 
@@ -64,8 +65,18 @@ func (w *World) observeSend(e *envelope) {
 	}
 }
 
-// observeDelivery counts what reaches the driver's scheduler endpoint.
+// observeDelivery counts what reaches the driver's scheduler endpoint, and
+// checks that a KillTask reaches its executor after the task's LaunchTask.
 func (w *World) observeDelivery(e *envelope) {
+	switch m := e.msg.(type) {
+	case *messages.LaunchTask:
+		w.launched[m.GetTaskId()] = true
+	case *messages.KillTask:
+		w.stats.check(invKillAfter)
+		if !w.launched[m.GetTaskId()] {
+			w.fail("%s: the KillTask of task %d reached %s before its LaunchTask", invKillAfter, m.GetTaskId(), e.to)
+		}
+	}
 	if e.to == w.app.driverID && e.target.Id == endpoints.DriverEndpointName {
 		w.delivered[string(e.msg.ProtoReflect().Descriptor().Name())]++
 	}

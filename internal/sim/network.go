@@ -81,6 +81,14 @@ const (
 	envDisconnected
 )
 
+// descOr is e's description, or what when e is nil.
+func (e *envelope) descOr(what string) string {
+	if e == nil {
+		return what
+	}
+	return e.desc
+}
+
 func newNetwork(w *World) *network {
 	return &network{w: w, nodes: make(map[string]*node), links: make(map[[2]string]*link), conns: make(map[[2]string]*conn)}
 }
@@ -326,6 +334,9 @@ func (n *network) deliverNow(e *envelope) {
 			return
 		}
 		to.host.Deliver(e.target, e.sender, e.msg)
+		if e.to == n.w.app.driverID {
+			n.w.raceAfter(e)
+		}
 	}
 }
 

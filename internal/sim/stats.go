@@ -15,6 +15,7 @@ type Stats struct {
 	Seeds, Failed int
 	steps         int
 	sent, lost    int
+	races         int
 	faults        [numFaultKinds]int
 	checks        map[string]int
 }
@@ -31,6 +32,7 @@ func (s *Stats) Add(o *Stats) {
 	s.steps += o.steps
 	s.sent += o.sent
 	s.lost += o.lost
+	s.races += o.races
 	for k, n := range o.faults {
 		s.faults[k] += n
 	}
@@ -48,6 +50,7 @@ func (s *Stats) WriteTable(out io.Writer) {
 	fmt.Fprintf(tw, "steps\t%d\n", s.steps)
 	fmt.Fprintf(tw, "messages sent\t%d\n", s.sent)
 	fmt.Fprintf(tw, "messages lost to faults\t%d\n", s.lost)
+	fmt.Fprintf(tw, "cancels racing a task's end\t%d\n", s.races)
 	for k, n := range s.faults {
 		fmt.Fprintf(tw, "fault: %s\t%d\n", faultKind(k), n)
 	}

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing/synctest"
 	"time"
+
+	"github.com/sparkrpc/sparkrpc/messages"
 )
 
 // World is one seed's simulated application. Everything it runs lives in
@@ -41,6 +43,9 @@ type World struct {
 	idles     uint64         // idle points so far
 	asks      []askSent      // asks seen, oldest first
 	delivered map[string]int // messages delivered to the driver's scheduler, by type
+	launched  map[int64]bool // tasks whose LaunchTask was delivered
+	raceWhat  string         // armRace's
+	raceFn    func()
 
 	// mu guards what goroutines other than the loop's record.
 	mu       sync.Mutex
@@ -56,6 +61,7 @@ type event struct {
 	seq   uint64
 	what  string
 	apply func()
+	env   *envelope // for a delivery
 }
 
 type eventQueue []*event
@@ -79,7 +85,7 @@ func (q *eventQueue) Pop() any {
 // newWorld returns the world of seed; call it inside a synctest bubble.
 func newWorld(seed uint64) *World {
 	w := &World{seed: seed, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), start: time.Now(),
-		wakeCh: make(chan struct{}, 1), stats: NewStats(), delivered: make(map[string]int)}
+		wakeCh: make(chan struct{}, 1), stats: NewStats(), delivered: make(map[string]int), launched: make(map[int64]bool)}
 	w.trace = newTrace(w)
 	w.net = newNetwork(w)
 	w.cfg = drawConfig(w.rng)
@@ -127,6 +133,29 @@ func (w *World) request(key string, fn func()) {
 	w.requests = append(w.requests, request{key, fn})
 	w.mu.Unlock()
 	w.wake()
+}
+
+// armRace makes fn run right after the next task's end reaches the
+// driver, in the same step, without waiting for what that delivery woke:
+// the driver's handling of the update (launches of more tasks, say) and
+// fn race, and the Go scheduler, not the seed, orders what they do. It is
+// the one place where the simulator lets goroutines of the code under
+// test run against each other on purpose (see docs/testing.md).
+func (w *World) armRace(what string, fn func()) {
+	w.raceWhat, w.raceFn = what, fn
+}
+
+// raceAfter runs the armed race after e's delivery, if e ends a task.
+func (w *World) raceAfter(e *envelope) {
+	u, ok := e.msg.(*messages.StatusUpdate)
+	if !ok || w.raceFn == nil || u.GetState() == messages.TaskState_TASK_STATE_RUNNING {
+		return
+	}
+	fn := w.raceFn
+	w.raceFn = nil
+	w.stats.races++
+	w.trace.add("race: %s at once", w.raceWhat)
+	fn()
 }
 
 // turn blocks the calling goroutine until the loop lets it go on, in a
@@ -263,7 +292,7 @@ func (w *World) schedule(e *envelope) {
 	c.lastDue = due
 	n.mu.Unlock()
 	w.seq++
-	heap.Push(&w.queue, &event{at: due, seq: w.seq, apply: func() { n.deliver(e) }})
+	heap.Push(&w.queue, &event{at: due, seq: w.seq, apply: func() { n.deliver(e) }, env: e})
 }
 
 func fmtDur(d time.Duration) string {
