@@ -65,9 +65,9 @@ func drawConfig(r *rand.Rand) config {
 	for range between(r, 1, 3) {
 		at += durBetween(r, 10*time.Millisecond, 4*time.Second)
 		j := jobConfig{parts: between(r, 1, 16), submit: at}
-		if r.IntN(4) == 0 {
+		if r.IntN(2) == 0 {
 			j.cancel = at + durBetween(r, time.Millisecond, 4*time.Second)
-			j.race = r.IntN(2) == 0
+			j.race = r.IntN(4) > 0
 		}
 		c.jobs = append(c.jobs, j)
 	}

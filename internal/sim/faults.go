@@ -131,6 +131,9 @@ func (w *World) inject(f fault) {
 	}
 }
 
+// maxSlow bounds the delay a slow executor adds to a message.
+const maxSlow = 2 * time.Second
+
 // burst is a window of task failures.
 type burst struct {
 	from, to time.Duration
@@ -295,7 +298,7 @@ func (w *World) slow(ex *executor, d time.Duration) {
 	nodes := append([]*node(nil), ex.nodes...)
 	ex.held++
 	w.app.mu.Unlock()
-	extra := w.jitter(50*time.Millisecond, 2*time.Second)
+	extra := w.jitter(50*time.Millisecond, maxSlow)
 	n.mu.Lock()
 	for _, nd := range nodes {
 		nd.slow = extra

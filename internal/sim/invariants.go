@@ -101,7 +101,9 @@ func (w *World) checkStep() {
 			continue
 		}
 		w.stats.check(invKilledStop)
-		since := max(j.endAt, ex.holdEnd)
+		// A message scheduled while the executor was slow may still
+		// be on its way.
+		since := max(j.endAt, ex.holdEnd+maxSlow)
 		if now-since > killBound {
 			a.mu.Unlock()
 			w.fail("%s: task %d (job %d partition %d) still runs on executor %s, %s after its job ended",

@@ -11,8 +11,11 @@ import (
 
 // Result is what one seed's run found.
 type Result struct {
-	Seed     uint64
-	Hash     string   // the trace's hash: the same seed gives the same hash
+	Seed uint64
+	Hash string // the trace's hash: the same seed gives the same hash
+	// RaceHash is the hash of the trace up to the first armed race, when
+	// one ran: what follows it depends on the Go scheduler too.
+	RaceHash string
 	Failures []string // broken invariants, in the order found
 	Trace    []string // the lines around the first failure, or every line with keepTrace
 	Faults   []string // the seed's fault schedule
@@ -21,6 +24,15 @@ type Result struct {
 
 // Failed reports whether an invariant broke.
 func (r Result) Failed() bool { return len(r.Failures) > 0 }
+
+// Comparable is the hash two runs of the seed must agree on: the whole
+// trace's, or, after an armed race, the trace's up to it.
+func (r Result) Comparable() string {
+	if r.RaceHash != "" {
+		return r.RaceHash
+	}
+	return r.Hash
+}
 
 // Replay is the command that runs the seed again.
 func (r Result) Replay() string {
@@ -64,6 +76,7 @@ func RunSeed(t *testing.T, seed uint64, keepTrace bool) Result {
 			w.stats.Failed = 1
 		}
 		res.Seed, res.Hash, res.Trace, res.Stats = seed, w.trace.Hash(), w.trace.around(), w.stats
+		res.RaceHash = w.trace.raced
 	})
 	return res
 }
@@ -71,6 +84,7 @@ func RunSeed(t *testing.T, seed uint64, keepTrace bool) Result {
 // drain stops what still runs after a failure, delivering messages a
 // while longer, so that the bubble ends.
 func (w *World) drain() {
+	w.draining.Store(true)
 	w.app.teardown()
 	deadline := time.Now().Add(drainBound)
 	for time.Now().Before(deadline) {

@@ -32,6 +32,7 @@ type trace struct {
 	mu       sync.Mutex
 	notes    []string
 	hashFull bool
+	raced    string // the hash before the first armed race, if one ran
 }
 
 func newTrace(w *World) *trace { return &trace{w: w, failAt: -1} }

@@ -6,9 +6,11 @@ import (
 	"container/heap"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing/synctest"
 	"time"
 
@@ -53,6 +55,7 @@ type World struct {
 	failures []string
 	done     bool    // the application has stopped
 	bursts   []burst // task failure bursts so far
+	draining atomic.Bool
 }
 
 // event is one entry of the world's queue.
@@ -154,7 +157,16 @@ func (w *World) raceAfter(e *envelope) {
 	fn := w.raceFn
 	w.raceFn = nil
 	w.stats.races++
+	if w.trace.raced == "" {
+		w.trace.raced = w.trace.Hash()
+	}
 	w.trace.add("race: %s at once", w.raceWhat)
+	// Let the goroutines the delivery woke run a little first: how far
+	// they get before fn runs is the race's own (a seeded number of
+	// yields, the Go scheduler the rest).
+	for range w.rng.IntN(4) {
+		runtime.Gosched()
+	}
 	fn()
 }
 
@@ -181,6 +193,9 @@ func (w *World) takeRequests() []request {
 
 // fail records a broken invariant; safe from any goroutine.
 func (w *World) fail(format string, args ...any) {
+	if w.draining.Load() {
+		return // what a failed run's teardown breaks is no news
+	}
 	msg := fmt.Sprintf("t=%s ", fmtDur(w.now())) + fmt.Sprintf(format, args...)
 	w.mu.Lock()
 	first := len(w.failures) == 0
