@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"time"
@@ -35,6 +36,7 @@ type Driver struct {
 	// logURLPattern is spark.ui.custom.executor.log.url ("": none).
 	logURLPattern string
 	cm            ClusterManager
+	rand          *rand.Rand // WithRand's; nil for the process's source
 
 	// bg tracks the goroutines that ask the cluster manager for loss
 	// reasons; bgCtx ends them when the driver stops.
@@ -113,6 +115,7 @@ func NewDriver(env *actor.Env, opts ...DriverOption) (*Driver, error) {
 		logURLPattern:  conf.Get(KeyCustomExecutorLogURL, ""),
 		excluded:       make(map[string]bool),
 		cm:             o.cm,
+		rand:           o.rand,
 		sched:          newTaskScheduler(maxFailures, cpus, maxSize),
 		executors:      make(map[string]*executorData),
 		byAddr:         make(map[actor.RpcAddress]string),

@@ -5,6 +5,9 @@ package endpoints
 // lead to.
 
 import (
+	"math/rand/v2"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/sparkrpc/sparkrpc/messages"
@@ -85,16 +88,33 @@ func (d *Driver) makeOffers(only *executorData, out *offerResult) {
 		offers = []*executorData{only}
 	} else {
 		offers = make([]*executorData, 0, len(d.executors))
-		for _, ex := range d.executors { // map order: a shuffle, as in Spark
+		for _, ex := range d.executors {
 			if ex.active() && ex.freeCores >= d.sched.cpus {
 				offers = append(offers, ex)
 			}
 		}
+		d.shuffle(offers)
 	}
 	if len(offers) > 0 {
 		d.metrics.offers.Add(float64(len(offers)))
 		d.sched.resourceOffers(offers, out)
 	}
+}
+
+// shuffle puts offers in a random order, as Spark does, drawn from the
+// driver's random source (WithRand): sorted by executor id first, so that
+// the order depends on the source alone, not on the map's.
+func (d *Driver) shuffle(offers []*executorData) {
+	if len(offers) < 2 {
+		return
+	}
+	slices.SortFunc(offers, func(a, b *executorData) int { return strings.Compare(a.id, b.id) })
+	swap := func(i, j int) { offers[i], offers[j] = offers[j], offers[i] }
+	if d.rand != nil {
+		d.rand.Shuffle(len(offers), swap)
+		return
+	}
+	rand.Shuffle(len(offers), swap)
 }
 
 // reviveOffers offers every active executor's free cores to the pending

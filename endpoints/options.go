@@ -4,6 +4,7 @@ package endpoints
 // configuration keys.
 
 import (
+	"math/rand/v2"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -85,6 +86,7 @@ type driverOptions struct {
 	allocator ExecutorAllocator
 	cm        ClusterManager
 	listeners []Listener
+	rand      *rand.Rand
 }
 
 type executorOptions struct {
@@ -130,6 +132,15 @@ func WithExcludedHosts(hosts []string) DriverOption {
 // (so that it sees the first events too).
 func WithListener(l Listener) DriverOption {
 	return driverOptionFunc(func(o *driverOptions) { o.listeners = append(o.listeners, l) })
+}
+
+// WithRand sets the driver's source of random choices: the order in which
+// a scheduling step offers the executors' free cores to the pending tasks
+// (a shuffle, as in Spark). The default is the process's random source. A
+// simulator gives a seeded one, so that one seed makes the same choices
+// every run. The driver uses it under its lock only.
+func WithRand(r *rand.Rand) DriverOption {
+	return driverOptionFunc(func(o *driverOptions) { o.rand = r })
 }
 
 // WithEnvFactory sets how an executor creates its envs. RunExecutor needs

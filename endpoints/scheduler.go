@@ -4,7 +4,9 @@ package endpoints
 // running attempts, with no I/O.
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -163,6 +165,8 @@ func (s *taskScheduler) killRunning(j *job, reason string) []kill {
 				TaskId: a.id, ExecutorId: a.exec.id, InterruptThread: true, Reason: reason}})
 		}
 	}
+	// In the order the tasks were launched, not the map's.
+	slices.SortFunc(ks, func(a, b kill) int { return cmp.Compare(a.msg.TaskId, b.msg.TaskId) })
 	return ks
 }
 
@@ -319,13 +323,19 @@ func (s *taskScheduler) statusUpdate(u *messages.StatusUpdate, out *offerResult)
 	return a
 }
 
-// executorLost re-queues the running attempts of ex.
+// executorLost re-queues the running attempts of ex, in the order they
+// were launched (not the map's, which would make the order the tasks run
+// again in random).
 func (s *taskScheduler) executorLost(ex *executorData, reason string, out *offerResult) {
-	for id, a := range s.running {
-		if a.exec != ex {
-			continue
+	var lost []*attempt
+	for _, a := range s.running {
+		if a.exec == ex {
+			lost = append(lost, a)
 		}
-		delete(s.running, id)
+	}
+	slices.SortFunc(lost, func(a, b *attempt) int { return cmp.Compare(a.id, b.id) })
+	for _, a := range lost {
+		delete(s.running, a.id)
 		j := a.job
 		j.running--
 		out.endedAt = append(out.endedAt, taskEnd(a, messages.TaskState_TASK_STATE_LOST, reason))

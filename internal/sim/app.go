@@ -1,0 +1,321 @@
+// The simulated application: a driver, executors that a small cluster
+// manager replaces when they exit, and jobs of the simulator's task.
+
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/endpoints"
+)
+
+// app is what the world runs: the production driver and executors on the
+// simulated network, unchanged.
+type app struct {
+	w         *World
+	driverEnv *actor.Env
+	driver    *endpoints.Driver
+	driverID  string // the driver's node identity
+
+	wg sync.WaitGroup // executors' goroutines, jobs' goroutines, the stop
+
+	mu        sync.Mutex
+	executors map[string]*executor
+	byNode    map[string]*executor
+	started   int
+	stopping  bool
+	removedAt map[string]time.Duration // when the driver removed each executor
+	removedIn map[string]uint64        // the idle point at which that was seen
+	added     int
+	jobs      []*job
+	running   map[int64]*taskRun // by task id
+	nextRun   int
+}
+
+// executor is one executor process.
+type executor struct {
+	id, host string
+	envs     []*actor.Env
+	nodes    []*node
+	cancel   context.CancelFunc
+	exited   bool
+	killed   bool
+	holdEnd  time.Duration // when its last pause, partition or slowness ended
+	held     int           // pauses, partitions and slowness in force
+	paused   bool
+	waiters  map[int64]chan struct{} // the paused tasks by id, each resumed in a step of its own
+}
+
+// job is one RunJob of the application.
+type job struct {
+	idx       int
+	parts     int
+	cancel    context.CancelCauseFunc
+	cancelled bool
+	ended     bool
+	endAt     time.Duration
+	res       [][]byte
+	err       error
+	injected  map[int]int // injected failures by partition
+}
+
+// taskRun is one execution of the simulator's task function.
+type taskRun struct {
+	job, part, attempt int
+	tid                int64
+	exec               string
+	startAt            time.Duration
+}
+
+// errJobCancelled is the cause the simulator cancels jobs with.
+var errJobCancelled = errors.New("sim: job cancelled by the simulator")
+
+func newApp(w *World) *app {
+	return &app{w: w, executors: make(map[string]*executor), byNode: make(map[string]*executor),
+		removedAt: make(map[string]time.Duration), removedIn: make(map[string]uint64), running: make(map[int64]*taskRun)}
+}
+
+// start creates the driver and the first executors, and schedules the
+// jobs.
+func (a *app) start() error {
+	w := a.w
+	dn := w.net.transport("driver", 7077)
+	env, err := actor.NewEnv("sparkDriver", w.cfg.conf(), actor.WithTransport(dn), actor.WithLogger(zerolog.Nop()))
+	if err != nil {
+		return err
+	}
+	a.driverEnv, a.driverID = env, dn.info.Identity
+	d, err := endpoints.NewDriver(env, endpoints.WithListener(endpoints.ListenerFunc(a.onEvent)), endpoints.WithLogger(zerolog.Nop()),
+		endpoints.WithRand(rand.New(rand.NewPCG(w.seed, 0x5eed))))
+	if err != nil {
+		return err
+	}
+	a.driver = d
+	for range w.cfg.executors {
+		a.startExecutor()
+	}
+	for i, jc := range w.cfg.jobs {
+		j := &job{idx: i, parts: jc.parts, injected: make(map[int]int)}
+		a.jobs = append(a.jobs, j)
+		w.at(jc.submit, fmt.Sprintf("submit job %d (%d partitions)", i, jc.parts), func() { a.submit(j) })
+		switch {
+		case jc.race:
+			w.at(jc.cancel, fmt.Sprintf("the next status update will race the cancel of job %d", i), func() {
+				w.armRace(fmt.Sprintf("cancel job %d", i), func() { a.cancelJob(j) })
+			})
+		case jc.cancel > 0:
+			w.at(jc.cancel, fmt.Sprintf("cancel job %d", i), func() { a.cancelJob(j) })
+		}
+	}
+	return nil
+}
+
+// startExecutor starts one more executor process.
+func (a *app) startExecutor() {
+	w := a.w
+	a.mu.Lock()
+	if a.stopping {
+		a.mu.Unlock()
+		return
+	}
+	a.started++
+	n := a.started
+	id := strconv.Itoa(n)
+	ex := &executor{id: id, host: "host-" + strconv.Itoa(n%w.cfg.hosts)}
+	a.executors[id] = ex
+	a.mu.Unlock()
+	w.trace.add("start executor %s on %s", id, ex.host)
+	ctx, cancel := context.WithCancel(context.Background())
+	ex.cancel = cancel
+	factory := func(name string, conf *actor.Conf) (*actor.Env, error) {
+		a.mu.Lock()
+		nd := w.net.clientTransport(fmt.Sprintf("exec-%s-%d", id, len(ex.nodes)+1))
+		ex.nodes = append(ex.nodes, nd)
+		a.byNode[nd.info.Identity] = ex
+		killed := ex.killed
+		a.mu.Unlock()
+		if killed {
+			return nil, errors.New("sim: the executor's process was killed")
+		}
+		env, err := actor.NewEnv(name, conf, actor.WithTransport(nd), actor.WithLogger(zerolog.Nop()))
+		if err == nil {
+			a.mu.Lock()
+			ex.envs = append(ex.envs, env)
+			a.mu.Unlock()
+		}
+		return env, err
+	}
+	cfg := endpoints.ExecutorConfig{DriverURL: a.driver.URL(), ExecutorID: id, Hostname: ex.host, Cores: w.cfg.cores}
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		err := endpoints.RunExecutor(ctx, cfg, endpoints.WithEnvFactory(factory), endpoints.WithLogger(zerolog.Nop()))
+		w.request(fmt.Sprintf("executor %6d", n), func() { a.exited(ex, err) })
+	}()
+}
+
+// exited records an executor's end and, while the application runs,
+// starts another in its place after a while, as a cluster manager would.
+func (a *app) exited(ex *executor, err error) {
+	w := a.w
+	w.trace.add("executor %s exited: %v", ex.id, err)
+	a.mu.Lock()
+	ex.exited = true
+	replace := !a.stopping && a.started < w.cfg.executors+maxReplacements
+	a.mu.Unlock()
+	ex.cancel()
+	if replace {
+		w.at(w.jitter(500*time.Millisecond, 3*time.Second), "", a.startExecutor)
+	}
+}
+
+// maxReplacements bounds how many executors replace lost ones.
+const maxReplacements = 24
+
+// submit runs job j's RunJob on a goroutine of its own.
+func (a *app) submit(j *job) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	j.cancel = cancel
+	payloads := make([][]byte, j.parts)
+	for p := range payloads {
+		payloads[p] = taskPayload(a.w.seed, j.idx, p)
+	}
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		res, err := a.driver.RunJob(ctx, TaskName, payloads)
+		cancel(nil)
+		a.w.request(fmt.Sprintf("job %6d", j.idx), func() { a.jobEnded(j, res, err) })
+	}()
+}
+
+func (a *app) cancelJob(j *job) {
+	a.mu.Lock()
+	ended := j.ended || j.cancel == nil
+	if !ended {
+		j.cancelled = true
+	}
+	a.mu.Unlock()
+	if !ended {
+		j.cancel(errJobCancelled)
+	}
+}
+
+// jobEnded checks a job's outcome; once every job ended, the application
+// stops.
+func (a *app) jobEnded(j *job, res [][]byte, err error) {
+	w := a.w
+	a.mu.Lock()
+	j.ended, j.endAt, j.res, j.err = true, w.now(), res, err
+	all := true
+	for _, o := range a.jobs {
+		all = all && o.ended
+	}
+	a.mu.Unlock()
+	w.trace.add("job %d ended: %v", j.idx, err)
+	a.checkJob(j)
+	if all {
+		a.stop()
+	}
+}
+
+// stop stops the application as a program does: the driver (which stops
+// the executors), then the driver's env.
+func (a *app) stop() {
+	w := a.w
+	a.mu.Lock()
+	a.stopping = true
+	a.mu.Unlock()
+	a.checkMetrics()
+	w.trace.add("stop the application")
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := a.driver.Stop(ctx); err != nil {
+			w.fail("the driver did not stop: %v", err)
+		}
+		a.wg.Wait()
+		if err := a.driverEnv.Shutdown(ctx); err != nil {
+			w.fail("the driver's env did not shut down: %v", err)
+		}
+		w.mu.Lock()
+		w.done = true
+		w.mu.Unlock()
+		w.wake()
+	}()
+}
+
+// teardown ends what still runs after a hang, so that the bubble can end.
+func (a *app) teardown() {
+	a.mu.Lock()
+	a.stopping = true
+	var envs []*actor.Env
+	for _, ex := range a.executors {
+		ex.cancel()
+		envs = append(envs, ex.envs...)
+	}
+	jobs := append([]*job(nil), a.jobs...)
+	a.mu.Unlock()
+	for _, j := range jobs {
+		if j.cancel != nil {
+			j.cancel(errors.New("sim: teardown"))
+		}
+	}
+	for _, e := range envs {
+		_ = e.Close()
+	}
+	if a.driver != nil {
+		_ = a.driver.Stop(context.Background())
+	}
+	if a.driverEnv != nil {
+		_ = a.driverEnv.Close()
+	}
+}
+
+// onEvent is the driver's listener.
+func (a *app) onEvent(ev endpoints.Event) {
+	switch e := ev.(type) {
+	case endpoints.ExecutorRemoved:
+		a.mu.Lock()
+		if _, seen := a.removedAt[e.ExecutorID]; !seen {
+			a.removedAt[e.ExecutorID] = e.Time.Sub(a.w.start)
+			a.removedIn[e.ExecutorID] = ^uint64(0) // set at the next idle point
+		}
+		a.mu.Unlock()
+	case endpoints.ExecutorAdded:
+		a.mu.Lock()
+		a.added++
+		a.mu.Unlock()
+	}
+}
+
+// describeHang says what the application waits for.
+func (a *app) describeHang() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var b strings.Builder
+	for _, j := range a.jobs {
+		if !j.ended {
+			fmt.Fprintf(&b, "job %d not ended; ", j.idx)
+		}
+	}
+	ids := make([]string, 0, len(a.executors))
+	for id, ex := range a.executors {
+		if !ex.exited {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	fmt.Fprintf(&b, "executors still running: %v; tasks running: %d", ids, len(a.running))
+	return b.String()
+}

@@ -1,0 +1,27 @@
+// Package sim is a deterministic simulation of a whole sparkrpc
+// application: the driver, executors, heartbeats and tasks of package
+// endpoints, unchanged, in one process, on a simulated network, with a
+// virtual clock, and faults drawn from a seed. One seed runs the same
+// events in the same order every time, so a failure replays exactly, and
+// its trace hash tells two runs apart. See docs/testing.md.
+//
+// # Usage
+//
+//	go test ./internal/sim -run TestSimulation -args -seeds=1000
+//	go test ./internal/sim -run TestSimulation -args -seed=42 -trace
+//
+// In a test, RunSeed runs one seed and returns its Result.
+//
+// # Files
+//
+//   - world.go: the World, its event queue and loop.
+//   - network.go: the simulated network, an actor.Transport per env.
+//   - app.go: the application: driver, executors, jobs.
+//   - task.go: the task function the jobs run.
+//   - config.go: what a seed draws before the run.
+//   - faults.go: the fault kinds and how they are applied.
+//   - invariants.go: what must hold after every step and at the end.
+//   - trace.go: the trace and its hash.
+//   - stats.go: counts for the summary table.
+//   - run.go: RunSeed.
+package sim
