@@ -324,3 +324,21 @@ func TestHistoryServerRequiresTheSecret(t *testing.T) {
 	}
 	http.DefaultClient.CloseIdleConnections()
 }
+
+// A driver whose spark.redaction.regex was narrower than the history
+// server's wrote a sensitive value as it was: the history server redacts
+// it again with its own regex, on the page and in the API.
+func TestHistoryServerRedactsAgain(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	writeLog(t, dir, "app-leaky", true, endpoints.ApplicationStart{Time: now, AppID: "app-leaky", AppName: "leaky"},
+		endpoints.EnvironmentUpdate{Time: now, Properties: [][2]string{{"spark.app.name", "leaky"}, {"spark.db.password", "hunter2"}}},
+		endpoints.ApplicationEnd{Time: now})
+	_, hs := historyServer(t, dir)
+	for _, path := range []string{"/history/app-leaky/environment/", "/api/v1/applications/app-leaky/environment"} {
+		code, body := get(t, hs.URL+path)
+		if code != 200 || strings.Contains(body, "hunter2") || !strings.Contains(body, "spark.db.password") || !strings.Contains(body, "leaky") {
+			t.Fatalf("GET %s = %d:\n%s", path, code, body)
+		}
+	}
+}

@@ -52,6 +52,10 @@ func NewDriverUI(d *endpoints.Driver, app AppInfo, opts ...Option) *DriverUI {
 	if app.Start.IsZero() {
 		app.Start = time.Now()
 	}
+	// The driver's properties are redacted again with its own regex (a
+	// regex that does not compile redacts every value).
+	re, _ := RedactionRegex(d.Env().Conf())
+	opts = append([]Option{WithRedaction(re)}, opts...)
 	store := NewAppStore()
 	store.OnEvent(endpoints.ApplicationStart{Time: app.Start, AppID: app.ID, AttemptID: app.AttemptID,
 		AppName: app.Name, User: app.User, Version: app.Version, DriverHostPort: app.DriverHostPort,

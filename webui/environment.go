@@ -84,10 +84,7 @@ func (u *appUI) environment() (env applicationEnvironmentInfo, rows [][2]string,
 	for _, k := range slices.Sorted(maps.Keys(ev.Runtime)) {
 		rows = append(rows, [2]string{k, ev.Runtime[k]})
 	}
-	props := ev.Properties
-	if props == nil {
-		props = [][2]string{}
-	}
+	props := redactAgain(ev.Properties, u.o.redaction, u.o.secret)
 	return applicationEnvironmentInfo{Runtime: rt, SparkProperties: props}, rows, false, err
 }
 

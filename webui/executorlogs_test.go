@@ -115,7 +115,7 @@ func TestExecutorsPageShowsPodAndLogLinks(t *testing.T) {
 	base := serve(t, webui.NewApplicationUI(store)).URL
 	code, page := get(t, base+"/executors/", "")
 	if code != http.StatusOK || !strings.Contains(page, `<td>3<div class="muted pod">pod app-exec-3</div></td>`) ||
-		!strings.Contains(page, `<a href="http://driver:4040/executors/logs/?id=3&amp;start=-4096">log</a>`) ||
+		!strings.Contains(page, `<a class="log" data-log="log" href="http://driver:4040/executors/logs/?id=3&amp;start=-4096">log</a>`) ||
 		strings.Contains(page, "javascript:") || strings.Contains(page, "pod </div>") {
 		t.Fatalf("executors page (%d):\n%s", code, page)
 	}

@@ -131,7 +131,7 @@ func (u *HistoryServerUI) appUI(w http.ResponseWriter, r *http.Request, id, base
 	if err != nil {
 		problems = append(problems, err.Error())
 	}
-	opts := []Option{WithBasePath(base), withNotices(notices(problems)), WithLogger(u.o.log)}
+	opts := []Option{WithBasePath(base), withNotices(notices(problems)), WithLogger(u.o.log), WithRedaction(u.o.redaction)}
 	return NewApplicationUI(store, opts...), true
 }
 

@@ -4,6 +4,7 @@ package webui
 
 import (
 	"net/http"
+	"regexp"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -21,6 +22,9 @@ type options struct {
 	alloc    AllocationSource // WithExecutorAllocation
 	base     string           // WithBasePath
 	notices  []string         // withNotices
+	// redaction is the regex an application's properties are redacted
+	// with again (WithRedaction).
+	redaction *regexp.Regexp
 	// containerLogs reads a node manager's container logs (WithContainerLogs).
 	containerLogs ContainerLogReader
 	// executorLogs reads a driver's executors' logs (WithExecutorLogs).
@@ -47,14 +51,25 @@ func WithSecret(secret string) Option { return optionFunc(func(o *options) { o.s
 // WithLogger sets the UI's logger (default: none).
 func WithLogger(l zerolog.Logger) Option { return optionFunc(func(o *options) { o.log = l }) }
 
+// WithRedaction makes an application's pages redact its properties again
+// with re, the serving process's spark.redaction.regex (RedactionRegex),
+// whatever the driver's regex was when it wrote them (default:
+// DefaultRedactionRegex). A history server passes its own.
+func WithRedaction(re *regexp.Regexp) Option {
+	return optionFunc(func(o *options) { o.redaction = re })
+}
+
 // withNotices shows notices above the content of an application's pages
 // (a history server's: what of the application's log could not be read).
 func withNotices(notices []string) Option {
 	return optionFunc(func(o *options) { o.notices = notices })
 }
 
+// defaultRedaction is DefaultRedactionRegex compiled.
+var defaultRedaction = regexp.MustCompile(DefaultRedactionRegex)
+
 func buildOptions(opts []Option) options {
-	o := options{log: zerolog.Nop(), now: time.Now}
+	o := options{log: zerolog.Nop(), now: time.Now, redaction: defaultRedaction}
 	for _, opt := range opts {
 		opt.apply(&o)
 	}

@@ -50,6 +50,23 @@ func Redact(re *regexp.Regexp, kv map[string]string) [][2]string {
 	return out
 }
 
+// redactAgain returns props (an EnvironmentUpdate's, redacted where they
+// were written) as this UI shows them: the values that re (this UI's
+// spark.redaction.regex; nil: every value) matches by key or value, and
+// those holding secret, redacted again. A history server thus hides what
+// its own regex calls sensitive even where the driver's regex was
+// narrower, as Spark's EnvironmentPage redacts again.
+func redactAgain(props [][2]string, re *regexp.Regexp, secret string) [][2]string {
+	out := make([][2]string, len(props))
+	for i, kv := range props {
+		if re == nil || re.MatchString(kv[0]) || re.MatchString(kv[1]) || secret != "" && strings.Contains(kv[1], secret) {
+			kv[1] = RedactedText
+		}
+		out[i] = kv
+	}
+	return out
+}
+
 // redactConf returns conf's entries as the UI shows them: Redact with
 // spark.redaction.regex, and whatever that regex lets through, the value
 // of spark.authenticate.secret and any value holding secret (the secret

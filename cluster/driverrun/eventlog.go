@@ -75,7 +75,10 @@ func (a *appEvents) start(d *endpoints.Driver, appID string, began time.Time) er
 	d.PostEvent(endpoints.ApplicationStart{Time: began, AppID: appID, AppName: conf.Get(cluster.KeyAppName, appID),
 		User: cluster.CurrentUser(), Version: version(), DriverHostPort: d.Env().Address().HostPort(),
 		DriverLogURLs: maps.Clone(a.logURLs)})
-	env, err := webui.NewEnvironmentUpdate(conf, conf.Get(webui.KeyAuthenticateSecret, ""), version(), time.Now())
+	// The secret, wherever it came from (spark.authenticate.secret.file
+	// too), is hidden in every value.
+	secret, _ := webui.SecretFromConf(conf)
+	env, err := webui.NewEnvironmentUpdate(conf, secret, version(), time.Now())
 	if err != nil {
 		a.log.Warn().Err(err).Msg("the application's environment has every value redacted")
 	}

@@ -101,9 +101,13 @@ func runHistoryServer(cmd *cobra.Command, f *historyServerFlags) error {
 	defer prov.Close()
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	re, err := webui.RedactionRegex(conf)
+	if err != nil {
+		return cli.Usagef("%v", err)
+	}
 	ui, err := startDaemonUI("HistoryServer", func(opts ...webui.Option) http.Handler {
 		return webui.NewHistoryServerUI(prov, opts...)
-	}, conf, f.bind, f.host, port, cmd.OutOrStdout(), log)
+	}, conf, f.bind, f.host, port, cmd.OutOrStdout(), log, webui.WithRedaction(re))
 	if err != nil {
 		return err
 	}
