@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -20,79 +19,27 @@ import (
 // the folder holds.
 var ErrNoSuchApplication = errors.New("history: no such application")
 
+// maxReplays bounds the logs replayed into stores at once: each holds a
+// store being built, and reading is the machine's work either way.
+const maxReplays = 2
+
 // Provider reads the event logs of a folder: the list of applications from
 // each log's application events, and one application's store (its pages)
 // replayed from its log when first viewed and brought up to date when
 // viewed again. It implements webui.HistorySource. Its methods may be
-// called from several goroutines.
+// called from several goroutines; the list never waits for a replay.
 type Provider struct {
 	cfg Config
 
+	refreshMu sync.Mutex // one Refresh at a time
+	replays   chan struct{}
+
 	mu   sync.Mutex
-	apps map[string]*application // by id
-	lru  []string                // ids of applications with a loaded store, least recently viewed first
+	logs map[string]*application // by logKey
+	lru  []*application          // those with a loaded store, least recently viewed first
 
 	stop chan struct{}
 	done chan struct{}
-}
-
-// application is one log: its summary for the list, and its store while
-// it is loaded.
-type application struct {
-	mu       sync.Mutex // held while its logs are read
-	info     eventlog.Info
-	sumLog   *eventlog.Log
-	sum      summary
-	problems problems // of sumLog's readings
-	store    *webui.AppStore
-	storeLog *eventlog.Log
-	loaded   eventlog.Info // info when store was last brought up to date
-	storeErr problems      // of storeLog's readings
-}
-
-// problems are what readings of a log could not read: the first
-// maxProblems, and how many in all.
-type problems struct {
-	list    []string
-	skipped int
-}
-
-// maxProblems bounds the problems kept of one log.
-const maxProblems = 20
-
-func (p *problems) add(r eventlog.Result, err error) {
-	p.skipped += r.Skipped
-	for _, pr := range r.Problems {
-		if len(p.list) < maxProblems {
-			p.list = append(p.list, pr.Error())
-		}
-	}
-	if err != nil && len(p.list) < maxProblems {
-		p.list = append(p.list, err.Error())
-	}
-}
-
-// strings returns the problems as a page shows them.
-func (p *problems) strings() []string {
-	out := slices.Clone(p.list)
-	if more := p.skipped - len(p.list); more > 0 && len(p.list) == maxProblems {
-		out = append(out, fmt.Sprintf("and %d more lines skipped", more))
-	}
-	return out
-}
-
-// sameLog reports whether a and b are the same log: a log's file loses
-// its ".inprogress" when its application ends.
-func sameLog(a, b eventlog.Info) bool {
-	return strings.TrimSuffix(a.Path, inProgress) == strings.TrimSuffix(b.Path, inProgress)
-}
-
-// inProgress is the suffix of a log being written.
-const inProgress = ".inprogress"
-
-// changed reports whether the log of b has grown or changed since a.
-func changed(a, b eventlog.Info) bool {
-	return !sameLog(a, b) || a.Size != b.Size || !a.ModTime.Equal(b.ModTime) || a.InProgress != b.InProgress
 }
 
 // NewProvider returns the provider of cfg's folder, which it reads once
@@ -102,7 +49,8 @@ func NewProvider(cfg Config) (*Provider, error) {
 	if cfg.RetainedApplications < 1 {
 		cfg.RetainedApplications = 1
 	}
-	p := &Provider{cfg: cfg, apps: make(map[string]*application), stop: make(chan struct{}), done: make(chan struct{})}
+	p := &Provider{cfg: cfg, replays: make(chan struct{}, maxReplays), logs: make(map[string]*application),
+		stop: make(chan struct{}), done: make(chan struct{})}
 	if err := p.Refresh(); err != nil {
 		return nil, err
 	}
@@ -144,43 +92,48 @@ func (p *Provider) run() {
 }
 
 // Refresh reads the folder now: new logs are added to the list, logs that
-// grew are read from where their last reading ended, and logs that are
+// changed are read from where their last reading ended, and logs that are
 // gone are dropped.
 func (p *Provider) Refresh() error {
+	p.refreshMu.Lock()
+	defer p.refreshMu.Unlock()
 	infos, err := eventlog.List(p.cfg.Dir)
 	if err != nil {
 		return fmt.Errorf("history: %s: %w", KeyLogDirectory, err)
 	}
 	seen := make(map[string]bool, len(infos))
 	for _, in := range infos {
-		id := in.AppID
-		seen[id] = true
+		key := logKey(in)
+		seen[key] = true
 		p.mu.Lock()
-		a := p.apps[id]
+		a := p.logs[key]
 		if a == nil {
 			a = &application{}
-			p.apps[id] = a
+			p.logs[key] = a
 		}
+		last, sumLog, sum, probs := a.info, a.sumLog, a.sum, a.problems
 		p.mu.Unlock()
-		a.mu.Lock()
-		if a.sumLog == nil || changed(a.info, in) {
-			if a.sumLog == nil || !sameLog(a.info, in) {
-				a.sumLog, a.sum, a.problems = eventlog.Open(in.Path), summary{}, problems{}
-			}
-			a.info = in
-			r, err := a.sumLog.Update(&a.sum)
-			a.problems.add(r, err)
-			if err != nil {
-				p.cfg.Logger.Warn().Err(err).Str("log", in.Path).Msg("cannot read an event log")
-			}
+		if sumLog != nil && !changed(last, in) {
+			continue
 		}
-		a.mu.Unlock()
+		if sumLog == nil {
+			sumLog = eventlog.Open(in.Path)
+		}
+		// Read outside the lock: the list shows the last reading meanwhile.
+		r, err := readSafely(sumLog, &sum)
+		probs.add(r, err)
+		if err != nil {
+			p.cfg.Logger.Warn().Err(err).Str("log", in.Path).Msg("cannot read an event log")
+		}
+		p.mu.Lock()
+		a.info, a.sumLog, a.sum, a.problems = in, sumLog, sum, probs
+		p.mu.Unlock()
 	}
 	p.mu.Lock()
-	for id := range p.apps {
-		if !seen[id] {
-			delete(p.apps, id)
-			p.lru = slices.DeleteFunc(p.lru, func(s string) bool { return s == id })
+	for key, a := range p.logs {
+		if !seen[key] {
+			delete(p.logs, key)
+			p.lru = slices.DeleteFunc(p.lru, func(b *application) bool { return b == a })
 		}
 	}
 	p.mu.Unlock()
@@ -188,20 +141,22 @@ func (p *Provider) Refresh() error {
 }
 
 // Applications implements webui.HistorySource: the applications of the
-// folder, the most recently started first.
+// folder, the most recently started first. Of several logs of one
+// application (a rerun beside a log left behind), the list shows the one
+// written last.
 func (p *Provider) Applications() []webui.HistoryApp {
 	p.mu.Lock()
-	apps := make([]*application, 0, len(p.apps))
-	for _, a := range p.apps {
-		apps = append(apps, a)
+	byID := make(map[string]*application, len(p.logs))
+	for _, a := range p.logs {
+		if b := byID[a.info.AppID]; b == nil || a.info.ModTime.After(b.info.ModTime) {
+			byID[a.info.AppID] = a
+		}
+	}
+	out := make([]webui.HistoryApp, 0, len(byID))
+	for _, a := range byID {
+		out = append(out, a.listed())
 	}
 	p.mu.Unlock()
-	out := make([]webui.HistoryApp, 0, len(apps))
-	for _, a := range apps {
-		a.mu.Lock()
-		out = append(out, a.listed())
-		a.mu.Unlock()
-	}
 	slices.SortFunc(out, func(x, y webui.HistoryApp) int {
 		if c := y.Start.Compare(x.Start); c != 0 {
 			return c
@@ -211,66 +166,77 @@ func (p *Provider) Applications() []webui.HistoryApp {
 	return out
 }
 
-// listed is what the list shows of a; a.mu is held.
-func (a *application) listed() webui.HistoryApp {
-	s := a.sum
-	h := webui.HistoryApp{ID: a.info.AppID, AttemptID: a.info.AttemptID, Name: s.start.AppName, User: s.start.User,
-		Version: s.start.Version, Start: s.start.Time, LastUpdated: a.info.ModTime, Completed: s.ended && !a.info.InProgress,
-		Error: s.end.Error, Problems: a.problems.strings()}
-	if s.ended {
-		h.End = s.end.Time
+// find returns the log of application id that the list shows, nil when
+// there is none.
+func (p *Provider) find(id string) *application {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var found *application
+	for _, a := range p.logs {
+		if a.info.AppID == id && (found == nil || a.info.ModTime.After(found.info.ModTime)) {
+			found = a
+		}
 	}
-	if h.Name == "" {
-		h.Name = a.info.AppID
-	}
-	return h
+	return found
 }
 
 // Store implements webui.HistorySource: application id's store, replayed
 // from its log when it is not loaded, else brought up to date with what
-// its log gained since. Loading one may unload the least recently viewed
-// beyond Config.RetainedApplications.
+// its log gained since the folder was last read. Before a replay, the
+// least recently viewed stores beyond Config.RetainedApplications are
+// dropped; at most maxReplays run at once.
 func (p *Provider) Store(id string) (*webui.AppStore, []string, error) {
-	p.mu.Lock()
-	a := p.apps[id]
-	p.mu.Unlock()
+	a := p.find(id)
 	if a == nil {
 		return nil, nil, fmt.Errorf("%w: %q", ErrNoSuchApplication, id)
 	}
-	a.mu.Lock()
-	fresh := a.store == nil || !sameLog(a.loaded, a.info)
-	if fresh {
-		a.store, a.storeLog, a.storeErr = webui.NewAppStore(), eventlog.Open(a.info.Path), problems{}
+	p.makeRoom(a)
+	a.storeMu.Lock()
+	defer a.storeMu.Unlock()
+	p.mu.Lock()
+	info := a.info
+	p.mu.Unlock()
+	if a.store == nil || logKey(a.loaded) != logKey(info) {
+		a.store, a.storeLog, a.storeErr, a.loaded = webui.NewAppStore(), eventlog.Open(info.Path), problems{}, eventlog.Info{}
 	}
 	var err error
-	if fresh || changed(a.loaded, a.info) {
+	if a.loaded.Path == "" || changed(a.loaded, info) {
+		p.replays <- struct{}{}
 		var r eventlog.Result
-		r, err = a.storeLog.Update(a.store)
+		r, err = readSafely(a.storeLog, a.store)
+		<-p.replays
 		a.storeErr.add(r, nil)
-		a.loaded = a.info
+		if err == nil {
+			a.loaded = info
+		}
 	}
-	store, probs := a.store, a.storeErr.strings()
-	a.mu.Unlock()
-	p.touch(id)
-	return store, probs, err
+	p.touch(a)
+	return a.store, a.storeErr.strings(), err
 }
 
-// touch makes id the most recently viewed loaded application, and unloads
-// the least recently viewed beyond the bound.
-func (p *Provider) touch(id string) {
+// makeRoom drops the stores of the least recently viewed applications
+// other than a until a's is one of Config.RetainedApplications at most.
+// It holds no store's lock while it takes another's.
+func (p *Provider) makeRoom(a *application) {
 	p.mu.Lock()
-	p.lru = append(slices.DeleteFunc(p.lru, func(s string) bool { return s == id }), id)
 	var evict []*application
-	for len(p.lru) > p.cfg.RetainedApplications {
-		if a := p.apps[p.lru[0]]; a != nil {
-			evict = append(evict, a)
-		}
-		p.lru = p.lru[1:]
+	others := slices.DeleteFunc(slices.Clone(p.lru), func(b *application) bool { return b == a })
+	for len(others) >= p.cfg.RetainedApplications {
+		evict = append(evict, others[0])
+		others = others[1:]
 	}
+	p.lru = slices.DeleteFunc(p.lru, func(b *application) bool { return slices.Contains(evict, b) })
 	p.mu.Unlock()
-	for _, a := range evict {
-		a.mu.Lock()
-		a.store, a.storeLog, a.loaded = nil, nil, eventlog.Info{}
-		a.mu.Unlock()
+	for _, b := range evict {
+		b.storeMu.Lock()
+		b.store, b.storeLog, b.loaded, b.storeErr = nil, nil, eventlog.Info{}, problems{}
+		b.storeMu.Unlock()
 	}
+}
+
+// touch makes a the most recently viewed loaded application.
+func (p *Provider) touch(a *application) {
+	p.mu.Lock()
+	p.lru = append(slices.DeleteFunc(p.lru, func(b *application) bool { return b == a }), a)
+	p.mu.Unlock()
 }

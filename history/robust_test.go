@@ -1,0 +1,89 @@
+package history_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sparkrpc/sparkrpc/endpoints"
+	"github.com/sparkrpc/sparkrpc/eventlog"
+	"github.com/sparkrpc/sparkrpc/webui"
+)
+
+// A log line no store expects (a job of -1 tasks) neither kills nor
+// freezes the server: the application's pages answer, and the list after
+// them.
+func TestHostileLineLeavesTheServerServing(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	writeLog(t, dir, "app-hostile", true, endpoints.ApplicationStart{Time: now, AppID: "app-hostile", AppName: "hostile"})
+	logs, err := eventlog.List(dir)
+	if err != nil || len(logs) != 1 {
+		t.Fatalf("List = %v, %v", logs, err)
+	}
+	f, err := os.OpenFile(logs[0].Path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(f, "{\"Event\":\"SparkListenerJobStart\",\"Job ID\":1,\"Submission Time\":%d,\"Number of Tasks\":-1,\"Task Name\":\"t\"}\n", now.UnixMilli())
+	f.Close()
+	_, hs := historyServer(t, dir)
+	if code, body := get(t, hs.URL+"/history/app-hostile/jobs/"); code != 200 {
+		t.Fatalf("jobs page = %d:\n%s", code, body)
+	}
+	done := make(chan int, 1)
+	go func() {
+		code, _ := get(t, hs.URL+"/api/v1/applications")
+		done <- code
+	}()
+	select {
+	case code := <-done:
+		if code != 200 {
+			t.Fatalf("the list after the hostile log = %d", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the list did not answer after the hostile log was viewed")
+	}
+}
+
+// Two logs of one application (a run killed with its log in progress, and
+// a rerun that finished, compressed) are listed as one: the one written
+// last.
+func TestTwoLogsOfOneApplicationAreListedOnce(t *testing.T) {
+	dir, elsewhere := t.TempDir(), t.TempDir()
+	now := time.Now()
+	// The killed run's log, as its driver left it.
+	crashed := fmt.Sprintf("{\"Event\":\"SparkListenerLogStart\",\"Spark Version\":\"x\"}\n"+
+		"{\"Event\":\"SparkListenerApplicationStart\",\"App ID\":\"app-twice\",\"App Name\":\"first run\",\"Timestamp\":%d}\n",
+		now.UnixMilli())
+	if err := os.WriteFile(filepath.Join(dir, "app-twice.inprogress"), []byte(crashed), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	old := now.Add(-time.Hour)
+	if err := os.Chtimes(filepath.Join(dir, "app-twice.inprogress"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	// The rerun's, written elsewhere and moved in.
+	w := eventlog.NewWriter(eventlog.Config{Dir: elsewhere, Compress: true, QueueBytes: 1 << 20})
+	if err := w.Start("app-twice", ""); err != nil {
+		t.Fatal(err)
+	}
+	w.OnEvent(endpoints.ApplicationStart{Time: now.Add(time.Minute), AppID: "app-twice", AppName: "second run"})
+	w.OnEvent(endpoints.ApplicationEnd{Time: now.Add(2 * time.Minute)})
+	closeLog(t, w)
+	if err := os.Rename(filepath.Join(elsewhere, "app-twice.zstd"), filepath.Join(dir, "app-twice.zstd")); err != nil {
+		t.Fatal(err)
+	}
+	_, hs := historyServer(t, dir)
+	var apps []webui.ApplicationInfo
+	getJSON(t, hs.URL+"/api/v1/applications", &apps)
+	if len(apps) != 1 || apps[0].Name != "second run" || !apps[0].Attempts[0].Completed {
+		t.Fatalf("applications = %+v", apps)
+	}
+	if code, body := get(t, hs.URL+"/history/app-twice/jobs/"); code != 200 || !strings.Contains(body, "second run") {
+		t.Fatalf("jobs page = %d:\n%s", code, body)
+	}
+}
