@@ -12,7 +12,10 @@
 // pages are replayed from its log when first viewed and brought up to date
 // with what the log gained since when viewed again; the pages of
 // spark.history.retainedApplications (50) applications are kept in memory,
-// the least recently viewed dropped first. A log cut short (its driver
+// the least recently viewed dropped before another is replayed, and at
+// most two logs are replayed at once. The list never waits for a replay.
+// Of several logs of one application (a rerun beside a log a killed
+// driver left), the list shows the one written last. A log cut short (its driver
 // still writing, or killed) or holding lines that do not decode is shown
 // as far as it can be read, with what could not be read.
 //
@@ -25,7 +28,9 @@
 //
 // # Files
 //
-//	config.go    the configuration keys and Config
-//	provider.go  Provider: the folder's applications and their stores
-//	summary.go   what the list shows of one log
+//	config.go       the configuration keys and Config
+//	provider.go     Provider: the folder's applications and their stores
+//	application.go  one log: what the list shows of it, its store
+//	summary.go      what the list shows of one log, from its events
+//	problems.go     what the readings of a log could not read
 package history
