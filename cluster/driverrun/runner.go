@@ -240,7 +240,7 @@ func launch(sctx, appCtx context.Context, env *actor.Env, spec Spec, cm endpoint
 	if uo, ok := spec.Backend.(UIOptioner); ok {
 		uiOpts = append(uiOpts, uo.UIOptions()...)
 	}
-	ui := startUI(d, spec.Network, spec.AppID, spec.Logger, uiOpts...)
+	ui := startUI(d, spec.Network, spec.AppID, spec.DriverLogURLs, spec.Logger, uiOpts...)
 	*out.ui = ui
 	if u := ui.URL(); u != "" && spec.ShowTrackingURL {
 		status("tracking URL: " + u)

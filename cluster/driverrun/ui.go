@@ -24,7 +24,7 @@ type driverUI struct {
 // the driver's env binds (net's bind host). A UI that cannot start is logged and the
 // application runs without it: the UI is never a reason to fail a job.
 // opts are passed to the UI (e.g. webui.WithMetrics).
-func startUI(d *endpoints.Driver, net cluster.Network, appID string, log zerolog.Logger, opts ...webui.Option) *driverUI {
+func startUI(d *endpoints.Driver, net cluster.Network, appID string, logURLs map[string]string, log zerolog.Logger, opts ...webui.Option) *driverUI {
 	env := d.Env()
 	conf := env.Conf()
 	host := env.Address().Host
@@ -35,6 +35,7 @@ func startUI(d *endpoints.Driver, net cluster.Network, appID string, log zerolog
 		}
 	}
 	app := webui.AppInfo{ID: appID, Name: conf.Get(cluster.KeyAppName, appID), User: cluster.CurrentUser(), Start: time.Now(),
+		DriverLogURLs:  logURLs,
 		DriverHostPort: env.Address().HostPort()}
 	srv, err := webui.StartDriverUI(d, app, host, env.Address().Host, log, opts...)
 	if err != nil {

@@ -53,7 +53,7 @@ func TestExecutorLogURLsOnResourceManager(t *testing.T) {
 				logs = e.Logs
 			}
 		}
-		return logs != nil && driverLogs != nil
+		return logs != nil && driverLogs["stderr"] != ""
 	})
 	if u := driverLogs["stderr"]; !strings.HasPrefix(u, nmUI+"/node/containerlogs/container_") {
 		t.Fatalf("the driver's stderr log URL %q, want one of %s", u, nmUI)
