@@ -72,6 +72,7 @@ func (p *pendingDecode) Release() {
 		panic("netty: a lent message released more often than retained")
 	}
 	c, t, size := p.c, p.c.t, int64(cap(p.chunk))
+	raceReleased(p.chunk)
 	c.lent.Add(-size)
 	t.lentBuffers.Add(-1)
 	t.lentBytes.Add(-size)

@@ -2,7 +2,11 @@ package netty_test
 
 import (
 	"bytes"
+	"context"
+	"os"
+	"os/exec"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 
@@ -260,3 +264,56 @@ func TestRemoteSendOf64KiBToABorrowerAllocations(t *testing.T) {
 type borrowingCounter struct{ batchCounter }
 
 func (*borrowingCounter) BorrowsMessages() bool { return true }
+
+// leakEnv names the environment variable under which
+// TestRaceDetectorSeesAUseAfterRelease's child process keeps a borrowed
+// message without Retain.
+const leakEnv = "NETTY_TEST_LEAK_BORROWED"
+
+// Under the race detector a borrowed message read on another goroutine
+// without Retain, a read not ordered before the message's release, is a
+// data race: the release writes the buffer as its next user does. The test
+// runs itself again, in a child process that does it, and expects the
+// report. (A read ordered after the release, which the detector cannot
+// tell from a correct one, reads poison in the debug mode:
+// TestPoisonShowsAUseAfterRelease.)
+func TestRaceDetectorSeesAUseAfterRelease(t *testing.T) {
+	if os.Getenv(leakEnv) != "" {
+		leakBorrowed(t)
+		return
+	}
+	if !testutil.RaceEnabled {
+		t.Skip("needs the race detector")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), waitFor)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestRaceDetectorSeesAUseAfterRelease$", "-test.count=1")
+	cmd.Env = append(os.Environ(), leakEnv+"=1", "GORACE=halt_on_error=1")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "WARNING: DATA RACE") || !strings.Contains(string(out), "leakBorrowed") {
+		t.Fatalf("the child kept a borrowed message past its release: %v, and printed\n%s", err, out)
+	}
+}
+
+// leakBorrowed hands a borrowed message to a goroutine that reads it
+// without Retain while its handler returns.
+func leakBorrowed(t *testing.T) {
+	ep := newBorrowing(nil)
+	ref, _ := borrowingPair(t, nil, ep)
+	if err := ref.Send(largePing(1)); err != nil {
+		t.Fatal(err)
+	}
+	in := testutil.Recv(t, ep.got, waitFor, "the message")
+	read := make(chan byte)
+	go func() {
+		var x byte
+		for range 10 {
+			for _, b := range in.msg.Payload {
+				x ^= b
+			}
+		}
+		read <- x
+	}()
+	barrierAsk(t, ref) // the handler has returned: the buffer is released
+	<-read
+}
