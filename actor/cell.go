@@ -66,6 +66,11 @@ type cell struct {
 	done     chan struct{}
 
 	retired bool // its received counts went to its name's counters (under mb.mu)
+
+	// borrows: the endpoint takes lent messages (borrow.go); loan is the
+	// memory of the one it is handling, nil for an owned one (its loop only).
+	borrows bool
+	loan    Loan
 }
 
 // newCell builds the endpoint's runtime, its mailbox on disp, and queues
@@ -95,6 +100,7 @@ func newCell(e *Env, name string, ep Endpoint) *cell {
 	if iso, ok := ep.(Isolated); ok {
 		c.threads = max(1, iso.ThreadCount())
 	}
+	c.borrows = borrows(ep, c.threads)
 	c.ref = &Ref{env: e, pid: c.pid, name: name, addr: e.info.Address, client: e.info.ClientMode, cell: c}
 	c.self.Store(c.ref)
 	var disp *poolDispatcher = e.shared
@@ -187,7 +193,11 @@ func (c *cell) receive(msg any, sender *protoactor.PID) {
 	case Deferred:
 		// A one-way message a transport posted undecoded (an ask comes
 		// as a deferredInbound); after every other case, off the hot path.
-		if decoded, ok := m.Decode(); ok {
+		switch decoded, loan, ok := c.decode(m); {
+		case !ok:
+		case loan != nil:
+			c.receiveLent(decoded, loan, nil)
+		default:
 			c.receive(decoded, nil)
 		}
 	default:

@@ -25,9 +25,13 @@ type deferredInbound struct {
 // one that cannot be decoded was reported by its transport and is not
 // handled.
 func (c *cell) receiveDeferredAsk(m *deferredInbound) {
-	msg, ok := m.d.Decode()
+	msg, loan, ok := c.decode(m.d)
 	m.d = nil
-	if ok {
+	switch {
+	case !ok:
+	case loan != nil:
+		c.receiveLent(msg, loan, &m.ask)
+	default:
 		m.ask.req = msg
 		c.receiveAsk(&m.ask)
 	}

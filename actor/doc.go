@@ -30,7 +30,10 @@
 // adapts a function). The other hooks are small optional interfaces, like
 // net/http's: Replier (ReceiveAndReply, for asks), Starter (OnStart), Stopper
 // (OnStop), ErrorHandler (OnError), ConnectHandler, DisconnectHandler and
-// NetworkErrorHandler (network events), and Isolated (a dedicated loop).
+// NetworkErrorHandler (network events), Isolated (a dedicated loop), and
+// Borrower (large messages from other envs that alias the transport's read
+// buffer instead of owning a copy, valid until the handler returns unless it
+// calls Context.Retain; see Borrower).
 //
 // # Lifecycle
 //

@@ -198,3 +198,27 @@ type Deferred interface {
 	// endpoint's count of messages by type takes at once.
 	Type() reflect.Type
 }
+
+// A Lender is a Deferred message that can also be decoded without a copy,
+// for an endpoint that borrows messages (Borrower): the endpoint's loop
+// calls Lend instead of Decode.
+type Lender interface {
+	Deferred
+	// Lend returns the message decoded so that its bytes and string fields
+	// alias the transport's buffer, and the Loan of that buffer, holding
+	// one reference, which the endpoint's loop releases once the handler
+	// has returned. A nil Loan means the message owns its memory (the
+	// transport copied it, having lent as much as its bound allows). When
+	// the message cannot be decoded Lend returns false, as Decode does.
+	Lend() (proto.Message, Loan, bool)
+}
+
+// A Loan is a transport's buffer lent to the message of a borrowing
+// endpoint, reference counted: the transport takes it back when its last
+// reference is released. Retain and Release are safe for concurrent use.
+type Loan interface {
+	// Retain adds a reference.
+	Retain()
+	// Release drops a reference.
+	Release()
+}

@@ -24,7 +24,11 @@
 //     Both also run tcp-delivered: the same stream, each frame decoded into
 //     a new message and handled on another goroutine (which writes an ask's
 //     reply; a frame of 512 bytes or more is decoded there too), what
-//     delivering to an endpoint costs at the least.
+//     delivering to an endpoint costs at the least. remote-send also runs
+//     sparkrpc-borrowed: sparkrpc to an endpoint that borrows its messages
+//     (actor.Borrower), whose large messages alias the receiver's read
+//     buffer instead of owning a copy; the ratio it prints is the default
+//     path's over it.
 //   - remote-fan-in: 32 envs (one sender and one connection each) to one
 //     endpoint of another, as executors' status updates reach a driver.
 //     Baselines: 32 protoactor-go remotes to one, and 32 raw TCP streams.

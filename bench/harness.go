@@ -37,6 +37,11 @@ const (
 	// log's scenario: the driver then builds and posts its events as
 	// every driver the cluster runs does.
 	ImplSparkrpcNoEventLog = "sparkrpc-no-eventlog"
+	// ImplSparkrpcBorrowed is sparkrpc with an endpoint that borrows its
+	// messages (actor.Borrower): a large message aliases the pooled buffer
+	// its frame was read into instead of owning a copy. A baseline of the
+	// remote sends, beside the default path that ImplSparkrpc measures.
+	ImplSparkrpcBorrowed = "sparkrpc-borrowed"
 )
 
 // Option configures Run.

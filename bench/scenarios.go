@@ -137,6 +137,7 @@ func remoteSendScenario() *scenario {
 			{name: ImplProtoactorRemote, run: protoactorRemoteOneway, unavailable: raceUnavailable},
 			{name: ImplTCP, run: tcpOneway},
 			{name: ImplTCPDelivered, run: tcpDeliveredOneway},
+			{name: ImplSparkrpcBorrowed, run: sparkrpcRemoteOnewayBorrowed},
 		},
 		targets: func(_ *Config, p Params) []targetSpec {
 			switch p.Payload {

@@ -61,6 +61,26 @@ func sparkrpcRemoteOneway(ctx context.Context, h *harness, p Params) (*Figures, 
 	return h.measure(ctx, p.Payload, onewayRunner(h, p, sk, 1, 1, send, nil))
 }
 
+// sparkrpcRemoteOnewayBorrowed is sparkrpcRemoteOneway to an endpoint that
+// borrows its messages: a large one aliases the receiver's read buffer.
+func sparkrpcRemoteOnewayBorrowed(ctx context.Context, h *harness, p Params) (*Figures, error) {
+	sk := &sink{}
+	ref, closeFn, err := newRemoteEndpoint(ctx, h, &borrowingSinkEndpoint{sinkEndpoint{sk: sk}})
+	if err != nil {
+		return nil, err
+	}
+	defer closeFn()
+	send := func(_ int, m *messages.BenchPing) error { return ref.Send(m) }
+	return h.measure(ctx, p.Payload, onewayRunner(h, p, sk, 1, 1, send, nil))
+}
+
+// borrowingSinkEndpoint is a sinkEndpoint that borrows its messages: it
+// keeps nothing of a message past its handler, so it needs no Retain.
+type borrowingSinkEndpoint struct{ sinkEndpoint }
+
+// BorrowsMessages implements actor.Borrower.
+func (*borrowingSinkEndpoint) BorrowsMessages() bool { return true }
+
 // sparkrpcRemoteAsk asks an endpoint of another env.
 func sparkrpcRemoteAsk(ctx context.Context, h *harness, p Params) (*Figures, error) {
 	sk := &sink{}

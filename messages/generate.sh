@@ -12,5 +12,5 @@ go build -o "$bin/protoc-gen-go" google.golang.org/protobuf/cmd/protoc-gen-go
 go build -o "$bin/protoc-gen-go-vtproto" github.com/planetscale/vtprotobuf/cmd/protoc-gen-go-vtproto
 protoc --plugin=protoc-gen-go="$bin/protoc-gen-go" --plugin=protoc-gen-go-vtproto="$bin/protoc-gen-go-vtproto" -I . \
   --go_out=. --go_opt=paths=source_relative \
-  --go-vtproto_out=. --go-vtproto_opt=paths=source_relative,features=marshal+unmarshal+size+clone \
+  --go-vtproto_out=. --go-vtproto_opt=paths=source_relative,features=marshal+unmarshal+unmarshal_unsafe+size+clone \
   ./*.proto

@@ -34,6 +34,13 @@ type vtDecoder interface {
 	UnmarshalVT(dAtA []byte) error
 }
 
+// vtLender is the decoder that vtprotobuf generates with its
+// unmarshal_unsafe feature: the bytes and string fields of the message it
+// decodes alias the payload instead of copying it (lend.go).
+type vtLender interface {
+	UnmarshalVTUnsafe(dAtA []byte) error
+}
+
 // messageSize returns the encoded size of msg, whose encodeInfo is info,
 // and whether it is a vtprotobuf message. A vtprotobuf message is first
 // checked for invalid UTF-8, which protobuf-go would refuse to marshal.
@@ -72,8 +79,11 @@ func appendMessage(dst []byte, msg proto.Message, size int, vt bool) ([]byte, er
 type messageType struct {
 	mt   protoreflect.MessageType
 	name protoreflect.FullName
-	zero vtDecoder  // the type's zero value, when it is a vtprotobuf message
-	plan *checkPlan // what to check after a vtprotobuf decode (see vtcheck.go)
+	zero vtDecoder // the type's zero value, when it is a vtprotobuf message
+	// lends says zero is also a vtLender: its messages can alias their
+	// payload.
+	lends bool
+	plan  *checkPlan // what to check after a vtprotobuf decode (see vtcheck.go)
 	// fields is plan without protobuf reflection, when the type allows it
 	// (see fieldcheck.go).
 	fields *fieldCheck
@@ -99,6 +109,7 @@ func findMessageType(typ []byte) (*messageType, error) {
 	t.cost = costPlanOf(mt.Descriptor(), t.goType)
 	if zero, ok := mt.New().Interface().(vtDecoder); ok {
 		t.zero = zero // a new message, not Zero's nil pointer, which clones to nil
+		_, t.lends = zero.(vtLender)
 		t.plan = planChecks(mt.Descriptor())
 		if m := zero.(proto.Message); oneDescriptorPerType(m) {
 			if t.plan.empty() {
@@ -115,6 +126,18 @@ func findMessageType(typ []byte) (*messageType, error) {
 // A payload whose decoded form would exceed the decode bound is a
 // *DecodeLimitError, and is not decoded.
 func (t *messageType) decode(payload []byte) (proto.Message, error) {
+	return t.decodeAs(payload, false)
+}
+
+// lend unmarshals payload into a new message of the type whose bytes and
+// string fields alias payload, which must then outlive the message; the
+// type must lend (t.lends). Bound and checks are decode's.
+func (t *messageType) lend(payload []byte) (proto.Message, error) {
+	return t.decodeAs(payload, true)
+}
+
+// decodeAs is decode, or lend when alias is true.
+func (t *messageType) decodeAs(payload []byte, alias bool) (proto.Message, error) {
 	if t.cost != nil {
 		if err := t.cost.check(t.name, payload); err != nil {
 			return nil, err
@@ -122,7 +145,13 @@ func (t *messageType) decode(payload []byte) (proto.Message, error) {
 	}
 	if t.zero != nil {
 		msg := t.zero.CloneMessageVT()
-		if err := msg.(vtDecoder).UnmarshalVT(payload); err != nil {
+		var err error
+		if alias {
+			err = msg.(vtLender).UnmarshalVTUnsafe(payload)
+		} else {
+			err = msg.(vtDecoder).UnmarshalVT(payload)
+		}
+		if err != nil {
 			return nil, err
 		}
 		if t.unknown >= 0 && reflect.ValueOf(msg).Elem().Field(t.unknown).Len() == 0 {

@@ -93,6 +93,22 @@ const (
 	// buffer of the next power of two, that buffer's bytes). Spark size
 	// string, bytes by default; default 64m.
 	KeyMaxInFlightBytes = "spark.rpc.io.maxInFlightBytesPerConnection"
+	// KeyMaxLentBytes bounds the bytes of the buffers that one connection
+	// has lent to the messages of borrowing endpoints (actor.Borrower) and
+	// that are not released yet, retained ones included: past it, large
+	// messages are decoded into memory of their own instead, so that a
+	// peer cannot make this side hold more. A lent buffer is the pooled
+	// chunk a frame over 64 KiB was read into, of the next power of two.
+	// Spark size string, bytes by default; default
+	// spark.rpc.io.maxInFlightBytesPerConnection (64m).
+	KeyMaxLentBytes = "spark.rpc.io.maxLentBytesPerConnection"
+	// KeyPoisonReleasedBuffers turns on the debug mode of lent buffers: a
+	// buffer whose last reference is released is overwritten with the
+	// pattern 0xdeadbeef and not reused, so that a borrowed message kept
+	// past its handler without actor.Context.Retain reads poison in
+	// tests. For tests only: it costs a write of every large message
+	// and its buffer's reuse. Default false.
+	KeyPoisonReleasedBuffers = "spark.rpc.io.poisonReleasedBuffers"
 	// KeyConnectBackoff is the first backoff window after a failed connect
 	// to a peer: within it, Send and Ask to that peer fail at once with the
 	// *ConnectError instead of dialling again. Each further failed connect

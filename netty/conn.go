@@ -79,6 +79,9 @@ type conn struct {
 	// awaitedRead counts the asks and replies read since the reader last
 	// handed on what it read and yielded (handOn).
 	awaitedRead int
+	// lent is the bytes of the chunks this connection's frames were read
+	// into that are lent to borrowed messages and not released (lend.go).
+	lent atomic.Int64
 }
 
 func (t *Transport) newConn(rw net.Conn, fr *frameReader, outbound bool) *conn {

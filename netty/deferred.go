@@ -5,6 +5,7 @@ package netty
 import (
 	"reflect"
 	"sync"
+	"sync/atomic"
 
 	protoactor "github.com/asynkron/protoactor-go/actor"
 	"google.golang.org/protobuf/proto"
@@ -28,6 +29,9 @@ type pendingDecode struct {
 	mt             *messageType
 	target, sender *protoactor.PID
 	chunk, payload []byte
+	// refs counts the references to the chunk once it is lent (lend.go):
+	// 0 until then, and again once the last is released.
+	refs atomic.Int32
 }
 
 // pendingDecodes holds pendingDecodes that have been decoded, so that a

@@ -185,6 +185,28 @@
 // endpoint (Isolated, ThreadCount > 1) counts a message as processed once
 // it is queued for its handler goroutines (a queue of at most 1024).
 //
+// # Large messages without a copy
+//
+// A frame larger than the reader's 64 KiB buffer, up to 1 MiB, is read into
+// a pooled buffer and decoded on its endpoint's loop. By default the decoded
+// message owns its memory: its payload is copied out of the buffer, which
+// goes back to its pool. An endpoint that implements actor.Borrower gets it
+// decoded with vtprotobuf's UnmarshalVTUnsafe instead (for types generated
+// with vtprotobuf's unmarshal_unsafe feature, as every type of package
+// messages is; any other type is copied): its bytes and string fields alias
+// the buffer, which is reference counted and goes back to its pool once
+// the handler has returned and every actor.Context.Retain of the message
+// has been released. Stats.LentBuffers and Stats.LentBytes count what is
+// lent. A connection lends at most spark.rpc.io.maxLentBytesPerConnection
+// bytes of buffers (default: the in-flight bytes bound, 64m); past it
+// messages are copied, so a peer cannot make this side pin more, and an
+// endpoint that retains messages never stops the reader. Debugging a use
+// after release: spark.rpc.io.poisonReleasedBuffers=true overwrites every
+// released buffer with the pattern 0xdeadbeef and does not reuse it, so
+// that a message kept without Retain reads poison; and under the race
+// detector a release writes the buffer, so that a read of the message on
+// another goroutine not ordered before the release is reported as a race.
+//
 // # Client mode
 //
 // With WithClientMode the transport does not listen. Its identity is a
@@ -290,6 +312,9 @@
 //	spark.rpc.io.maxInFlightMessagesPerConnection  messages delivered and not yet
 //	                                 processed; past it the connection is not read, default 10000
 //	spark.rpc.io.maxInFlightBytesPerConnection  their frame bytes, same effect, default 64m
+//	spark.rpc.io.maxLentBytesPerConnection  bytes of read buffers lent to borrowed
+//	                                 messages; past it they are copied, default the key above
+//	spark.rpc.io.poisonReleasedBuffers  poison released lent buffers (tests), default false
 //	spark.authenticate               default false
 //	spark.authenticate.secret        the shared secret; required with spark.authenticate
 //	spark.authenticate.secret.file   a file (mode 0600) holding it, when the key above is unset

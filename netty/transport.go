@@ -58,6 +58,8 @@ type Transport struct {
 	maxQueued       int64            // bound of a peer's outbound bytes
 	maxInFlight     int64            // bound of a connection's unprocessed messages
 	maxInFlightB    int64            // bound of their bytes
+	maxLentB        int64            // bound of a connection's lent bytes (lend.go)
+	poison          bool             // poison released lent buffers (lend.go)
 	inlineQuiet     time.Duration    // see defaultInlineQuiet
 	now             func() time.Time // the clock of writes (quiet time, write deadline): time.Now, or a test's
 	hooks           hooks            // set by package tests only, before the transport starts
@@ -96,6 +98,8 @@ type Transport struct {
 	forgedLog      rateLog       // forged replies, logged at most once a minute
 	unrouted       atomic.Int64  // replies and failure notices whose connection is gone
 	refusedTypes   atomic.Int64  // frames refused undecoded: a type their target does not take
+	lentBuffers    atomic.Int64  // buffers lent to borrowed messages, not yet released
+	lentBytes      atomic.Int64  // their bytes
 }
 
 // NewTransport returns a transport configured by opts. It reads the rest of
@@ -221,7 +225,11 @@ func (t *Transport) readBounds(conf *actor.Conf) error {
 		return &actor.ConfError{Key: KeyMaxInFlightMessages, Value: strconv.Itoa(n), Err: errors.New("must be at least 1")}
 	}
 	t.maxInFlight = int64(n)
-	return nil
+	if t.maxLentB, err = positiveSize(conf, KeyMaxLentBytes, conf.Get(KeyMaxInFlightBytes, defaultMaxInFlightBytes)); err != nil {
+		return err
+	}
+	t.poison, err = conf.GetBool(KeyPoisonReleasedBuffers, false)
+	return err
 }
 
 // readSecurity reads the authentication secret (and key id) and the TLS
