@@ -93,7 +93,7 @@ type jobStatus struct {
 	// DroppedTasks counts the ended task attempts no longer kept
 	// (spark.ui.retainedTasks); the counts above still include them.
 	DroppedTasks int
-	done         []bool
+	done         indexSet  // the indices finished, counted in CompletedIndices
 	tasks        []taskRow // in launch order, so by task id
 }
 
@@ -206,8 +206,9 @@ func (s *AppStore) OnEvent(ev endpoints.Event) {
 	case endpoints.ExecutorRemoved:
 		s.removeExecutor(e)
 	case endpoints.JobStart:
-		s.jobs[e.JobID] = &jobStatus{ID: e.JobID, Name: e.TaskName, NumTasks: e.NumTasks, Submitted: e.Time,
-			Status: "RUNNING", done: make([]bool, e.NumTasks)}
+		// The count is the event's: nothing is sized from it.
+		s.jobs[e.JobID] = &jobStatus{ID: e.JobID, Name: e.TaskName, NumTasks: max(0, e.NumTasks), Submitted: e.Time,
+			Status: "RUNNING"}
 	case endpoints.JobEnd:
 		s.jobEnd(e)
 	case endpoints.TaskStart:
@@ -330,8 +331,7 @@ func (s *AppStore) taskEnd(e endpoints.TaskEnd) {
 	switch e.State {
 	case messages.TaskState_TASK_STATE_FINISHED:
 		j.Completed++
-		if e.Partition >= 0 && e.Partition < len(j.done) && !j.done[e.Partition] {
-			j.done[e.Partition] = true
+		if e.Partition >= 0 && e.Partition < j.NumTasks && j.done.add(e.Partition) {
 			j.CompletedIndices++
 		}
 	case messages.TaskState_TASK_STATE_FAILED:
@@ -481,6 +481,6 @@ func (s *AppStore) job(id int64) (jobStatus, bool) {
 // summary returns a copy of j without its per-task state.
 func (j *jobStatus) summary() jobStatus {
 	c := *j
-	c.done, c.tasks = nil, nil
+	c.done, c.tasks = indexSet{}, nil
 	return c
 }
