@@ -304,7 +304,7 @@ func (s *AppStore) taskStart(e endpoints.TaskStart) {
 	if ex := s.executors[e.ExecutorID]; ex != nil {
 		host = ex.Host
 	}
-	r := taskRow{id: e.TaskID, launch: e.Time.UnixNano(), index: int32(e.Partition), attempt: int32(e.Attempt),
+	r := taskRow{id: e.TaskID, launch: nanos(e.Time), index: int32(e.Partition), attempt: int32(e.Attempt),
 		exec: s.intern(e.ExecutorID, host)}
 	s.insertTask(j, r)
 	if len(j.tasks) > s.retainedTasks {
@@ -346,7 +346,11 @@ func (s *AppStore) taskEnd(e endpoints.TaskEnd) {
 		if ex := s.executors[e.ExecutorID]; ex != nil {
 			host = ex.Host
 		}
-		i = s.insertTask(j, taskRow{id: e.TaskID, launch: e.Time.Add(-e.Duration).UnixNano(),
+		launch := int64(0)
+		if !e.Time.IsZero() {
+			launch = nanos(e.Time.Add(-e.Duration))
+		}
+		i = s.insertTask(j, taskRow{id: e.TaskID, launch: launch,
 			index: int32(e.Partition), attempt: int32(e.Attempt), exec: s.intern(e.ExecutorID, host)})
 	}
 	r := &j.tasks[i]

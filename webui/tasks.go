@@ -196,7 +196,7 @@ func (s *AppStore) tasksPage(id int64, q taskQuery, now time.Time) ([]taskView, 
 // taskCompare returns the comparison of rows by column col.
 func (s *AppStore) taskCompare(rows []taskRow, col string, now int64) func(a, b *taskRow) int {
 	dur := func(r *taskRow) int64 {
-		if r.state == taskRunning {
+		if r.state == taskRunning && r.launch != 0 {
 			return now - r.launch
 		}
 		return r.duration
@@ -229,16 +229,33 @@ func (s *AppStore) taskCompare(rows []taskRow, col string, now int64) func(a, b 
 // taskView returns row r as the pages show it.
 func (s *AppStore) taskView(r *taskRow, now time.Time) taskView {
 	v := taskView{Index: int(r.index), Attempt: int(r.attempt), TaskID: r.id, ExecutorID: s.execIDs[r.exec],
-		Host: s.execHosts[r.exec], Status: r.state.String(), Launch: time.Unix(0, r.launch),
+		Host: s.execHosts[r.exec], Status: r.state.String(), Launch: fromNanos(r.launch),
 		Duration: time.Duration(r.duration), Running: r.state == taskRunning, RunTime: time.Duration(r.runTime),
 		ResultSize: r.resultSize, Error: r.err, launchNs: r.launch, duration: r.duration}
-	if v.Running {
+	if v.Running && r.launch != 0 {
 		v.Duration = max(0, now.Sub(v.Launch))
 		v.duration = int64(v.Duration)
 	}
 	head, _, more := strings.Cut(r.err, "\n")
 	v.ErrorHead, v.ErrorHasMore = head, more
 	return v
+}
+
+// nanos returns t in Unix nanoseconds as a row keeps it: 0 for an
+// unknown (zero) time.
+func nanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// fromNanos returns the time of Unix nanoseconds n, 0 being unknown.
+func fromNanos(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n)
 }
 
 // tasksForTimeline returns copies of the first n task attempts of job id
