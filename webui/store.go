@@ -93,8 +93,15 @@ type jobStatus struct {
 	// DroppedTasks counts the ended task attempts no longer kept
 	// (spark.ui.retainedTasks); the counts above still include them.
 	DroppedTasks int
-	done         indexSet  // the indices finished, counted in CompletedIndices
-	tasks        []taskRow // in launch order, so by task id
+	// DroppedRunning counts the running task attempts no longer kept:
+	// the oldest go when a job holds more than spark.ui.retainedTasks
+	// and too few ended ones to drop; their ends are still counted.
+	DroppedRunning int
+	done           indexSet  // the indices finished, counted in CompletedIndices
+	tasks          []taskRow // in launch order, so by task id
+	endedRows      int       // rows of tasks that ended, so dropping scans only when there are some
+	runningFloor   int64     // the highest task id of a running row dropped; -1 before
+
 }
 
 // AppStore is the record of one application that its pages and REST API
@@ -131,9 +138,10 @@ func WithRetainedJobs(n int) StoreOption { return func(s *AppStore) { s.retained
 // WithRetainedTasks keeps at most about n task attempts per job
 // (spark.ui.retainedTasks, default 100000). As Spark's, when a job holds
 // more, its oldest ended attempts are dropped, a tenth of n at least at a
-// time so that dropping is rare; running attempts are never dropped. The
-// job's counts keep every attempt, and its page says how many were
-// dropped.
+// time so that dropping is rare; when it has too few ended ones (starts
+// whose ends never come), its oldest running attempts go too, and their
+// ends, when they come, are counted but not kept. The job's counts keep
+// every attempt, and its page says how many were dropped.
 func WithRetainedTasks(n int) StoreOption { return func(s *AppStore) { s.retainedTasks = max(1, n) } }
 
 // WithRetainedDeadExecutors keeps at most n removed executors
@@ -208,7 +216,7 @@ func (s *AppStore) OnEvent(ev endpoints.Event) {
 	case endpoints.JobStart:
 		// The count is the event's: nothing is sized from it.
 		s.jobs[e.JobID] = &jobStatus{ID: e.JobID, Name: e.TaskName, NumTasks: max(0, e.NumTasks), Submitted: e.Time,
-			Status: "RUNNING"}
+			Status: "RUNNING", runningFloor: -1}
 	case endpoints.JobEnd:
 		s.jobEnd(e)
 	case endpoints.TaskStart:
@@ -308,7 +316,7 @@ func (s *AppStore) taskStart(e endpoints.TaskStart) {
 		exec: s.intern(e.ExecutorID, host)}
 	s.insertTask(j, r)
 	if len(j.tasks) > s.retainedTasks {
-		j.dropEnded(max(len(j.tasks)-s.retainedTasks, s.retainedTasks/10))
+		j.dropRows(max(len(j.tasks)-s.retainedTasks, s.retainedTasks/10))
 	}
 }
 
@@ -340,6 +348,9 @@ func (s *AppStore) taskEnd(e endpoints.TaskEnd) {
 		j.Killed++
 	}
 	i, ok := j.findTask(e.TaskID)
+	if !ok && e.TaskID <= j.runningFloor {
+		return // its running row was dropped: counted above, not kept again
+	}
 	if !ok {
 		// An end without its start (a log cut at its head): keep it.
 		host := ""
@@ -354,7 +365,14 @@ func (s *AppStore) taskEnd(e endpoints.TaskEnd) {
 			index: int32(e.Partition), attempt: int32(e.Attempt), exec: s.intern(e.ExecutorID, host)})
 	}
 	r := &j.tasks[i]
+	was := r.state
 	r.state = taskStateOf(e.State)
+	switch {
+	case was == taskRunning && r.state != taskRunning:
+		j.endedRows++
+	case was != taskRunning && r.state == taskRunning:
+		j.endedRows-- // an end that says running
+	}
 	r.duration, r.runTime, r.resultSize, r.err = int64(e.Duration), int64(e.RunTime), e.ResultSize, e.Error
 }
 

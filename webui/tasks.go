@@ -65,8 +65,22 @@ func (j *jobStatus) findTask(id int64) (int, bool) {
 	return slices.BinarySearchFunc(j.tasks, id, func(t taskRow, id int64) int { return cmp.Compare(t.id, id) })
 }
 
-// dropEnded drops up to n of j's oldest ended task attempts.
-func (j *jobStatus) dropEnded(n int) {
+// dropRows drops n of j's rows: its oldest ended task attempts, and when
+// there are too few, its oldest running ones. A job's rows are scanned
+// only when it has ended ones to drop, and n is a tenth of the limit at
+// least, so that starts without ends cost no scan each.
+func (j *jobStatus) dropRows(n int) {
+	if j.endedRows > 0 {
+		n -= j.dropEnded(n)
+	}
+	if n > 0 {
+		j.dropRunning(n)
+	}
+}
+
+// dropEnded drops up to n of j's oldest ended task attempts and returns
+// how many it dropped.
+func (j *jobStatus) dropEnded(n int) int {
 	dropped := 0
 	j.tasks = slices.DeleteFunc(j.tasks, func(r taskRow) bool {
 		if dropped < n && r.state != taskRunning {
@@ -76,6 +90,19 @@ func (j *jobStatus) dropEnded(n int) {
 		return false
 	})
 	j.DroppedTasks += dropped
+	j.endedRows -= dropped
+	return dropped
+}
+
+// dropRunning drops up to n of j's oldest running task attempts (j has
+// no ended ones left to drop).
+func (j *jobStatus) dropRunning(n int) {
+	n = min(n, len(j.tasks))
+	for _, r := range j.tasks[:n] {
+		j.runningFloor = max(j.runningFloor, r.id)
+	}
+	j.tasks = slices.Delete(j.tasks, 0, n)
+	j.DroppedRunning += n
 }
 
 // indexSet is a set of a job's task indices (Spark's completedIndices).

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -118,5 +119,57 @@ func BenchmarkJobPage(b *testing.B) {
 				b.SetBytes(int64(rec.Body.Len()))
 			}
 		})
+	}
+}
+
+// A log of task starts without their ends (a hostile one, or a job of
+// more running tasks than the limit) keeps at most spark.ui.retainedTasks
+// rows: the oldest running ones go, and the page says how many; their
+// ends, when they come, are counted and not kept again.
+func TestRetainedTasksBoundsRunningTasks(t *testing.T) {
+	const retained, n = 10000, 50000
+	store := webui.NewAppStore(webui.WithRetainedTasks(retained))
+	store.OnEvent(endpoints.ApplicationStart{Time: t0, AppID: storeApp})
+	store.OnEvent(endpoints.JobStart{Time: t0, JobID: 1, NumTasks: n})
+	start := time.Now()
+	for i := range n {
+		store.OnEvent(endpoints.TaskStart{Time: t0, JobID: 1, TaskID: int64(i), Partition: i, ExecutorID: "1"})
+	}
+	t.Logf("%d starts without ends, retainedTasks %d: %v", n, retained, time.Since(start))
+	for i := range 100 {
+		store.OnEvent(endpoints.TaskEnd{Time: t0.Add(time.Second), JobID: 1, TaskID: int64(i), Partition: i, ExecutorID: "1",
+			State: messages.TaskState_TASK_STATE_FINISHED, Duration: time.Second})
+	}
+	url := serve(t, webui.NewApplicationUI(store)).URL
+	var job jobJSON
+	getJSON(t, url+"/api/v1/applications/"+storeApp+"/jobs/1", &job)
+	if job.NumCompletedTasks != 100 || job.NumActiveTasks != n-100 {
+		t.Fatalf("job = %+v; want the counts of every attempt", job)
+	}
+	var tasks []struct {
+		TaskID int64 `json:"taskId"`
+	}
+	getJSON(t, url+"/api/v1/applications/"+storeApp+"/stages/1/0/taskList", &tasks)
+	if len(tasks) == 0 || tasks[0].TaskID < n-retained {
+		t.Fatalf("kept tasks from %+v; want the newest %d", tasks, retained)
+	}
+	getJSON(t, url+"/api/v1/applications/"+storeApp+"/stages/1/0/taskList?offset="+strconv.Itoa(retained), &tasks)
+	if len(tasks) != 0 {
+		t.Fatalf("kept more than %d tasks", retained)
+	}
+	_, body := get(t, url+"/jobs/job/?id=1", "")
+	if !strings.Contains(body, `id="running-dropped"`) {
+		t.Fatalf("the page does not say running tasks were dropped:\n%.3000s", body)
+	}
+}
+
+// BenchmarkTaskStartsWithoutEnds is the cost of a task start in a job
+// that holds spark.ui.retainedTasks running attempts.
+func BenchmarkTaskStartsWithoutEnds(b *testing.B) {
+	store := webui.NewAppStore(webui.WithRetainedTasks(10000))
+	store.OnEvent(endpoints.JobStart{Time: t0, JobID: 1, NumTasks: b.N})
+	b.ReportAllocs()
+	for i := range b.N {
+		store.OnEvent(endpoints.TaskStart{Time: t0, JobID: 1, TaskID: int64(i), Partition: i, ExecutorID: "1"})
 	}
 }
