@@ -150,7 +150,9 @@
 // count or index over MaxTasks (100,000,000), a time past the year 2262,
 // a task that finished before it was launched. A time a line does not
 // have, or has as 0, is unknown: the event's Time is the zero time.Time
-// (and the writer writes a zero Time as 0). Lines of events this package does not write (a
+// (and the writer writes a zero Time as 0). A line over MaxLineSize
+// (16 MiB) is read to its end without being kept, and skipped
+// (ErrLineTooLong). Lines of events this package does not write (a
 // Spark application's stage events) are ignored. Log.Update delivers the
 // lines completed since the last Update: an uncompressed file is read on
 // from where the last stopped, a compressed one is decompressed from its
