@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"sort"
 	"strconv"
@@ -74,6 +75,61 @@ type line struct {
 // errMissing is a line without a field its event needs.
 var errMissing = errors.New("missing field")
 
+// MaxTasks bounds the counts and indices a line may carry (a job's
+// "Number of Tasks", a task's "Index" and "Attempt"): a hundred million,
+// a thousand times Spark's default spark.ui.retainedTasks. A line over it
+// is refused (ErrOutOfRange), so that no reader sizes anything from a
+// hostile or corrupt log.
+const MaxTasks = 100_000_000
+
+// maxMillis bounds times and durations in milliseconds: those whose
+// nanoseconds fit an int64 (up to the year 2262), as readers keep them.
+const maxMillis = math.MaxInt64 / int64(time.Millisecond)
+
+// ErrOutOfRange is the Err of a Problem for a line with a value no log of
+// a real application has: a negative id, count, size, duration or time, a
+// count or index over MaxTasks, a time past the year 2262, or a task that
+// finished before it was launched. The line is skipped.
+var ErrOutOfRange = errors.New("eventlog: value out of range")
+
+// bounded is a numeric field of a line and its allowed maximum.
+type bounded struct {
+	name string
+	v    int64
+	max  int64
+}
+
+// check refuses a line with a field out of its range (ErrOutOfRange).
+func (l *line) check() error {
+	fs := []bounded{{"Timestamp", l.Timestamp, maxMillis}, {"Submission Time", l.SubmissionTime, maxMillis},
+		{"Completion Time", l.CompletionTime, maxMillis}, {"Duration", l.Duration, maxMillis},
+		{"Number of Tasks", int64(l.NumTasks), MaxTasks}}
+	if l.JobID != nil {
+		fs = append(fs, bounded{"Job ID", *l.JobID, math.MaxInt64})
+	}
+	if e := l.ExecutorInfo; e != nil {
+		fs = append(fs, bounded{"Total Cores", int64(e.TotalCores), math.MaxInt32})
+	}
+	if ti := l.TaskInfo; ti != nil {
+		fs = append(fs, bounded{"Task ID", ti.TaskID, math.MaxInt64}, bounded{"Index", int64(ti.Index), MaxTasks},
+			bounded{"Attempt", int64(ti.Attempt), MaxTasks}, bounded{"Launch Time", ti.LaunchTime, maxMillis},
+			bounded{"Finish Time", ti.FinishTime, maxMillis})
+		if ti.LaunchTime > 0 && ti.FinishTime > 0 && ti.FinishTime < ti.LaunchTime {
+			return fmt.Errorf("%s: %w: \"Finish Time\" %d before \"Launch Time\" %d", l.Event, ErrOutOfRange,
+				ti.FinishTime, ti.LaunchTime)
+		}
+	}
+	if m := l.TaskMetrics; m != nil {
+		fs = append(fs, bounded{"Executor Run Time", m.RunTime, maxMillis}, bounded{"Result Size", m.ResultSize, math.MaxInt64})
+	}
+	for _, f := range fs {
+		if f.v < 0 || f.v > f.max {
+			return fmt.Errorf("%s: %w: %q = %d", l.Event, ErrOutOfRange, f.name, f.v)
+		}
+	}
+	return nil
+}
+
 // decoder turns lines into events. It remembers the version of the last
 // SparkListenerLogStart, which ApplicationStart carries.
 type decoder struct {
@@ -85,6 +141,9 @@ type decoder struct {
 func (d *decoder) decode(b []byte) (ev endpoints.Event, ok bool, err error) {
 	var l line
 	if err := json.Unmarshal(b, &l); err != nil {
+		return nil, false, err
+	}
+	if err := l.check(); err != nil {
 		return nil, false, err
 	}
 	switch l.Event {
@@ -166,7 +225,10 @@ func decodeTask(l *line) (endpoints.Event, bool, error) {
 		return nil, false, fmt.Errorf("%s: %w \"Task End Reason\"", l.Event, errMissing)
 	}
 	ev := endpoints.TaskEnd{Time: millis(ti.FinishTime), JobID: *l.JobID, TaskID: ti.TaskID, Partition: ti.Index,
-		Attempt: ti.Attempt, ExecutorID: ti.ExecutorID, Duration: time.Duration(ti.FinishTime-ti.LaunchTime) * time.Millisecond}
+		Attempt: ti.Attempt, ExecutorID: ti.ExecutorID}
+	if ti.LaunchTime > 0 && ti.FinishTime > 0 {
+		ev.Duration = time.Duration(ti.FinishTime-ti.LaunchTime) * time.Millisecond
+	}
 	switch r := l.TaskEndReason; r.Reason {
 	case reasonSuccess:
 		ev.State = messages.TaskState_TASK_STATE_FINISHED
@@ -183,5 +245,11 @@ func decodeTask(l *line) (endpoints.Event, bool, error) {
 	return ev, true, nil
 }
 
-// millis returns the time of ms epoch milliseconds.
-func millis(ms int64) time.Time { return time.UnixMilli(ms) }
+// millis returns the time of ms epoch milliseconds; 0 (or a field the
+// line does not have) is unknown: the zero time.Time, not 1970.
+func millis(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms)
+}

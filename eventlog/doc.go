@@ -145,7 +145,14 @@
 // Replay and Log.Update decode every line they can and deliver its event;
 // a line that does not decode, and a last line cut short, is skipped,
 // counted and reported (Result.Problems: its file, line and error), and
-// the reading goes on. Lines of events this package does not write (a
+// the reading goes on. So is a line with a value no real log has
+// (ErrOutOfRange): a negative id, count, size, duration or time, a task
+// count or index over MaxTasks (100,000,000), a time past the year 2262,
+// a task that finished before it was launched. A time a line does not
+// have, or has as 0, is unknown: the event's Time is the zero time.Time
+// (and the writer writes a zero Time as 0). A line over MaxLineSize
+// (16 MiB) is read to its end without being kept, and skipped
+// (ErrLineTooLong). Lines of events this package does not write (a
 // Spark application's stage events) are ignored. Log.Update delivers the
 // lines completed since the last Update: an uncompressed file is read on
 // from where the last stopped, a compressed one is decompressed from its

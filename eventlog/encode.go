@@ -245,11 +245,15 @@ func appendEnvironmentUpdate(b []byte, ev endpoints.EnvironmentUpdate) []byte {
 	return append(b, "}}\n"...)
 }
 
-// appendMillisField appends `,"name":<t in epoch milliseconds>`.
+// appendMillisField appends `,"name":<t in epoch milliseconds>`, 0 for
+// a zero t (unknown, as the reader takes 0).
 func appendMillisField(b []byte, name string, t time.Time) []byte {
 	b = append(b, ',', '"')
 	b = append(b, name...)
 	b = append(b, '"', ':')
+	if t.IsZero() {
+		return append(b, '0')
+	}
 	return appendInt(b, t.UnixMilli())
 }
 

@@ -68,6 +68,8 @@ type Log struct {
 	offset int64 // uncompressed: bytes of the file read
 	lines  int   // lines of the file read (compressed: how many to skip)
 	limit  int   // > 0: the lines of a file to read at most
+
+	maxLine int64 // > 0: the longest line decoded (a test's), else MaxLineSize
 }
 
 // Open returns the Log at path: a log's file (with or without its
@@ -170,22 +172,29 @@ func (lg *Log) readFile(p string, final bool, l endpoints.Listener, res *Result)
 	}
 	br := bufio.NewReaderSize(r, 1<<20)
 	var long []byte
+	var longN int64 // bytes of the line being read, before b
 	for lg.limit <= 0 || lg.lines < lg.limit {
 		b, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
-			long = append(long, b...)
+			if longN += int64(len(b)); longN <= lg.lineCap() {
+				long = append(long, b...)
+			} else {
+				long = nil // too long: only counted, up to its end
+			}
 			continue
 		}
+		size, tooLong := longN+int64(len(b)), longN+int64(len(b)) > lg.lineCap()
 		if long != nil {
-			b, long = append(long, b...), nil
+			b = append(long, b...)
 		}
+		long, longN = nil, 0
 		if err != nil {
 			// io.EOF, or a compressed stream cut short: what was
 			// decoded is all there is for now.
-			if len(b) > 0 && final {
-				lg.offset += int64(len(b))
+			if size > 0 && final {
+				lg.offset += size
 				lg.lines++
-				lg.deliver(p, b, true, l, res)
+				lg.deliverOrSkip(p, b, tooLong, true, l, res)
 			}
 			return nil
 		}
@@ -193,11 +202,37 @@ func (lg *Log) readFile(p string, final bool, l endpoints.Listener, res *Result)
 			skip--
 			continue
 		}
-		lg.offset += int64(len(b))
+		lg.offset += size
 		lg.lines++
-		lg.deliver(p, b, false, l, res)
+		lg.deliverOrSkip(p, b, tooLong, false, l, res)
 	}
 	return nil
+}
+
+// MaxLineSize bounds a line that a reader decodes: 16 MiB, far over any
+// line a writer writes (a failed task's error, an environment of
+// thousands of properties). A longer line is read to its end without
+// being kept, and skipped as a Problem (ErrLineTooLong).
+const MaxLineSize = 16 << 20
+
+// ErrLineTooLong is the Err of a Problem for a line over MaxLineSize.
+var ErrLineTooLong = fmt.Errorf("eventlog: line over %d bytes", MaxLineSize)
+
+// lineCap is the longest line lg decodes.
+func (lg *Log) lineCap() int64 {
+	if lg.maxLine > 0 {
+		return lg.maxLine
+	}
+	return MaxLineSize
+}
+
+// deliverOrSkip delivers line b, or skips it as too long.
+func (lg *Log) deliverOrSkip(p string, b []byte, tooLong, unended bool, l endpoints.Listener, res *Result) {
+	if tooLong {
+		res.skip(Problem{File: p, Line: lg.lines, Err: ErrLineTooLong})
+		return
+	}
+	lg.deliver(p, b, unended, l, res)
 }
 
 // deliver decodes one line and delivers its event, or records why not.

@@ -123,12 +123,11 @@ func (u *appUI) jobPage(w http.ResponseWriter, r *http.Request) {
 	}
 	now := u.now(u.store.Info())
 	sortCol, desc, pg, size := taskParams(r.URL.Query())
-	tasks, kept, _ := u.store.tasksPage(id, taskQuery{Sort: sortCol, Desc: desc, Offset: (pg - 1) * size, Length: size}, now)
+	// A page past the end shows the last, sorted once.
+	tasks, kept, _ := u.store.tasksPage(id, taskQuery{Sort: sortCol, Desc: desc, Offset: (pg - 1) * size, Length: size,
+		Clamp: true}, now)
 	pages := max(1, (kept+size-1)/size)
-	if pg > pages {
-		pg = pages
-		tasks, kept, _ = u.store.tasksPage(id, taskQuery{Sort: sortCol, Desc: desc, Offset: (pg - 1) * size, Length: size}, now)
-	}
+	pg = min(pg, pages)
 	link := func(sortCol string, desc bool, pg int) string {
 		q := url.Values{"id": {strconv.FormatInt(id, 10)}, "task.sort": {sortCol}, "task.desc": {strconv.FormatBool(desc)},
 			"task.page": {strconv.Itoa(pg)}, "task.pageSize": {strconv.Itoa(size)}}

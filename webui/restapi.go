@@ -87,10 +87,12 @@ type jobData struct {
 }
 
 // ApplicationInfo returns the application as /api/v1/applications lists
-// it; lastUpdated is the end of a completed application, else now.
+// it; lastUpdated is the end of a completed application, else now. A
+// running application's end is Spark's: endTimeEpoch -1 and its text
+// "1969-12-31T23:59:59.999GMT", the same instant.
 func (s *AppStore) ApplicationInfo() ApplicationInfo {
 	app := s.Info()
-	now, end, endEpoch := time.Now(), time.Unix(0, 0), int64(-1)
+	now, end, endEpoch := time.Now(), time.UnixMilli(-1), int64(-1)
 	if !app.End.IsZero() {
 		now, end, endEpoch = app.End, app.End, app.End.UnixMilli()
 	}

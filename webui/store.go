@@ -93,8 +93,15 @@ type jobStatus struct {
 	// DroppedTasks counts the ended task attempts no longer kept
 	// (spark.ui.retainedTasks); the counts above still include them.
 	DroppedTasks int
-	done         []bool
-	tasks        []taskRow // in launch order, so by task id
+	// DroppedRunning counts the running task attempts no longer kept:
+	// the oldest go when a job holds more than spark.ui.retainedTasks
+	// and too few ended ones to drop; their ends are still counted.
+	DroppedRunning int
+	done           indexSet  // the indices finished, counted in CompletedIndices
+	tasks          []taskRow // in launch order, so by task id
+	endedRows      int       // rows of tasks that ended, so dropping scans only when there are some
+	runningFloor   int64     // the highest task id of a running row dropped; -1 before
+
 }
 
 // AppStore is the record of one application that its pages and REST API
@@ -131,9 +138,10 @@ func WithRetainedJobs(n int) StoreOption { return func(s *AppStore) { s.retained
 // WithRetainedTasks keeps at most about n task attempts per job
 // (spark.ui.retainedTasks, default 100000). As Spark's, when a job holds
 // more, its oldest ended attempts are dropped, a tenth of n at least at a
-// time so that dropping is rare; running attempts are never dropped. The
-// job's counts keep every attempt, and its page says how many were
-// dropped.
+// time so that dropping is rare; when it has too few ended ones (starts
+// whose ends never come), its oldest running attempts go too, and their
+// ends, when they come, are counted but not kept. The job's counts keep
+// every attempt, and its page says how many were dropped.
 func WithRetainedTasks(n int) StoreOption { return func(s *AppStore) { s.retainedTasks = max(1, n) } }
 
 // WithRetainedDeadExecutors keeps at most n removed executors
@@ -206,8 +214,9 @@ func (s *AppStore) OnEvent(ev endpoints.Event) {
 	case endpoints.ExecutorRemoved:
 		s.removeExecutor(e)
 	case endpoints.JobStart:
-		s.jobs[e.JobID] = &jobStatus{ID: e.JobID, Name: e.TaskName, NumTasks: e.NumTasks, Submitted: e.Time,
-			Status: "RUNNING", done: make([]bool, e.NumTasks)}
+		// The count is the event's: nothing is sized from it.
+		s.jobs[e.JobID] = &jobStatus{ID: e.JobID, Name: e.TaskName, NumTasks: max(0, e.NumTasks), Submitted: e.Time,
+			Status: "RUNNING", runningFloor: -1}
 	case endpoints.JobEnd:
 		s.jobEnd(e)
 	case endpoints.TaskStart:
@@ -303,11 +312,11 @@ func (s *AppStore) taskStart(e endpoints.TaskStart) {
 	if ex := s.executors[e.ExecutorID]; ex != nil {
 		host = ex.Host
 	}
-	r := taskRow{id: e.TaskID, launch: e.Time.UnixNano(), index: int32(e.Partition), attempt: int32(e.Attempt),
+	r := taskRow{id: e.TaskID, launch: nanos(e.Time), index: int32(e.Partition), attempt: int32(e.Attempt),
 		exec: s.intern(e.ExecutorID, host)}
 	s.insertTask(j, r)
 	if len(j.tasks) > s.retainedTasks {
-		j.dropEnded(max(len(j.tasks)-s.retainedTasks, s.retainedTasks/10))
+		j.dropRows(max(len(j.tasks)-s.retainedTasks, s.retainedTasks/10))
 	}
 }
 
@@ -330,8 +339,7 @@ func (s *AppStore) taskEnd(e endpoints.TaskEnd) {
 	switch e.State {
 	case messages.TaskState_TASK_STATE_FINISHED:
 		j.Completed++
-		if e.Partition >= 0 && e.Partition < len(j.done) && !j.done[e.Partition] {
-			j.done[e.Partition] = true
+		if e.Partition >= 0 && e.Partition < j.NumTasks && j.done.add(e.Partition) {
 			j.CompletedIndices++
 		}
 	case messages.TaskState_TASK_STATE_FAILED:
@@ -340,17 +348,31 @@ func (s *AppStore) taskEnd(e endpoints.TaskEnd) {
 		j.Killed++
 	}
 	i, ok := j.findTask(e.TaskID)
+	if !ok && e.TaskID <= j.runningFloor {
+		return // its running row was dropped: counted above, not kept again
+	}
 	if !ok {
 		// An end without its start (a log cut at its head): keep it.
 		host := ""
 		if ex := s.executors[e.ExecutorID]; ex != nil {
 			host = ex.Host
 		}
-		i = s.insertTask(j, taskRow{id: e.TaskID, launch: e.Time.Add(-e.Duration).UnixNano(),
+		launch := int64(0)
+		if !e.Time.IsZero() {
+			launch = nanos(e.Time.Add(-e.Duration))
+		}
+		i = s.insertTask(j, taskRow{id: e.TaskID, launch: launch,
 			index: int32(e.Partition), attempt: int32(e.Attempt), exec: s.intern(e.ExecutorID, host)})
 	}
 	r := &j.tasks[i]
+	was := r.state
 	r.state = taskStateOf(e.State)
+	switch {
+	case was == taskRunning && r.state != taskRunning:
+		j.endedRows++
+	case was != taskRunning && r.state == taskRunning:
+		j.endedRows-- // an end that says running
+	}
 	r.duration, r.runTime, r.resultSize, r.err = int64(e.Duration), int64(e.RunTime), e.ResultSize, e.Error
 }
 
@@ -481,6 +503,6 @@ func (s *AppStore) job(id int64) (jobStatus, bool) {
 // summary returns a copy of j without its per-task state.
 func (j *jobStatus) summary() jobStatus {
 	c := *j
-	c.done, c.tasks = nil, nil
+	c.done, c.tasks = indexSet{}, nil
 	return c
 }

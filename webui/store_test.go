@@ -255,4 +255,8 @@ func TestApplicationUIUnderABasePath(t *testing.T) {
 	if app.ID != storeApp || app.Attempts[0].Completed || app.Attempts[0].EndTimeEpoch != -1 {
 		t.Fatalf("application under the base = %+v", app)
 	}
+	// Spark writes the epoch's -1 ms beside endTimeEpoch -1.
+	if got := app.Attempts[0].EndTime; got != "1969-12-31T23:59:59.999GMT" {
+		t.Errorf("a running application's endTime = %q, want Spark's 1969-12-31T23:59:59.999GMT", got)
+	}
 }

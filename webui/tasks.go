@@ -65,8 +65,22 @@ func (j *jobStatus) findTask(id int64) (int, bool) {
 	return slices.BinarySearchFunc(j.tasks, id, func(t taskRow, id int64) int { return cmp.Compare(t.id, id) })
 }
 
-// dropEnded drops up to n of j's oldest ended task attempts.
-func (j *jobStatus) dropEnded(n int) {
+// dropRows drops n of j's rows: its oldest ended task attempts, and when
+// there are too few, its oldest running ones. A job's rows are scanned
+// only when it has ended ones to drop, and n is a tenth of the limit at
+// least, so that starts without ends cost no scan each.
+func (j *jobStatus) dropRows(n int) {
+	if j.endedRows > 0 {
+		n -= j.dropEnded(n)
+	}
+	if n > 0 {
+		j.dropRunning(n)
+	}
+}
+
+// dropEnded drops up to n of j's oldest ended task attempts and returns
+// how many it dropped.
+func (j *jobStatus) dropEnded(n int) int {
 	dropped := 0
 	j.tasks = slices.DeleteFunc(j.tasks, func(r taskRow) bool {
 		if dropped < n && r.state != taskRunning {
@@ -76,6 +90,57 @@ func (j *jobStatus) dropEnded(n int) {
 		return false
 	})
 	j.DroppedTasks += dropped
+	j.endedRows -= dropped
+	return dropped
+}
+
+// dropRunning drops up to n of j's oldest running task attempts (j has
+// no ended ones left to drop).
+func (j *jobStatus) dropRunning(n int) {
+	n = min(n, len(j.tasks))
+	for _, r := range j.tasks[:n] {
+		j.runningFloor = max(j.runningFloor, r.id)
+	}
+	j.tasks = slices.Delete(j.tasks, 0, n)
+	j.DroppedRunning += n
+}
+
+// indexSet is a set of a job's task indices (Spark's completedIndices).
+// Its memory follows the indices it holds, never one index's value: a
+// bitset over the low indices, grown only while it stays dense enough
+// (at most 1024 bits plus 64 per index held), and a map for the
+// indices beyond it. A job's tasks finishing in about their order stay
+// in the bitset: 100,000 indices take 12.5 KB.
+type indexSet struct {
+	bits []uint64
+	n    int
+	far  map[int]struct{}
+}
+
+// add adds i (≥ 0) and reports whether it was not in the set.
+func (s *indexSet) add(i int) bool {
+	if _, ok := s.far[i]; ok {
+		return false
+	}
+	w := i / 64
+	if w >= len(s.bits) && w < 16+s.n {
+		s.bits = append(s.bits, make([]uint64, w+1-len(s.bits))...)
+	}
+	if w >= len(s.bits) {
+		if s.far == nil {
+			s.far = map[int]struct{}{}
+		}
+		s.far[i] = struct{}{}
+		s.n++
+		return true
+	}
+	bit := uint64(1) << (i % 64)
+	if s.bits[w]&bit != 0 {
+		return false
+	}
+	s.bits[w] |= bit
+	s.n++
+	return true
 }
 
 // Task table columns: the values of task.sort (Spark's column names).
@@ -102,6 +167,9 @@ type taskQuery struct {
 	Sort           string // one of taskColumns; colIndex when unknown
 	Desc           bool
 	Offset, Length int
+	// Clamp makes an offset past the last task that of the last page
+	// (a page's pager), rather than an empty page (the REST API).
+	Clamp bool
 }
 
 // taskView is one task attempt as a page or the API shows it.
@@ -120,22 +188,25 @@ type taskView struct {
 	launchNs, duration int64
 }
 
+// executorNames are the store's interned executor ids and hosts, as a
+// task row's exec indexes them.
+type executorNames struct{ ids, hosts []string }
+
 // tasksPage returns the tasks of job id that q selects, the number of
-// tasks the job keeps and whether the job is known. Sorting orders
-// positions, never rows or strings; only the page's rows are copied out.
+// tasks the job keeps and whether the job is known. The store's lock is
+// held only to copy the job's rows (72 bytes each) and the executors'
+// names: the sort, of positions, never of rows or strings, is done
+// outside it, so that the listener bus never waits for a page's sort.
 func (s *AppStore) tasksPage(id int64, q taskQuery, now time.Time) ([]taskView, int, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	j, ok := s.jobs[id]
+	rows, names, ok := s.copyTasks(id)
 	if !ok {
 		return nil, 0, false
 	}
-	rows := j.tasks
 	order := make([]int32, len(rows))
 	for i := range order {
 		order[i] = int32(i)
 	}
-	less := s.taskCompare(rows, q.Sort, now.UnixNano())
+	less := names.taskCompare(rows, q.Sort, now.UnixNano())
 	slices.SortStableFunc(order, func(a, b int32) int {
 		c := less(&rows[a], &rows[b])
 		if c == 0 {
@@ -147,18 +218,46 @@ func (s *AppStore) tasksPage(id int64, q taskQuery, now time.Time) ([]taskView, 
 		return c
 	})
 	lo := min(max(q.Offset, 0), len(order))
+	if q.Clamp && lo == len(order) && lo > 0 && q.Length > 0 {
+		lo = (len(order) - 1) / q.Length * q.Length
+	}
 	hi := min(lo+max(q.Length, 0), len(order))
 	out := make([]taskView, 0, hi-lo)
 	for _, i := range order[lo:hi] {
-		out = append(out, s.taskView(&rows[i], now))
+		out = append(out, names.taskView(&rows[i], now))
 	}
 	return out, len(rows), true
 }
 
+// copyTasks returns a copy of job id's rows and of the executors' names.
+// The copy's memory is allocated before the lock is taken (the job's size
+// read first, and a tenth more), so that the lock is not held while the
+// allocation waits for the garbage collector.
+func (s *AppStore) copyTasks(id int64) ([]taskRow, executorNames, bool) {
+	s.mu.Lock()
+	j, ok := s.jobs[id]
+	n := 0
+	if ok {
+		n = len(j.tasks)
+	}
+	s.mu.Unlock()
+	if !ok {
+		return nil, executorNames{}, false
+	}
+	rows := make([]taskRow, 0, n+n/10+16)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if j, ok = s.jobs[id]; !ok {
+		return nil, executorNames{}, false
+	}
+	rows = append(rows, j.tasks...)
+	return rows, executorNames{ids: slices.Clone(s.execIDs), hosts: slices.Clone(s.execHosts)}, true
+}
+
 // taskCompare returns the comparison of rows by column col.
-func (s *AppStore) taskCompare(rows []taskRow, col string, now int64) func(a, b *taskRow) int {
+func (n executorNames) taskCompare(rows []taskRow, col string, now int64) func(a, b *taskRow) int {
 	dur := func(r *taskRow) int64 {
-		if r.state == taskRunning {
+		if r.state == taskRunning && r.launch != 0 {
 			return now - r.launch
 		}
 		return r.duration
@@ -169,9 +268,9 @@ func (s *AppStore) taskCompare(rows []taskRow, col string, now int64) func(a, b 
 	case colAttempt:
 		return func(a, b *taskRow) int { return cmp.Compare(a.attempt, b.attempt) }
 	case colExecutor:
-		return func(a, b *taskRow) int { return compareIDs(s.execIDs[a.exec], s.execIDs[b.exec]) }
+		return func(a, b *taskRow) int { return compareIDs(n.ids[a.exec], n.ids[b.exec]) }
 	case colHost:
-		return func(a, b *taskRow) int { return strings.Compare(s.execHosts[a.exec], s.execHosts[b.exec]) }
+		return func(a, b *taskRow) int { return strings.Compare(n.hosts[a.exec], n.hosts[b.exec]) }
 	case colStatus:
 		return func(a, b *taskRow) int { return strings.Compare(a.state.String(), b.state.String()) }
 	case colLaunchTime:
@@ -189,18 +288,35 @@ func (s *AppStore) taskCompare(rows []taskRow, col string, now int64) func(a, b 
 }
 
 // taskView returns row r as the pages show it.
-func (s *AppStore) taskView(r *taskRow, now time.Time) taskView {
-	v := taskView{Index: int(r.index), Attempt: int(r.attempt), TaskID: r.id, ExecutorID: s.execIDs[r.exec],
-		Host: s.execHosts[r.exec], Status: r.state.String(), Launch: time.Unix(0, r.launch),
+func (n executorNames) taskView(r *taskRow, now time.Time) taskView {
+	v := taskView{Index: int(r.index), Attempt: int(r.attempt), TaskID: r.id, ExecutorID: n.ids[r.exec],
+		Host: n.hosts[r.exec], Status: r.state.String(), Launch: fromNanos(r.launch),
 		Duration: time.Duration(r.duration), Running: r.state == taskRunning, RunTime: time.Duration(r.runTime),
 		ResultSize: r.resultSize, Error: r.err, launchNs: r.launch, duration: r.duration}
-	if v.Running {
+	if v.Running && r.launch != 0 {
 		v.Duration = max(0, now.Sub(v.Launch))
 		v.duration = int64(v.Duration)
 	}
 	head, _, more := strings.Cut(r.err, "\n")
 	v.ErrorHead, v.ErrorHasMore = head, more
 	return v
+}
+
+// nanos returns t in Unix nanoseconds as a row keeps it: 0 for an
+// unknown (zero) time.
+func nanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// fromNanos returns the time of Unix nanoseconds n, 0 being unknown.
+func fromNanos(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n)
 }
 
 // tasksForTimeline returns copies of the first n task attempts of job id
@@ -214,8 +330,9 @@ func (s *AppStore) tasksForTimeline(id int64, n int, now time.Time) ([]taskView,
 	}
 	rows := j.tasks[:min(n, len(j.tasks))]
 	out := make([]taskView, len(rows))
+	names := executorNames{ids: s.execIDs, hosts: s.execHosts}
 	for i := range rows {
-		out[i] = s.taskView(&rows[i], now)
+		out[i] = names.taskView(&rows[i], now)
 	}
 	return out, len(j.tasks)
 }

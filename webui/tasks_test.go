@@ -5,7 +5,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -118,5 +120,96 @@ func BenchmarkJobPage(b *testing.B) {
 				b.SetBytes(int64(rec.Body.Len()))
 			}
 		})
+	}
+}
+
+// A log of task starts without their ends (a hostile one, or a job of
+// more running tasks than the limit) keeps at most spark.ui.retainedTasks
+// rows: the oldest running ones go, and the page says how many; their
+// ends, when they come, are counted and not kept again.
+func TestRetainedTasksBoundsRunningTasks(t *testing.T) {
+	const retained, n = 10000, 50000
+	store := webui.NewAppStore(webui.WithRetainedTasks(retained))
+	store.OnEvent(endpoints.ApplicationStart{Time: t0, AppID: storeApp})
+	store.OnEvent(endpoints.JobStart{Time: t0, JobID: 1, NumTasks: n})
+	start := time.Now()
+	for i := range n {
+		store.OnEvent(endpoints.TaskStart{Time: t0, JobID: 1, TaskID: int64(i), Partition: i, ExecutorID: "1"})
+	}
+	t.Logf("%d starts without ends, retainedTasks %d: %v", n, retained, time.Since(start))
+	for i := range 100 {
+		store.OnEvent(endpoints.TaskEnd{Time: t0.Add(time.Second), JobID: 1, TaskID: int64(i), Partition: i, ExecutorID: "1",
+			State: messages.TaskState_TASK_STATE_FINISHED, Duration: time.Second})
+	}
+	url := serve(t, webui.NewApplicationUI(store)).URL
+	var job jobJSON
+	getJSON(t, url+"/api/v1/applications/"+storeApp+"/jobs/1", &job)
+	if job.NumCompletedTasks != 100 || job.NumActiveTasks != n-100 {
+		t.Fatalf("job = %+v; want the counts of every attempt", job)
+	}
+	var tasks []struct {
+		TaskID int64 `json:"taskId"`
+	}
+	getJSON(t, url+"/api/v1/applications/"+storeApp+"/stages/1/0/taskList", &tasks)
+	if len(tasks) == 0 || tasks[0].TaskID < n-retained {
+		t.Fatalf("kept tasks from %+v; want the newest %d", tasks, retained)
+	}
+	getJSON(t, url+"/api/v1/applications/"+storeApp+"/stages/1/0/taskList?offset="+strconv.Itoa(retained), &tasks)
+	if len(tasks) != 0 {
+		t.Fatalf("kept more than %d tasks", retained)
+	}
+	_, body := get(t, url+"/jobs/job/?id=1", "")
+	if !strings.Contains(body, `id="running-dropped"`) {
+		t.Fatalf("the page does not say running tasks were dropped:\n%.3000s", body)
+	}
+}
+
+// BenchmarkTaskStartsWithoutEnds is the cost of a task start in a job
+// that holds spark.ui.retainedTasks running attempts.
+func BenchmarkTaskStartsWithoutEnds(b *testing.B) {
+	store := webui.NewAppStore(webui.WithRetainedTasks(10000))
+	store.OnEvent(endpoints.JobStart{Time: t0, JobID: 1, NumTasks: b.N})
+	b.ReportAllocs()
+	for i := range b.N {
+		store.OnEvent(endpoints.TaskStart{Time: t0, JobID: 1, TaskID: int64(i), Partition: i, ExecutorID: "1"})
+	}
+}
+
+// BenchmarkOnEventDuringRenders is the wait of the listener bus's events
+// into the store, one a millisecond, while two clients render a page of a
+// 100,000-task job sorted by its errors, b.N times each: the store's lock
+// is held for a copy of the rows, never for their sort.
+func BenchmarkOnEventDuringRenders(b *testing.B) {
+	store := webui.NewAppStore()
+	feedTasks(store, 100000)
+	h := webui.NewApplicationUI(store)
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	b.ResetTimer()
+	for range 2 {
+		wg.Go(func() {
+			for range b.N {
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/jobs/job/?id=1&task.sort=Errors&task.desc=true", nil))
+			}
+		})
+	}
+	go func() { wg.Wait(); close(done) }()
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	var worst, total time.Duration
+	events := 0
+	for id := int64(200000); ; id++ {
+		select {
+		case <-done:
+			b.ReportMetric(float64(total.Microseconds())/float64(max(1, events)), "µs/event")
+			b.ReportMetric(float64(worst.Microseconds()), "worst-µs")
+			return
+		case <-tick.C:
+		}
+		start := time.Now()
+		store.OnEvent(endpoints.TaskStart{Time: t0, JobID: 2, TaskID: id, ExecutorID: "1"})
+		d := time.Since(start)
+		worst, total, events = max(worst, d), total+d, events+1
 	}
 }

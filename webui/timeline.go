@@ -8,6 +8,7 @@ package webui
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"time"
 )
@@ -137,25 +138,44 @@ func packRows(spans []timelineSpan, x func(time.Time) int) ([]int, int) {
 	return rowOf, max(1, len(ends))
 }
 
-// ticks returns about five labelled ticks over [from, to].
-func ticks(from, to time.Time, x func(time.Time) int) []svgTick {
-	span := to.Sub(from)
-	steps := []time.Duration{time.Millisecond, 10 * time.Millisecond, 100 * time.Millisecond, time.Second,
+// maxTimelineTicks bounds a time axis' ticks, whatever its span.
+const maxTimelineTicks = 12
+
+// tickStep returns the step of about five ticks over span: a round
+// duration, from a millisecond to days by 1, 2 and 5 times a power of ten
+// (no upper limit but time.Duration's).
+func tickStep(span time.Duration) time.Duration {
+	for _, s := range []time.Duration{time.Millisecond, 10 * time.Millisecond, 100 * time.Millisecond, time.Second,
 		5 * time.Second, 10 * time.Second, 30 * time.Second, time.Minute, 5 * time.Minute, 10 * time.Minute,
-		30 * time.Minute, time.Hour, 6 * time.Hour, 24 * time.Hour}
-	step := steps[len(steps)-1]
-	for _, s := range steps {
+		30 * time.Minute, time.Hour, 6 * time.Hour, 24 * time.Hour} {
 		if span/s <= 6 {
-			step = s
-			break
+			return s
 		}
 	}
+	day := 24 * time.Hour
+	for m := 10 * day; m < math.MaxInt64/50; m *= 10 {
+		for _, f := range []time.Duration{1, 2, 5} {
+			if span/(f*m) <= 6 {
+				return f * m
+			}
+		}
+	}
+	return math.MaxInt64 / 6
+}
+
+// ticks returns about five labelled ticks over [from, to], at most
+// maxTimelineTicks.
+func ticks(from, to time.Time, x func(time.Time) int) []svgTick {
+	step := tickStep(to.Sub(from))
 	layout := "15:04:05"
-	if step < time.Second {
+	switch {
+	case step < time.Second:
 		layout = "15:04:05.000"
+	case step >= 24*time.Hour:
+		layout = "2006-01-02"
 	}
 	var out []svgTick
-	for t := from.Truncate(step); !t.After(to); t = t.Add(step) {
+	for t := from.Truncate(step); !t.After(to) && len(out) < maxTimelineTicks; t = t.Add(step) {
 		if t.Before(from) {
 			continue
 		}
@@ -164,8 +184,18 @@ func ticks(from, to time.Time, x func(time.Time) int) []svgTick {
 	return out
 }
 
+// earliest returns the earlier of from and t, a zero time being unknown.
+func earliest(from, t time.Time) time.Time {
+	if t.IsZero() || (!from.IsZero() && !t.Before(from)) {
+		return from
+	}
+	return t
+}
+
 // appTimeline draws the executors added and removed and the newest jobs
-// over the application's time, up to now.
+// over the application's time, from its start (or, unknown, the earliest
+// time known) up to now; times before are drawn at its start, unknown
+// (zero) ones are not drawn.
 func appTimeline(app AppInfo, execs []executorStatus, jobs []jobStatus, now time.Time, base string) svgTimeline {
 	from := app.Start
 	var marks []timelineSpan
@@ -173,23 +203,26 @@ func appTimeline(app AppInfo, execs []executorStatus, jobs []jobStatus, now time
 		if ex.IsDriver() {
 			continue
 		}
-		if from.IsZero() || (!ex.AddTime.IsZero() && ex.AddTime.Before(from)) {
-			from = ex.AddTime
+		if app.Start.IsZero() {
+			from = earliest(from, ex.AddTime)
 		}
-		marks = append(marks, timelineSpan{start: ex.AddTime, class: "added",
-			title: fmt.Sprintf("Executor %s added at %s", ex.ID, ex.AddTime.Format("15:04:05"))})
+		if !ex.AddTime.IsZero() {
+			marks = append(marks, timelineSpan{start: ex.AddTime, class: "added",
+				title: fmt.Sprintf("Executor %s added at %s", ex.ID, ex.AddTime.Format("15:04:05"))})
+		}
 		if !ex.IsActive() {
 			marks = append(marks, timelineSpan{start: ex.RemoveTime, class: "removed",
 				title: fmt.Sprintf("Executor %s removed at %s: %s", ex.ID, ex.RemoveTime.Format("15:04:05"), ex.RemoveReason)})
 		}
 	}
+	jobs = slices.DeleteFunc(jobs, func(j jobStatus) bool { return j.Submitted.IsZero() })
 	slices.SortFunc(jobs, func(a, b jobStatus) int { return a.Submitted.Compare(b.Submitted) })
 	notDrawn := max(0, len(jobs)-maxTimelineJobs)
 	jobs = jobs[notDrawn:]
 	spans := make([]timelineSpan, 0, len(jobs))
 	for _, j := range jobs {
-		if from.IsZero() || j.Submitted.Before(from) {
-			from = j.Submitted
+		if app.Start.IsZero() {
+			from = earliest(from, j.Submitted)
 		}
 		end := j.Ended
 		if end.IsZero() {
@@ -199,7 +232,7 @@ func appTimeline(app AppInfo, execs []executorStatus, jobs []jobStatus, now time
 			title: fmt.Sprintf("Job %d (%s): %s, %s", j.ID, j.Name, j.Status, formatDuration(end.Sub(j.Submitted))),
 			href:  fmt.Sprintf("%s/jobs/job/?id=%d", base, j.ID)})
 	}
-	if from.IsZero() {
+	if from.IsZero() || from.After(now) {
 		from = now
 	}
 	tl := drawTimeline("app-timeline", from, now, []timelineLane{{label: "Executors", marks: marks}, {label: "Jobs", spans: spans}})
@@ -207,16 +240,31 @@ func appTimeline(app AppInfo, execs []executorStatus, jobs []jobStatus, now time
 	return tl
 }
 
-// jobTimeline draws the first tasks of job j per executor.
+// jobTimeline draws the first tasks of job j per executor, over the job's
+// time (from its submission, or, unknown, its first task's launch);
+// tasks of an unknown launch are not drawn.
 func jobTimeline(j jobStatus, tasks []taskView, total int, now time.Time) svgTimeline {
 	end := j.Ended
 	if end.IsZero() {
 		end = now
 	}
+	from := j.Submitted
+	if from.IsZero() {
+		for _, t := range tasks {
+			from = earliest(from, t.Launch)
+		}
+	}
+	if from.IsZero() || from.After(end) {
+		from = end
+	}
 	var lanes []timelineLane
 	lane := map[string]int{}
 	notDrawn := total - len(tasks)
 	for _, t := range tasks {
+		if t.Launch.IsZero() {
+			notDrawn++
+			continue
+		}
 		i, ok := lane[t.ExecutorID]
 		if !ok {
 			if len(lanes) == maxTimelineLanes {
@@ -232,7 +280,7 @@ func jobTimeline(j jobStatus, tasks []taskView, total int, now time.Time) svgTim
 			title: fmt.Sprintf("Task %d (index %d, attempt %d) on %s: %s, %s", t.TaskID, t.Index, t.Attempt, t.Host,
 				t.Status, formatDuration(t.Duration))})
 	}
-	tl := drawTimeline("job-timeline", j.Submitted, end, lanes)
+	tl := drawTimeline("job-timeline", from, end, lanes)
 	tl.NotDrawn, tl.NotDrawnWhat = notDrawn, "tasks"
 	return tl
 }

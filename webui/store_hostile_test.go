@@ -1,0 +1,78 @@
+package webui_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/sparkrpc/sparkrpc/endpoints"
+	"github.com/sparkrpc/sparkrpc/messages"
+	"github.com/sparkrpc/sparkrpc/webui"
+)
+
+// allocated returns the bytes f allocates.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// A job's count of tasks or a task's index, however large or negative,
+// neither panics the store nor sizes what it allocates.
+func TestAHostileTaskCountNeitherPanicsNorAllocates(t *testing.T) {
+	s := webui.NewAppStore()
+	s.OnEvent(endpoints.ApplicationStart{AppID: "a"})
+	fin := messages.TaskState_TASK_STATE_FINISHED
+	n := allocated(func() {
+		s.OnEvent(endpoints.JobStart{JobID: 1, NumTasks: -1})
+		s.OnEvent(endpoints.TaskEnd{JobID: 1, TaskID: 1, Partition: 0, State: fin})
+		s.OnEvent(endpoints.JobStart{JobID: 2, NumTasks: 2_000_000_000})
+		s.OnEvent(endpoints.TaskEnd{JobID: 2, TaskID: 2, Partition: 1_999_999_999, State: fin})
+		s.OnEvent(endpoints.TaskEnd{JobID: 2, TaskID: 3, Partition: 99_999_999, State: fin})
+		s.OnEvent(endpoints.TaskEnd{JobID: 2, TaskID: 4, Partition: -5, State: fin})
+	})
+	if n > 1<<20 {
+		t.Errorf("six events allocated %d bytes", n)
+	}
+	srv := webui.NewApplicationUI(s)
+	for _, p := range []string{"/jobs/", "/jobs/job/?id=1", "/jobs/job/?id=2", "/api/v1/applications/a/jobs"} {
+		start := time.Now()
+		w := httptest.NewRecorder()
+		srv.ServeHTTP(w, httptest.NewRequest(http.MethodGet, p, nil))
+		if w.Code != http.StatusOK {
+			t.Errorf("%s = %d: %s", p, w.Code, w.Body)
+		}
+		t.Logf("%s: %d bytes in %v", p, w.Body.Len(), time.Since(start))
+	}
+}
+
+// A job's completed indices are counted once each, in and out of order.
+func TestCompletedIndicesCountEachIndexOnce(t *testing.T) {
+	s := webui.NewAppStore()
+	s.OnEvent(endpoints.ApplicationStart{AppID: "a"})
+	s.OnEvent(endpoints.JobStart{JobID: 1, NumTasks: 100_000, Time: time.Unix(1, 0)})
+	fin := messages.TaskState_TASK_STATE_FINISHED
+	id := int64(0)
+	for _, p := range []int{99_999, 5, 5, 99_999, 70_000, 0, 100_000, -1} {
+		id++
+		s.OnEvent(endpoints.TaskEnd{JobID: 1, TaskID: id, Partition: p, State: fin})
+	}
+	for p := range 100_000 {
+		id++
+		s.OnEvent(endpoints.TaskEnd{JobID: 1, TaskID: id, Partition: p, State: fin})
+	}
+	var jobs []struct {
+		NumCompletedIndices int `json:"numCompletedIndices"`
+	}
+	srv := webui.NewApplicationUI(s)
+	w := httptest.NewRecorder()
+	srv.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/api/v1/applications/a/jobs", nil))
+	if err := json.Unmarshal(w.Body.Bytes(), &jobs); err != nil || len(jobs) != 1 || jobs[0].NumCompletedIndices != 100_000 {
+		t.Fatalf("jobs = %+v, %v; want 100000 completed indices", jobs, err)
+	}
+}
