@@ -108,10 +108,15 @@ func rollingInfo(dir string) (Info, error) {
 // Writer writes it second.
 const peekLines = 8
 
+// peekBudget bounds what peekApp reads of a log (decompressed): its
+// first lines are short, and a log whose start is not is not worth more
+// at every scan of its folder.
+const peekBudget = 64 << 10
+
 // peekApp sets in's ids from the ApplicationStart at the start of file p,
 // when there is one.
 func peekApp(p string, in *Info) {
-	lg := &Log{path: p, limit: peekLines}
+	lg := &Log{path: p, limit: peekLines, maxLine: peekBudget, budget: peekBudget}
 	var res Result
 	_ = lg.readFile(p, false, endpoints.ListenerFunc(func(ev endpoints.Event) {
 		if as, ok := ev.(endpoints.ApplicationStart); ok {

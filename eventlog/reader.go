@@ -70,6 +70,7 @@ type Log struct {
 	limit  int   // > 0: the lines of a file to read at most
 
 	maxLine int64 // > 0: the longest line decoded (a test's), else MaxLineSize
+	budget  int64 // > 0: the bytes of a file to read at most (a peek's)
 }
 
 // Open returns the Log at path: a log's file (with or without its
@@ -161,7 +162,7 @@ func (lg *Log) readFile(p string, final bool, l endpoints.Listener, res *Result)
 	var r io.Reader = f
 	skip := 0
 	if compressed {
-		zr, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1))
+		zr, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(lg.budget > 0))
 		if err != nil {
 			return fmt.Errorf("eventlog: %w", err)
 		}
@@ -170,11 +171,19 @@ func (lg *Log) readFile(p string, final bool, l endpoints.Listener, res *Result)
 	} else if _, err := f.Seek(lg.offset, io.SeekStart); err != nil {
 		return fmt.Errorf("eventlog: %w", err)
 	}
-	br := bufio.NewReaderSize(r, 1<<20)
+	bufSize := 1 << 20
+	if lg.budget > 0 {
+		bufSize = int(min(lg.budget, 64<<10))
+	}
+	br := bufio.NewReaderSize(r, bufSize)
 	var long []byte
 	var longN int64 // bytes of the line being read, before b
+	var read int64  // bytes read, for the budget
 	for lg.limit <= 0 || lg.lines < lg.limit {
 		b, err := br.ReadSlice('\n')
+		if read += int64(len(b)); lg.budget > 0 && read > lg.budget {
+			return nil // a peek reads no further
+		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			if longN += int64(len(b)); longN <= lg.lineCap() {
 				long = append(long, b...)

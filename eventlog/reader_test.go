@@ -1,9 +1,11 @@
 package eventlog_test
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"testing"
 
@@ -166,5 +168,26 @@ func TestUpdateFollowsARollingLog(t *testing.T) {
 	}
 	if files < 3 || len(ents) != files+1 || len(c.evs) != len(appEvents()) {
 		t.Fatalf("%d files of %d entries, %d events", files, len(ents), len(c.evs))
+	}
+}
+
+// List reads little of each log whatever its first line: a log starting
+// with a 32 MiB line costs it a bounded read, and the log is still listed
+// (by its file's name).
+func TestListPeeksABoundedStart(t *testing.T) {
+	dir := t.TempDir()
+	huge := append(bytes.Repeat([]byte("x"), 32<<20), '\n')
+	if err := os.WriteFile(filepath.Join(dir, "app-huge"), huge, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	logs, err := eventlog.List(dir)
+	runtime.ReadMemStats(&after)
+	if err != nil || len(logs) != 1 || logs[0].AppID != "app-huge" {
+		t.Fatalf("List = %+v, %v", logs, err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 2<<20 {
+		t.Fatalf("List allocated %d bytes for a log starting with a 32 MiB line", n)
 	}
 }
