@@ -43,6 +43,11 @@ type Result struct {
 	Events   int       // events delivered to the listener
 	Skipped  int       // lines skipped (corrupt or truncated)
 	Problems []Problem // the first 100 of the lines skipped
+	// Restarted reports that the log's file was shorter than what had
+	// been read of it (replaced, e.g. with spark.eventLog.overwrite):
+	// the reading started again from its start, and a listener that
+	// built something from the earlier readings must start again too.
+	Restarted bool
 }
 
 func (r *Result) skip(p Problem) {
@@ -159,6 +164,9 @@ func (lg *Log) readFile(p string, final bool, l endpoints.Listener, res *Result)
 	}
 	defer f.Close()
 	compressed := strings.HasSuffix(strings.TrimSuffix(p, inProgressSuffix), codecSuffix)
+	if st, err := f.Stat(); err == nil && !compressed && st.Size() < lg.offset {
+		lg.offset, lg.lines, res.Restarted = 0, 0, true
+	}
 	var r io.Reader = f
 	skip := 0
 	if compressed {
@@ -197,6 +205,12 @@ func (lg *Log) readFile(p string, final bool, l endpoints.Listener, res *Result)
 			b = append(long, b...)
 		}
 		long, longN = nil, 0
+		if err != nil && skip > 0 && final && size == 0 {
+			// A compressed log with fewer lines than were read of it:
+			// replaced; the next reading starts from its start.
+			lg.lines, res.Restarted = 0, true
+			return nil
+		}
 		if err != nil {
 			// io.EOF, or a compressed stream cut short: what was
 			// decoded is all there is for now.

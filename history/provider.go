@@ -121,6 +121,10 @@ func (p *Provider) Refresh() error {
 		}
 		// Read outside the lock: the list shows the last reading meanwhile.
 		r, err := readSafely(sumLog, &sum)
+		if r.Restarted { // replaced: read the new log alone
+			sumLog, sum, probs = eventlog.Open(in.Path), summary{}, problems{}
+			r, err = readSafely(sumLog, &sum)
+		}
 		probs.add(r, err)
 		if err != nil {
 			p.cfg.Logger.Warn().Err(err).Str("log", in.Path).Msg("cannot read an event log")
@@ -204,6 +208,10 @@ func (p *Provider) Store(id string) (*webui.AppStore, []string, error) {
 		p.replays <- struct{}{}
 		var r eventlog.Result
 		r, err = readSafely(a.storeLog, a.store)
+		if r.Restarted { // replaced: replay the new log alone
+			a.store, a.storeLog, a.storeErr = webui.NewAppStore(), eventlog.Open(info.Path), problems{}
+			r, err = readSafely(a.storeLog, a.store)
+		}
 		<-p.replays
 		a.storeErr.add(r, nil)
 		if err == nil {

@@ -87,3 +87,43 @@ func TestTwoLogsOfOneApplicationAreListedOnce(t *testing.T) {
 		t.Fatalf("jobs page = %d:\n%s", code, body)
 	}
 }
+
+// A log replaced by a shorter one (spark.eventLog.overwrite) is read again
+// from its start: the list and the pages show the new run alone.
+func TestReplacedLogIsReadAgain(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	var evs []endpoints.Event
+	evs = append(evs, endpoints.ApplicationStart{Time: now, AppID: "app-again", AppName: "long first run"})
+	for j := range 20 {
+		evs = append(evs, endpoints.JobStart{Time: now, JobID: int64(j), TaskName: "t", NumTasks: 1}, endpoints.JobEnd{Time: now, JobID: int64(j)})
+	}
+	writeLog(t, dir, "app-again", true, append(evs, endpoints.ApplicationEnd{Time: now})...)
+	p, hs := historyServer(t, dir)
+	var jobs []jobFigures
+	getJSON(t, hs.URL+"/api/v1/applications/app-again/jobs", &jobs)
+	if len(jobs) != 20 {
+		t.Fatalf("first run: %d jobs", len(jobs))
+	}
+	w := eventlog.NewWriter(eventlog.Config{Dir: dir, Overwrite: true, QueueBytes: 1 << 20})
+	if err := w.Start("app-again", ""); err != nil {
+		t.Fatal(err)
+	}
+	w.OnEvent(endpoints.ApplicationStart{Time: now.Add(time.Hour), AppID: "app-again", AppName: "short rerun"})
+	w.OnEvent(endpoints.JobStart{Time: now, JobID: 0, TaskName: "t", NumTasks: 1})
+	w.OnEvent(endpoints.JobEnd{Time: now, JobID: 0})
+	w.OnEvent(endpoints.ApplicationEnd{Time: now.Add(time.Hour)})
+	closeLog(t, w)
+	if err := p.Refresh(); err != nil {
+		t.Fatal(err)
+	}
+	var apps []webui.ApplicationInfo
+	getJSON(t, hs.URL+"/api/v1/applications", &apps)
+	if len(apps) != 1 || apps[0].Name != "short rerun" {
+		t.Fatalf("applications after the rerun = %+v", apps)
+	}
+	getJSON(t, hs.URL+"/api/v1/applications/app-again/jobs", &jobs)
+	if len(jobs) != 1 {
+		t.Fatalf("after the rerun: %d jobs, want 1", len(jobs))
+	}
+}
