@@ -48,8 +48,11 @@
 //
 // A job keeps at most spark.ui.retainedTasks (100000) task attempts; beyond,
 // its oldest ended attempts are dropped, a tenth of the limit at least at a
-// time, while its counts keep every attempt and its page says how many were
-// dropped. spark.ui.retainedJobs (1000) and spark.ui.retainedDeadExecutors
+// time (its oldest running ones too when too few have ended: a log of
+// starts without ends stays bounded), while its counts keep every attempt
+// and its page says how many were dropped. A page copies a job's rows
+// under the store's lock and sorts them outside it, so that views never
+// hold up the listener bus. Nothing is sized from an event's counts. spark.ui.retainedJobs (1000) and spark.ui.retainedDeadExecutors
 // (100) bound ended jobs and removed executors (StoreOptionsFromConf). The resource manager's UI asks its endpoint for reports. With
 // WithExecutorAllocation, the driver's executors page shows dynamic
 // allocation's target, backlog and idle executors and its last decisions

@@ -29,7 +29,7 @@ type ApplicationInfo struct {
 
 // ApplicationAttemptInfo is Spark's ApplicationAttemptInfo. Times are
 // Spark's text ("2015-02-03T16:42:59.720GMT") and epoch milliseconds;
-// a running application's end is the epoch's start and -1.
+// a running application's end is Spark's "1969-12-31T23:59:59.999GMT" and -1.
 type ApplicationAttemptInfo struct {
 	AttemptID        string `json:"attemptId,omitempty"`
 	StartTime        string `json:"startTime"`
