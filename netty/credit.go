@@ -57,7 +57,7 @@ const (
 
 // endpointShare is the share of the connection's inbound bound that one
 // endpoint is granted: that many endpoints flooded at once fill it.
-const endpointShare = 16
+const endpointShare = 4
 
 // grantFraction is the fraction of its credit after which a target's read
 // messages are marked, so that their credit comes back once processed.

@@ -172,13 +172,13 @@
 // sender cannot move its backlog into this env's memory, and nothing is
 // dropped. The bound holds per connection, so every message on it would
 // wait, whatever its endpoint, once it is reached: each side therefore
-// grants its peer a credit per endpoint of a sixteenth of the bound
+// grants its peer a credit per endpoint of a quarter of the bound
 // (credit.go), and a sender holds what exceeds an endpoint's credit in a
 // queue of that endpoint in its own outbox (counted in
 // spark.rpc.io.maxQueuedBytesPerConnection), until the endpoint has
 // processed what it was sent. One slow endpoint so holds up only its own
 // messages: the connection stays readable for the others and for replies
-// (unless sixteen endpoints are flooded at once), and a peer that ignores
+// (unless four endpoints are flooded at once), and a peer that ignores
 // the credit it accepted is cut off. A handler that asks that same peer and waits
 // while its connection is over the bound waits until its ask times out:
 // keep the bounds well above what a handler leaves queued. A concurrent
