@@ -39,7 +39,6 @@ type app struct {
 	added     int
 	jobs      []*job
 	running   map[int64]*taskRun // by task id
-	nextRun   int
 }
 
 // executor is one executor process.

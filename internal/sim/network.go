@@ -81,14 +81,6 @@ const (
 	envDisconnected
 )
 
-// descOr is e's description, or what when e is nil.
-func (e *envelope) descOr(what string) string {
-	if e == nil {
-		return what
-	}
-	return e.desc
-}
-
 func newNetwork(w *World) *network {
 	return &network{w: w, nodes: make(map[string]*node), links: make(map[[2]string]*link), conns: make(map[[2]string]*conn)}
 }

@@ -25,14 +25,13 @@ type trace struct {
 	keep bool // keep every line
 
 	// lines and the hash are the loop's; notes come from other goroutines.
-	lines    []string
-	hash     [32]byte
-	sum      uint64
-	failAt   int // index in lines of the first failure, -1 before
-	mu       sync.Mutex
-	notes    []string
-	hashFull bool
-	raced    string // the hash before the first armed race, if one ran
+	lines  []string
+	hash   [32]byte
+	sum    uint64
+	failAt int // index in lines of the first failure, -1 before
+	mu     sync.Mutex
+	notes  []string
+	raced  string // the hash before the first armed race, if one ran
 }
 
 func newTrace(w *World) *trace { return &trace{w: w, failAt: -1} }
