@@ -92,10 +92,18 @@ func TestHistoryShowsWhatTheLiveUIShowed(t *testing.T) {
 	var liveJobs []jobFigures
 	testutil.Eventually(t, 10*time.Second, "the live UI to show both jobs ended", func() bool {
 		getJSON(t, live.URL+"/api/v1/applications/"+app+"/jobs", &liveJobs)
-		return len(liveJobs) == 2 && liveJobs[0].Status != "RUNNING" && liveJobs[1].Status != "RUNNING"
+		// A failed job ends before the ends of its attempts still
+		// running: wait for those too.
+		return len(liveJobs) == 2 && liveJobs[0].Status != "RUNNING" && liveJobs[1].Status != "RUNNING" &&
+			liveJobs[0].NumActiveTasks == 0 && liveJobs[1].NumActiveTasks == 0
 	})
 	var liveExecs []executorFigures
 	getJSON(t, live.URL+"/api/v1/applications/"+app+"/allexecutors", &liveExecs)
+	for _, e := range liveExecs {
+		if e.TotalTasks != e.CompletedTasks+e.FailedTasks {
+			t.Fatalf("executor %s still runs tasks once both jobs ended: %+v", e.ID, e)
+		}
+	}
 	d.PostEvent(endpoints.ApplicationEnd{Time: time.Now()})
 	stop()
 	closeLog(t, w)

@@ -124,6 +124,14 @@ var determinismFlag = flag.Int("determinism", 20, "TestDeterminism runs seeds 1.
 // TestDeterminism runs seeds twice and checks that each gives the same
 // trace hash both times.
 func TestDeterminism(t *testing.T) {
+	if raceEnabled {
+		// The race detector reorders goroutines at random, and the
+		// simulator still has sources of nondeterminism it does not
+		// order (docs/testing.md, "What is not deterministic"): under it,
+		// a seed in a few hundred replays differently. CI runs this test
+		// without it.
+		t.Skip("determinism is checked without the race detector")
+	}
 	for i := range *determinismFlag {
 		seed := *firstFlag + uint64(i)
 		a, b := sim.RunSeed(t, seed, false), sim.RunSeed(t, seed, false)
