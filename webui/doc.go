@@ -192,8 +192,8 @@
 //
 // # Files
 //
-// An application's UI: store.go (AppStore), retention.go (what it keeps), tasks.go (a job's task rows,
-// sorted and paged), appui.go (ApplicationUI, the routes, WithBasePath),
+// An application's UI: store.go (AppStore), retention.go (what it
+// keeps), tasks.go (a job's task rows, sorted and paged), appui.go (ApplicationUI, the routes, WithBasePath),
 // driverui.go (DriverUI, AppInfo), jobspage.go, executorspage.go,
 // environment.go, timeline.go (the SVG timelines), restapi.go,
 // allocation.go, endpointsview.go, executorlogs.go (a driver's executor
