@@ -193,8 +193,9 @@
 // # Files
 //
 // An application's UI: store.go (AppStore), retention.go (what it
-// keeps), tasks.go (a job's task rows, sorted and paged), appui.go (ApplicationUI, the routes, WithBasePath),
-// driverui.go (DriverUI, AppInfo), jobspage.go, executorspage.go,
+// keeps), tasks.go (a job's task rows, sorted and paged), appui.go
+// (ApplicationUI, the routes, WithBasePath), driverui.go (DriverUI,
+// AppInfo), jobspage.go, executorspage.go,
 // environment.go, timeline.go (the SVG timelines), restapi.go,
 // allocation.go, endpointsview.go, executorlogs.go (a driver's executor
 // logs), flow.go and flowsvg.go (the message flow). A history server's:

@@ -1,0 +1,70 @@
+package bench
+
+// This file holds how a measurement is compared: its ratios to the
+// baselines of the same run, and the design's targets (docs/design.md §6)
+// it is held against.
+
+// targetSpec is a design target (docs/design.md §6).
+type targetSpec struct {
+	name      string
+	baseline  string // "" for an absolute target on a figure
+	metric    string // a ratio metric, or an Extra key / "msgs_per_sec" / metricP50 / metricP99 when absolute
+	atLeast   bool
+	threshold float64
+}
+
+// ratios compares f with each baseline that was measured.
+func ratios(f *Figures, baselines []Baseline) []Ratio {
+	if f == nil || !f.Verified.OK {
+		return nil
+	}
+	var out []Ratio
+	for _, b := range baselines {
+		bf := b.Figures
+		if bf == nil || b.Error != "" || !bf.Verified.OK {
+			continue
+		}
+		if bf.MsgsPerSec > 0 {
+			out = append(out, Ratio{Baseline: b.Name, Metric: "msgs_per_sec", Value: f.MsgsPerSec / bf.MsgsPerSec})
+		}
+		if f.Latency != nil && bf.Latency != nil && bf.Latency.P50 > 0 && bf.Latency.P99 > 0 {
+			out = append(out,
+				Ratio{Baseline: b.Name, Metric: "latency_p50", Value: f.Latency.P50 / bf.Latency.P50},
+				Ratio{Baseline: b.Name, Metric: "latency_p99", Value: f.Latency.P99 / bf.Latency.P99})
+		}
+	}
+	return out
+}
+
+// The absolute latency metrics a target without a baseline may name: the
+// asks' percentiles, in microseconds.
+const (
+	metricP50 = "p50_us"
+	metricP99 = "p99_us"
+)
+
+func evalTarget(t targetSpec, r *Result) TargetResult {
+	tr := TargetResult{Name: t.name, Baseline: t.baseline, Metric: t.metric, AtLeast: t.atLeast, Threshold: t.threshold}
+	if t.baseline != "" {
+		tr.Value, tr.Measured = r.Ratio(t.baseline, t.metric)
+	} else if r.Figures != nil && r.Figures.Verified.OK {
+		switch l := r.Figures.Latency; {
+		case t.metric == "msgs_per_sec":
+			tr.Value, tr.Measured = r.Figures.MsgsPerSec, true
+		case t.metric == metricP50 && l != nil:
+			tr.Value, tr.Measured = l.P50, true
+		case t.metric == metricP99 && l != nil:
+			tr.Value, tr.Measured = l.P99, true
+		default:
+			tr.Value, tr.Measured = r.Figures.Extra[t.metric]
+		}
+	}
+	if tr.Measured {
+		if t.atLeast {
+			tr.Met = tr.Value >= t.threshold
+		} else {
+			tr.Met = tr.Value <= t.threshold
+		}
+	}
+	return tr
+}
