@@ -257,6 +257,9 @@ func TestRunningApplicationIsFollowed(t *testing.T) {
 		getJSON(t, hs.URL+"/api/v1/applications?status=running", &apps)
 		return len(apps) == 1
 	})
+	if got := apps[0].Attempts[0]; got.EndTime != "1969-12-31T23:59:59.999GMT" || got.EndTimeEpoch != -1 || got.Completed {
+		t.Fatalf("a running application's attempt = %+v, want Spark's end before the epoch", got)
+	}
 	if code, body := get(t, hs.URL+"/?showIncomplete=true"); code != 200 || !strings.Contains(body, "app-running") {
 		t.Fatalf("incomplete list = %d:\n%s", code, body)
 	}

@@ -172,14 +172,8 @@ func (u *HistoryServerUI) apiApplications(w http.ResponseWriter, r *http.Request
 
 // historyAppInfo is a's Spark ApplicationInfo.
 func historyAppInfo(a HistoryApp) ApplicationInfo {
-	end, endEpoch := sparkTime(time.Unix(0, 0)), int64(-1)
-	if !a.End.IsZero() {
-		end, endEpoch = sparkTime(a.End), a.End.UnixMilli()
-	}
-	return ApplicationInfo{ID: a.ID, Name: a.Name, Attempts: []ApplicationAttemptInfo{{
-		StartTime: sparkTime(a.Start), EndTime: end, LastUpdated: sparkTime(a.LastUpdated),
-		Duration: a.Duration().Milliseconds(), SparkUser: a.User, Completed: a.Completed, AppSparkVersion: a.Version,
-		StartTimeEpoch: a.Start.UnixMilli(), EndTimeEpoch: endEpoch, LastUpdatedEpoch: a.LastUpdated.UnixMilli()}}}
+	return ApplicationInfo{ID: a.ID, Name: a.Name, Attempts: []ApplicationAttemptInfo{
+		attemptInfo(a.AttemptID, a.User, a.Version, a.Start, a.End, a.LastUpdated, a.Duration(), a.Completed)}}
 }
 
 // notices are the notices of a log's problems on its application's pages.

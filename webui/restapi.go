@@ -92,15 +92,26 @@ type jobData struct {
 // "1969-12-31T23:59:59.999GMT", the same instant.
 func (s *AppStore) ApplicationInfo() ApplicationInfo {
 	app := s.Info()
-	now, end, endEpoch := time.Now(), time.UnixMilli(-1), int64(-1)
+	last := time.Now()
 	if !app.End.IsZero() {
-		now, end, endEpoch = app.End, app.End, app.End.UnixMilli()
+		last = app.End
 	}
-	a := ApplicationAttemptInfo{AttemptID: app.AttemptID, StartTime: sparkTime(app.Start), EndTime: sparkTime(end),
-		LastUpdated: sparkTime(now), Duration: now.Sub(app.Start).Milliseconds(), SparkUser: app.User,
-		Completed: !app.End.IsZero(), AppSparkVersion: app.Version, StartTimeEpoch: app.Start.UnixMilli(),
-		EndTimeEpoch: endEpoch, LastUpdatedEpoch: now.UnixMilli()}
+	a := attemptInfo(app.AttemptID, app.User, app.Version, app.Start, app.End, last, last.Sub(app.Start), !app.End.IsZero())
 	return ApplicationInfo{ID: app.ID, Name: app.Name, Attempts: []ApplicationAttemptInfo{a}}
+}
+
+// attemptInfo is Spark's ApplicationAttemptInfo of an attempt that started
+// at start, ended at end (zero: it runs; Spark's instant before the epoch
+// then) and was last updated at lastUpdated.
+func attemptInfo(attemptID, user, version string, start, end, lastUpdated time.Time, d time.Duration, completed bool) ApplicationAttemptInfo {
+	endText, endEpoch := sparkTime(time.UnixMilli(-1)), int64(-1)
+	if !end.IsZero() {
+		endText, endEpoch = sparkTime(end), end.UnixMilli()
+	}
+	return ApplicationAttemptInfo{AttemptID: attemptID, StartTime: sparkTime(start), EndTime: endText,
+		LastUpdated: sparkTime(lastUpdated), Duration: d.Milliseconds(), SparkUser: user, Completed: completed,
+		AppSparkVersion: version, StartTimeEpoch: start.UnixMilli(), EndTimeEpoch: endEpoch,
+		LastUpdatedEpoch: lastUpdated.UnixMilli()}
 }
 
 func (u *appUI) applicationInfo() ApplicationInfo {
