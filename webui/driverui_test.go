@@ -34,6 +34,7 @@ type jobJSON struct {
 	NumCompletedIndices int    `json:"numCompletedIndices"`
 	SubmissionTime      string `json:"submissionTime"`
 	CompletionTime      string `json:"completionTime"`
+	StageIDs            []int  `json:"stageIds"`
 }
 
 const testApp = "app-20261203-0001"

@@ -91,6 +91,12 @@ func TestAppStoreServesThePagesFromEventsAlone(t *testing.T) {
 	if len(jobs) != 3 || jobs[0].Status != "RUNNING" || jobs[1].Status != "FAILED" || jobs[2].Status != "SUCCEEDED" || jobs[2].NumCompletedIndices != 2 {
 		t.Fatalf("jobs = %+v", jobs)
 	}
+	// One stage a job, numbered as the job (its taskList route's).
+	for _, j := range jobs {
+		if len(j.StageIDs) != 1 || int64(j.StageIDs[0]) != j.JobID {
+			t.Fatalf("job %d's stageIds = %v, want [%d]", j.JobID, j.StageIDs, j.JobID)
+		}
+	}
 
 	var env struct {
 		Runtime         map[string]string `json:"runtime"`
