@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeconf"
+	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -30,11 +31,16 @@ func TestKubernetesRestrictedNamespace(t *testing.T) {
 	if _, err := c.CoreV1().Namespaces().Update(ctx, n, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	// The enforcement is on: a plain pod is refused.
+	// The enforcement is on: a plain pod is refused, once the admission
+	// plugin's cache of namespaces has seen the label.
 	plain := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "plain"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "x"}}}}
-	if _, err := c.CoreV1().Pods(ns).Create(ctx, plain, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err == nil ||
-		!strings.Contains(err.Error(), "violates PodSecurity") {
-		t.Fatalf("a plain pod in the restricted namespace: %v", err)
+	var refused error
+	testutil.Eventually(t, 30*time.Second, "a plain pod to be refused in the restricted namespace", func() bool {
+		_, refused = c.CoreV1().Pods(ns).Create(ctx, plain, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		return refused != nil
+	})
+	if !strings.Contains(refused.Error(), "violates PodSecurity") {
+		t.Fatalf("a plain pod in the restricted namespace: %v", refused)
 	}
 
 	prefix := fmt.Sprintf("rc%d", time.Now().UnixNano()%1e9)
