@@ -96,6 +96,9 @@ type messageType struct {
 	// cost bounds what a payload may cost once decoded; nil when the
 	// type's decode is bounded by a constant (decodelimit.go).
 	cost *costPlan
+	// slab says how the reader decodes the type's small messages into its
+	// byte slab (slab.go); nil when it does not.
+	slab *slabPlan
 }
 
 // findMessageType looks up the message type of the full name typ in the
@@ -110,6 +113,9 @@ func findMessageType(typ []byte) (*messageType, error) {
 	if zero, ok := mt.New().Interface().(vtDecoder); ok {
 		t.zero = zero // a new message, not Zero's nil pointer, which clones to nil
 		_, t.lends = zero.(vtLender)
+		if t.lends {
+			t.slab = planSlab(mt.Descriptor(), t.goType)
+		}
 		t.plan = planChecks(mt.Descriptor())
 		if m := zero.(proto.Message); oneDescriptorPerType(m) {
 			if t.plan.empty() {
@@ -143,33 +149,59 @@ func (t *messageType) decodeAs(payload []byte, alias bool) (proto.Message, error
 			return nil, err
 		}
 	}
-	if t.zero != nil {
-		msg := t.zero.CloneMessageVT()
-		var err error
-		if alias {
-			err = msg.(vtLender).UnmarshalVTUnsafe(payload)
-		} else {
-			err = msg.(vtDecoder).UnmarshalVT(payload)
-		}
-		if err != nil {
-			return nil, err
-		}
-		if t.unknown >= 0 && reflect.ValueOf(msg).Elem().Field(t.unknown).Len() == 0 {
-			return msg, nil
-		}
-		if t.fields != nil {
-			if err := t.fields.check(msg); err != nil {
-				return nil, err
-			}
-			return msg, nil
-		}
-		if err := t.plan.check(msg.ProtoReflect()); err != nil {
+	if t.zero == nil {
+		msg := t.mt.New().Interface()
+		if err := decodeOpts.Unmarshal(payload, msg); err != nil {
 			return nil, err
 		}
 		return msg, nil
 	}
-	msg := t.mt.New().Interface()
-	if err := decodeOpts.Unmarshal(payload, msg); err != nil {
+	msg := t.zero.CloneMessageVT()
+	var err error
+	if alias {
+		err = msg.(vtLender).UnmarshalVTUnsafe(payload)
+	} else {
+		err = msg.(vtDecoder).UnmarshalVT(payload)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return t.checked(msg)
+}
+
+// decodeOwned is decode for the reader of a connection: a small message
+// of a flat type has its bytes and strings in the reader's byte slab
+// (slab.go). Only the reader calls it.
+func (t *messageType) decodeOwned(payload []byte, s *slabs) (proto.Message, error) {
+	if t.slab == nil || len(payload) > slabMaxPayload {
+		return t.decode(payload)
+	}
+	if t.cost != nil {
+		if err := t.cost.check(t.name, payload); err != nil {
+			return nil, err
+		}
+	}
+	msg := t.zero.CloneMessageVT()
+	if err := msg.(vtLender).UnmarshalVTUnsafe(s.copyPayload(payload)); err != nil {
+		return nil, err
+	}
+	t.slab.capBytes(msg)
+	return t.checked(msg)
+}
+
+// checked returns msg, decoded by vtprotobuf, once it has passed what
+// protobuf-go's decoder would also have checked (vtcheck.go).
+func (t *messageType) checked(msg proto.Message) (proto.Message, error) {
+	if t.unknown >= 0 && reflect.ValueOf(msg).Elem().Field(t.unknown).Len() == 0 {
+		return msg, nil
+	}
+	if t.fields != nil {
+		if err := t.fields.check(msg); err != nil {
+			return nil, err
+		}
+		return msg, nil
+	}
+	if err := t.plan.check(msg.ProtoReflect()); err != nil {
 		return nil, err
 	}
 	return msg, nil

@@ -100,3 +100,39 @@ func BenchmarkParseEnvelope(b *testing.B) {
 		b.Fatal("no payload parsed")
 	}
 }
+
+// BenchmarkDecodeSmall decodes a 16-byte BenchPing's payload as a
+// connection's reader does, into memory of its own (own) or from the
+// reader's slabs (slab).
+func BenchmarkDecodeSmall(b *testing.B) {
+	payload, err := (&messages.BenchPing{Sender: 1, Seq: 7, Payload: make([]byte, 16)}).MarshalVT()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, name := range []string{"own", "slab"} {
+		b.Run(name, func(b *testing.B) {
+			mt, err := findMessageType([]byte("sparkrpc.messages.BenchPing"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			var s slabs
+			var sink *messages.BenchPing
+			b.ReportAllocs()
+			for range b.N {
+				var m any
+				if name == "own" {
+					m, err = mt.decode(payload)
+				} else {
+					m, err = mt.decodeOwned(payload, &s)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				sink = m.(*messages.BenchPing)
+			}
+			if sink.Seq != 7 || len(sink.Payload) != 16 {
+				b.Fatalf("decoded %v", sink)
+			}
+		})
+	}
+}

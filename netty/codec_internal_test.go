@@ -175,6 +175,9 @@ func corrupt(t *testing.T, b []byte, bad string) []byte {
 // whose tags protobuf-go may re-encode shorter): nothing malformed gets
 // through to an endpoint.
 //
+// The reader's decode (decodeOwned, with its byte slab) agrees with
+// decode on every payload.
+//
 // A payload over the decode bound is refused (*DecodeLimitError) before
 // it is decoded, well-formed or not; google.protobuf.Value, recursive and
 // without vtprotobuf's methods, exercises the nesting limit.
@@ -195,6 +198,11 @@ func FuzzCodecDecode(f *testing.F) {
 				t.Fatal(err)
 			}
 			got, err := mt.decode(data)
+			var s slabs
+			owned, oerr := mt.decodeOwned(data, &s)
+			if (err == nil) != (oerr == nil) || err == nil && !proto.Equal(got, owned) {
+				t.Fatalf("%T: the reader's decode gave %v, %v; decode %v, %v", msg, owned, oerr, got, err)
+			}
 			var le *DecodeLimitError
 			if errors.As(err, &le) {
 				if mt.cost == nil {

@@ -66,6 +66,7 @@ type conn struct {
 	types       map[string]*messageType
 	lastType    []byte       // the type name of the last frame decoded
 	lastMT      *messageType // and its message type
+	slabs       slabs        // the byte slab of decoded messages (slab.go)
 	flow        inflow
 	// Endpoint credit (credit.go): the reader has read the peer's accept,
 	// so it holds the peer to this side's credit; grants says the peer

@@ -148,7 +148,7 @@ func (c *conn) handle(b []byte) error {
 		c.post(tg, actor.Inbound{Sender: sender, Deferred: newPendingDecode(c, mt, target, sender, chunk, e.payload)})
 		return nil
 	}
-	msg, err := mt.decode(e.payload)
+	msg, err := mt.decodeOwned(e.payload, &c.slabs)
 	if err != nil {
 		c.flush()
 		c.undecodable(target, sender, string(e.typ), err)
