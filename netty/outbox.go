@@ -139,9 +139,13 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 		return ErrTransportClosed
 	}
 	reply := isReply(target, sender)
-	p, err := t.peerForSend(target.Address, reply)
-	if err != nil {
-		return err
+	p := t.lastPeer.Load()
+	if p == nil || p.identity != target.Address {
+		var err error
+		if p, err = t.peerForSend(target.Address, reply); err != nil {
+			return err
+		}
+		t.lastPeer.Store(p)
 	}
 	// The sender's address is not written (see the WireEnvelope's
 	// sender_address): the receiver takes the connection's peer as the
@@ -158,6 +162,7 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 	if p.removed {
 		// Its connection closed and the peer left the map meanwhile.
 		p.mu.Unlock()
+		t.lastPeer.CompareAndSwap(p, nil)
 		if p, err = t.lockPeerForSend(target.Address, reply); err != nil {
 			return err
 		}

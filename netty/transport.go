@@ -71,13 +71,17 @@ type Transport struct {
 	closing atomic.Bool
 	done    chan struct{}
 
-	mu      sync.Mutex
-	peers   sync.Map              // identity -> *peer
-	raw     map[net.Conn]struct{} // every open socket, for Shutdown
-	sources map[string]*source    // inbound connections by source address
-	inbound int                   // established inbound connections
-	conns   atomic.Int64          // attached connections
-	wg      sync.WaitGroup
+	mu    sync.Mutex
+	peers sync.Map // identity -> *peer
+	// lastPeer is the peer Send found last (peerForSend), which a stream
+	// of messages to one peer finds without hashing its identity. It may
+	// be a removed peer, which Send sees under the peer's lock.
+	lastPeer atomic.Pointer[peer]
+	raw      map[net.Conn]struct{} // every open socket, for Shutdown
+	sources  map[string]*source    // inbound connections by source address
+	inbound  int                   // established inbound connections
+	conns    atomic.Int64          // attached connections
+	wg       sync.WaitGroup
 
 	protocolErrors atomic.Int64
 	authFailures   atomic.Int64
