@@ -205,10 +205,14 @@ func (w *World) kill(ex *executor) {
 	for _, e := range notify {
 		w.schedule(e)
 	}
-	ex.cancel()
 	for _, env := range envs {
 		go func() { _ = env.Close() }()
 	}
+	// RunExecutor sees the kill as its env terminating. Its context is
+	// cancelled a step later (for an executor that has no env yet): were
+	// both done in one step, its select would see both ready and pick one
+	// at random, and the two ways out take different times.
+	w.at(w.jitter(time.Microsecond, 50*time.Microsecond), "", ex.cancel)
 }
 
 // cutFromDriver cuts ex's connections to the driver.

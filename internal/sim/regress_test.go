@@ -20,6 +20,8 @@ var regressionSeeds = []struct {
 	{84, "the messages held during a pause were delivered in one step, racing the executor's stop"},
 	{136, "executors exiting at once had their replacements drawn in the order they exited"},
 	{187, "the tasks an executor's stop cancelled reported in the Go scheduler's order"},
+	{242, "a killed executor saw its context cancelled and its env end in one step, and took one of two ways out at random"},
+	{2291, "the loop took what was sent while the application's stop, which a request had started, was still sending"},
 }
 
 func TestRegressionSeeds(t *testing.T) {

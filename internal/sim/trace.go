@@ -120,17 +120,23 @@ func describe(e *envelope) string {
 	return fmt.Sprintf("%s→%s %s%s %s", e.from, e.to, target, ask, fields(e.msg))
 }
 
-// fields prints a message's type and scalar fields, bytes as their length.
+// fields prints a message's type and scalar fields, bytes as their length,
+// in the order the message declares them (not Range's, which the protobuf
+// runtime varies from one build of the test binary to another, so that a
+// seed would hash differently under -race, say).
 func fields(m proto.Message) string {
 	var b strings.Builder
 	r := m.ProtoReflect()
 	b.WriteString(string(r.Descriptor().Name()))
 	b.WriteString("{")
 	first := true
-	r.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		if fd.IsList() || fd.IsMap() || fd.Kind() == protoreflect.MessageKind {
-			return true
+	fds := r.Descriptor().Fields()
+	for i := range fds.Len() {
+		fd := fds.Get(i)
+		if !r.Has(fd) || fd.IsList() || fd.IsMap() || fd.Kind() == protoreflect.MessageKind {
+			continue
 		}
+		v := r.Get(fd)
 		if !first {
 			b.WriteString(" ")
 		}
@@ -147,8 +153,10 @@ func fields(m proto.Message) string {
 		default:
 			fmt.Fprintf(&b, "%s=%v", fd.Name(), v.Interface())
 		}
-		return b.Len() < 200
-	})
+		if b.Len() >= 200 {
+			break
+		}
+	}
 	b.WriteString("}")
 	return b.String()
 }

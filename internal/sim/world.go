@@ -260,10 +260,7 @@ func (w *World) run() {
 // that hold after every step.
 func (w *World) idlePoint() {
 	for {
-		reqs := w.takeRequests()
-		for _, r := range reqs {
-			r.fn()
-		}
+		reqs := w.runRequests()
 		sent := w.net.takePending()
 		for _, e := range sent {
 			w.schedule(e)
@@ -276,12 +273,26 @@ func (w *World) idlePoint() {
 	w.checkStep()
 }
 
+// runRequests runs the requests made since the last idle point and, if
+// there were any, waits until what they started is idle (the application's
+// stop, say, sends to every executor): the batch of sent messages the loop
+// takes next is then all that the step and the requests sent, not what the
+// goroutines they started happened to send by the time the loop took it.
+func (w *World) runRequests() []request {
+	reqs := w.takeRequests()
+	for _, r := range reqs {
+		r.fn()
+	}
+	if len(reqs) > 0 {
+		synctest.Wait()
+	}
+	return reqs
+}
+
 // idlePointQuiet is idlePoint without the invariants, while a failed run
 // stops.
 func (w *World) idlePointQuiet() {
-	for _, r := range w.takeRequests() {
-		r.fn()
-	}
+	w.runRequests()
 	for _, e := range w.net.takePending() {
 		w.schedule(e)
 	}
