@@ -7,6 +7,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/sparkrpc/sparkrpc/actor"
@@ -101,8 +103,10 @@ func (h *heartbeatReceiver) heartbeat(m *messages.Heartbeat) bool {
 
 func (h *heartbeatReceiver) expireDeadHosts() {
 	now := time.Now()
-	for id, seen := range h.lastSeen {
-		silent := now.Sub(seen)
+	// In the order of their ids, not the map's: executors that expire in
+	// one check are removed in the same order every time.
+	for _, id := range slices.Sorted(maps.Keys(h.lastSeen)) {
+		silent := now.Sub(h.lastSeen[id])
 		if silent <= h.timeout {
 			continue
 		}

@@ -2,6 +2,7 @@ package endpoints_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -87,5 +88,33 @@ func TestLastHeartbeats(t *testing.T) {
 			_, ok := c.Driver.LastHeartbeats()["2"]
 			return !ok
 		})
+	})
+}
+
+// Executors whose heartbeats expire in one check are removed in the order
+// of their ids, not in a map's order, so that a run replays the same way.
+func TestHeartbeatExpiryRemovesInIDOrder(t *testing.T) {
+	forEachNetwork(t, func(t *testing.T, nw network) {
+		conf := testConf(endpoints.KeyHeartbeatInterval, "50ms", actor.KeyNetworkTimeout, "600ms",
+			endpoints.KeyTimeoutInterval, "50ms")
+		c := startCluster(t, nw, conf, 1, 1)
+		ids := []string{"silent-1", "silent-2", "silent-3", "silent-4", "silent-5", "silent-6"}
+		for _, id := range ids {
+			if err := newFakeExecutor(t, nw, c.Driver.URL()).register(id, "h", 1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		evs := c.rec.waitFor(t, "the silent executors removed", func(evs []endpoints.Event) bool {
+			return countEvents(evs, func(e endpoints.ExecutorRemoved) bool { return strings.HasPrefix(e.ExecutorID, "silent-") }) == len(ids)
+		})
+		var removed []string
+		for _, ev := range evs {
+			if e, ok := ev.(endpoints.ExecutorRemoved); ok {
+				removed = append(removed, e.ExecutorID)
+			}
+		}
+		if !slices.Equal(removed, ids) {
+			t.Fatalf("removed %v, want %v", removed, ids)
+		}
 	})
 }
