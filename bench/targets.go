@@ -6,7 +6,10 @@ package bench
 
 // targetSpec is a design target (docs/design.md §6).
 type targetSpec struct {
-	name      string
+	name string
+	// subject is the implementation held to the target: "" for sparkrpc,
+	// or one of the baselines (sparkrpc-borrowed) against another.
+	subject   string
 	baseline  string // "" for an absolute target on a figure
 	metric    string // a ratio metric, or an Extra key / "msgs_per_sec" / metricP50 / metricP99 when absolute
 	atLeast   bool
@@ -45,7 +48,9 @@ const (
 
 func evalTarget(t targetSpec, r *Result) TargetResult {
 	tr := TargetResult{Name: t.name, Baseline: t.baseline, Metric: t.metric, AtLeast: t.atLeast, Threshold: t.threshold}
-	if t.baseline != "" {
+	if t.subject != "" {
+		tr.Value, tr.Measured = baselineRatio(r, t.subject, t.baseline)
+	} else if t.baseline != "" {
 		tr.Value, tr.Measured = r.Ratio(t.baseline, t.metric)
 	} else if r.Figures != nil && r.Figures.Verified.OK {
 		switch l := r.Figures.Latency; {
@@ -67,4 +72,25 @@ func evalTarget(t targetSpec, r *Result) TargetResult {
 		}
 	}
 	return tr
+}
+
+// baselineRatio is the msgs/s of the baseline subject over that of the
+// baseline base, both measured and verified in r.
+func baselineRatio(r *Result, subject, base string) (float64, bool) {
+	var sf, bf *Figures
+	for _, b := range r.Baselines {
+		if b.Error != "" || b.Figures == nil || !b.Figures.Verified.OK {
+			continue
+		}
+		switch b.Name {
+		case subject:
+			sf = b.Figures
+		case base:
+			bf = b.Figures
+		}
+	}
+	if sf == nil || bf == nil || bf.MsgsPerSec <= 0 {
+		return 0, false
+	}
+	return sf.MsgsPerSec / bf.MsgsPerSec, true
 }
