@@ -313,8 +313,8 @@ func TestEmptyTasksScenarioVerifies(t *testing.T) {
 		t.Fatalf("figures %+v, tcp baseline %+v, tcp-delivered baseline %+v", r.Figures, tcp, delivered)
 	}
 	for name, f := range map[string]*bench.Figures{bench.ImplSparkrpc: r.Figures, bench.ImplTCP: tcp.Figures, bench.ImplTCPDelivered: delivered.Figures} {
-		if v := f.Verified; !v.OK || v.Sent != cfg.Count || v.Received != cfg.Count {
-			t.Errorf("%s: verification %+v, want %d tasks", name, v, cfg.Count)
+		if v := f.Verified; !v.OK || v.Sent != cfg.Count || v.Received != cfg.Count || !v.Ordered {
+			t.Errorf("%s: verification %+v, want %d tasks, their order checked", name, v, cfg.Count)
 		}
 		if f.Extra["executors"] != 4 || f.MsgsPerSec <= 0 {
 			t.Errorf("%s: figures %+v", name, f)

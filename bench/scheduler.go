@@ -30,12 +30,40 @@ const emptyTaskName = "sparkrpc.bench.empty"
 // emptyTaskRuns counts the runs of emptyTaskName in this process.
 var emptyTaskRuns atomic.Int64
 
+// launchOrder checks that each executor runs the tasks of a job in the
+// order of their partitions: the driver hands a job's tasks out in that
+// order, one at a time to each one-core executor, so an executor that runs
+// one after a later one got its LaunchTasks out of the order they were
+// sent in.
+var launchOrder struct {
+	mu        sync.Mutex
+	last      map[string][2]int64 // executor -> job, partition of its last task
+	reordered atomic.Int64
+}
+
+// ranInOrder records that tc's task ran, counting it in
+// launchOrder.reordered when it ran after a later partition of its job on
+// its executor.
+func ranInOrder(tc endpoints.TaskContext) {
+	l := &launchOrder
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.last == nil {
+		l.last = make(map[string][2]int64)
+	}
+	if prev, ok := l.last[tc.ExecutorID]; ok && prev[0] == tc.JobID && prev[1] >= int64(tc.Partition) {
+		l.reordered.Add(1)
+	}
+	l.last[tc.ExecutorID] = [2]int64{tc.JobID, int64(tc.Partition)}
+}
+
 // registerEmptyTask registers emptyTaskName in the process's task registry,
 // once: the empty-tasks scenario calls it before it starts its cluster, so
 // that importing the package registers nothing.
 var registerEmptyTask = sync.OnceFunc(func() {
-	endpoints.RegisterTask(emptyTaskName, func(_ context.Context, _ endpoints.TaskContext, payload []byte) ([]byte, error) {
+	endpoints.RegisterTask(emptyTaskName, func(_ context.Context, tc endpoints.TaskContext, payload []byte) ([]byte, error) {
 		emptyTaskRuns.Add(1)
+		ranInOrder(tc)
 		return payload, nil
 	})
 })
@@ -193,12 +221,14 @@ func emptyTasksWith(ctx context.Context, h *harness, p Params, dopts ...endpoint
 		for i := range payloads {
 			payloads[i] = binary.BigEndian.AppendUint64(nil, uint64(i))
 		}
-		before := emptyTaskRuns.Load()
+		before, reordered := emptyTaskRuns.Load(), launchOrder.reordered.Load()
 		results, err := c.Driver.RunJob(ctx, emptyTaskName, payloads)
 		if err != nil {
 			return err
 		}
 		v.Sent += int64(tasks)
+		v.Ordered = true
+		v.Reordered += launchOrder.reordered.Load() - reordered
 		runs := emptyTaskRuns.Load() - before
 		if runs > int64(tasks) {
 			v.Duplicates += runs - int64(tasks)
@@ -230,7 +260,7 @@ func emptyTasksWith(ctx context.Context, h *harness, p Params, dopts ...endpoint
 			}
 		}
 		elapsed := time.Since(start)
-		v.OK = v.Lost == 0 && v.Duplicates == 0 && v.Unknown == 0 && v.Received == v.Sent
+		v.OK = v.Lost == 0 && v.Duplicates == 0 && v.Reordered == 0 && v.Unknown == 0 && v.Received == v.Sent
 		return sample{messages: v.Sent, elapsed: elapsed, verified: v,
 			extra: map[string]float64{"executors": float64(p.Executors), "cores_per_executor": executorCores}}, nil
 	}
