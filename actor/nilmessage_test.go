@@ -6,7 +6,6 @@ import (
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/internal/testutil"
-	"github.com/sparkrpc/sparkrpc/messages"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
@@ -59,22 +58,7 @@ func TestWrappedNilMessageIsRefused(t *testing.T) {
 	if err := ref.Send(wrappedValue{wrapperspb.String("x")}); err != nil {
 		t.Errorf("Send(a struct embedding a message) = %v", err)
 	}
-	// A generated message's nil is never taken for valid, even where
-	// the type is one whose messages are not asked (vtprotobuf's).
-	if err := ref.Send(&wrappedPing{}); !errors.Is(err, actor.ErrNilMessage) {
-		t.Errorf("Send(a pointer to a struct embedding a nil BenchPing) = %v, want ErrNilMessage", err)
-	}
-	if err := ref.Send(&messages.BenchPing{}); err != nil {
-		t.Errorf("Send(a BenchPing) = %v", err)
-	}
-	if err := ref.Send(&wrappedPing{&messages.BenchPing{}}); err != nil {
-		t.Errorf("Send(a struct embedding a BenchPing) = %v", err)
-	}
 }
-
-// wrappedPing embeds a message with vtprotobuf's methods, which it
-// promotes.
-type wrappedPing struct{ *messages.BenchPing }
 
 // delegatingMessage is a user's message type that hands ProtoReflect to the
 // message it holds: its zero value has none to hand it to.
