@@ -246,6 +246,15 @@ type targetCredit struct {
 	n, b int64  // messages (frame bytes) sent and not granted back
 	held outbuf // frames waiting for credit, in order
 	skip int    // bytes of held.chunks[0] already released
+	// heldIn counts what each chunk of held holds and has not released.
+	heldIn []heldChunk
+}
+
+// heldChunk is what a chunk of a credit queue holds: its frames and their
+// frame bytes (the length prefixes not counted, as credit counts them).
+type heldChunk struct {
+	frames int
+	body   int64
 }
 
 // of returns the credit of target id, made if there is none.
@@ -287,11 +296,26 @@ func (s *sendCredit) full(ec *targetCredit) bool {
 }
 
 // release moves frames of ec's queue to the outbox while its credit lasts.
-// Called with p.mu held.
+// A chunk whose frames all fit in the credit moves whole, without a copy:
+// a queue's chunks are small (4 KiB), and a grant is a quarter of the
+// credit, so only the frames of the chunk a grant ends in are copied, one
+// by one. Called with p.mu held.
 func (p *peer) release(ec *targetCredit) {
 	s := &p.credit
 	for !ec.held.empty() && !s.full(ec) {
-		c := ec.held.chunks[0]
+		c, in := ec.held.chunks[0], &ec.heldIn[0]
+		if ec.skip == 0 && (s.limN == 0 || ec.n+int64(in.frames) <= s.limN && ec.b+in.body <= s.limB) {
+			p.out.chunks = append(p.out.chunks, c)
+			p.out.size += len(c)
+			p.out.frames += in.frames
+			ec.n += int64(in.frames)
+			ec.b += in.body
+			s.heldB -= int64(len(c))
+			ec.held.size -= len(c)
+			ec.held.frames -= in.frames
+			ec.popHeld()
+			continue
+		}
 		body := int(binary.BigEndian.Uint32(c[ec.skip:]))
 		n := frameHeaderLen + body
 		dst := p.out.tail(n)
@@ -299,20 +323,28 @@ func (p *peer) release(ec *targetCredit) {
 		p.out.frames++
 		ec.n++
 		ec.b += int64(body)
+		in.frames--
+		in.body -= int64(body)
 		s.heldB -= int64(n)
 		ec.skip += n
 		ec.held.size -= n
 		ec.held.frames--
 		if ec.skip == len(c) {
 			recycleChunk(c)
-			ec.held.chunks[0] = nil
-			ec.held.chunks = ec.held.chunks[1:]
-			ec.skip = 0
+			ec.popHeld()
 		}
 	}
 	if ec.held.empty() {
-		ec.held.chunks = nil
+		ec.held.chunks, ec.heldIn = nil, nil
 	}
+}
+
+// popHeld drops the first chunk of ec's queue, released.
+func (ec *targetCredit) popHeld() {
+	ec.held.chunks[0] = nil
+	ec.held.chunks = ec.held.chunks[1:]
+	ec.heldIn = ec.heldIn[1:]
+	ec.skip = 0
 }
 
 // restart makes p's credit that of a new connection (p.mu held): the peer's

@@ -23,6 +23,9 @@ type outbuf struct {
 	chunks [][]byte
 	size   int // bytes in chunks
 	frames int // frames in chunks
+	// small says every chunk is a small one (as the first of a batch is):
+	// a credit queue's, whose chunks move to the outbox whole (credit.go).
+	small bool
 }
 
 func (o *outbuf) empty() bool { return len(o.chunks) == 0 }
@@ -34,7 +37,7 @@ func (o *outbuf) tail(n int) []byte {
 			return last
 		}
 	}
-	c := getChunk(n, len(o.chunks) == 0)
+	c := getChunk(n, o.small || len(o.chunks) == 0)
 	o.chunks = append(o.chunks, c)
 	return c
 }
@@ -255,6 +258,8 @@ func (p *peer) holdOverCredit(id string, h envelopeHeader, msg proto.Message) (b
 
 // hold queues the frame of msg for ec's credit (p.mu held).
 func (p *peer) hold(ec *targetCredit, h envelopeHeader, msg proto.Message) error {
+	ec.held.small = true
+	k := len(ec.held.chunks)
 	dst := ec.held.tail(frameHeaderLen + h.size)
 	dst, err := writeEnvelope(dst, h, msg)
 	ec.held.setTail(dst)
@@ -262,6 +267,12 @@ func (p *peer) hold(ec *targetCredit, h envelopeHeader, msg proto.Message) error
 		ec.held.dropEmptyTail()
 		return err
 	}
+	if len(ec.held.chunks) > k {
+		ec.heldIn = append(ec.heldIn, heldChunk{})
+	}
+	in := &ec.heldIn[len(ec.heldIn)-1]
+	in.frames++
+	in.body += int64(h.size)
 	ec.held.frames++
 	p.credit.heldB += int64(frameHeaderLen + h.size)
 	return nil
