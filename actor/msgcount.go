@@ -30,7 +30,10 @@ type msgCounter struct {
 	typ      reflect.Type
 	endpoint string
 	typeName string
-	_        [64 - 48]byte
+	// generated says typ is a pointer to a struct that protoc-gen-go
+	// generated (generatedType), whose messages are valid when not nil.
+	generated bool
+	_         [64 - 49]byte
 	sent     atomic.Uint64
 	_        [56]byte
 	received uint64 // of the name's stopped endpoints, under msgTable.mu
@@ -63,7 +66,7 @@ func (t *msgTable) counter(endpoint string, typ reflect.Type, msg proto.Message)
 	if msg != nil {
 		t.names.LoadOrStore(typ, string(msg.ProtoReflect().Descriptor().FullName()))
 	}
-	v, _ := t.m.LoadOrStore(k, &msgCounter{endpoint: endpoint, typ: typ, typeName: t.typeName(typ)})
+	v, _ := t.m.LoadOrStore(k, &msgCounter{endpoint: endpoint, typ: typ, typeName: t.typeName(typ), generated: generatedType(typ)})
 	return v.(*msgCounter)
 }
 

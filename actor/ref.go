@@ -91,7 +91,7 @@ func (r *Ref) replyAddress() string {
 // ErrEnvStopped, or an *EndpointNotFoundError for a local endpoint that is
 // not (or no longer) registered.
 func (r *Ref) Send(msg proto.Message) error {
-	if isNilMessage(msg) {
+	if r.isNil(msg) {
 		return ErrNilMessage
 	}
 	e := r.env
