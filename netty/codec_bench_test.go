@@ -24,7 +24,7 @@ func BenchmarkCodec(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if buf, err = writeEnvelope(buf[:0], h, msg); err != nil {
+		if buf, err = writeEnvelope(buf[:0], &h, msg); err != nil {
 			b.Fatal(err)
 		}
 		e, err := parseEnvelope(buf[frameHeaderLen:])
@@ -59,7 +59,7 @@ func BenchmarkCodecStatusUpdate(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if buf, err = writeEnvelope(buf[:0], h, msg); err != nil {
+		if buf, err = writeEnvelope(buf[:0], &h, msg); err != nil {
 			b.Fatal(err)
 		}
 		e, err := parseEnvelope(buf[frameHeaderLen:])

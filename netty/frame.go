@@ -295,7 +295,7 @@ func sizeEnvelope(target, senderAddr, senderID string, msg proto.Message, limit 
 
 // writeEnvelope appends the frame of h (length prefix included) to dst,
 // marshalling msg in place. On error dst is returned unchanged.
-func writeEnvelope(dst []byte, h envelopeHeader, msg proto.Message) ([]byte, error) {
+func writeEnvelope(dst []byte, h *envelopeHeader, msg proto.Message) ([]byte, error) {
 	start := len(dst)
 	dst = binary.BigEndian.AppendUint32(dst, uint32(h.size)) //nolint:gosec // bounded by the limit
 	dst = appendString(dst, fieldTarget, h.target)
@@ -325,7 +325,7 @@ func appendEnvelope(dst []byte, target, senderAddr, senderID string, msg proto.M
 	if err != nil {
 		return dst, h.size, err
 	}
-	dst, err = writeEnvelope(dst, h, msg)
+	dst, err = writeEnvelope(dst, &h, msg)
 	return dst, h.size, err
 }
 

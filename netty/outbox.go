@@ -177,12 +177,12 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 			return err
 		}
 	}
-	if done, err := t.refuseOrHold(p, target, sender, msg, h, reply); done {
+	if done, err := t.refuseOrHold(p, target, sender, msg, &h, reply); done {
 		return err
 	}
 	wasEmpty := p.out.empty()
 	dst := p.out.tail(frameHeaderLen + h.size)
-	dst, err = writeEnvelope(dst, h, msg)
+	dst, err = writeEnvelope(dst, &h, msg)
 	p.out.setTail(dst)
 	if err != nil {
 		p.out.dropEmptyTail()
@@ -221,7 +221,7 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 // peer that does not keep up is refused, and a message over its target's
 // credit (credit.go) is queued for it. It reports whether it did either
 // (p.mu then released), with the error Send returns.
-func (t *Transport) refuseOrHold(p *peer, target, sender *protoactor.PID, msg proto.Message, h envelopeHeader, reply bool) (bool, error) {
+func (t *Transport) refuseOrHold(p *peer, target, sender *protoactor.PID, msg proto.Message, h *envelopeHeader, reply bool) (bool, error) {
 	if q := int64(p.out.size+p.writing) + p.credit.heldB; q > 0 && q+int64(frameHeaderLen+h.size) > t.maxQueued {
 		// Refuse rather than grow without bound (a message is always
 		// taken when nothing is queued).
@@ -246,7 +246,7 @@ func (t *Transport) refuseOrHold(p *peer, target, sender *protoactor.PID, msg pr
 // credit is used or frames wait for it already, and reports whether it
 // did (or failed to, with err); else it counts the frame as sent. Called
 // with p.mu held.
-func (p *peer) holdOverCredit(id string, h envelopeHeader, msg proto.Message) (bool, error) {
+func (p *peer) holdOverCredit(id string, h *envelopeHeader, msg proto.Message) (bool, error) {
 	ec := p.credit.of(id)
 	if !ec.held.empty() || p.credit.full(ec) {
 		return true, p.hold(ec, h, msg)
@@ -257,7 +257,7 @@ func (p *peer) holdOverCredit(id string, h envelopeHeader, msg proto.Message) (b
 }
 
 // hold queues the frame of msg for ec's credit (p.mu held).
-func (p *peer) hold(ec *targetCredit, h envelopeHeader, msg proto.Message) error {
+func (p *peer) hold(ec *targetCredit, h *envelopeHeader, msg proto.Message) error {
 	ec.held.small = true
 	k := len(ec.held.chunks)
 	dst := ec.held.tail(frameHeaderLen + h.size)

@@ -24,7 +24,7 @@ func TestReleaseKeepsOrderAndCredit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if held, err := p.holdOverCredit("sink", h, msg); !held || err != nil {
+		if held, err := p.holdOverCredit("sink", &h, msg); !held || err != nil {
 			t.Fatalf("frame %d: held %v, %v; want it held", i, held, err)
 		}
 		sizes = append(sizes, h.size)
