@@ -6,6 +6,7 @@ package netty
 import (
 	"reflect"
 	"slices"
+	"unsafe"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -91,8 +92,9 @@ type messageType struct {
 	// plan is empty and the type is generated: only unknown fields, at the
 	// top level, can then need a check, and when the decoded message has
 	// none it is not asked for its descriptor (see msginfo.go). -1 otherwise.
-	unknown int
-	goType  reflect.Type // the Go type of its messages
+	unknown    int
+	unknownOff uintptr      // and its offset in the struct
+	goType     reflect.Type // the Go type of its messages
 	// cost bounds what a payload may cost once decoded; nil when the
 	// type's decode is bounded by a constant (decodelimit.go).
 	cost *costPlan
@@ -119,7 +121,9 @@ func findMessageType(typ []byte) (*messageType, error) {
 		t.plan = planChecks(mt.Descriptor())
 		if m := zero.(proto.Message); oneDescriptorPerType(m) {
 			if t.plan.empty() {
-				t.unknown = unknownFieldsIndex(t.goType)
+				if t.unknown = unknownFieldsIndex(t.goType); t.unknown >= 0 {
+					t.unknownOff = t.goType.Elem().Field(t.unknown).Offset
+				}
 			} else {
 				t.fields = planFieldCheck(t.goType, t.plan)
 			}
@@ -192,7 +196,7 @@ func (t *messageType) decodeOwned(payload []byte, s *slabs) (proto.Message, erro
 // checked returns msg, decoded by vtprotobuf, once it has passed what
 // protobuf-go's decoder would also have checked (vtcheck.go).
 func (t *messageType) checked(msg proto.Message) (proto.Message, error) {
-	if t.unknown >= 0 && reflect.ValueOf(msg).Elem().Field(t.unknown).Len() == 0 {
+	if t.unknown >= 0 && len(*(*[]byte)(unsafe.Add(reflect.ValueOf(msg).UnsafePointer(), t.unknownOff))) == 0 {
 		return msg, nil
 	}
 	if t.fields != nil {
