@@ -205,10 +205,13 @@ func (w *World) kill(ex *executor) {
 	for _, e := range notify {
 		w.schedule(e)
 	}
-	ex.cancel()
+	// The envs close before the process's context ends: RunExecutor then
+	// sees its env terminated alone, not both at once (its select would
+	// choose between them at random).
 	for _, env := range envs {
-		go func() { _ = env.Close() }()
+		_ = env.Close()
 	}
+	ex.cancel()
 }
 
 // cutFromDriver cuts ex's connections to the driver.
