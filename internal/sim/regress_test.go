@@ -19,6 +19,9 @@ var regressionSeeds = []struct {
 	{18, "a paused executor's tasks all woke at once and reported in the Go scheduler's order"},
 	{84, "the messages held during a pause were delivered in one step, racing the executor's stop"},
 	{136, "executors exiting at once had their replacements drawn in the order they exited"},
+	{242, "the same (found again with the requests' sort removed, once a killed executor's envs closed before its context)"},
+	{12, "the resource manager held an executor container its node manager could not start, and its node's room, after the application ended (fixed in resourcemanager)"},
+	{156, "the same leak, after a node's launch failures and killed executors"},
 	{187, "the tasks an executor's stop cancelled reported in the Go scheduler's order"},
 }
 
