@@ -22,6 +22,8 @@ var regressionSeeds = []struct {
 	{242, "the same (found again with the requests' sort removed, once a killed executor's envs closed before its context)"},
 	{12, "the resource manager held an executor container its node manager could not start, and its node's room, after the application ended (fixed in resourcemanager)"},
 	{156, "the same leak, after a node's launch failures and killed executors"},
+	{8760, "the resource manager held a container allocated to the application master's last heartbeat, never started, after the application ended (fixed in resourcemanager)"},
+	{8975, "the same, after a node loss and launch failures"},
 	{187, "the tasks an executor's stop cancelled reported in the Go scheduler's order"},
 }
 
