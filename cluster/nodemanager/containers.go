@@ -54,7 +54,7 @@ func (nm *NodeManager) startContainer(req *messages.NmStartContainer) (*messages
 	if err := nm.keepACLs(spec.appID, lc.GetAcls()); err != nil {
 		return nil, fmt.Errorf("cluster: container %s: %w", id, err)
 	}
-	p, err := launchContainer(spec, nm.cfg.Executable, workDir, logDir)
+	p, err := launchContainer(spec, nm.cfg.Launcher, nm.cfg.Executable, workDir, logDir)
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,9 @@
 // period, on request and when it shuts down. On Linux the kernel also kills
 // a container whose node manager dies without stopping it; other Unix
 // systems have no parent-death signal. The package needs Unix process
-// groups, so it builds on Unix systems only.
+// groups, so it builds on Unix systems only. Config.Launcher replaces how
+// a prepared container's process starts (the Launcher interface); the
+// deterministic simulation runs containers' programs in its own process.
 //
 // # Localization
 //
@@ -59,7 +61,9 @@
 //	localizing.go      a container that localizes resources before it starts
 //	localizer.go       the file cache: resources fetched once, verified, linked
 //	fetch.go           reading a staged resource from the resource manager in chunks
-//	process.go         a container's child process: launch, environment, wait, stop
+//	process.go         a container's process: folders, environment, launch, status, stop
+//	launcher.go        Launcher: the seam that starts a container's process
+//	childprocess.go    the default Launcher: a child process in its own process group
 //	procattr_linux.go  the process attributes on Linux (parent-death signal)
 //	procattr_unix.go   the process attributes on other Unix systems
 //	status.go          the snapshot of running containers (for the UI)

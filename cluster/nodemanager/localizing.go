@@ -99,7 +99,7 @@ func (nm *NodeManager) localizeAndLaunch(loc *localizing, spec containerSpec, re
 	var p *containerProc
 	launched := err == nil
 	if launched {
-		p, err = launchContainer(spec, exe, workDir, logDir)
+		p, err = launchContainer(spec, nm.cfg.Launcher, exe, workDir, logDir)
 	}
 	nm.mu.Lock()
 	delete(nm.localizing, spec.id)

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/cenkalti/backoff/v5"
@@ -71,6 +72,12 @@ type Config struct {
 	// exponential backoff and jitter, each logged; Start returns
 	// at once when its ctx ends.
 	RegisterTimeout time.Duration
+	// Launcher starts the containers' processes (default: child processes
+	// of this one, each leading a process group of its own). The node
+	// manager prepares a container's folders, files and environment
+	// before it asks the Launcher, and watches and stops what it returns
+	// in the same way whatever the Launcher.
+	Launcher Launcher
 	// WebUI is the base URL of the node manager's web UI (http://host:port),
 	// which serves its containers' logs (ReadContainerLog): containers get
 	// SPARK_LOG_URL_STDOUT and SPARK_LOG_URL_STDERR pointing there (see
@@ -142,6 +149,9 @@ func Start(ctx context.Context, env *actor.Env, cfg Config) (*NodeManager, error
 			return nil, fmt.Errorf("cluster: node manager: %w", err)
 		}
 		cfg.Executable = exe
+	}
+	if cfg.Launcher == nil {
+		cfg.Launcher = processLauncher{}
 	}
 	if cfg.KillGrace <= 0 {
 		cfg.KillGrace = 250 * time.Millisecond
@@ -372,7 +382,7 @@ func (nm *NodeManager) Shutdown(ctx context.Context) error {
 		select {
 		case <-p.done:
 		case <-ctx.Done():
-			_ = killGroup(p.pid)
+			_ = p.proc.Signal(syscall.SIGKILL)
 			err = ctx.Err()
 		}
 	}

@@ -1,15 +1,14 @@
 package nodemanager
 
-// This file holds a container's child process: its launch in a process
-// group of its own, its exit status, and its stop (SIGTERM, then SIGKILL).
+// This file holds a container's process as the node manager sees it: its
+// folders, files and environment prepared, its start by the Launcher, its
+// exit status and diagnostics, and its stop (SIGTERM, then SIGKILL).
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,7 +16,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/internal/privatefile"
 )
 
@@ -47,12 +45,12 @@ type containerSpec struct {
 var containerBaseEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "TMPDIR", "LANG", "LC_ALL", "TZ",
 	"SPARKRPC_LOG_LEVEL", "SPARKRPC_LOG_FORMAT"}
 
-// containerProc is a container's process: the leader of its own process
-// group, so that stopping it stops everything it started.
+// containerProc is a container's process, which its Launcher started:
+// stopping it stops everything it started.
 type containerProc struct {
 	id, appID        string
 	user             string // the application's owner
-	cmd              *exec.Cmd
+	proc             ContainerProcess
 	pid              int
 	workDir, logDir  string
 	done             chan struct{}
@@ -62,7 +60,6 @@ type containerProc struct {
 	requested        bool // stopped on request
 	requestedStatus  int
 	requestedDiag    string
-	stdout, stderr   *os.File
 	stopOnce         sync.Once
 	killGraceElapsed chan struct{}
 	// What the node manager shows of it (RunningContainers).
@@ -74,12 +71,13 @@ type containerProc struct {
 	localized bool
 }
 
-// launchContainer starts spec as a child process of this one. The process
-// runs in workDir (created, with spec.files written into it), with stdout
-// and stderr in logDir, and with GOMEMLIMIT set from the container's memory.
-// Folders are created 0700 and files 0600: only the node manager's user
-// reads them. exe replaces a first command word "sparkrpc".
-func launchContainer(spec containerSpec, exe, workDir, logDir string) (*containerProc, error) {
+// launchContainer prepares spec's container and has launcher start it:
+// its working folder workDir (created, with spec.files written into it),
+// its log folder logDir, and its environment, with GOMEMLIMIT set from the
+// container's memory. Folders are created 0700 and files 0600: only the
+// node manager's user reads them. exe replaces a first command word
+// "sparkrpc".
+func launchContainer(spec containerSpec, launcher Launcher, exe, workDir, logDir string) (*containerProc, error) {
 	if len(spec.command) == 0 {
 		return nil, fmt.Errorf("container %s: empty command", spec.id)
 	}
@@ -96,41 +94,17 @@ func launchContainer(spec containerSpec, exe, workDir, logDir string) (*containe
 			return nil, fmt.Errorf("container %s: %w", spec.id, err)
 		}
 	}
-	stdout, err := privatefile.Create(filepath.Join(logDir, "stdout"))
-	if err != nil {
-		return nil, fmt.Errorf("container %s: %w", spec.id, err)
-	}
-	stderr, err := privatefile.Create(filepath.Join(logDir, "stderr"))
-	if err != nil {
-		stdout.Close()
-		return nil, fmt.Errorf("container %s: %w", spec.id, err)
-	}
 	args := append([]string(nil), spec.command...)
 	if args[0] == "sparkrpc" && exe != "" {
 		args[0] = exe
 	}
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Dir = workDir
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.Env = containerEnv(spec, workDir, logDir)
-	cmd.SysProcAttr = containerProcAttr()
-	if len(spec.secret) > 0 {
-		r, err := secretPipe(spec.secret)
-		if err != nil {
-			stdout.Close()
-			stderr.Close()
-			return nil, fmt.Errorf("container %s: %w", spec.id, err)
-		}
-		defer r.Close() // the child has its own copy once started
-		cmd.ExtraFiles = []*os.File{r}
+	proc, err := launcher.Launch(ContainerLaunch{ID: spec.id, AppID: spec.appID, Command: args,
+		Env: containerEnv(spec, workDir, logDir), WorkDir: workDir, LogDir: logDir, Secret: spec.secret})
+	if err != nil {
+		return nil, fmt.Errorf("container %s: %w", spec.id, err)
 	}
-	if err := cmd.Start(); err != nil {
-		stdout.Close()
-		stderr.Close()
-		return nil, fmt.Errorf("container %s: cannot start %q: %w", spec.id, args[0], err)
-	}
-	p := &containerProc{id: spec.id, appID: spec.appID, user: spec.user, cmd: cmd, pid: cmd.Process.Pid, workDir: workDir, logDir: logDir,
-		done: make(chan struct{}), stdout: stdout, stderr: stderr, killGraceElapsed: make(chan struct{})}
+	p := &containerProc{id: spec.id, appID: spec.appID, user: spec.user, proc: proc, pid: proc.Pid(), workDir: workDir, logDir: logDir,
+		done: make(chan struct{}), killGraceElapsed: make(chan struct{})}
 	go p.wait()
 	return p, nil
 }
@@ -165,51 +139,8 @@ func containerEnv(spec containerSpec, workDir, logDir string) []string {
 	return out
 }
 
-// secretPipe returns the read end of a pipe that holds secret and is
-// closed for writing. A secret is far smaller than a pipe's buffer, so the
-// write does not block.
-func secretPipe(secret []byte) (*os.File, error) {
-	if len(secret) > 4096 {
-		return nil, fmt.Errorf("the application secret has %d bytes, more than 4096", len(secret))
-	}
-	r, w, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
-	_, err = w.Write(secret)
-	if cerr := w.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		r.Close()
-		return nil, err
-	}
-	return r, nil
-}
-
 func (p *containerProc) wait() {
-	err := p.cmd.Wait()
-	p.stdout.Close()
-	p.stderr.Close()
-	status := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			status = cluster.ExitSignalBase + int(ws.Signal())
-		} else {
-			status = ee.ExitCode()
-		}
-	} else if err != nil {
-		status = cluster.ContainerExitInvalid
-	}
-	// Stragglers of the group (children the leader left behind) go too; wait
-	// (boundedly: the kernel gives no notification) until they are gone.
-	if syscall.Kill(-p.pid, syscall.SIGKILL) == nil {
-		deadline := time.Now().Add(2 * time.Second)
-		for groupAlive(p.pid) && time.Now().Before(deadline) {
-			time.Sleep(5 * time.Millisecond)
-		}
-	}
+	status := p.proc.Wait()
 	p.mu.Lock()
 	p.exitStatus = status
 	switch {
@@ -249,14 +180,14 @@ func (p *containerProc) stop(grace time.Duration, exitStatus int, diag string) {
 		p.mu.Lock()
 		p.requested, p.requestedStatus, p.requestedDiag = true, exitStatus, diag
 		p.mu.Unlock()
-		_ = syscall.Kill(-p.pid, syscall.SIGTERM)
+		_ = p.proc.Signal(syscall.SIGTERM)
 		go func() {
 			t := time.NewTimer(grace)
 			defer t.Stop()
 			select {
 			case <-p.done:
 			case <-t.C:
-				_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+				_ = p.proc.Signal(syscall.SIGKILL)
 			}
 		}()
 	})
@@ -287,34 +218,4 @@ func tailFile(path string, max int64) string {
 		}
 	}
 	return strings.TrimRight(string(b), "\n")
-}
-
-func killGroup(pid int) error { return syscall.Kill(-pid, syscall.SIGKILL) }
-
-// groupAlive reports whether a process of the process group pgid is still
-// running (zombies waiting for their new parent to reap them do not count).
-func groupAlive(pgid int) bool {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return syscall.Kill(-pgid, 0) == nil
-	}
-	for _, e := range ents {
-		if c := e.Name()[0]; c < '0' || c > '9' {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid pgrp ...
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(b[i+1:]))
-		if len(f) >= 3 && f[0] != "Z" && f[2] == strconv.Itoa(pgid) {
-			return true
-		}
-	}
-	return false
 }

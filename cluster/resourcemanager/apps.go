@@ -148,6 +148,10 @@ func (c *rmCore) finishApp(a *rmApp, state cluster.AppState, final cluster.Final
 			a.amStopAt = c.now().Add(c.amStopGrace)
 			continue
 		}
+		if !ct.launched { // its node manager never heard of it: nothing to stop
+			c.free(ct)
+			continue
+		}
 		acts = append(acts, c.stopAction(ct, cluster.ContainerExitKilledByRM, "Container killed by the ResourceManager: application "+a.id+" has ended"))
 	}
 	if a.staged {

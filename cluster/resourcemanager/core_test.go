@@ -92,6 +92,11 @@ func TestSubmitLifecycle(t *testing.T) {
 	if err != nil || len(resp.GetAllocated()) != 2 {
 		t.Fatalf("allocate = %v, %v", resp, err)
 	}
+	for _, ct := range resp.GetAllocated() { // started: a container never started has nothing to stop
+		if _, err := c.startExecutor(id, ct.GetContainerId(), &messages.RmLaunchContext{Command: []string{"sparkrpc", "executor"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	checkNoOversubscription(t, c)
 	acts, err = c.unregisterAM(&messages.AmUnregister{AppId: id, FinalStatus: messages.RmFinalStatus_RM_FINAL_STATUS_SUCCEEDED})
 	if err != nil {
@@ -214,7 +219,12 @@ func TestKill(t *testing.T) {
 	c, _ := newTestCore(t, cluster.Resource{MemoryMB: 2048, Cores: 4})
 	id, _ := submitApp(t, c, cluster.Resource{MemoryMB: 512, Cores: 1})
 	c.registerAM(&messages.AmRegister{AppId: id})
-	c.allocateFor(&messages.AmAllocate{AppId: id, NumPending: 2, Resource: cluster.Resource{MemoryMB: 512, Cores: 1}.Proto()})
+	resp, _, _ := c.allocateFor(&messages.AmAllocate{AppId: id, NumPending: 2, Resource: cluster.Resource{MemoryMB: 512, Cores: 1}.Proto()})
+	for _, ct := range resp.GetAllocated() { // started: a container never started has nothing to stop
+		if _, err := c.startExecutor(id, ct.GetContainerId(), &messages.RmLaunchContext{Command: []string{"sparkrpc", "executor"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	killed, state, acts, err := c.kill(id, "")
 	if err != nil || !killed || state != cluster.StateKilled {
 		t.Fatalf("kill = %v %s %v", killed, state, err)
@@ -236,7 +246,7 @@ func TestKill(t *testing.T) {
 		t.Fatal("killed twice")
 	}
 	// The AM's late heartbeat tells it to shut down.
-	resp, _, err := c.allocateFor(&messages.AmAllocate{AppId: id})
+	resp, _, err = c.allocateFor(&messages.AmAllocate{AppId: id})
 	if err != nil || !resp.GetShutdown() {
 		t.Fatalf("allocate after kill = %v, %v", resp, err)
 	}

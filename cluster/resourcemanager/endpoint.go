@@ -339,9 +339,17 @@ func (e *rmEndpoint) ReceiveAndReply(ctx *actor.CallContext, msg proto.Message) 
 	}
 	nm := e.rm.env.RemoteRef(cluster.ParseNodeAddress(act.nodeAddress), cluster.NodeManagerEndpointName)
 	f := nm.Ask(context.Background(), act.start)
+	self := ctx.Self()
 	go func() {
 		res, err := actor.ResultAs[*messages.NmStartContainerResponse](f)
 		if err != nil {
+			// The container did not start, and its node manager does not
+			// know it: it is complete, and its resources are free again
+			// (the application master, told of the failure, has dropped
+			// it already).
+			self.Ask(context.Background(), &messages.RmContainerStatus{ContainerId: m.GetContainerId(),
+				State: messages.RmContainerState_RM_CONTAINER_STATE_COMPLETE, ExitStatus: cluster.ContainerExitInvalid,
+				Diagnostics: "Cannot start container: " + err.Error()})
 			ctx.SendFailure(err)
 			return
 		}

@@ -71,6 +71,15 @@ func (c *rmCore) allocate(a *rmApp, n *rmNode, res cluster.Resource) *rmContaine
 	return ct
 }
 
+// free gives a container's resources back to its node and forgets it:
+// for a container that no node manager started, which no heartbeat will
+// report complete.
+func (c *rmCore) free(ct *rmContainer) {
+	delete(ct.node.containers, ct.id)
+	ct.node.used = ct.node.used.Sub(ct.resource)
+	delete(ct.app.containers, ct.id)
+}
+
 func (c *rmCore) containerProto(ct *rmContainer) *messages.RmContainer {
 	return &messages.RmContainer{ContainerId: ct.id, NodeId: ct.node.id, NodeAddress: ct.node.address,
 		NodeHost: ct.node.host, Resource: ct.resource.Proto()}
@@ -93,7 +102,12 @@ func (c *rmCore) allocateFor(req *messages.AmAllocate) (*messages.AmAllocateResp
 	}
 	var acts []rmAction
 	for _, id := range req.GetRelease() {
-		if ct, ok := a.containers[id]; ok && !ct.am {
+		ct, ok := a.containers[id]
+		switch {
+		case !ok || ct.am:
+		case !ct.launched: // given back unused: its node manager never heard of it
+			c.free(ct)
+		default:
 			acts = append(acts, rmAction{kind: actStopContainer, nodeAddress: ct.node.address, appID: a.id,
 				stop: &messages.NmStopContainer{ContainerId: id, ExitStatus: cluster.ContainerExitKilledByAM, Diagnostics: "Container released by the application master"}})
 		}

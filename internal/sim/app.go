@@ -39,6 +39,9 @@ type app struct {
 	added     int
 	jobs      []*job
 	running   map[int64]*taskRun // by task id
+
+	yarn   *yarnCluster // the YARN-shaped cluster, for the seeds that run one
+	appErr error        // the application ended before its jobs (the cluster ended it)
 }
 
 // executor is one executor process.
@@ -53,6 +56,8 @@ type executor struct {
 	held     int           // pauses, partitions and slowness in force
 	paused   bool
 	waiters  map[int64]chan struct{} // the paused tasks by id, each resumed in a step of its own
+
+	container string // the executor's container, on the YARN-shaped cluster
 }
 
 // job is one RunJob of the application.
@@ -94,14 +99,25 @@ func (a *app) start() error {
 		return err
 	}
 	a.driverEnv, a.driverID = env, dn.info.Identity
-	d, err := endpoints.NewDriver(env, endpoints.WithListener(endpoints.ListenerFunc(a.onEvent)), endpoints.WithLogger(zerolog.Nop()),
-		endpoints.WithRand(rand.New(rand.NewPCG(w.seed, 0x5eed))))
+	opts := []endpoints.DriverOption{endpoints.WithListener(endpoints.ListenerFunc(a.onEvent)), endpoints.WithLogger(zerolog.Nop()),
+		endpoints.WithRand(rand.New(rand.NewPCG(w.seed, 0x5eed)))}
+	if w.cfg.yarn != nil {
+		a.yarn = newYarnCluster(a)
+		opts = append(opts, endpoints.WithClusterManager(a.yarn.sched))
+	}
+	d, err := endpoints.NewDriver(env, opts...)
 	if err != nil {
 		return err
 	}
 	a.driver = d
-	for range w.cfg.executors {
-		a.startExecutor()
+	if a.yarn != nil {
+		if err := a.yarn.start(); err != nil {
+			return err
+		}
+	} else {
+		for range w.cfg.executors {
+			a.startExecutor()
+		}
 	}
 	for i, jc := range w.cfg.jobs {
 		j := &job{idx: i, parts: jc.parts, injected: make(map[int]int)}
@@ -134,8 +150,20 @@ func (a *app) startExecutor() {
 	a.executors[id] = ex
 	a.mu.Unlock()
 	w.trace.add("start executor %s on %s", id, ex.host)
+	cfg := endpoints.ExecutorConfig{DriverURL: a.driver.URL(), ExecutorID: id, Hostname: ex.host, Cores: w.cfg.cores}
+	a.runExecutor(ex, cfg, nil, fmt.Sprintf("executor %6d", n), func(err error) { a.exited(ex, err) })
+}
+
+// runExecutor runs executor ex with cfg and opts on a goroutine of its
+// own, its envs on the simulated network; exit runs on the loop once
+// RunExecutor has returned, in the order of key among what ends at once.
+func (a *app) runExecutor(ex *executor, cfg endpoints.ExecutorConfig, opts []endpoints.ExecutorOption, key string, exit func(error)) {
+	w := a.w
 	ctx, cancel := context.WithCancel(context.Background())
+	a.mu.Lock()
 	ex.cancel = cancel
+	a.mu.Unlock()
+	id := ex.id
 	factory := func(name string, conf *actor.Conf) (*actor.Env, error) {
 		a.mu.Lock()
 		nd := w.net.clientTransport(fmt.Sprintf("exec-%s-%d", id, len(ex.nodes)+1))
@@ -154,12 +182,12 @@ func (a *app) startExecutor() {
 		}
 		return env, err
 	}
-	cfg := endpoints.ExecutorConfig{DriverURL: a.driver.URL(), ExecutorID: id, Hostname: ex.host, Cores: w.cfg.cores}
+	opts = append(opts, endpoints.WithEnvFactory(factory), endpoints.WithLogger(zerolog.Nop()))
 	a.wg.Add(1)
 	go func() {
 		defer a.wg.Done()
-		err := endpoints.RunExecutor(ctx, cfg, endpoints.WithEnvFactory(factory), endpoints.WithLogger(zerolog.Nop()))
-		w.request(fmt.Sprintf("executor %6d", n), func() { a.exited(ex, err) })
+		err := endpoints.RunExecutor(ctx, cfg, opts...)
+		w.request(key, func() { exit(err) })
 	}()
 }
 
@@ -170,7 +198,7 @@ func (a *app) exited(ex *executor, err error) {
 	w.trace.add("executor %s exited: %v", ex.id, err)
 	a.mu.Lock()
 	ex.exited = true
-	replace := !a.stopping && a.started < w.cfg.executors+maxReplacements
+	replace := !a.stopping && a.started < w.cfg.executors+maxReplacements && a.yarn == nil
 	a.mu.Unlock()
 	ex.cancel()
 	if replace {
@@ -184,7 +212,12 @@ const maxReplacements = 24
 // submit runs job j's RunJob on a goroutine of its own.
 func (a *app) submit(j *job) {
 	ctx, cancel := context.WithCancelCause(context.Background())
+	a.mu.Lock()
 	j.cancel = cancel
+	if a.appErr != nil {
+		cancel(a.appErr) // the application has ended: the job fails at once
+	}
+	a.mu.Unlock()
 	payloads := make([][]byte, j.parts)
 	for p := range payloads {
 		payloads[p] = taskPayload(a.w.seed, j.idx, p)
@@ -207,6 +240,27 @@ func (a *app) cancelJob(j *job) {
 	a.mu.Unlock()
 	if !ended {
 		j.cancel(errJobCancelled)
+	}
+}
+
+// appFailed records that the cluster ended the application, and fails its
+// jobs with err, one a step, as a driver whose application ended does;
+// the jobs submitted later fail at once. It runs on the loop.
+func (a *app) appFailed(err error) {
+	a.mu.Lock()
+	if a.appErr == nil {
+		a.appErr = err
+	}
+	var running []*job
+	for _, j := range a.jobs {
+		if !j.ended && j.cancel != nil {
+			running = append(running, j)
+		}
+	}
+	a.mu.Unlock()
+	a.w.trace.add("the application ended: %v", err)
+	for _, j := range running {
+		a.w.at(a.w.jitter(time.Microsecond, 50*time.Microsecond), "", func() { j.cancel(err) })
 	}
 }
 
@@ -243,7 +297,13 @@ func (a *app) stop() {
 		if err := a.driver.Stop(ctx); err != nil {
 			w.fail("the driver did not stop: %v", err)
 		}
+		if a.yarn != nil {
+			a.yarn.finish(ctx)
+		}
 		a.wg.Wait()
+		if a.yarn != nil {
+			a.yarn.shutdown(ctx)
+		}
 		if err := a.driverEnv.Shutdown(ctx); err != nil {
 			w.fail("the driver's env did not shut down: %v", err)
 		}
@@ -272,6 +332,9 @@ func (a *app) teardown() {
 	}
 	for _, e := range envs {
 		_ = e.Close()
+	}
+	if a.yarn != nil {
+		a.yarn.teardown()
 	}
 	if a.driver != nil {
 		_ = a.driver.Stop(context.Background())

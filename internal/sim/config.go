@@ -29,6 +29,8 @@ type config struct {
 	jobs   []jobConfig
 	faults []fault
 	bound  time.Duration // the virtual time the application must end within
+
+	yarn *yarnConfig // the YARN-shaped cluster; nil: the simulator's cluster manager
 }
 
 // jobConfig is one job: when it is submitted and, if it is, cancelled.

@@ -1,6 +1,8 @@
 // Package sim is a deterministic simulation of a whole sparkrpc
 // application: the driver, executors, heartbeats and tasks of package
-// endpoints, unchanged, in one process, on a simulated network, with a
+// endpoints, and, for a quarter of the seeds, the YARN-shaped cluster that runs
+// them (resource manager, node managers, the application master's
+// allocator), unchanged, in one process, on a simulated network, with a
 // virtual clock, and faults drawn from a seed. One seed runs the same
 // events in the same order every time, so a failure replays exactly, and
 // its trace hash tells two runs apart. See docs/testing.md.
@@ -17,6 +19,10 @@
 //   - world.go: the World, its event queue and loop.
 //   - network.go: the simulated network, an actor.Transport per env.
 //   - app.go: the application: driver, executors, jobs.
+//   - yarn.go: the YARN-shaped cluster: managers, submission, node loss.
+//   - containers.go: the node managers' Launcher: containers' programs.
+//   - yarnconfig.go: what a seed draws for its cluster.
+//   - yarninvariants.go: what the allocator and managers must hold to.
 //   - task.go: the task function the jobs run.
 //   - config.go: what a seed draws before the run.
 //   - faults.go: the fault kinds and how they are applied.

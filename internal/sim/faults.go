@@ -25,10 +25,17 @@ const (
 	faultSlow                       // an executor's messages are slow for a while
 	faultNodeLoss                   // every executor of a host is killed
 	faultTaskFail                   // a burst of task failures
+	// The kinds above are drawn for every seed (drawFault); those below
+	// only for the seeds that run the YARN-shaped cluster (drawYarn).
+	faultLaunchFail // for a while, container launches fail
 	numFaultKinds
 )
 
-var faultNames = [numFaultKinds]string{"delay", "drop", "partition", "kill", "pause", "slow", "node-loss", "task-failures"}
+// numBaseFaultKinds are the kinds drawFault draws from.
+const numBaseFaultKinds = faultLaunchFail
+
+var faultNames = [numFaultKinds]string{"delay", "drop", "partition", "kill", "pause", "slow", "node-loss", "task-failures",
+	"launch-failures"}
 
 func (k faultKind) String() string { return faultNames[k] }
 
@@ -43,7 +50,7 @@ type fault struct {
 
 func (f fault) String() string {
 	switch f.kind {
-	case faultDelay, faultTaskFail:
+	case faultDelay, faultTaskFail, faultLaunchFail:
 		return fmt.Sprintf("%s for %s", f.kind, fmtDur(f.length))
 	case faultNodeLoss:
 		return fmt.Sprintf("%s of host-%d", f.kind, f.target)
@@ -63,7 +70,7 @@ func drawFaults(r *rand.Rand, c *config) []fault {
 }
 
 func drawFault(r *rand.Rand, c *config) fault {
-	f := fault{kind: faultKind(r.IntN(int(numFaultKinds))), at: durBetween(r, 0, 20*time.Second),
+	f := fault{kind: faultKind(r.IntN(int(numBaseFaultKinds))), at: durBetween(r, 0, 20*time.Second),
 		target: between(r, 1, c.executors+2)}
 	switch f.kind {
 	case faultDelay:
@@ -121,12 +128,20 @@ func (w *World) inject(f fault) {
 			w.slow(ex, f.length)
 		}
 	case faultNodeLoss:
+		if a.yarn != nil {
+			a.yarn.loseNode("host-" + strconv.Itoa(f.target))
+			break
+		}
 		for _, ex := range a.onHost("host-" + strconv.Itoa(f.target)) {
 			w.kill(ex)
 		}
 	case faultTaskFail:
 		w.mu.Lock()
 		w.bursts = append(w.bursts, burst{from: w.now(), to: w.now() + f.length, prob: f.prob})
+		w.mu.Unlock()
+	case faultLaunchFail:
+		w.mu.Lock()
+		w.launchBursts = append(w.launchBursts, burst{from: w.now(), to: w.now() + f.length, prob: f.prob})
 		w.mu.Unlock()
 	}
 }
@@ -169,8 +184,8 @@ func (a *app) onHost(host string) []*executor {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var out []*executor
-	for i := 1; i <= a.started; i++ {
-		ex := a.executors[strconv.Itoa(i)]
+	for _, id := range slices.SortedFunc(maps.Keys(a.executors), byNumber) {
+		ex := a.executors[id]
 		if ex.host == host && !ex.exited && !ex.killed {
 			out = append(out, ex)
 		}
@@ -205,13 +220,14 @@ func (w *World) kill(ex *executor) {
 	for _, e := range notify {
 		w.schedule(e)
 	}
+	// The envs close first, one after another; RunExecutor sees the kill
+	// as its env terminating. Its context is cancelled a step later (for
+	// an executor that has no env yet): were both done in one step, its
+	// select would see both ready and pick one at random, and the two ways
+	// out take different times.
 	for _, env := range envs {
-		go func() { _ = env.Close() }()
+		_ = env.Close()
 	}
-	// RunExecutor sees the kill as its env terminating. Its context is
-	// cancelled a step later (for an executor that has no env yet): were
-	// both done in one step, its select would see both ready and pick one
-	// at random, and the two ways out take different times.
 	w.at(w.jitter(time.Microsecond, 50*time.Microsecond), "", ex.cancel)
 }
 

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/endpoints"
 	"github.com/sparkrpc/sparkrpc/messages"
 )
@@ -45,6 +46,9 @@ func (w *World) observeSend(e *envelope) {
 	if e.kind != envMessage {
 		return
 	}
+	if a.yarn != nil {
+		a.yarn.observeSend(e)
+	}
 	if e.sender != nil && strings.HasPrefix(e.sender.Id, "future$") {
 		w.asks = append(w.asks, askSent{from: e.from, to: e.to, id: e.sender.Id, at: w.now()})
 	}
@@ -68,6 +72,9 @@ func (w *World) observeSend(e *envelope) {
 // observeDelivery counts what reaches the driver's scheduler endpoint, and
 // checks that a KillTask reaches its executor after the task's LaunchTask.
 func (w *World) observeDelivery(e *envelope) {
+	if w.app.yarn != nil {
+		w.app.yarn.observeDelivery(e)
+	}
 	switch m := e.msg.(type) {
 	case *messages.LaunchTask:
 		w.launched[m.GetTaskId()] = true
@@ -113,6 +120,9 @@ func (w *World) checkStep() {
 	}
 	a.mu.Unlock()
 	w.checkAsks(now)
+	if a.yarn != nil {
+		a.yarn.checkStep(now)
+	}
 }
 
 // checkAsks looks up the asks older than the longest timeout: none may
@@ -159,6 +169,8 @@ func (a *app) checkJob(j *job) {
 			}
 		}
 	case cancelled && errors.Is(err, errJobCancelled):
+	case a.yarn != nil && errors.Is(err, cluster.ErrAppFailed):
+		a.yarn.checkAppFailure(j, err)
 	case errors.Is(err, endpoints.ErrTaskFailed):
 		for _, n := range injected {
 			if n >= w.cfg.maxFailures {

@@ -67,6 +67,9 @@ func RunSeed(t *testing.T, seed uint64, keepTrace bool) Result {
 		if w.failed() {
 			w.drain()
 		}
+		for _, f := range w.cleanup {
+			f()
+		}
 		w.trace.flush()
 		w.stats.Seeds = 1
 		w.mu.Lock()

@@ -32,6 +32,9 @@ type trace struct {
 	mu     sync.Mutex
 	notes  []string
 	raced  string // the hash before the first armed race, if one ran
+	// dir, when set, is a folder of this run's own (a random name): the
+	// lines name it $DIR, so that they read the same in every run.
+	dir string
 }
 
 func newTrace(w *World) *trace { return &trace{w: w, failAt: -1} }
@@ -102,7 +105,7 @@ func (t *trace) around() []string {
 
 // describe is an envelope's line: its connection, the message's type and
 // its scalar fields (reply-to ids, which are random, left out).
-func describe(e *envelope) string {
+func describe(e *envelope, dir string) string {
 	switch e.kind {
 	case envConnected:
 		return fmt.Sprintf("%s→%s connected", e.from, e.to)
@@ -117,14 +120,15 @@ func describe(e *envelope) string {
 	if e.sender != nil {
 		ask = " ask"
 	}
-	return fmt.Sprintf("%s→%s %s%s %s", e.from, e.to, target, ask, fields(e.msg))
+	return fmt.Sprintf("%s→%s %s%s %s", e.from, e.to, target, ask, fields(e.msg, dir))
 }
 
 // fields prints a message's type and scalar fields, bytes as their length,
 // in the order the message declares them (not Range's, which the protobuf
 // runtime varies from one build of the test binary to another, so that a
-// seed would hash differently under -race, say).
-func fields(m proto.Message) string {
+// seed would hash differently under -race, say), and dir, in strings, as
+// $DIR.
+func fields(m proto.Message, dir string) string {
 	var b strings.Builder
 	r := m.ProtoReflect()
 	b.WriteString(string(r.Descriptor().Name()))
@@ -146,6 +150,9 @@ func fields(m proto.Message) string {
 			fmt.Fprintf(&b, "%s=%dB", fd.Name(), len(v.Bytes()))
 		case protoreflect.StringKind:
 			s := v.String()
+			if dir != "" {
+				s = strings.ReplaceAll(s, dir, "$DIR")
+			}
 			if len(s) > 60 {
 				s = s[:60] + "…"
 			}

@@ -56,6 +56,9 @@ type World struct {
 	done     bool    // the application has stopped
 	bursts   []burst // task failure bursts so far
 	draining atomic.Bool
+
+	launchBursts []burst  // windows of container launch failures so far, under mu
+	cleanup      []func() // run when the seed's run ends
 }
 
 // event is one entry of the world's queue.
@@ -92,6 +95,7 @@ func newWorld(seed uint64) *World {
 	w.trace = newTrace(w)
 	w.net = newNetwork(w)
 	w.cfg = drawConfig(w.rng)
+	w.cfg.yarn = drawYarn(seed, &w.cfg)
 	return w
 }
 
@@ -304,7 +308,7 @@ func (w *World) popEvent() *event { return heap.Pop(&w.queue).(*event) }
 // schedule puts e on its connection, due after a delay drawn from the
 // seed, never before the connection's previous envelope.
 func (w *World) schedule(e *envelope) {
-	e.desc = describe(e)
+	e.desc = describe(e, w.trace.dir)
 	w.stats.sent++
 	w.observeSend(e)
 	d := w.net.delay(e)

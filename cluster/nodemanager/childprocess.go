@@ -1,0 +1,151 @@
+package nodemanager
+
+// This file holds the default Launcher: each container a child process of
+// the node manager, leading a process group of its own, with its stdout
+// and stderr in its log folder and its application's secret on a pipe.
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/internal/privatefile"
+)
+
+// processLauncher starts containers as child processes of this one.
+type processLauncher struct{}
+
+// childProcess is a container's child process: the leader of its own
+// process group, so that a signal reaches everything it started.
+type childProcess struct {
+	cmd            *exec.Cmd
+	stdout, stderr *os.File
+}
+
+// Launch implements Launcher: it starts c's command in c.WorkDir, with
+// stdout and stderr in files of c.LogDir (0600).
+func (processLauncher) Launch(c ContainerLaunch) (ContainerProcess, error) {
+	stdout, err := privatefile.Create(filepath.Join(c.LogDir, "stdout"))
+	if err != nil {
+		return nil, err
+	}
+	stderr, err := privatefile.Create(filepath.Join(c.LogDir, "stderr"))
+	if err != nil {
+		stdout.Close()
+		return nil, err
+	}
+	cmd := exec.Command(c.Command[0], c.Command[1:]...)
+	cmd.Dir = c.WorkDir
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.Env = c.Env
+	cmd.SysProcAttr = containerProcAttr()
+	if len(c.Secret) > 0 {
+		r, err := secretPipe(c.Secret)
+		if err != nil {
+			stdout.Close()
+			stderr.Close()
+			return nil, err
+		}
+		defer r.Close() // the child has its own copy once started
+		cmd.ExtraFiles = []*os.File{r}
+	}
+	if err := cmd.Start(); err != nil {
+		stdout.Close()
+		stderr.Close()
+		return nil, fmt.Errorf("cannot start %q: %w", c.Command[0], err)
+	}
+	return &childProcess{cmd: cmd, stdout: stdout, stderr: stderr}, nil
+}
+
+// secretPipe returns the read end of a pipe that holds secret and is
+// closed for writing. A secret is far smaller than a pipe's buffer, so the
+// write does not block.
+func secretPipe(secret []byte) (*os.File, error) {
+	if len(secret) > 4096 {
+		return nil, fmt.Errorf("the application secret has %d bytes, more than 4096", len(secret))
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	_, err = w.Write(secret)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// Pid implements ContainerProcess.
+func (p *childProcess) Pid() int { return p.cmd.Process.Pid }
+
+// Wait implements ContainerProcess: once the leader has exited, the
+// stragglers of its group (children it left behind) are killed too, and
+// Wait returns when they are gone (boundedly: the kernel gives no
+// notification).
+func (p *childProcess) Wait() int {
+	err := p.cmd.Wait()
+	p.stdout.Close()
+	p.stderr.Close()
+	status := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			status = cluster.ExitSignalBase + int(ws.Signal())
+		} else {
+			status = ee.ExitCode()
+		}
+	} else if err != nil {
+		status = cluster.ContainerExitInvalid
+	}
+	pid := p.Pid()
+	if syscall.Kill(-pid, syscall.SIGKILL) == nil {
+		deadline := time.Now().Add(2 * time.Second)
+		for groupAlive(pid) && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	return status
+}
+
+// Signal implements ContainerProcess: sig goes to the whole process group.
+func (p *childProcess) Signal(sig syscall.Signal) error { return syscall.Kill(-p.Pid(), sig) }
+
+// groupAlive reports whether a process of the process group pgid is still
+// running (zombies waiting for their new parent to reap them do not count).
+func groupAlive(pgid int) bool {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return syscall.Kill(-pgid, 0) == nil
+	}
+	for _, e := range ents {
+		if c := e.Name()[0]; c < '0' || c > '9' {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) >= 3 && f[0] != "Z" && f[2] == strconv.Itoa(pgid) {
+			return true
+		}
+	}
+	return false
+}
