@@ -103,7 +103,7 @@ func (a *app) start() error {
 		endpoints.WithRand(rand.New(rand.NewPCG(w.seed, 0x5eed)))}
 	if w.cfg.yarn != nil {
 		a.yarn = newYarnCluster(a)
-		opts = append(opts, endpoints.WithClusterManager(a.yarn.sched))
+		opts = append(opts, endpoints.WithClusterManager(&sequencedCM{w: w, inner: a.yarn.sched}))
 	}
 	d, err := endpoints.NewDriver(env, opts...)
 	if err != nil {
