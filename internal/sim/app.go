@@ -53,6 +53,8 @@ type executor struct {
 	held     int           // pauses, partitions and slowness in force
 	paused   bool
 	waiters  map[int64]chan struct{} // the paused tasks by id, each resumed in a step of its own
+	hosts    []*tcpHost              // a netty seed's: its envs' and its chatty client's hosts
+	made     int                     // envs made so far
 }
 
 // job is one RunJob of the application.
@@ -88,18 +90,21 @@ func newApp(w *World) *app {
 // jobs.
 func (a *app) start() error {
 	w := a.w
-	dn := w.net.transport("driver", 7077)
-	env, err := actor.NewEnv("sparkDriver", w.cfg.conf(), actor.WithTransport(dn), actor.WithLogger(zerolog.Nop()))
+	tr, id := a.driverTransport()
+	env, err := actor.NewEnv("sparkDriver", w.cfg.conf(), actor.WithTransport(tr), actor.WithLogger(zerolog.Nop()))
 	if err != nil {
 		return err
 	}
-	a.driverEnv, a.driverID = env, dn.info.Identity
+	a.driverEnv, a.driverID = env, id
 	d, err := endpoints.NewDriver(env, endpoints.WithListener(endpoints.ListenerFunc(a.onEvent)), endpoints.WithLogger(zerolog.Nop()),
 		endpoints.WithRand(rand.New(rand.NewPCG(w.seed, 0x5eed))))
 	if err != nil {
 		return err
 	}
 	a.driver = d
+	if err := a.registerSeq(); err != nil {
+		return err
+	}
 	for range w.cfg.executors {
 		a.startExecutor()
 	}
@@ -138,21 +143,22 @@ func (a *app) startExecutor() {
 	ex.cancel = cancel
 	factory := func(name string, conf *actor.Conf) (*actor.Env, error) {
 		a.mu.Lock()
-		nd := w.net.clientTransport(fmt.Sprintf("exec-%s-%d", id, len(ex.nodes)+1))
-		ex.nodes = append(ex.nodes, nd)
-		a.byNode[nd.info.Identity] = ex
+		tr := a.executorTransport(ex)
 		killed := ex.killed
 		a.mu.Unlock()
 		if killed {
 			return nil, errors.New("sim: the executor's process was killed")
 		}
-		env, err := actor.NewEnv(name, conf, actor.WithTransport(nd), actor.WithLogger(zerolog.Nop()))
+		env, err := actor.NewEnv(name, conf, actor.WithTransport(tr), actor.WithLogger(zerolog.Nop()))
 		if err == nil {
 			a.mu.Lock()
 			ex.envs = append(ex.envs, env)
 			a.mu.Unlock()
 		}
 		return env, err
+	}
+	if w.tcp != nil {
+		a.startChatter(ctx, ex, n)
 	}
 	cfg := endpoints.ExecutorConfig{DriverURL: a.driver.URL(), ExecutorID: id, Hostname: ex.host, Cores: w.cfg.cores}
 	a.wg.Add(1)

@@ -25,10 +25,16 @@ const (
 	faultSlow                       // an executor's messages are slow for a while
 	faultNodeLoss                   // every executor of a host is killed
 	faultTaskFail                   // a burst of task failures
+	faultHalfOpen                   // netty seeds: a connection's close reaches the driver late (tcprace.go)
 	numFaultKinds
 )
 
-var faultNames = [numFaultKinds]string{"delay", "drop", "partition", "kill", "pause", "slow", "node-loss", "task-failures"}
+// numDrawnKinds are the kinds drawFault draws from; netty seeds draw their
+// half-open faults apart (setupNetty), so that the other seeds' draws stay
+// what they were.
+const numDrawnKinds = faultHalfOpen
+
+var faultNames = [numFaultKinds]string{"delay", "drop", "partition", "kill", "pause", "slow", "node-loss", "task-failures", "half-open"}
 
 func (k faultKind) String() string { return faultNames[k] }
 
@@ -63,7 +69,7 @@ func drawFaults(r *rand.Rand, c *config) []fault {
 }
 
 func drawFault(r *rand.Rand, c *config) fault {
-	f := fault{kind: faultKind(r.IntN(int(numFaultKinds))), at: durBetween(r, 0, 20*time.Second),
+	f := fault{kind: faultKind(r.IntN(int(numDrawnKinds))), at: durBetween(r, 0, 20*time.Second),
 		target: between(r, 1, c.executors+2)}
 	switch f.kind {
 	case faultDelay:
@@ -128,6 +134,10 @@ func (w *World) inject(f fault) {
 		w.mu.Lock()
 		w.bursts = append(w.bursts, burst{from: w.now(), to: w.now() + f.length, prob: f.prob})
 		w.mu.Unlock()
+	case faultHalfOpen:
+		if ex := a.anyLive(f.target); ex != nil {
+			w.tcpHalfOpen(a.hostsOf(ex), driverHost, f.prob, f.length)
+		}
 	}
 }
 
@@ -185,6 +195,7 @@ func (w *World) kill(ex *executor) {
 	a.mu.Lock()
 	ex.killed = true
 	nodes := append([]*node(nil), ex.nodes...)
+	hosts := append([]*tcpHost(nil), ex.hosts...)
 	envs := append(ex.envs[:0:0], ex.envs...)
 	ex.paused = false
 	for _, ch := range ex.waiters {
@@ -205,6 +216,7 @@ func (w *World) kill(ex *executor) {
 	for _, e := range notify {
 		w.schedule(e)
 	}
+	w.tcpKill(hosts)
 	ex.cancel()
 	for _, env := range envs {
 		go func() { _ = env.Close() }()
@@ -226,6 +238,7 @@ func (w *World) cutFromDriver(ex *executor) {
 	for _, e := range notify {
 		w.schedule(e)
 	}
+	w.tcpCut(w.app.hostsOf(ex), driverHost)
 }
 
 // hold holds ex's links to the driver (a partition) for d, then releases
@@ -246,6 +259,8 @@ func (w *World) hold(ex *executor, d time.Duration, partition bool) {
 		}
 	}
 	n.mu.Unlock()
+	hosts := w.app.hostsOf(ex)
+	w.tcpHold(hosts, driverHost, true)
 	w.at(d, fmt.Sprintf("partition of executor %s heals", ex.id), func() {
 		n.mu.Lock()
 		for _, k := range keys {
@@ -254,6 +269,7 @@ func (w *World) hold(ex *executor, d time.Duration, partition bool) {
 			}
 		}
 		n.mu.Unlock()
+		w.tcpHold(hosts, driverHost, false)
 		w.unhold(ex)
 	})
 }
@@ -272,12 +288,15 @@ func (w *World) pause(ex *executor, d time.Duration) {
 		nd.paused = true
 	}
 	n.mu.Unlock()
+	hosts := w.app.hostsOf(ex)
+	w.tcpPause(hosts, true)
 	w.at(d, fmt.Sprintf("executor %s continues", ex.id), func() {
 		n.mu.Lock()
 		for _, nd := range nodes {
 			nd.paused = false
 		}
 		n.mu.Unlock()
+		w.tcpPause(hosts, false)
 		w.app.mu.Lock()
 		ex.paused = false
 		waiters := ex.waiters
@@ -304,12 +323,15 @@ func (w *World) slow(ex *executor, d time.Duration) {
 		nd.slow = extra
 	}
 	n.mu.Unlock()
+	hosts := w.app.hostsOf(ex)
+	w.tcpSlow(hosts, extra)
 	w.at(d, fmt.Sprintf("executor %s is no longer slow", ex.id), func() {
 		n.mu.Lock()
 		for _, nd := range nodes {
 			nd.slow = 0
 		}
 		n.mu.Unlock()
+		w.tcpSlow(hosts, 0)
 		w.unhold(ex)
 	})
 }
@@ -324,6 +346,7 @@ func (w *World) unhold(ex *executor) {
 	for _, c := range w.net.release() {
 		w.at(w.jitter(time.Microsecond, 50*time.Microsecond), "", func() { w.drain1(c) })
 	}
+	w.tcpRelease()
 }
 
 // delay is how long e takes on its connection.

@@ -32,6 +32,8 @@ type trace struct {
 	mu     sync.Mutex
 	notes  []string
 	raced  string // the hash before the first armed race, if one ran
+	// rewrite, when set, rewrites every line (a netty seed's names).
+	rewrite func(string) string
 }
 
 func newTrace(w *World) *trace { return &trace{w: w, failAt: -1} }
@@ -43,6 +45,9 @@ func (t *trace) add(format string, args ...any) {
 }
 
 func (t *trace) append(line string) {
+	if t.rewrite != nil {
+		line = t.rewrite(line)
+	}
 	h := sha256.New()
 	h.Write(t.hash[:])
 	h.Write([]byte(line))

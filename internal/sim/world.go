@@ -35,6 +35,7 @@ type World struct {
 	queue eventQueue
 	seq   uint64
 	net   *network
+	tcp   *tcpNet // a netty seed's network (nettyapp.go), else nil
 	trace *trace
 	stats *Stats
 	app   *app
@@ -92,6 +93,7 @@ func newWorld(seed uint64) *World {
 	w.trace = newTrace(w)
 	w.net = newNetwork(w)
 	w.cfg = drawConfig(w.rng)
+	w.setupNetty()
 	return w
 }
 
@@ -260,6 +262,9 @@ func (w *World) run() {
 // that hold after every step.
 func (w *World) idlePoint() {
 	for {
+		// What netty seeds' envs sent and delivered is seen first: the
+		// requests (a job's end) check what was delivered.
+		written := w.tcpIdle(false)
 		reqs := w.takeRequests()
 		for _, r := range reqs {
 			r.fn()
@@ -268,7 +273,7 @@ func (w *World) idlePoint() {
 		for _, e := range sent {
 			w.schedule(e)
 		}
-		if len(reqs) == 0 && len(sent) == 0 {
+		if len(reqs) == 0 && len(sent) == 0 && !written {
 			break
 		}
 		synctest.Wait()
@@ -285,6 +290,7 @@ func (w *World) idlePointQuiet() {
 	for _, e := range w.net.takePending() {
 		w.schedule(e)
 	}
+	w.tcpIdle(true)
 	w.trace.flush()
 }
 
