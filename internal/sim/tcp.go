@@ -323,8 +323,8 @@ func (e *tcpEnd) Close() error {
 	e.closed = true
 	e.mu.Unlock()
 	signal(e.wake)
-	e.c.racedClose(e)
 	e.c.write(e.side, nil, true)
+	e.c.racedClose(e)
 	return nil
 }
 

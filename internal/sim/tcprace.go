@@ -27,9 +27,11 @@ import (
 //
 // The close's window is narrow: so that it is reached, the old
 // connection's close, once its reader has seen the end of the stream,
-// waits (a bounded number of yields) until the new connection's acceptor
-// asks for its peer's address, which it does just before it attaches
-// the connection, and then spins a number of times drawn from the seed.
+// waits (polling, for a bounded time) until the new connection's
+// acceptor asks for its peer's address, which it does just before it
+// attaches the connection, and then spins a number of times drawn from
+// the seed, so that it reaches the peer's lock at a moment of the attach
+// that the seed chooses.
 // What happens after the race depends on the Go scheduler: the trace is
 // deterministic up to it (Result.RaceHash).
 type halfOpen struct {
@@ -47,8 +49,13 @@ type halfOpen struct {
 	closed   atomic.Bool // the old connection's close went through its wait
 }
 
-// maxCloseYields bounds the old close's wait for the new attach.
-const maxCloseYields = 2000
+// closePolls bounds the old close's wait for the new attach: it polls
+// without yielding (the two run on two processors) for that many rounds,
+// then yields between polls, closeYields times at most.
+const (
+	closePolls  = 1 << 16
+	closeYields = 2000
+)
 
 var spinSink atomic.Uint64
 
@@ -128,7 +135,10 @@ func (c *tcpConn) racedClose(e *tcpEnd) {
 	if r == nil || r.old != c || e.side != 1 || r.closed.Swap(true) {
 		return
 	}
-	for i := 0; i < maxCloseYields && !r.addrSeen.Load(); i++ {
+	for i := 0; i < closePolls && !r.addrSeen.Load(); i++ {
+		spinSink.Add(1)
+	}
+	for i := 0; i < closeYields && !r.addrSeen.Load(); i++ {
 		runtime.Gosched()
 	}
 	for range r.spin {
@@ -142,7 +152,7 @@ func (c *tcpConn) racedClose(e *tcpEnd) {
 // late, one a step.
 func (w *World) armHalfOpen(c *tcpConn, hold, bound time.Duration) {
 	n := w.tcp
-	r := &halfOpen{old: c, dialer: c.dialer, addr: c.addr, oldFirst: w.rng.IntN(2) == 0, yields: w.rng.IntN(4),
+	r := &halfOpen{old: c, dialer: c.dialer, addr: c.addr, oldFirst: w.rng.IntN(4) > 0, yields: w.rng.IntN(4),
 		spin: w.rng.IntN(1 << w.rng.IntN(13))}
 	n.mu.Lock()
 	c.dirs[0].late = true
