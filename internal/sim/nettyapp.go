@@ -30,8 +30,12 @@ const driverHost = "driver"
 
 // OnNetty reports whether seed runs the application on netty's TCP
 // transport (over the simulated TCP network) rather than on the simulated
-// in-memory network: half of the seeds, drawn from the seed.
-func OnNetty(seed uint64) bool { return nettyRand(seed).IntN(2) == 0 }
+// in-memory network: one seed in nettyOneIn, drawn from the seed. A netty
+// seed costs some ten times a seed on the in-memory network.
+func OnNetty(seed uint64) bool { return nettyRand(seed).IntN(nettyOneIn) == 0 }
+
+// nettyOneIn is the share of the seeds that run on netty.
+const nettyOneIn = 10
 
 func nettyRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, nettySalt)) }
 
@@ -40,7 +44,7 @@ func nettyRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, netty
 // client identities (random) by the simulator's names.
 func (w *World) setupNetty() {
 	r := nettyRand(w.seed)
-	if r.IntN(2) != 0 {
+	if r.IntN(nettyOneIn) != 0 {
 		return
 	}
 	w.tcp = newTCPNet(w)
@@ -51,17 +55,17 @@ func (w *World) setupNetty() {
 	for range between(r, 1, 3) {
 		f := fault{kind: faultHalfOpen, at: durBetween(r, first, last), target: between(r, 1, w.cfg.executors+2),
 			prob: r.Float64()}
-		// Half of them hold what the dialer writes a while before its
-		// end is reset (a backlog for the old reader), half hardly.
-		if r.IntN(2) == 0 {
-			f.length = durBetween(r, 100*time.Millisecond, 1500*time.Millisecond)
+		// Three in four hold what the dialer writes a while before its
+		// end is reset (a backlog for the old reader), the others hardly.
+		if r.IntN(4) > 0 {
+			f.length = durBetween(r, 300*time.Millisecond, 2000*time.Millisecond)
 		} else {
 			f.length = durBetween(r, time.Microsecond, 5*time.Millisecond)
 		}
 		w.cfg.faults = append(w.cfg.faults, f)
 	}
 	w.tcp.chatEvery = durBetween(r, 100*time.Millisecond, 600*time.Millisecond)
-	w.tcp.chatBurst = between(r, 1, 24)
+	w.tcp.chatBurst = between(r, 8, 32)
 }
 
 // tapped is a netty transport the simulator watches: what its env sends,
