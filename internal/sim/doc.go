@@ -1,7 +1,8 @@
 // Package sim is a deterministic simulation of a whole sparkrpc
 // application: the driver, executors, heartbeats and tasks of package
-// endpoints, unchanged, in one process, on a simulated network, with a
-// virtual clock, and faults drawn from a seed. One seed runs the same
+// endpoints, unchanged, in one process, on a simulated network (or, one
+// seed in ten, on netty's TCP transport over a simulated TCP network),
+// with a virtual clock, and faults drawn from a seed. One seed runs the same
 // events in the same order every time, so a failure replays exactly, and
 // its trace hash tells two runs apart. See docs/testing.md.
 //
@@ -16,6 +17,14 @@
 //
 //   - world.go: the World, its event queue and loop.
 //   - network.go: the simulated network, an actor.Transport per env.
+//   - tcp.go: the simulated TCP network of netty seeds: listeners and
+//     connections (a netty.Network per env).
+//   - tcpfaults.go: what the faults do to TCP connections.
+//   - tcprace.go: the half-open race of a replaced connection.
+//   - nettyapp.go: netty seeds: the envs on netty, watched, and the chatty
+//     clients.
+//   - nettycheck.go: what netty seeds check: per-sender order, no zombie
+//     peer.
 //   - app.go: the application: driver, executors, jobs.
 //   - task.go: the task function the jobs run.
 //   - config.go: what a seed draws before the run.

@@ -77,9 +77,10 @@ type tapped struct {
 	onStart func(identity string)
 	th      actor.TransportHost // the env, once started
 
-	mu   sync.Mutex
-	id   string
-	down bool // Shutdown was called
+	mu     sync.Mutex
+	id     string
+	down   bool // Shutdown was called
+	zombie bool // a zombie connection was reported (the loop's)
 }
 
 // nettyTransport returns a netty transport on host name: listening on

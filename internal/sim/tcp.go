@@ -75,7 +75,7 @@ type tcpConn struct {
 	dirs     [2]tcpDir
 	epoch    int        // bumped by a cut: segments of an older epoch are lost
 	dialed   chan error // the connect's outcome, for DialContext
-	gaveUp   bool       // the dialer stopped waiting
+	gaveUp   bool       // the dialer stopped waiting, or the dial failed
 	race     *halfOpen  // the half-open race this connection takes part in
 	sent     [2]int     // segments of data delivered in each direction
 }
@@ -277,20 +277,20 @@ func (e *tcpEnd) Read(p []byte) (int, error) {
 		}
 		dl := e.rdl
 		e.mu.Unlock()
-		var timeout <-chan time.Time
-		if !dl.IsZero() {
-			d := time.Until(dl)
-			if d <= 0 {
-				return 0, opError("read", os.ErrDeadlineExceeded)
-			}
-			t := time.NewTimer(d)
-			defer t.Stop()
-			timeout = t.C
+		if dl.IsZero() {
+			<-e.wake
+			continue
 		}
+		d := time.Until(dl)
+		if d <= 0 {
+			return 0, opError("read", os.ErrDeadlineExceeded)
+		}
+		t := time.NewTimer(d)
 		select {
 		case <-e.wake:
-		case <-timeout:
+		case <-t.C:
 		}
+		t.Stop()
 	}
 }
 
@@ -672,6 +672,7 @@ func (n *tcpNet) connect(c *tcpConn) {
 		return
 	}
 	if l == nil || l.closed || l.h.killed {
+		c.gaveUp = true // its dialer's end is never used
 		n.mu.Unlock()
 		w.trace.add("connect %s refused", c.key)
 		c.dialed <- opError("dial", syscall.ECONNREFUSED)
