@@ -17,8 +17,10 @@
 //
 //   - world.go: the World, its event queue and loop.
 //   - network.go: the simulated network, an actor.Transport per env.
-//   - tcp.go: the simulated TCP network of netty seeds: listeners and
-//     connections (a netty.Network per env).
+//   - tcp.go: the simulated TCP network of netty seeds: hosts (a
+//     netty.Network per env), listeners, dials.
+//   - tcpconn.go: a TCP connection and its ends (net.Conns).
+//   - tcpsegment.go: segments: cut at frames, scheduled, held, delivered.
 //   - tcpfaults.go: what the faults do to TCP connections.
 //   - tcprace.go: the half-open race of a replaced connection.
 //   - nettyapp.go: netty seeds: the envs on netty, watched, and the chatty
