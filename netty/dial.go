@@ -116,8 +116,7 @@ func (t *Transport) dial(p *peer) {
 // connect opens a connection to a listening peer and runs the dialer's
 // handshake.
 func (t *Transport) connect(p *peer) (*conn, error) {
-	d := net.Dialer{Timeout: t.connectTimeout}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), t.connectTimeout)
 	defer cancel()
 	go func() { // Shutdown interrupts a connect in progress
 		select {
@@ -126,7 +125,7 @@ func (t *Transport) connect(p *peer) (*conn, error) {
 		case <-ctx.Done():
 		}
 	}()
-	nc, err := d.DialContext(ctx, "tcp", p.identity)
+	nc, err := t.network().DialContext(ctx, "tcp", p.identity)
 	if err != nil {
 		return nil, err
 	}

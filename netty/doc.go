@@ -18,7 +18,9 @@
 //
 // Options: WithBindHost (default 127.0.0.1), WithAdvertiseHost (default the
 // bind host), WithPort (default 0, a random port), WithClientMode,
-// WithLogger, WithEnvOptions, WithAuthKeys (scoped secrets, below).
+// WithLogger, WithEnvOptions, WithAuthKeys (scoped secrets, below),
+// WithNetwork (how it listens and dials: the operating system's TCP by
+// default; a dialer through a proxy, or a simulated network, otherwise).
 //
 // # Connections
 //

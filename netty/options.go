@@ -25,6 +25,7 @@ type options struct {
 	envOpts       []actor.Option
 	inlineQuiet   *time.Duration // tests: instead of defaultInlineQuiet
 	authKeys      func(keyID string) (secret []byte, ok bool)
+	network       Network // WithNetwork; nil: the operating system's TCP
 }
 
 // DefaultBindHost is the host a server binds to unless WithBindHost says

@@ -260,7 +260,7 @@ func (t *Transport) bind(conf *actor.Conf) error {
 	if err != nil {
 		return err
 	}
-	ln, err := listen(t.opts.bindHost, t.opts.port, retries)
+	ln, err := listen(t.network(), t.opts.bindHost, t.opts.port, retries)
 	if err != nil {
 		return err
 	}
@@ -294,7 +294,7 @@ func (t *Transport) advertiseHost() string {
 // listen binds host:port, trying port+1, port+2, ... up to retries times
 // when the port is taken (Spark's Utils.startServiceOnPort). Port 0 binds a
 // random port.
-func listen(host string, port, retries int) (net.Listener, error) {
+func listen(nw Network, host string, port, retries int) (net.Listener, error) {
 	var lastErr error
 	for i := 0; i <= max(retries, 0); i++ {
 		p := port
@@ -304,7 +304,7 @@ func listen(host string, port, retries int) (net.Listener, error) {
 				break
 			}
 		}
-		ln, err := net.Listen("tcp", net.JoinHostPort(strings.Trim(host, "[]"), strconv.Itoa(p)))
+		ln, err := nw.Listen("tcp", net.JoinHostPort(strings.Trim(host, "[]"), strconv.Itoa(p)))
 		if err == nil {
 			return ln, nil
 		}

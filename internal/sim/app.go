@@ -56,6 +56,8 @@ type executor struct {
 	held     int           // pauses, partitions and slowness in force
 	paused   bool
 	waiters  map[int64]chan struct{} // the paused tasks by id, each resumed in a step of its own
+	hosts    []*tcpHost              // a netty seed's: its envs' and its chatty client's hosts
+	made     int                     // envs made so far
 
 	container string // the executor's container, on the YARN-shaped cluster
 }
@@ -93,12 +95,12 @@ func newApp(w *World) *app {
 // jobs.
 func (a *app) start() error {
 	w := a.w
-	dn := w.net.transport("driver", 7077)
-	env, err := actor.NewEnv("sparkDriver", w.cfg.conf(), actor.WithTransport(dn), actor.WithLogger(zerolog.Nop()))
+	tr, id := a.driverTransport()
+	env, err := actor.NewEnv("sparkDriver", w.cfg.conf(), actor.WithTransport(tr), actor.WithLogger(zerolog.Nop()))
 	if err != nil {
 		return err
 	}
-	a.driverEnv, a.driverID = env, dn.info.Identity
+	a.driverEnv, a.driverID = env, id
 	opts := []endpoints.DriverOption{endpoints.WithListener(endpoints.ListenerFunc(a.onEvent)), endpoints.WithLogger(zerolog.Nop()),
 		endpoints.WithRand(rand.New(rand.NewPCG(w.seed, 0x5eed)))}
 	if w.cfg.yarn != nil {
@@ -110,6 +112,9 @@ func (a *app) start() error {
 		return err
 	}
 	a.driver = d
+	if err := a.registerSeq(); err != nil {
+		return err
+	}
 	if a.yarn != nil {
 		if err := a.yarn.start(); err != nil {
 			return err
@@ -166,15 +171,13 @@ func (a *app) runExecutor(ex *executor, cfg endpoints.ExecutorConfig, opts []end
 	id := ex.id
 	factory := func(name string, conf *actor.Conf) (*actor.Env, error) {
 		a.mu.Lock()
-		nd := w.net.clientTransport(fmt.Sprintf("exec-%s-%d", id, len(ex.nodes)+1))
-		ex.nodes = append(ex.nodes, nd)
-		a.byNode[nd.info.Identity] = ex
+		tr := a.executorTransport(ex)
 		killed := ex.killed
 		a.mu.Unlock()
 		if killed {
 			return nil, errors.New("sim: the executor's process was killed")
 		}
-		env, err := actor.NewEnv(name, conf, actor.WithTransport(nd), actor.WithLogger(zerolog.Nop()))
+		env, err := actor.NewEnv(name, conf, actor.WithTransport(tr), actor.WithLogger(zerolog.Nop()))
 		if err == nil {
 			a.mu.Lock()
 			ex.envs = append(ex.envs, env)
@@ -183,6 +186,12 @@ func (a *app) runExecutor(ex *executor, cfg endpoints.ExecutorConfig, opts []end
 		return env, err
 	}
 	opts = append(opts, endpoints.WithEnvFactory(factory), endpoints.WithLogger(zerolog.Nop()))
+	if w.tcp != nil {
+		// Netty seeds do not run the YARN-shaped cluster: every executor
+		// is one the simulator started, its id its number.
+		n, _ := strconv.Atoi(id)
+		a.startChatter(ctx, ex, n)
+	}
 	a.wg.Add(1)
 	go func() {
 		defer a.wg.Done()

@@ -2,8 +2,9 @@
 // application: the driver, executors, heartbeats and tasks of package
 // endpoints, and, for a quarter of the seeds, the YARN-shaped cluster that runs
 // them (resource manager, node managers, the application master's
-// allocator), unchanged, in one process, on a simulated network, with a
-// virtual clock, and faults drawn from a seed. One seed runs the same
+// allocator), unchanged, in one process, on a simulated network (or, one
+// in ten of the other seeds, on netty's TCP transport over a simulated TCP
+// network), with a virtual clock, and faults drawn from a seed. One seed runs the same
 // events in the same order every time, so a failure replays exactly, and
 // its trace hash tells two runs apart. See docs/testing.md.
 //
@@ -18,6 +19,16 @@
 //
 //   - world.go: the World, its event queue and loop.
 //   - network.go: the simulated network, an actor.Transport per env.
+//   - tcp.go: the simulated TCP network of netty seeds: hosts (a
+//     netty.Network per env), listeners, dials.
+//   - tcpconn.go: a TCP connection and its ends (net.Conns).
+//   - tcpsegment.go: segments: cut at frames, scheduled, held, delivered.
+//   - tcpfaults.go: what the faults do to TCP connections.
+//   - tcprace.go: the half-open race of a replaced connection.
+//   - nettyapp.go: netty seeds: the envs on netty, watched, and the chatty
+//     clients.
+//   - nettycheck.go: what netty seeds check: per-sender order, no zombie
+//     peer.
 //   - app.go: the application: driver, executors, jobs.
 //   - yarn.go: the YARN-shaped cluster: managers, submission, node loss.
 //   - containers.go: the node managers' Launcher: containers' programs.

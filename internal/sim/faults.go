@@ -25,17 +25,20 @@ const (
 	faultSlow                       // an executor's messages are slow for a while
 	faultNodeLoss                   // every executor of a host is killed
 	faultTaskFail                   // a burst of task failures
-	// The kinds above are drawn for every seed (drawFault); those below
-	// only for the seeds that run the YARN-shaped cluster (drawYarn).
+	faultHalfOpen                   // netty seeds: a connection's close reaches the driver late (tcprace.go)
+	// The kinds above are drawn for every seed (drawFault), but half-open,
+	// which netty seeds draw apart (setupNetty); those below only for the
+	// seeds that run the YARN-shaped cluster (drawYarn). The seeds' other
+	// draws stay what they were.
 	faultLaunchFail // for a while, container launches fail
 	numFaultKinds
 )
 
 // numBaseFaultKinds are the kinds drawFault draws from.
-const numBaseFaultKinds = faultLaunchFail
+const numBaseFaultKinds = faultHalfOpen
 
 var faultNames = [numFaultKinds]string{"delay", "drop", "partition", "kill", "pause", "slow", "node-loss", "task-failures",
-	"launch-failures"}
+	"half-open", "launch-failures"}
 
 func (k faultKind) String() string { return faultNames[k] }
 
@@ -143,6 +146,10 @@ func (w *World) inject(f fault) {
 		w.mu.Lock()
 		w.launchBursts = append(w.launchBursts, burst{from: w.now(), to: w.now() + f.length, prob: f.prob})
 		w.mu.Unlock()
+	case faultHalfOpen:
+		if ex := a.anyLive(f.target); ex != nil {
+			w.tcpHalfOpen(a.hostsOf(ex), driverHost, f.prob, f.length)
+		}
 	}
 }
 
@@ -200,6 +207,7 @@ func (w *World) kill(ex *executor) {
 	a.mu.Lock()
 	ex.killed = true
 	nodes := append([]*node(nil), ex.nodes...)
+	hosts := append([]*tcpHost(nil), ex.hosts...)
 	envs := append(ex.envs[:0:0], ex.envs...)
 	ex.paused = false
 	for _, ch := range ex.waiters {
@@ -220,6 +228,7 @@ func (w *World) kill(ex *executor) {
 	for _, e := range notify {
 		w.schedule(e)
 	}
+	w.tcpKill(hosts)
 	// The envs close first, one after another; RunExecutor sees the kill
 	// as its env terminating. Its context is cancelled a step later (for
 	// an executor that has no env yet): were both done in one step, its
@@ -246,6 +255,7 @@ func (w *World) cutFromDriver(ex *executor) {
 	for _, e := range notify {
 		w.schedule(e)
 	}
+	w.tcpCut(w.app.hostsOf(ex), driverHost)
 }
 
 // hold holds ex's links to the driver (a partition) for d, then releases
@@ -266,6 +276,8 @@ func (w *World) hold(ex *executor, d time.Duration, partition bool) {
 		}
 	}
 	n.mu.Unlock()
+	hosts := w.app.hostsOf(ex)
+	w.tcpHold(hosts, driverHost, true)
 	w.at(d, fmt.Sprintf("partition of executor %s heals", ex.id), func() {
 		n.mu.Lock()
 		for _, k := range keys {
@@ -274,6 +286,7 @@ func (w *World) hold(ex *executor, d time.Duration, partition bool) {
 			}
 		}
 		n.mu.Unlock()
+		w.tcpHold(hosts, driverHost, false)
 		w.unhold(ex)
 	})
 }
@@ -292,12 +305,15 @@ func (w *World) pause(ex *executor, d time.Duration) {
 		nd.paused = true
 	}
 	n.mu.Unlock()
+	hosts := w.app.hostsOf(ex)
+	w.tcpPause(hosts, true)
 	w.at(d, fmt.Sprintf("executor %s continues", ex.id), func() {
 		n.mu.Lock()
 		for _, nd := range nodes {
 			nd.paused = false
 		}
 		n.mu.Unlock()
+		w.tcpPause(hosts, false)
 		w.app.mu.Lock()
 		ex.paused = false
 		waiters := ex.waiters
@@ -324,12 +340,15 @@ func (w *World) slow(ex *executor, d time.Duration) {
 		nd.slow = extra
 	}
 	n.mu.Unlock()
+	hosts := w.app.hostsOf(ex)
+	w.tcpSlow(hosts, extra)
 	w.at(d, fmt.Sprintf("executor %s is no longer slow", ex.id), func() {
 		n.mu.Lock()
 		for _, nd := range nodes {
 			nd.slow = 0
 		}
 		n.mu.Unlock()
+		w.tcpSlow(hosts, 0)
 		w.unhold(ex)
 	})
 }
@@ -344,6 +363,7 @@ func (w *World) unhold(ex *executor) {
 	for _, c := range w.net.release() {
 		w.at(w.jitter(time.Microsecond, 50*time.Microsecond), "", func() { w.drain1(c) })
 	}
+	w.tcpRelease()
 }
 
 // delay is how long e takes on its connection.

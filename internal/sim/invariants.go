@@ -123,6 +123,7 @@ func (w *World) checkStep() {
 	if a.yarn != nil {
 		a.yarn.checkStep(now)
 	}
+	w.checkNetty()
 }
 
 // checkAsks looks up the asks older than the longest timeout: none may
@@ -133,13 +134,11 @@ func (w *World) checkAsks(now time.Duration) {
 	for ; i < len(w.asks) && now-w.asks[i].at > bound; i++ {
 		s := w.asks[i]
 		w.stats.check(invAskBounded)
-		w.net.mu.Lock()
-		nd := w.net.nodes[s.from]
-		w.net.mu.Unlock()
-		if nd == nil || nd.killed {
+		host, ok := w.askHost(s.from)
+		if !ok {
 			continue
 		}
-		if _, st := nd.host.LookupReply(s.to, []byte(s.id)); st == 0 { // actor.ReplyPending
+		if _, st := host.LookupReply(s.to, []byte(s.id)); st == 0 { // actor.ReplyPending
 			w.fail("%s: an ask from %s to %s made at %s is still pending", invAskBounded, s.from, s.to, fmtDur(s.at))
 		}
 	}
@@ -254,6 +253,7 @@ func (w *World) checkEnd() {
 		left = append(left, id)
 	}
 	w.net.mu.Unlock()
+	left = append(left, w.tcpLeft()...)
 	if len(left) > 0 {
 		w.fail("%s: envs still on the network: %v", invNothingLeft, left)
 	}

@@ -55,6 +55,9 @@ func RunSeed(t *testing.T, seed uint64, keepTrace bool) Result {
 			res.Faults = append(res.Faults, fmt.Sprintf("at %s: %s", fmtDur(f.at), f))
 		}
 		w.app = newApp(w)
+		if w.tcp != nil {
+			w.trace.add("on netty's TCP transport")
+		}
 		if err := w.app.start(); err != nil {
 			w.fail("start: %v", err)
 		} else {
@@ -72,6 +75,9 @@ func RunSeed(t *testing.T, seed uint64, keepTrace bool) Result {
 		}
 		w.trace.flush()
 		w.stats.Seeds = 1
+		if w.tcp != nil {
+			w.stats.netty = 1
+		}
 		w.mu.Lock()
 		res.Failures = append([]string(nil), w.failures...)
 		w.mu.Unlock()

@@ -15,6 +15,9 @@ type Stats struct {
 	Seeds, Failed int
 	steps         int
 	sent, lost    int
+	segments      int // TCP segments scheduled (netty seeds)
+	netty         int // seeds run on netty
+	halfOpenRaces int // half-open races run (tcprace.go)
 	races         int
 	faults        [numFaultKinds]int
 	checks        map[string]int
@@ -32,6 +35,9 @@ func (s *Stats) Add(o *Stats) {
 	s.steps += o.steps
 	s.sent += o.sent
 	s.lost += o.lost
+	s.segments += o.segments
+	s.netty += o.netty
+	s.halfOpenRaces += o.halfOpenRaces
 	s.races += o.races
 	for k, n := range o.faults {
 		s.faults[k] += n
@@ -50,6 +56,9 @@ func (s *Stats) WriteTable(out io.Writer) {
 	fmt.Fprintf(tw, "steps\t%d\n", s.steps)
 	fmt.Fprintf(tw, "messages sent\t%d\n", s.sent)
 	fmt.Fprintf(tw, "messages lost to faults\t%d\n", s.lost)
+	fmt.Fprintf(tw, "seeds on netty\t%d\n", s.netty)
+	fmt.Fprintf(tw, "TCP segments (netty seeds)\t%d\n", s.segments)
+	fmt.Fprintf(tw, "half-open races (netty seeds)\t%d\n", s.halfOpenRaces)
 	fmt.Fprintf(tw, "cancels racing a task's end\t%d\n", s.races)
 	for k, n := range s.faults {
 		fmt.Fprintf(tw, "fault: %s\t%d\n", faultKind(k), n)

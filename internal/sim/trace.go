@@ -35,6 +35,8 @@ type trace struct {
 	// dir, when set, is a folder of this run's own (a random name): the
 	// lines name it $DIR, so that they read the same in every run.
 	dir string
+	// rewrite, when set, rewrites every line (a netty seed's names).
+	rewrite func(string) string
 }
 
 func newTrace(w *World) *trace { return &trace{w: w, failAt: -1} }
@@ -46,6 +48,9 @@ func (t *trace) add(format string, args ...any) {
 }
 
 func (t *trace) append(line string) {
+	if t.rewrite != nil {
+		line = t.rewrite(line)
+	}
 	h := sha256.New()
 	h.Write(t.hash[:])
 	h.Write([]byte(line))

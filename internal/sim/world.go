@@ -35,6 +35,7 @@ type World struct {
 	queue eventQueue
 	seq   uint64
 	net   *network
+	tcp   *tcpNet // a netty seed's network (nettyapp.go), else nil
 	trace *trace
 	stats *Stats
 	app   *app
@@ -96,6 +97,10 @@ func newWorld(seed uint64) *World {
 	w.net = newNetwork(w)
 	w.cfg = drawConfig(w.rng)
 	w.cfg.yarn = drawYarn(seed, &w.cfg)
+	if w.cfg.yarn == nil {
+		// A seed runs on netty or the YARN-shaped cluster, not both.
+		w.setupNetty()
+	}
 	return w
 }
 
@@ -264,12 +269,15 @@ func (w *World) run() {
 // that hold after every step.
 func (w *World) idlePoint() {
 	for {
+		// What netty seeds' envs sent and delivered is seen first: the
+		// requests (a job's end) check what was delivered.
+		written := w.tcpIdle(false)
 		reqs := w.runRequests()
 		sent := w.net.takePending()
 		for _, e := range sent {
 			w.schedule(e)
 		}
-		if len(reqs) == 0 && len(sent) == 0 {
+		if len(reqs) == 0 && len(sent) == 0 && !written {
 			break
 		}
 		synctest.Wait()
@@ -300,6 +308,7 @@ func (w *World) idlePointQuiet() {
 	for _, e := range w.net.takePending() {
 		w.schedule(e)
 	}
+	w.tcpIdle(true)
 	w.trace.flush()
 }
 
