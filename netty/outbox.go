@@ -142,13 +142,9 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 		return ErrTransportClosed
 	}
 	reply := isReply(target, sender)
-	p := t.lastPeer.Load()
-	if p == nil || p.identity != target.Address {
-		var err error
-		if p, err = t.peerForSend(target.Address, reply); err != nil {
-			return err
-		}
-		t.lastPeer.Store(p)
+	p, err := t.sendPeer(target.Address, reply)
+	if err != nil {
+		return err
 	}
 	// The sender's address is not written (see the WireEnvelope's
 	// sender_address): the receiver takes the connection's peer as the
@@ -338,6 +334,20 @@ func (t *Transport) peerForSend(identity string, reply bool) (*peer, error) {
 		return v.(*peer), nil
 	}
 	return nil, t.unroutedReply(&protoactor.PID{Address: identity})
+}
+
+// sendPeer returns the peer Send sends to at identity: the one it found
+// last (lastPeer), when it is that identity's, else peerForSend's, which
+// it keeps.
+func (t *Transport) sendPeer(identity string, reply bool) (*peer, error) {
+	if p := t.lastPeer.Load(); p != nil && p.identity == identity {
+		return p, nil
+	}
+	p, err := t.peerForSend(identity, reply)
+	if err == nil {
+		t.lastPeer.Store(p)
+	}
+	return p, err
 }
 
 // ErrReplyUnrouted matches the error of a reply (or failure notice) that
