@@ -34,10 +34,10 @@ type msgCounter struct {
 	// generated (generatedType), whose messages are valid when not nil.
 	generated bool
 	_         [64 - 49]byte
-	sent     atomic.Uint64
-	_        [56]byte
-	received uint64 // of the name's stopped endpoints, under msgTable.mu
-	_        [56]byte
+	sent      atomic.Uint64
+	_         [56]byte
+	received  uint64 // of the name's stopped endpoints, under msgTable.mu
+	_         [56]byte
 }
 
 // msgKey identifies a msgCounter.
