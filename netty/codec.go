@@ -180,17 +180,12 @@ func (t *messageType) decodeOwned(payload []byte, s *slabs) (proto.Message, erro
 	if t.slab == nil || len(payload) > slabMaxPayload {
 		return t.decode(payload)
 	}
-	if t.cost != nil {
-		if err := t.cost.check(t.name, payload); err != nil {
-			return nil, err
-		}
-	}
-	msg := t.zero.CloneMessageVT()
-	if err := msg.(vtLender).UnmarshalVTUnsafe(s.copyPayload(payload)); err != nil {
+	msg, err := t.lend(s.copyPayload(payload))
+	if err != nil {
 		return nil, err
 	}
 	t.slab.capBytes(msg)
-	return t.checked(msg)
+	return msg, nil
 }
 
 // checked returns msg, decoded by vtprotobuf, once it has passed what
