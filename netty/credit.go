@@ -267,7 +267,7 @@ func (s *sendCredit) of(id string) *targetCredit {
 		if s.to == nil {
 			s.to = make(map[string]*targetCredit)
 		}
-		ec = &targetCredit{}
+		ec = &targetCredit{held: outbuf{small: true}}
 		s.to[id] = ec
 	}
 	s.last, s.lastID = ec, id

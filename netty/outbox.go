@@ -254,7 +254,6 @@ func (p *peer) holdOverCredit(id string, h *envelopeHeader, msg proto.Message) (
 
 // hold queues the frame of msg for ec's credit (p.mu held).
 func (p *peer) hold(ec *targetCredit, h *envelopeHeader, msg proto.Message) error {
-	ec.held.small = true
 	k := len(ec.held.chunks)
 	dst := ec.held.tail(frameHeaderLen + h.size)
 	dst, err := writeEnvelope(dst, h, msg)
