@@ -22,9 +22,10 @@ func ratios(f *Figures, baselines []Baseline) []Ratio {
 		return nil
 	}
 	var out []Ratio
-	for _, b := range baselines {
-		bf := b.Figures
-		if bf == nil || b.Error != "" || !bf.Verified.OK {
+	for i := range baselines {
+		b := &baselines[i]
+		bf := verifiedFigures(b)
+		if bf == nil {
 			continue
 		}
 		if bf.MsgsPerSec > 0 {
@@ -77,20 +78,17 @@ func evalTarget(t targetSpec, r *Result) TargetResult {
 // baselineRatio is the msgs/s of the baseline subject over that of the
 // baseline base, both measured and verified in r.
 func baselineRatio(r *Result, subject, base string) (float64, bool) {
-	var sf, bf *Figures
-	for _, b := range r.Baselines {
-		if b.Error != "" || b.Figures == nil || !b.Figures.Verified.OK {
-			continue
-		}
-		switch b.Name {
-		case subject:
-			sf = b.Figures
-		case base:
-			bf = b.Figures
-		}
-	}
+	sf, bf := verifiedFigures(r.Baseline(subject)), verifiedFigures(r.Baseline(base))
 	if sf == nil || bf == nil || bf.MsgsPerSec <= 0 {
 		return 0, false
 	}
 	return sf.MsgsPerSec / bf.MsgsPerSec, true
+}
+
+// verifiedFigures returns b's figures when b was measured and verified.
+func verifiedFigures(b *Baseline) *Figures {
+	if b == nil || b.Error != "" || b.Figures == nil || !b.Figures.Verified.OK {
+		return nil
+	}
+	return b.Figures
 }
