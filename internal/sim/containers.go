@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -22,6 +21,7 @@ import (
 	"github.com/sparkrpc/sparkrpc/cluster/appmaster"
 	"github.com/sparkrpc/sparkrpc/cluster/nodemanager"
 	"github.com/sparkrpc/sparkrpc/endpoints"
+	"github.com/sparkrpc/sparkrpc/internal/cli"
 )
 
 const (
@@ -131,7 +131,7 @@ func (y *yarnCluster) launchExecutor(c nodemanager.ContainerLaunch, host string)
 	}
 	conf := actor.NewConf()
 	if props != "" {
-		if err := loadProperties(conf, filepath.Join(c.WorkDir, props)); err != nil {
+		if err := cli.LoadPropertiesFile(conf, filepath.Join(c.WorkDir, props)); err != nil {
 			return nil, err
 		}
 	}
@@ -228,7 +228,7 @@ func (y *yarnCluster) launchAM(c nodemanager.ContainerLaunch) (nodemanager.Conta
 		return nil, errors.New("sim: only a client-mode application master runs here")
 	}
 	conf := actor.NewConf()
-	if err := loadProperties(conf, filepath.Join(c.WorkDir, cluster.StagingConfFile)); err != nil {
+	if err := cli.LoadPropertiesFile(conf, filepath.Join(c.WorkDir, cluster.StagingConfFile)); err != nil {
 		return nil, err
 	}
 	env := envOf(c.Env)
@@ -290,15 +290,6 @@ func (n amNetwork) Listen(name string, conf *actor.Conf, port int) (*actor.Env, 
 // Client implements cluster.Network.
 func (n amNetwork) Client(name string, conf *actor.Conf) (*actor.Env, error) {
 	return nil, errors.New("sim: the application master has no client env")
-}
-
-func loadProperties(conf *actor.Conf, path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return conf.LoadProperties(f)
 }
 
 // envOf maps a container's KEY=VALUE environment.
