@@ -20,7 +20,9 @@ func (t *Transport) flush(ctx context.Context, peers []*peer) {
 	for _, p := range peers {
 		p.mu.Lock()
 		c := p.conn
-		if c == nil || (p.out.empty() && p.credit.heldB == 0) {
+		// A busy connection has frames taken from the outbox and not yet
+		// written: closing it now would lose them.
+		if c == nil || (p.out.empty() && p.credit.heldB == 0 && !c.busy) {
 			p.mu.Unlock()
 			continue
 		}

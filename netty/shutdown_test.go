@@ -4,9 +4,11 @@ import (
 	"context"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/netty"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -49,4 +51,43 @@ func TestShutdownFlushesQueuedMessages(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatalf("got %d of %d messages sent before Shutdown", sink.n.Load(), n)
 	}
+}
+
+// A frame that the writer has taken from the outbox and is writing when
+// Shutdown begins is written before the connection closes. Shutdown used to
+// look only at the outbox, found it empty, and closed the connection under
+// the write: the frame was lost.
+func TestShutdownWaitsForTheWriteUnderWay(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		pn := newPipeNetwork()
+		server := newEnv(t, "server", nil, netty.WithNetwork(pn))
+		sink := &counting{want: 2, done: make(chan struct{})}
+		register(t, server, "sink", sink)
+		client := newClientEnv(t, "client", nil, netty.WithNetwork(pn))
+		ref := lookup(t, client, server.Address(), "sink")
+		if err := ref.Send(str("first")); err != nil {
+			t.Fatalf("send: %v", err)
+		}
+		synctest.Wait()
+		if got := sink.n.Load(); got != 1 {
+			t.Fatalf("before the gate: %d messages delivered, want 1", got)
+		}
+
+		pn.armGate()
+		if err := ref.Send(str("last")); err != nil {
+			t.Fatalf("send: %v", err)
+		}
+		<-pn.held // the writer has taken the frame and is writing it
+		shut := make(chan error, 1)
+		go func() { shut <- client.Shutdown(context.Background()) }()
+		synctest.Wait() // Shutdown waits for the write, or has closed under it
+		pn.openGate()
+		if err := <-shut; err != nil {
+			t.Fatalf("client shutdown: %v", err)
+		}
+		synctest.Wait()
+		if got := sink.n.Load(); got != 2 {
+			t.Fatalf("%d of the 2 messages sent before Shutdown delivered: the frame being written was lost", got)
+		}
+	})
 }
