@@ -24,11 +24,12 @@ var regressionSeeds = []struct {
 	{8760, "the resource manager held a container allocated to the application master's last heartbeat, never started, after the application ended (fixed in resourcemanager)"},
 	{8975, "the same, after a node loss and launch failures"},
 	// Since netty seeds exist, 187 and 242 run on netty (another world than
-	// the one they were kept for): they still must pass, and replay up to
-	// the netty seeds' residue.
+	// the one they were kept for): they still must pass and replay.
 	{187, "the tasks an executor's stop cancelled reported in the Go scheduler's order"},
 	{242, "a killed executor saw its context cancelled and its env end in one step, and took one of two ways out at random"},
 	{2291, "the loop took what was sent while the application's stop, which a request had started, was still sending"},
+	{593, "netty: a killed executor's reader saw the kill as a reset and reported the driver's disassociation, racing the close of its env (fixed in the simulated TCP: a killed process sees nothing)"},
+	{990, "netty: Shutdown closed a connection whose writer had taken a status update and not yet written it, and the update was lost (fixed in netty)"},
 }
 
 func TestRegressionSeeds(t *testing.T) {
@@ -38,12 +39,7 @@ func TestRegressionSeeds(t *testing.T) {
 		if a.Failed() {
 			t.Errorf("seed %d (%s): %v; %s", rs.seed, rs.found, a.Failures, a.Replay())
 		}
-		switch {
-		case a.Comparable() == b.Comparable():
-		case a.OnNetty():
-			// The netty seeds' residue (TestDeterminism, docs/testing.md).
-			t.Logf("netty seed %d (%s): trace %s, then %s; %s", rs.seed, rs.found, a.Comparable(), b.Comparable(), a.Replay())
-		default:
+		if a.Comparable() != b.Comparable() {
 			t.Errorf("seed %d (%s): trace %s, then %s; %s", rs.seed, rs.found, a.Comparable(), b.Comparable(), a.Replay())
 		}
 	}

@@ -25,9 +25,6 @@ type Result struct {
 // Failed reports whether an invariant broke.
 func (r Result) Failed() bool { return len(r.Failures) > 0 }
 
-// OnNetty reports whether the seed ran on netty's TCP transport.
-func (r Result) OnNetty() bool { return r.Stats.netty > 0 }
-
 // Comparable is the hash two runs of the seed must agree on: the whole
 // trace's, or, after an armed race, the trace's up to it.
 func (r Result) Comparable() string {

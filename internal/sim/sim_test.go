@@ -131,24 +131,11 @@ func TestDeterminism(t *testing.T) {
 		// the test command. CI runs this test on its own, without it.
 		t.Skip("determinism is checked without the race detector")
 	}
-	var nettyDiffered int
 	for i := range *determinismFlag {
 		seed := *firstFlag + uint64(i)
 		a, b := sim.RunSeed(t, seed, false), sim.RunSeed(t, seed, false)
-		if a.Comparable() == b.Comparable() {
-			continue
+		if a.Comparable() != b.Comparable() {
+			t.Errorf("seed %d: trace %s, then %s: %s", seed, a.Comparable(), b.Comparable(), a.Replay())
 		}
-		if a.OnNetty() {
-			// A known residue (docs/testing.md): a netty seed run alone
-			// replays the same, but after other seeds in one process it
-			// may not. Reported, not failed.
-			nettyDiffered++
-			t.Logf("netty seed %d: trace %s, then %s: %s", seed, a.Comparable(), b.Comparable(), a.Replay())
-			continue
-		}
-		t.Errorf("seed %d: trace %s, then %s: %s", seed, a.Comparable(), b.Comparable(), a.Replay())
-	}
-	if nettyDiffered > 0 {
-		t.Logf("%d netty seeds gave two hashes", nettyDiffered)
 	}
 }

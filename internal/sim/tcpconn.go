@@ -40,12 +40,15 @@ type tcpEnd struct {
 	buf      []byte // received, not yet read
 	eof      bool   // the peer's close arrived
 	reset    bool   // the connection was reset
+	dead     bool   // its process was killed: nothing reaches it any more
 	closed   bool   // closed here
 	rdl, wdl time.Time
 }
 
 // Read implements net.Conn: it returns what the world has delivered, and
-// waits on a channel (durably) while there is nothing.
+// waits on a channel (durably) while there is nothing. An end of a killed
+// process waits until it is closed: its reader must not see the kill as a
+// network event, racing the close of its env.
 func (e *tcpEnd) Read(p []byte) (int, error) {
 	for {
 		e.mu.Lock()
@@ -53,6 +56,10 @@ func (e *tcpEnd) Read(p []byte) (int, error) {
 		case e.closed:
 			e.mu.Unlock()
 			return 0, opError("read", net.ErrClosed)
+		case e.dead:
+			e.mu.Unlock()
+			<-e.wake
+			continue
 		case len(e.buf) > 0:
 			k := copy(p, e.buf)
 			e.buf = e.buf[k:]
@@ -85,14 +92,17 @@ func (e *tcpEnd) Read(p []byte) (int, error) {
 }
 
 // Write implements net.Conn: the bytes join the segment this end writes
-// in this step. It never waits (the simulated network has no window).
+// in this step. It never waits (the simulated network has no window). What
+// a killed process writes goes nowhere, and its writer is not told.
 func (e *tcpEnd) Write(p []byte) (int, error) {
 	e.mu.Lock()
-	closed, reset, dl := e.closed, e.reset, e.wdl
+	closed, dead, reset, dl := e.closed, e.dead, e.reset, e.wdl
 	e.mu.Unlock()
 	switch {
 	case closed:
 		return 0, opError("write", net.ErrClosed)
+	case dead:
+		return len(p), nil
 	case reset:
 		return 0, opError("write", syscall.EPIPE)
 	case !dl.IsZero() && !time.Now().Before(dl):

@@ -10,8 +10,10 @@ import (
 )
 
 // tcpKill kills hosts' process: nothing leaves it any more, what is in
-// flight on its connections is lost, its listeners close, its ends fail at
-// once, and every peer sees its connection reset after a delay.
+// flight on its connections is lost, its listeners close, its ends go dead
+// (reads wait until the env closes them, writes go nowhere: the process
+// sees nothing of its own kill), and every peer sees its connection reset
+// after a delay.
 func (w *World) tcpKill(hosts []*tcpHost) {
 	n := w.tcp
 	if n == nil || len(hosts) == 0 {
@@ -44,7 +46,7 @@ func (w *World) tcpKill(hosts []*tcpHost) {
 	n.mu.Unlock()
 	for _, e := range ends {
 		e.mu.Lock()
-		e.reset = true
+		e.dead = true
 		e.buf = nil
 		e.mu.Unlock()
 		signal(e.wake)
@@ -206,9 +208,9 @@ func (w *World) tcpHalfOpen(hosts []*tcpHost, to string, pick float64, hold time
 	w.armHalfOpen(c, hold, w.jitter(time.Second, 4*time.Second))
 }
 
-// isDone reports whether the end was closed or reset.
+// isDone reports whether the end was closed, reset or killed.
 func (e *tcpEnd) isDone() bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.closed || e.reset || e.eof
+	return e.closed || e.reset || e.eof || e.dead
 }
