@@ -240,7 +240,7 @@ func (t *Transport) lockPeer(c *conn, p *peer) (*peer, error) {
 		return p, nil
 	}
 	for {
-		v, _ := t.peers.LoadOrStore(c.info.Identity, &peer{identity: c.info.Identity, client: !isListenIdentity(c.info.Identity)})
+		v, _ := t.peers.LoadOrStore(c.info.Identity, t.newPeer(c.info.Identity, !isListenIdentity(c.info.Identity)))
 		p = v.(*peer)
 		p.mu.Lock()
 		if !p.removed {

@@ -22,7 +22,7 @@ func (t *Transport) peerFor(identity string) (*peer, error) {
 	if !isListenIdentity(identity) {
 		return nil, fmt.Errorf("netty: no connection to client-mode peer %s: %w", identity, actor.ErrConnectionClosed)
 	}
-	v, _ := t.peers.LoadOrStore(identity, &peer{identity: identity})
+	v, _ := t.peers.LoadOrStore(identity, t.newPeer(identity, false))
 	return v.(*peer), nil
 }
 

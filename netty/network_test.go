@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/sparkrpc/sparkrpc/internal/testutil"
@@ -74,5 +75,26 @@ func TestWithNetworkListensAndDialsThroughIt(t *testing.T) {
 	_, err := ref.Ask(context.Background(), str("x")).Wait(testutil.Context(t, waitFor))
 	if !errors.Is(err, errNoRoute) {
 		t.Fatalf("ask through a refusing network: %v, want %v", err, errNoRoute)
+	}
+}
+
+// A transport given WithLockRelease calls it each time it releases a
+// peer's lock: a Send to a peer takes that lock, and so do the attach and
+// the close of its connection.
+func TestWithLockReleaseIsCalledAtEveryPeerLockRelease(t *testing.T) {
+	var releases atomic.Int64
+	server := newEnv(t, "server", nil)
+	register(t, server, "echo", newEcho())
+	client := newClientEnv(t, "client", nil, netty.WithLockRelease(func() { releases.Add(1) }))
+	ref := lookup(t, client, server.Address(), "echo")
+	before := releases.Load()
+	if before == 0 {
+		t.Fatalf("no peer lock released while the connection was made")
+	}
+	if got := askString(t, ref, "x"); got != "x" {
+		t.Fatalf("echo: got %q", got)
+	}
+	if after := releases.Load(); after <= before {
+		t.Errorf("an ask released no peer lock: %d releases before, %d after", before, after)
 	}
 }

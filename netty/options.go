@@ -26,6 +26,7 @@ type options struct {
 	inlineQuiet   *time.Duration // tests: instead of defaultInlineQuiet
 	authKeys      func(keyID string) (secret []byte, ok bool)
 	network       Network // WithNetwork; nil: the operating system's TCP
+	lockRelease   func()  // WithLockRelease
 }
 
 // DefaultBindHost is the host a server binds to unless WithBindHost says

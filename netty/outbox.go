@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -99,7 +98,7 @@ type peer struct {
 	identity string
 	client   bool // a client-mode peer: never dialled
 
-	mu       sync.Mutex
+	mu       peerLock
 	conn     *conn
 	dialing  bool
 	ready    chan struct{} // closed when a connection is attached
