@@ -87,7 +87,7 @@ type tapped struct {
 // name:7077, or in client mode.
 func (w *World) nettyTransport(name string, listen bool) *tapped {
 	h := w.tcp.host(name)
-	opts := []netty.Option{netty.WithNetwork(h), netty.WithLogger(zerolog.Nop())}
+	opts := []netty.Option{netty.WithNetwork(h), netty.WithLogger(zerolog.Nop()), netty.WithLockRelease(w.tcp.lockReleased)}
 	if listen {
 		opts = append(opts, netty.WithBindHost(name), netty.WithPort(7077))
 	} else {

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -37,6 +38,7 @@ type tcpNet struct {
 	holds     map[[2]string]int       // partitions in force between two hosts
 	races     []*halfOpen             // half-open connections that may race a redial
 	fast      map[*tcpConn]bool       // connections that deliver at once until the next idle point
+	racing    atomic.Bool             // a race's step runs: netty's peer lock releases yield
 
 	// The netty side (nettyapp.go, nettycheck.go).
 	envs      []*tapped

@@ -89,6 +89,7 @@ func (w *World) runHalfOpenRace(r *halfOpen, s *segment) {
 	held := d.held
 	d.held, d.late = nil, false
 	n.fast[r.old], n.fast[s.c] = true, true
+	n.racing.Store(true)
 	n.mu.Unlock()
 	w.trace.add("race: %d held segments of %s with %s, at once", len(held), r.old.key, s)
 	release := func() {
@@ -110,6 +111,18 @@ func (w *World) runHalfOpenRace(r *halfOpen, s *segment) {
 		n.deliverNow(s, true)
 	} else {
 		release()
+	}
+}
+
+// lockReleased is every netty transport's peer lock release hook
+// (netty.WithLockRelease): in a race's step it yields, so that a goroutine
+// waiting to take the lock (the old connection's close) may take it
+// between two steps of the goroutine that released it (the new
+// connection's attach). Outside races, a step waits for every goroutine
+// anyway, and it does nothing.
+func (n *tcpNet) lockReleased() {
+	if n.racing.Load() {
+		runtime.Gosched()
 	}
 }
 

@@ -95,6 +95,7 @@ func (n *tcpNet) takePending() []*segment {
 		}
 	}
 	clear(n.fast)
+	n.racing.Store(false)
 	n.mu.Unlock()
 	slices.SortStableFunc(p, func(a, b *segment) int {
 		if c := strings.Compare(a.c.key, b.c.key); c != 0 {
