@@ -50,7 +50,7 @@ type Driver struct {
 
 	files addedFiles // AddFile's
 
-	mu         sync.Mutex
+	mu         driverLock
 	sched      *taskScheduler
 	executors  map[string]*executorData
 	byAddr     map[actor.RpcAddress]string
@@ -116,6 +116,7 @@ func NewDriver(env *actor.Env, opts ...DriverOption) (*Driver, error) {
 		excluded:       make(map[string]bool),
 		cm:             o.cm,
 		rand:           o.rand,
+		mu:             driverLock{released: o.lockRelease},
 		sched:          newTaskScheduler(maxFailures, cpus, maxSize),
 		executors:      make(map[string]*executorData),
 		byAddr:         make(map[actor.RpcAddress]string),

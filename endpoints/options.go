@@ -81,12 +81,13 @@ type Option interface {
 }
 
 type driverOptions struct {
-	logger    *zerolog.Logger
-	excluded  []string
-	allocator ExecutorAllocator
-	cm        ClusterManager
-	listeners []Listener
-	rand      *rand.Rand
+	logger      *zerolog.Logger
+	excluded    []string
+	allocator   ExecutorAllocator
+	cm          ClusterManager
+	listeners   []Listener
+	rand        *rand.Rand
+	lockRelease func() // WithLockRelease
 }
 
 type executorOptions struct {
