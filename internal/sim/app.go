@@ -102,7 +102,7 @@ func (a *app) start() error {
 	}
 	a.driverEnv, a.driverID = env, id
 	opts := []endpoints.DriverOption{endpoints.WithListener(endpoints.ListenerFunc(a.onEvent)), endpoints.WithLogger(zerolog.Nop()),
-		endpoints.WithRand(rand.New(rand.NewPCG(w.seed, 0x5eed)))}
+		endpoints.WithRand(rand.New(rand.NewPCG(w.seed, 0x5eed))), endpoints.WithLockRelease(w.driverLockReleased)}
 	if w.cfg.yarn != nil {
 		a.yarn = newYarnCluster(a)
 		opts = append(opts, endpoints.WithClusterManager(&sequencedCM{w: w, inner: a.yarn.sched}))

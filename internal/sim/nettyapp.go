@@ -167,10 +167,13 @@ func (in *tapInbox) pid() *protoactor.PID {
 	return &protoactor.PID{Address: in.t.identity(), Id: in.target}
 }
 
+// Post and PostBatch are where a connection's reader hands messages on
+// (handedOn: in a race's step the reader then yields and is slow).
 func (in *tapInbox) Post(sender *protoactor.PID, msg proto.Message) bool {
 	if !in.Inbox.Post(sender, msg) {
 		return false
 	}
+	in.t.w.tcp.handedOn()
 	if in.target == seqEndpointName {
 		return true
 	}
@@ -182,6 +185,7 @@ func (in *tapInbox) PostBatch(batch []actor.Inbound) bool {
 	if !in.Inbox.PostBatch(batch) {
 		return false
 	}
+	in.t.w.tcp.handedOn()
 	if in.target == seqEndpointName {
 		return true
 	}

@@ -126,6 +126,28 @@ func (n *tcpNet) lockReleased() {
 	}
 }
 
+// readerSpin is how long a goroutine that a race slows stays busy: some
+// tens of microseconds of processor time, as one that the Go scheduler
+// preempted, or that a busy machine slowed, would be.
+const readerSpin = 20_000
+
+// handedOn runs after a connection's reader has handed messages to an
+// endpoint (tapInbox). In a race's step the reader yields and then stays
+// busy for a while: the old connection's reader then delivers its backlog
+// slowly enough that the new connection's handshake and attach complete
+// meanwhile, and a new reader that did not wait for the old one would
+// deliver the redialled client's newer messages in between (netty's late
+// frames). Outside races it does nothing.
+func (n *tcpNet) handedOn() {
+	if !n.racing.Load() {
+		return
+	}
+	runtime.Gosched()
+	for range readerSpin {
+		spinSink.Add(1)
+	}
+}
+
 // addrAsked notes that the acceptor of a race's new connection asked for
 // its peer's address.
 func (c *tcpConn) addrAsked(e *tcpEnd) {

@@ -49,6 +49,7 @@ type World struct {
 	launched  map[int64]bool // tasks whose LaunchTask was delivered
 	raceWhat  string         // armRace's
 	raceFn    func()
+	racing    atomic.Bool // an armed race's step runs, its driver lock not yet released
 
 	// mu guards what goroutines other than the loop's record.
 	mu       sync.Mutex
@@ -170,6 +171,7 @@ func (w *World) raceAfter(e *envelope) {
 		w.trace.raced = w.trace.Hash()
 	}
 	w.trace.add("race: %s at once", w.raceWhat)
+	w.racing.Store(true)
 	// Let the goroutines the delivery woke run a little first: how far
 	// they get before fn runs is the race's own (a seeded number of
 	// yields, the Go scheduler the rest).
@@ -177,6 +179,24 @@ func (w *World) raceAfter(e *envelope) {
 		runtime.Gosched()
 	}
 	fn()
+}
+
+// driverLockReleased is the driver's lock release hook
+// (endpoints.WithLockRelease). At the first release in an armed race's
+// step, the goroutine that released the lock (the driver's endpoint,
+// between its scheduling step and the sending of its launches, or the
+// cancelled job's) yields and then stays busy for a while, as one that the
+// Go scheduler preempted would: a goroutine waiting for the lock (the
+// other of the two) may then take it and go on between two steps of the
+// first. Later releases, and releases outside races, do nothing.
+func (w *World) driverLockReleased() {
+	if !w.racing.CompareAndSwap(true, false) {
+		return
+	}
+	runtime.Gosched()
+	for range readerSpin {
+		spinSink.Add(1)
+	}
 }
 
 // turn blocks the calling goroutine until the loop lets it go on, in a
@@ -268,6 +288,7 @@ func (w *World) run() {
 // sent, runs the requests of other goroutines, and checks the invariants
 // that hold after every step.
 func (w *World) idlePoint() {
+	w.racing.Store(false)
 	for {
 		// What netty seeds' envs sent and delivered is seen first: the
 		// requests (a job's end) check what was delivered.
