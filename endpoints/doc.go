@@ -188,6 +188,8 @@
 //
 //   - driver.go: the Driver type, NewDriver and Stop;
 //     driverendpoint.go: the CoarseGrainedScheduler endpoint's handlers;
+//     driverlock.go: the driver's lock and WithLockRelease, the hook on
+//     its release;
 //   - registration.go: RegisterExecutor, LaunchedExecutor and the driver's
 //     record of its executors (ExecutorInfo, Executors, WaitForExecutors);
 //     logurlpattern.go: spark.ui.custom.executor.log.url;

@@ -20,7 +20,9 @@
 // bind host), WithPort (default 0, a random port), WithClientMode,
 // WithLogger, WithEnvOptions, WithAuthKeys (scoped secrets, below),
 // WithNetwork (how it listens and dials: the operating system's TCP by
-// default; a dialer through a proxy, or a simulated network, otherwise).
+// default; a dialer through a proxy, or a simulated network, otherwise),
+// WithLockRelease (a hook on the release of a peer's lock, where a
+// simulator may let another goroutine in).
 //
 // # Connections
 //
