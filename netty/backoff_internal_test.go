@@ -3,6 +3,7 @@ package netty
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"net"
 	"strings"
 	"testing"
@@ -235,4 +236,29 @@ func TestFailedPeerForgottenWhenIdle(t *testing.T) {
 		t.Fatal("ask to a dead address succeeded")
 	}
 	testutil.Eventually(t, reconnectWait, "the failed peer forgotten", func() bool { _, _, ok := tr.peerState(addr.HostPort()); return !ok })
+}
+
+// The backoff window's jitter comes from WithRand's source: two transports
+// given equally seeded sources choose the same window after the same
+// failed connect, and a differently seeded one another.
+func TestWithRandChoosesTheBackoffJitter(t *testing.T) {
+	conf := actor.NewConf().Set(KeyConnectBackoff, "1h").Set(KeyConnectBackoffMax, "1h")
+	addr := deadAddress(t)
+	window := func(name string, seed uint64) time.Duration {
+		tr := NewTransport(WithClientMode(), WithRand(rand.New(rand.NewPCG(seed, 1))))
+		env := testEnv(t, name, conf, tr)
+		_, err := env.RemoteRef(addr, "nobody").AskSync(context.Background(), wrapperspb.String("x"))
+		var ce *ConnectError
+		if !errors.As(err, &ce) {
+			t.Fatalf("%s: err = %v, want a *ConnectError", name, err)
+		}
+		return ce.Backoff
+	}
+	a, b, c := window("a", 7), window("b", 7), window("c", 8)
+	if a != b {
+		t.Errorf("equally seeded sources chose windows %v and %v", a, b)
+	}
+	if a == c {
+		t.Errorf("differently seeded sources both chose %v", a)
+	}
 }

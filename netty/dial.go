@@ -7,7 +7,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"strings"
 	"time"
@@ -174,7 +173,7 @@ func (t *Transport) connect(p *peer) (*conn, error) {
 // forgotten). p.mu is held.
 func (t *Transport) connectFailed(p *peer, err error) *ConnectError {
 	p.failures++
-	wait := backoffWindow(t.backoffInitial, t.backoffMax, p.failures, rand.Float64())
+	wait := backoffWindow(t.backoffInitial, t.backoffMax, p.failures, t.jitter.float64())
 	p.connErr = &ConnectError{Peer: p.identity, Err: err, Backoff: wait}
 	p.retryAt = time.Now().Add(wait)
 	if t.closing.Load() {

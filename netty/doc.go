@@ -22,7 +22,8 @@
 // WithNetwork (how it listens and dials: the operating system's TCP by
 // default; a dialer through a proxy, or a simulated network, otherwise),
 // WithLockRelease (a hook on the release of a peer's lock, where a
-// simulator may let another goroutine in).
+// simulator may let another goroutine in), WithRand (the source of the
+// reconnect backoff's jitter).
 //
 // # Connections
 //

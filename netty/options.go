@@ -3,6 +3,7 @@
 package netty
 
 import (
+	"math/rand/v2"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -25,8 +26,9 @@ type options struct {
 	envOpts       []actor.Option
 	inlineQuiet   *time.Duration // tests: instead of defaultInlineQuiet
 	authKeys      func(keyID string) (secret []byte, ok bool)
-	network       Network // WithNetwork; nil: the operating system's TCP
-	lockRelease   func()  // WithLockRelease
+	network       Network    // WithNetwork; nil: the operating system's TCP
+	lockRelease   func()     // WithLockRelease
+	rand          *rand.Rand // WithRand; nil: the process's source
 }
 
 // DefaultBindHost is the host a server binds to unless WithBindHost says

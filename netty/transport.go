@@ -36,7 +36,8 @@ const (
 // NewTransport and hand it to actor.NewEnv with actor.WithTransport, or use
 // NewEnv. Its methods are safe for concurrent use.
 type Transport struct {
-	opts options
+	opts   options
+	jitter jitterSource // the backoff's: WithRand's source
 
 	host            actor.TransportHost
 	log             zerolog.Logger
@@ -119,6 +120,7 @@ func NewTransport(opts ...Option) *Transport {
 	}
 	t.inlineQuiet = defaultInlineQuiet
 	t.now = time.Now
+	t.jitter.r = t.opts.rand
 	if t.opts.inlineQuiet != nil {
 		t.inlineQuiet = *t.opts.inlineQuiet
 	}
