@@ -6,6 +6,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -87,13 +88,24 @@ type tapped struct {
 // name:7077, or in client mode.
 func (w *World) nettyTransport(name string, listen bool) *tapped {
 	h := w.tcp.host(name)
-	opts := []netty.Option{netty.WithNetwork(h), netty.WithLogger(zerolog.Nop()), netty.WithLockRelease(w.tcp.lockReleased)}
+	// The backoff's jitter comes from a source of the host's own, seeded
+	// by the seed and the host's name.
+	opts := []netty.Option{netty.WithNetwork(h), netty.WithLogger(zerolog.Nop()), netty.WithLockRelease(w.tcp.lockReleased),
+		netty.WithRand(rand.New(rand.NewPCG(w.seed, hostSalt(name))))}
 	if listen {
 		opts = append(opts, netty.WithBindHost(name), netty.WithPort(7077))
 	} else {
 		opts = append(opts, netty.WithClientMode())
 	}
 	return &tapped{Transport: netty.NewTransport(opts...), w: w, host: h}
+}
+
+// hostSalt is a number drawn from a host's name: the second seed of its
+// random source.
+func hostSalt(name string) uint64 {
+	f := fnv.New64a()
+	f.Write([]byte(name))
+	return f.Sum64()
 }
 
 // Start implements actor.Transport.
