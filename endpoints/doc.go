@@ -188,8 +188,8 @@
 //
 //   - driver.go: the Driver type, NewDriver and Stop;
 //     driverendpoint.go: the CoarseGrainedScheduler endpoint's handlers;
-//     driverlock.go: the driver's lock and WithLockRelease, the hook on
-//     its release;
+//     driverlock.go: WithLockRelease, the hook on the release of the
+//     driver's lock;
 //   - registration.go: RegisterExecutor, LaunchedExecutor and the driver's
 //     record of its executors (ExecutorInfo, Executors, WaitForExecutors);
 //     logurlpattern.go: spark.ui.custom.executor.log.url;

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/lockhook"
 	"github.com/sparkrpc/sparkrpc/messages"
 )
 
@@ -50,7 +51,7 @@ type Driver struct {
 
 	files addedFiles // AddFile's
 
-	mu         driverLock
+	mu         lockhook.Mutex // WithLockRelease's hook runs at each release
 	sched      *taskScheduler
 	executors  map[string]*executorData
 	byAddr     map[actor.RpcAddress]string
@@ -116,7 +117,7 @@ func NewDriver(env *actor.Env, opts ...DriverOption) (*Driver, error) {
 		excluded:       make(map[string]bool),
 		cm:             o.cm,
 		rand:           o.rand,
-		mu:             driverLock{released: o.lockRelease},
+		mu:             lockhook.Mutex{Released: o.lockRelease},
 		sched:          newTaskScheduler(maxFailures, cpus, maxSize),
 		executors:      make(map[string]*executorData),
 		byAddr:         make(map[actor.RpcAddress]string),

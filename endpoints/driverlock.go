@@ -1,26 +1,6 @@
-// The driver's lock, and the hook on its release.
+// The driver's hook on the release of its lock.
 
 package endpoints
-
-import "sync"
-
-// driverLock is the driver's lock (Driver.mu). The driver's endpoint, a
-// job's caller cancelling it and the goroutines that learn why an executor
-// was lost all take it, so its releases are where those goroutines'
-// interleaving is decided. When the driver was given a function with
-// WithLockRelease, Unlock calls it once the lock is free.
-type driverLock struct {
-	sync.Mutex
-	released func()
-}
-
-// Unlock releases the lock, then calls the release hook, if any.
-func (l *driverLock) Unlock() {
-	l.Mutex.Unlock()
-	if l.released != nil {
-		l.released()
-	}
-}
 
 // WithLockRelease sets a function that the driver calls each time it has
 // released its lock, on the goroutine that released it. Every scheduling

@@ -11,6 +11,7 @@ import (
 
 	protoactor "github.com/asynkron/protoactor-go/actor"
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/internal/lockhook"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"google.golang.org/protobuf/proto"
 )
@@ -98,7 +99,7 @@ type peer struct {
 	identity string
 	client   bool // a client-mode peer: never dialled
 
-	mu       peerLock
+	mu       lockhook.Mutex // WithLockRelease's hook runs at each release
 	conn     *conn
 	dialing  bool
 	ready    chan struct{} // closed when a connection is attached

@@ -1,34 +1,8 @@
-// The lock of a peer, and the transport's hook on its release.
+// The transport's hook on the release of a peer's lock.
 
 package netty
 
-import "sync"
-
-// peerLock is a peer's lock. Every goroutine that sends to a peer,
-// attaches a connection to it or closes its connection passes through it,
-// so its releases are where those goroutines' interleaving is decided.
-// When the transport was given a function with WithLockRelease, Unlock
-// calls it once the lock is free.
-type peerLock struct {
-	sync.Mutex
-	released func()
-}
-
-// Unlock releases the lock, then calls the release hook, if any.
-func (l *peerLock) Unlock() {
-	if l.released == nil {
-		l.Mutex.Unlock()
-		return
-	}
-	l.unlockAndCall()
-}
-
-// unlockAndCall is Unlock with a release hook, out of line so that Unlock
-// stays cheap enough to inline on the send path.
-func (l *peerLock) unlockAndCall() {
-	l.Mutex.Unlock()
-	l.released()
-}
+import "github.com/sparkrpc/sparkrpc/internal/lockhook"
 
 // WithLockRelease sets a function that the transport calls each time it
 // has released the lock of a peer (the state it keeps for one remote env:
@@ -48,5 +22,5 @@ func WithLockRelease(release func()) Option {
 // newPeer returns a peer of identity whose lock calls the transport's
 // release hook.
 func (t *Transport) newPeer(identity string, client bool) *peer {
-	return &peer{identity: identity, client: client, mu: peerLock{released: t.opts.lockRelease}}
+	return &peer{identity: identity, client: client, mu: lockhook.Mutex{Released: t.opts.lockRelease}}
 }
