@@ -215,6 +215,22 @@ func (w *World) kill(ex *executor) {
 	}
 	ex.waiters = nil
 	a.mu.Unlock()
+	w.killNodes(nodes...)
+	w.tcpKill(hosts)
+	// The envs close first, one after another; RunExecutor sees the kill
+	// as its env terminating. Its context is cancelled a step later (for
+	// an executor that has no env yet): were both done in one step, its
+	// select would see both ready and pick one at random, and the two ways
+	// out take different times.
+	for _, env := range envs {
+		_ = env.Close()
+	}
+	w.at(w.jitter(time.Microsecond, 50*time.Microsecond), "", ex.cancel)
+}
+
+// killNodes kills nodes' processes (on the in-memory network): what they
+// have in flight is lost and their peers see their connections close.
+func (w *World) killNodes(nodes ...*node) {
 	n := w.net
 	var notify []*envelope
 	n.mu.Lock()
@@ -228,16 +244,6 @@ func (w *World) kill(ex *executor) {
 	for _, e := range notify {
 		w.schedule(e)
 	}
-	w.tcpKill(hosts)
-	// The envs close first, one after another; RunExecutor sees the kill
-	// as its env terminating. Its context is cancelled a step later (for
-	// an executor that has no env yet): were both done in one step, its
-	// select would see both ready and pick one at random, and the two ways
-	// out take different times.
-	for _, env := range envs {
-		_ = env.Close()
-	}
-	w.at(w.jitter(time.Microsecond, 50*time.Microsecond), "", ex.cancel)
 }
 
 // cutFromDriver cuts ex's connections to the driver.

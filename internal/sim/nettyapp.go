@@ -29,13 +29,10 @@ const nettySalt = 0x6e65747479
 // driverHost is the driver's host name; it listens on driverHost:7077.
 const driverHost = "driver"
 
-// OnNetty reports whether seed runs the application on netty's TCP
-// transport (over the simulated TCP network) rather than on the simulated
-// in-memory network: one seed in nettyOneIn, drawn from the seed. A netty
-// seed costs some ten times a seed on the in-memory network.
-func OnNetty(seed uint64) bool { return nettyRand(seed).IntN(nettyOneIn) == 0 }
-
-// nettyOneIn is the share of the seeds that run on netty.
+// nettyOneIn is the share of the seeds that do not run the cluster that
+// run on netty's TCP transport (over the simulated TCP network) rather than
+// on the simulated in-memory network: one in nettyOneIn, drawn from the
+// seed. A netty seed costs some ten times a seed on the in-memory network.
 const nettyOneIn = 10
 
 func nettyRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, nettySalt)) }

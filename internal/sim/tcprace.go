@@ -126,10 +126,19 @@ func (n *tcpNet) lockReleased() {
 	}
 }
 
-// readerSpin is how long a goroutine that a race slows stays busy: some
+// preemptSpin is how long a goroutine that a race slows stays busy: some
 // tens of microseconds of processor time, as one that the Go scheduler
 // preempted, or that a busy machine slowed, would be.
-const readerSpin = 20_000
+const preemptSpin = 20_000
+
+// preempted makes the calling goroutine act as one the Go scheduler has
+// just preempted: it yields, then stays busy for preemptSpin.
+func preempted() {
+	runtime.Gosched()
+	for range preemptSpin {
+		spinSink.Add(1)
+	}
+}
 
 // handedOn runs after a connection's reader has handed messages to an
 // endpoint (tapInbox). In a race's step the reader yields and then stays
@@ -139,12 +148,8 @@ const readerSpin = 20_000
 // deliver the redialled client's newer messages in between (netty's late
 // frames). Outside races it does nothing.
 func (n *tcpNet) handedOn() {
-	if !n.racing.Load() {
-		return
-	}
-	runtime.Gosched()
-	for range readerSpin {
-		spinSink.Add(1)
+	if n.racing.Load() {
+		preempted()
 	}
 }
 

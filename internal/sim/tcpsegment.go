@@ -176,12 +176,7 @@ func (w *World) schedulePiece(s *segment) {
 			break
 		}
 	}
-	dir := &s.c.dirs[s.dir]
-	due := time.Now().Add(d)
-	if !due.After(dir.lastDue) {
-		due = dir.lastDue.Add(time.Nanosecond)
-	}
-	dir.lastDue = due
+	due := dueAfter(&s.c.dirs[s.dir].lastDue, d)
 	n.mu.Unlock()
 	w.seq++
 	heap.Push(&w.queue, &event{at: due, seq: w.seq, apply: func() { n.deliver(s) }})

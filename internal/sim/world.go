@@ -190,12 +190,8 @@ func (w *World) raceAfter(e *envelope) {
 // other of the two) may then take it and go on between two steps of the
 // first. Later releases, and releases outside races, do nothing.
 func (w *World) driverLockReleased() {
-	if !w.racing.CompareAndSwap(true, false) {
-		return
-	}
-	runtime.Gosched()
-	for range readerSpin {
-		spinSink.Add(1)
+	if w.racing.CompareAndSwap(true, false) {
+		preempted()
 	}
 }
 
@@ -335,6 +331,18 @@ func (w *World) idlePointQuiet() {
 
 func (w *World) popEvent() *event { return heap.Pop(&w.queue).(*event) }
 
+// dueAfter returns when something sent now on a connection whose last
+// delivery is due at *last arrives after delay d: never before nor with
+// that one. It moves *last to the time returned.
+func dueAfter(last *time.Time, d time.Duration) time.Time {
+	due := time.Now().Add(d)
+	if !due.After(*last) {
+		due = last.Add(time.Nanosecond)
+	}
+	*last = due
+	return due
+}
+
 // schedule puts e on its connection, due after a delay drawn from the
 // seed, never before the connection's previous envelope.
 func (w *World) schedule(e *envelope) {
@@ -344,12 +352,7 @@ func (w *World) schedule(e *envelope) {
 	d := w.net.delay(e)
 	n := w.net
 	n.mu.Lock()
-	c := n.connLocked(e.from, e.to)
-	due := time.Now().Add(d)
-	if !due.After(c.lastDue) {
-		due = c.lastDue.Add(time.Nanosecond)
-	}
-	c.lastDue = due
+	due := dueAfter(&n.connLocked(e.from, e.to).lastDue, d)
 	n.mu.Unlock()
 	w.seq++
 	heap.Push(&w.queue, &event{at: due, seq: w.seq, apply: func() { n.deliver(e) }, env: e})

@@ -342,7 +342,7 @@ func (y *yarnCluster) loseNode(host string) {
 	}
 	delete(y.nodes, host)
 	y.mu.Unlock()
-	w.killNode(n.node)
+	w.killNodes(n.node)
 	// One process a step: the executors, then the node manager's
 	// goroutines, which would race each other's stops in one step.
 	d := time.Duration(0)
@@ -377,22 +377,6 @@ func (y *yarnCluster) loseNode(host string) {
 			}
 		}()
 	})
-}
-
-// killNode kills a node's process: what it has in flight is lost and its
-// peers see its connections close.
-func (w *World) killNode(nd *node) {
-	n := w.net
-	var notify []*envelope
-	n.mu.Lock()
-	nd.killed = true
-	for _, other := range n.linkedLocked(nd.info.Identity) {
-		notify = append(notify, n.cutLocked(nd.info.Identity, other)...)
-	}
-	n.mu.Unlock()
-	for _, e := range notify {
-		w.schedule(e)
-	}
 }
 
 func (a *app) isStopping() bool {
