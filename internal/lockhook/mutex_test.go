@@ -9,20 +9,24 @@ import (
 // Unlock calls the hook once the lock is free, and only when one is set.
 func TestUnlockCallsTheHookOnceTheLockIsFree(t *testing.T) {
 	var m lockhook.Mutex
+	held := 0
 	m.Lock()
-	m.Unlock() // no hook: nothing to call
+	held++ // no hook: Unlock has nothing to call
+	m.Unlock()
 	calls := 0
 	m.Released = func() {
 		if !m.TryLock() {
 			t.Error("the hook ran while the lock was still held")
 			return
 		}
+		held--
 		m.Mutex.Unlock()
 		calls++
 	}
 	m.Lock()
+	held++
 	m.Unlock()
-	if calls != 1 {
-		t.Fatalf("hook called %d times, want 1", calls)
+	if calls != 1 || held != 1 {
+		t.Fatalf("hook called %d times (held %d), want 1 call", calls, held)
 	}
 }
