@@ -66,7 +66,10 @@ func TestExecutorContextCancelStopsGracefully(t *testing.T) {
 			res, err := runJob(t, c.Driver, "test.gated", gatedPayloads(key, 2))
 			done <- result{res, err}
 		}()
-		c.rec.waitFor(t, "tasks running", func(evs []endpoints.Event) bool { return countEvents[endpoints.TaskStart](evs, nil) == 2 })
+		// Running on the executor, not only launched by the driver: a
+		// launch still on its way when the executor starts to leave is
+		// refused, and this cluster has no other executor to run it.
+		testutil.Recv(t, gate.Arrived(2), testTimeout, "both tasks running on the executor")
 		ecancel()
 		testutil.Eventually(t, testTimeout, "executor decommissioning", func() bool { ex, _ := executor(c.Driver, "g"); return ex.Decommissioning })
 		if errs := c.ExecutorErrors(); len(errs) != 0 {
@@ -105,7 +108,10 @@ func TestDriverDecommissionsExecutor(t *testing.T) {
 			_, err := runJob(t, c.Driver, "test.gated", gatedPayloads(key, 2))
 			done <- err
 		}()
-		c.rec.waitFor(t, "tasks running", func(evs []endpoints.Event) bool { return countEvents[endpoints.TaskStart](evs, nil) == 2 })
+		// Running on the executor, not only launched by the driver: a
+		// launch still on its way when the executor starts to leave is
+		// refused, and this cluster has no other executor to run it.
+		testutil.Recv(t, gate.Arrived(2), testTimeout, "both tasks running on the executor")
 		if !c.Driver.DecommissionExecutor("d", "pod deleted") || c.Driver.DecommissionExecutor("nope", "x") {
 			t.Fatal("DecommissionExecutor: want true for a known executor only")
 		}

@@ -15,6 +15,16 @@ import (
 type Gate struct {
 	once sync.Once
 	ch   chan struct{}
+
+	mu      sync.Mutex
+	arrived int            // waits begun through Gates.Wait
+	watches []arrivalWatch // Arrived's channels not yet closed
+}
+
+// arrivalWatch is a channel of Arrived, closed once n waits have begun.
+type arrivalWatch struct {
+	n  int
+	ch chan struct{}
 }
 
 // NewGate returns a closed gate that opens at the latest when t ends, so
@@ -30,6 +40,37 @@ func (g *Gate) Open() { g.once.Do(func() { close(g.ch) }) }
 
 // Opened returns a channel that is closed once the gate is open.
 func (g *Gate) Opened() <-chan struct{} { return g.ch }
+
+// Arrived returns a channel that is closed once n waits on the gate have
+// begun through Gates.Wait: the work the gate holds back has reached it,
+// which is later than any message that merely sent the work on its way.
+func (g *Gate) Arrived(n int) <-chan struct{} {
+	ch := make(chan struct{})
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.arrived >= n {
+		close(ch)
+		return ch
+	}
+	g.watches = append(g.watches, arrivalWatch{n: n, ch: ch})
+	return ch
+}
+
+// arrive counts one wait and closes the watches it completes.
+func (g *Gate) arrive() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.arrived++
+	kept := g.watches[:0]
+	for _, w := range g.watches {
+		if w.n <= g.arrived {
+			close(w.ch)
+		} else {
+			kept = append(kept, w)
+		}
+	}
+	g.watches = kept
+}
 
 // Gates are gates found by key, for work that knows its gate only by data
 // it carries, such as a task's payload. The zero value is ready to use.
@@ -64,6 +105,7 @@ func (gs *Gates) Wait(ctx context.Context, key string) error {
 	if g == nil {
 		return fmt.Errorf("testutil: no gate %q", key)
 	}
+	g.arrive()
 	select {
 	case <-g.Opened():
 		return nil

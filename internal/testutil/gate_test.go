@@ -69,3 +69,21 @@ func TestGates(t *testing.T) {
 		t.Fatalf("Wait on an unknown key: %v, want an error naming it", err)
 	}
 }
+
+func TestGateArrived(t *testing.T) {
+	var gs testutil.Gates
+	key, g := gs.New(t)
+	ctx := testutil.Context(t, time.Minute)
+	two := g.Arrived(2)
+	go func() { _ = gs.Wait(ctx, key) }()
+	testutil.Recv(t, g.Arrived(1), time.Minute, "the first wait")
+	select {
+	case <-two:
+		t.Fatal("Arrived(2) is closed after one wait")
+	default:
+	}
+	go func() { _ = gs.Wait(ctx, key) }()
+	testutil.Recv(t, two, time.Minute, "the second wait")
+	testutil.Recv(t, g.Arrived(2), time.Minute, "a watch made after the waits")
+	g.Open()
+}
