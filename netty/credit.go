@@ -63,6 +63,30 @@ const endpointShare = 4
 // messages are marked, so that their credit comes back once processed.
 const grantFraction = 4
 
+// A frame's charge against the byte credit is what it holds up behind it,
+// not its bytes alone. A flood's frames lie ahead of an ask to another
+// endpoint in the sockets and the reader, and small frames keep a reader
+// busy for longer than their bytes say (each is a frame to decode and a
+// message to hand on): at 1 KiB a frame, the whole byte credit's worth of
+// them kept an ask waiting some 2 ms. Large frames are what the byte credit
+// is for, and a deep pipeline of them is what keeps a borrowing endpoint's
+// stream at the socket's rate. So a frame is charged chargeWeight times its
+// bytes, but never more than maxCharge nor less than its bytes: a flood of
+// 1 KiB frames holds a twenty-fourth of the byte credit in flight, one of
+// 64 KiB frames the whole of it (docs/performance.md has the weights
+// measured). Both sides charge alike (the sender counts its frames, the
+// receiver enforces and grants), so the charge depends on the frame's size
+// alone.
+const (
+	chargeWeight = 24
+	maxCharge    = 64 << 10
+)
+
+// frameCharge returns the byte credit a frame of size bytes takes.
+func frameCharge(size int) int64 {
+	return int64(max(size, min(size*chargeWeight, maxCharge)))
+}
+
 // endpointCredit returns the credit this side grants per endpoint.
 func (t *Transport) endpointCredit() (n, b int64) {
 	return max(1, t.maxInFlight/endpointShare), max(1, t.maxInFlightB/endpointShare)
@@ -254,7 +278,7 @@ type targetCredit struct {
 // frame bytes (the length prefixes not counted, as credit counts them).
 type heldChunk struct {
 	frames int
-	body   int64
+	body   int64 // their charge (frameCharge)
 }
 
 // of returns the credit of target id, made if there is none.
@@ -279,7 +303,7 @@ func (s *sendCredit) of(id string) *targetCredit {
 func (s *sendCredit) unsent(id string, size int) {
 	ec := s.of(id)
 	ec.n--
-	ec.b -= int64(size)
+	ec.b -= frameCharge(size)
 }
 
 // forget drops the credit of target id, which has nothing in flight.
@@ -322,9 +346,10 @@ func (p *peer) release(ec *targetCredit) {
 		p.out.setTail(append(dst, c[ec.skip:ec.skip+n]...))
 		p.out.frames++
 		ec.n++
-		ec.b += int64(body)
+		charge := frameCharge(body)
+		ec.b += charge
 		in.frames--
-		in.body -= int64(body)
+		in.body -= charge
 		s.heldB -= int64(n)
 		ec.skip += n
 		ec.held.size -= n
@@ -366,7 +391,7 @@ func (p *peer) restart() {
 		}
 		ec := s.of(string(e.target))
 		ec.n++
-		ec.b += int64(len(body))
+		ec.b += frameCharge(len(body))
 	})
 }
 

@@ -73,6 +73,62 @@ func TestFloodToOneEndpointDoesNotBlockAsksToAnother(t *testing.T) {
 	}
 }
 
+// A flood of small frames is charged more than its bytes against the byte
+// credit: with 256 KiB of credit per endpoint, 1 KiB frames to an endpoint
+// that processes nothing get 11 frames, not 256, to the receiver, so an ask
+// to another endpoint waits behind 11 KiB, not 256 KiB. The rest waits at
+// the sender and arrives, in order, once the endpoint goes on.
+func TestSmallFramesAreChargedWhatTheyHoldUp(t *testing.T) {
+	const n = 200
+	conf := actor.NewConf().Set(netty.KeyMaxInFlightBytes, "1m") // credit: 256 KiB an endpoint
+	server, tr := serverWithTransport(t, conf)
+	sink := &orderedSink{gate: make(chan struct{}), got: make(chan uint64, n)}
+	register(t, server, "flooded", sink)
+	register(t, server, "echo", newEcho())
+	opened := false
+	t.Cleanup(func() {
+		if !opened {
+			close(sink.gate)
+		}
+	})
+	client := newClientEnv(t, "flooder", nil)
+	flooded := lookup(t, client, server.Address(), "flooded")
+	echo := lookup(t, client, server.Address(), "echo")
+	received := func() uint64 {
+		var sum uint64
+		for _, ps := range tr.PeerStats() {
+			sum += ps.ReceivedBytes
+		}
+		return sum
+	}
+	before := received()
+	for i := range n {
+		payload := binary.BigEndian.AppendUint64(make([]byte, 0, 1024), uint64(i))
+		if err := flooded.Send(wrapperspb.Bytes(payload[:1024])); err != nil {
+			t.Fatalf("send %d: %v", i, err)
+		}
+	}
+	// The ask's reply comes after everything sent before it was read.
+	if got := askString(t, echo, "ping"); got != "ping" {
+		t.Fatalf("ask: %q", got)
+	}
+	if got := received() - before; got > 16<<10 {
+		t.Fatalf("the receiver read %d bytes of a flood of 1 KiB frames to an endpoint with 256 KiB of credit; want 11 frames' worth", got)
+	}
+	close(sink.gate)
+	opened = true
+	for i := range uint64(n) {
+		select {
+		case got := <-sink.got:
+			if got != i {
+				t.Fatalf("message %d arrived as number %d", got, i)
+			}
+		case <-time.After(waitFor):
+			t.Fatalf("only %d of %d messages arrived", i, n)
+		}
+	}
+}
+
 // A peer that has accepted this side's credit and then sends an endpoint
 // more than its credit is cut off: the connection closes, and the rest of
 // the env still serves.

@@ -73,7 +73,7 @@ func (c *conn) delivered(tg *target, size, mem int) {
 		f.open = append(f.open, tg)
 	}
 	tg.wn++
-	tg.wc += int64(size)
+	tg.wc += frameCharge(size)
 	tg.wb += int64(mem)
 	f.n++
 	f.b += int64(mem)

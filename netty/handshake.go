@@ -25,8 +25,10 @@ import (
 // secret it proves (the key id, bound into both proofs); version 4 makes
 // client identities self-certifying (an Ed25519 key, see clientkey.go);
 // version 5 adds endpoint credit (credit.go): each side's first frame is
-// its offer, and a sender keeps to the credit its peer grants per endpoint.
-const ProtocolVersion = 5
+// its offer, and a sender keeps to the credit its peer grants per endpoint;
+// version 6 charges a small frame more than its bytes against that credit
+// (frameCharge), which a version 5 peer would count as a breach.
+const ProtocolVersion = 6
 
 // Errors of the handshake and the framing.
 var (

@@ -248,7 +248,7 @@ func (p *peer) holdOverCredit(id string, h *envelopeHeader, msg proto.Message) (
 		return true, p.hold(ec, h, msg)
 	}
 	ec.n++
-	ec.b += int64(h.size)
+	ec.b += frameCharge(h.size)
 	return false, nil
 }
 
@@ -267,7 +267,7 @@ func (p *peer) hold(ec *targetCredit, h *envelopeHeader, msg proto.Message) erro
 	}
 	in := &ec.heldIn[len(ec.heldIn)-1]
 	in.frames++
-	in.body += int64(h.size)
+	in.body += frameCharge(h.size)
 	ec.held.frames++
 	p.credit.heldB += int64(frameHeaderLen + h.size)
 	return nil
