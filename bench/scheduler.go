@@ -57,6 +57,17 @@ func ranInOrder(tc endpoints.TaskContext) {
 	l.last[tc.ExecutorID] = [2]int64{tc.JobID, int64(tc.Partition)}
 }
 
+// startAfresh forgets the last tasks of the executors of an earlier cluster:
+// a new cluster numbers its jobs and executors from the start again, and
+// its first task on executor "1" is not out of order after the last one of
+// the cluster before.
+func startAfresh() {
+	l := &launchOrder
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	clear(l.last)
+}
+
 // registerEmptyTask registers emptyTaskName in the process's task registry,
 // once: the empty-tasks scenario calls it before it starts its cluster, so
 // that importing the package registers nothing.
@@ -211,6 +222,7 @@ func emptyTasksNopListener(ctx context.Context, h *harness, p Params) (*Figures,
 // emptyTasksWith is emptyTasks with a driver of dopts.
 func emptyTasksWith(ctx context.Context, h *harness, p Params, dopts ...endpoints.DriverOption) (*Figures, error) {
 	registerEmptyTask()
+	startAfresh()
 	c, stop, err := startCluster(ctx, h, p.Executors, executorCores, dopts...)
 	if err != nil {
 		return nil, err
