@@ -362,9 +362,10 @@ func (t *Transport) unroutedReply(target *protoactor.PID) error {
 }
 
 // isReply reports whether a frame from sender to target is a reply: it has
-// no sender and goes to a future.
+// no sender id (what the receiver sees: a sender without an id writes
+// none) and goes to a future.
 func isReply(target, sender *protoactor.PID) bool {
-	return sender == nil && isFutureID(target.Id)
+	return (sender == nil || sender.Id == "") && isFutureID(target.Id)
 }
 
 // isFutureID reports whether id, as a string or as the bytes of a frame,
