@@ -62,9 +62,10 @@ const (
 // Handshake is the first frame the dialing side sends.
 type Handshake struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The wire protocol version (currently 5; version 3 added key_id, version
+	// The wire protocol version (currently 6; version 3 added key_id, version
 	// 4 public_key and HandshakeProof.signature, version 5 the endpoint
-	// credit frames to the reserved target "credit$").
+	// credit frames to the reserved target "credit$", version 6 a small
+	// frame's charge against that credit).
 	Version uint32 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
 	// The dialer's identity: its advertised listen address "host:port", or its
 	// client id when it does not listen (client_mode).

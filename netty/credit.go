@@ -267,7 +267,7 @@ type sendCredit struct {
 // targetCredit is what a peer's connection has in flight to one target, and
 // the frames waiting for its credit.
 type targetCredit struct {
-	n, b int64  // messages (frame bytes) sent and not granted back
+	n, b int64  // messages (their charge, frameCharge) sent and not granted back
 	held outbuf // frames waiting for credit, in order
 	skip int    // bytes of held.chunks[0] already released
 	// heldIn counts what each chunk of held holds and has not released.
@@ -275,7 +275,7 @@ type targetCredit struct {
 }
 
 // heldChunk is what a chunk of a credit queue holds: its frames and their
-// frame bytes (the length prefixes not counted, as credit counts them).
+// charge (frameCharge of their bodies, the length prefixes not counted).
 type heldChunk struct {
 	frames int
 	body   int64 // their charge (frameCharge)

@@ -34,7 +34,7 @@ type markedWindow struct {
 	c      *conn
 	tg     *target
 	n      int64 // messages
-	credit int64 // their frame bytes
+	credit int64 // their charge against the byte credit (frameCharge)
 	b      int64 // the bytes they hold
 }
 

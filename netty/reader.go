@@ -180,7 +180,7 @@ type target struct {
 	// accepted is the message type its inbox last accepted (admit).
 	accepted *messageType
 	// Its flow (flow.go): messages of closed windows not yet processed,
-	// and their frame bytes; the open window's messages, frame bytes and
+	// and their charge (frameCharge); the open window's messages, charge and
 	// the bytes they hold; whether it is in the connection's open list.
 	inflight, inflightB atomic.Int64
 	wn, wc, wb          int64

@@ -54,7 +54,7 @@ func TestReleaseKeepsOrderAndCredit(t *testing.T) {
 		grant = min(grant, len(inflight))
 		for _, size := range inflight[:grant] {
 			ec.n--
-			ec.b -= int64(size)
+			ec.b -= frameCharge(size)
 		}
 		inflight = inflight[grant:]
 		before := len(got)
@@ -85,6 +85,13 @@ func TestReleaseKeepsOrderAndCredit(t *testing.T) {
 	}
 	if moved == 0 || copied == 0 {
 		t.Fatalf("%d chunks moved whole and %d written by copies, want both", moved, copied)
+	}
+	var charged int64 // what is in flight, as the receiver counts it
+	for _, size := range inflight {
+		charged += frameCharge(size)
+	}
+	if ec.b != charged {
+		t.Fatalf("%d bytes of credit counted in flight, the frames in flight are charged %d", ec.b, charged)
 	}
 	for i, seq := range got {
 		if seq != uint64(i) {
