@@ -13,7 +13,8 @@
 //   - recv.go: Recv, a receive from a channel, bounded by a deadline.
 //   - context.go: Context, a context that ends with the test or at a
 //     deadline.
-//   - gate.go: Gate, a one-shot signal, and Gates, gates found by key.
+//   - gate.go: Gate, a one-shot signal that also tells when the work it
+//     holds back has reached it, and Gates, gates found by key.
 //   - allocations.go: AllocatedBytes and LiveHeap, memory as the runtime
 //     counts it.
 //   - race.go, norace.go: RaceEnabled, whether the race detector is on.
