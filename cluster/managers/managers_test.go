@@ -49,10 +49,18 @@ func TestEachMasterHasOneManager(t *testing.T) {
 	}
 }
 
+// The applications these tests submit, registered once per process as a
+// program registers its own (a test's second run, -count, must not
+// register them again).
+func init() {
+	nothing := func(context.Context, *cluster.AppContext, []string) error { return nil }
+	cluster.RegisterApp("managers.TestApp", nothing)
+	cluster.RegisterApp("managers.test.Nothing", nothing)
+}
+
 // A master no manager in the list accepts is ErrInvalidMaster, before
 // anything runs.
 func TestSubmitWithoutAManagerForTheMaster(t *testing.T) {
-	cluster.RegisterApp("managers.TestApp", func(context.Context, *cluster.AppContext, []string) error { return nil })
 	m, err := cluster.ParseMaster("rm://127.0.0.1:1")
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +76,6 @@ func TestSubmitWithoutAManagerForTheMaster(t *testing.T) {
 // a submission that names no program for its containers: a plain main that
 // submits would otherwise be started again by its own containers.
 func TestSubmitRefusesWhatWouldSubmitWithoutEnd(t *testing.T) {
-	cluster.RegisterApp("managers.test.Nothing", func(context.Context, *cluster.AppContext, []string) error { return nil })
 	m, err := cluster.ParseMaster("local-cluster[1,1,512]")
 	if err != nil {
 		t.Fatal(err)
