@@ -25,52 +25,81 @@ func (s *orderedSink) Receive(_ *actor.Context, msg proto.Message) error {
 	return nil
 }
 
+// floodTest is a server with an endpoint, flooded, that processes nothing
+// until the test lets it, and an idle echo endpoint, both looked up by a
+// client.
+type floodTest struct {
+	tr            *netty.Transport
+	sink          *orderedSink
+	flooded, echo *actor.Ref
+	opened        bool
+	n             int
+}
+
+// newFloodTest starts a flood test of n messages with the server's conf.
+func newFloodTest(t *testing.T, conf *actor.Conf, n int) *floodTest {
+	t.Helper()
+	server, tr := serverWithTransport(t, conf)
+	ft := &floodTest{tr: tr, sink: &orderedSink{gate: make(chan struct{}), got: make(chan uint64, n)}, n: n}
+	register(t, server, "flooded", ft.sink)
+	register(t, server, "echo", newEcho())
+	t.Cleanup(func() {
+		if !ft.opened {
+			close(ft.sink.gate)
+		}
+	})
+	client := newClientEnv(t, "flooder", nil)
+	ft.flooded = lookup(t, client, server.Address(), "flooded")
+	ft.echo = lookup(t, client, server.Address(), "echo")
+	return ft
+}
+
+// flood sends the n messages, each its sequence number in a payload of
+// size bytes (at least 8).
+func (ft *floodTest) flood(t *testing.T, size int) {
+	t.Helper()
+	for i := range ft.n {
+		payload := binary.BigEndian.AppendUint64(make([]byte, 0, size), uint64(i))
+		if err := ft.flooded.Send(wrapperspb.Bytes(payload[:size])); err != nil {
+			t.Fatalf("send %d: %v", i, err)
+		}
+	}
+}
+
+// openAndCheckOrder lets the flooded endpoint go on and checks that it gets
+// the whole flood, in order.
+func (ft *floodTest) openAndCheckOrder(t *testing.T) {
+	t.Helper()
+	close(ft.sink.gate)
+	ft.opened = true
+	for i := range uint64(ft.n) {
+		select {
+		case got := <-ft.sink.got:
+			if got != i {
+				t.Fatalf("message %d arrived as number %d", got, i)
+			}
+		case <-time.After(waitFor):
+			t.Fatalf("only %d of %d messages arrived", i, ft.n)
+		}
+	}
+}
+
 // A flood to an endpoint that does not keep up does not hold up what goes
 // to another endpoint over the same connection: the sender keeps the flood
 // within the endpoint's credit, so the connection stays readable and an
 // ask to an idle endpoint is answered while the flooded one is blocked.
 // Once it catches up, it gets the whole flood, in order.
 func TestFloodToOneEndpointDoesNotBlockAsksToAnother(t *testing.T) {
-	const n = 2000
-	conf := actor.NewConf().Set(netty.KeyMaxInFlightMessages, "64")
-	server, _ := serverWithTransport(t, conf)
-	sink := &orderedSink{gate: make(chan struct{}), got: make(chan uint64, n)}
-	register(t, server, "flooded", sink)
-	register(t, server, "echo", newEcho())
-	opened := false
-	t.Cleanup(func() {
-		if !opened {
-			close(sink.gate)
-		}
-	})
-	client := newClientEnv(t, "flooder", nil)
-	flooded := lookup(t, client, server.Address(), "flooded")
-	echo := lookup(t, client, server.Address(), "echo")
-	for i := range n {
-		payload := binary.BigEndian.AppendUint64(nil, uint64(i))
-		if err := flooded.Send(wrapperspb.Bytes(payload)); err != nil {
-			t.Fatalf("send %d: %v", i, err)
-		}
-	}
+	ft := newFloodTest(t, actor.NewConf().Set(netty.KeyMaxInFlightMessages, "64"), 2000)
+	ft.flood(t, 8)
 	// The flood is 30 times the connection's bound of 64 messages; the
 	// ask goes behind it.
 	for i := range 3 {
-		if got := askString(t, echo, "ping"); got != "ping" {
+		if got := askString(t, ft.echo, "ping"); got != "ping" {
 			t.Fatalf("ask %d: %q", i, got)
 		}
 	}
-	close(sink.gate)
-	opened = true
-	for i := range uint64(n) {
-		select {
-		case got := <-sink.got:
-			if got != i {
-				t.Fatalf("message %d arrived as number %d", got, i)
-			}
-		case <-time.After(waitFor):
-			t.Fatalf("only %d of %d messages arrived", i, n)
-		}
-	}
+	ft.openAndCheckOrder(t)
 }
 
 // A flood of small frames is charged more than its bytes against the byte
@@ -79,54 +108,25 @@ func TestFloodToOneEndpointDoesNotBlockAsksToAnother(t *testing.T) {
 // to another endpoint waits behind 11 KiB, not 256 KiB. The rest waits at
 // the sender and arrives, in order, once the endpoint goes on.
 func TestSmallFramesAreChargedWhatTheyHoldUp(t *testing.T) {
-	const n = 200
-	conf := actor.NewConf().Set(netty.KeyMaxInFlightBytes, "1m") // credit: 256 KiB an endpoint
-	server, tr := serverWithTransport(t, conf)
-	sink := &orderedSink{gate: make(chan struct{}), got: make(chan uint64, n)}
-	register(t, server, "flooded", sink)
-	register(t, server, "echo", newEcho())
-	opened := false
-	t.Cleanup(func() {
-		if !opened {
-			close(sink.gate)
-		}
-	})
-	client := newClientEnv(t, "flooder", nil)
-	flooded := lookup(t, client, server.Address(), "flooded")
-	echo := lookup(t, client, server.Address(), "echo")
+	// Credit: 256 KiB an endpoint.
+	ft := newFloodTest(t, actor.NewConf().Set(netty.KeyMaxInFlightBytes, "1m"), 200)
 	received := func() uint64 {
 		var sum uint64
-		for _, ps := range tr.PeerStats() {
+		for _, ps := range ft.tr.PeerStats() {
 			sum += ps.ReceivedBytes
 		}
 		return sum
 	}
 	before := received()
-	for i := range n {
-		payload := binary.BigEndian.AppendUint64(make([]byte, 0, 1024), uint64(i))
-		if err := flooded.Send(wrapperspb.Bytes(payload[:1024])); err != nil {
-			t.Fatalf("send %d: %v", i, err)
-		}
-	}
+	ft.flood(t, 1024)
 	// The ask's reply comes after everything sent before it was read.
-	if got := askString(t, echo, "ping"); got != "ping" {
+	if got := askString(t, ft.echo, "ping"); got != "ping" {
 		t.Fatalf("ask: %q", got)
 	}
 	if got := received() - before; got > 16<<10 {
 		t.Fatalf("the receiver read %d bytes of a flood of 1 KiB frames to an endpoint with 256 KiB of credit; want 11 frames' worth", got)
 	}
-	close(sink.gate)
-	opened = true
-	for i := range uint64(n) {
-		select {
-		case got := <-sink.got:
-			if got != i {
-				t.Fatalf("message %d arrived as number %d", got, i)
-			}
-		case <-time.After(waitFor):
-			t.Fatalf("only %d of %d messages arrived", i, n)
-		}
-	}
+	ft.openAndCheckOrder(t)
 }
 
 // A peer that has accepted this side's credit and then sends an endpoint
