@@ -278,7 +278,7 @@ type targetCredit struct {
 // charge (frameCharge of their bodies, the length prefixes not counted).
 type heldChunk struct {
 	frames int
-	body   int64 // their charge (frameCharge)
+	charge int64
 }
 
 // of returns the credit of target id, made if there is none.
@@ -328,12 +328,12 @@ func (p *peer) release(ec *targetCredit) {
 	s := &p.credit
 	for !ec.held.empty() && !s.full(ec) {
 		c, in := ec.held.chunks[0], &ec.heldIn[0]
-		if ec.skip == 0 && (s.limN == 0 || ec.n+int64(in.frames) <= s.limN && ec.b+in.body <= s.limB) {
+		if ec.skip == 0 && (s.limN == 0 || ec.n+int64(in.frames) <= s.limN && ec.b+in.charge <= s.limB) {
 			p.out.chunks = append(p.out.chunks, c)
 			p.out.size += len(c)
 			p.out.frames += in.frames
 			ec.n += int64(in.frames)
-			ec.b += in.body
+			ec.b += in.charge
 			s.heldB -= int64(len(c))
 			ec.held.size -= len(c)
 			ec.held.frames -= in.frames
@@ -349,7 +349,7 @@ func (p *peer) release(ec *targetCredit) {
 		charge := frameCharge(body)
 		ec.b += charge
 		in.frames--
-		in.body -= charge
+		in.charge -= charge
 		s.heldB -= int64(n)
 		ec.skip += n
 		ec.held.size -= n

@@ -267,7 +267,7 @@ func (p *peer) hold(ec *targetCredit, h *envelopeHeader, msg proto.Message) erro
 	}
 	in := &ec.heldIn[len(ec.heldIn)-1]
 	in.frames++
-	in.body += frameCharge(h.size)
+	in.charge += frameCharge(h.size)
 	ec.held.frames++
 	p.credit.heldB += int64(frameHeaderLen + h.size)
 	return nil
