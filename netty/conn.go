@@ -43,6 +43,9 @@ type conn struct {
 	// The write side belongs to whoever set busy (under p.mu): the writer
 	// or a Send writing inline. The fields below are theirs.
 	busy bool
+	// shut (under p.mu) says Shutdown has half-closed the connection:
+	// nothing more is written on it.
+	shut bool
 	// established (under p.mu) says the handshake's last frame is written:
 	// until then a Send queues, even on a quiet connection, for the writer
 	// that starts after it (an acceptor attaches before its last frame).

@@ -197,7 +197,7 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 		p.mu.Unlock()
 		return nil
 	}
-	if wasEmpty && !c.busy && c.established && c.raw != nil && c.lastFrames <= 1 && awaited(target, sender) {
+	if wasEmpty && !c.busy && !c.shut && c.established && c.raw != nil && c.lastFrames <= 1 && awaited(target, sender) {
 		if now := t.now(); now.Sub(c.lastWrite) >= t.inlineQuiet {
 			// A quiet connection: write this frame now rather than wake
 			// the writer, if the socket takes it without waiting.

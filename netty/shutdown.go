@@ -10,11 +10,12 @@ import (
 	"github.com/sparkrpc/sparkrpc/actor"
 )
 
-// flushTimeout bounds how long Shutdown waits for queued frames to be written.
-const flushTimeout = 2 * time.Second
+// closeTimeout bounds how long Shutdown waits for queued frames to be
+// written and for the peers to read them.
+const closeTimeout = 2 * time.Second
 
 // flush waits until the writers have sent what was queued before Shutdown,
-// at most until ctx ends or flushTimeout passes.
+// at most until ctx ends.
 func (t *Transport) flush(ctx context.Context, peers []*peer) {
 	var waits []chan struct{}
 	for _, p := range peers {
@@ -35,16 +36,43 @@ func (t *Transport) flush(ctx context.Context, peers []*peer) {
 		default:
 		}
 	}
-	if len(waits) == 0 {
-		return
-	}
-	timer := time.NewTimer(flushTimeout)
-	defer timer.Stop()
 	for _, ch := range waits {
 		select {
 		case <-ch:
-		case <-timer.C:
+		case <-ctx.Done():
 			return
+		}
+	}
+}
+
+// linger half-closes each connection whose writer is idle and waits, at
+// most until ctx ends, for its peer to close its side once it has read to
+// the end. Closing a socket outright while bytes the peer sent lie unread
+// in it (a grant, say) resets the connection, and the reset makes the
+// peer's system discard what it had received and not yet read: the very
+// frames flush waited for. Nothing is written on a connection after its
+// half-close.
+func (t *Transport) linger(ctx context.Context, peers []*peer) {
+	if ctx.Err() != nil {
+		return
+	}
+	var waits []chan struct{}
+	for _, p := range peers {
+		p.mu.Lock()
+		c := p.conn
+		if c == nil || c.busy {
+			p.mu.Unlock()
+			continue
+		}
+		c.shut = true
+		p.mu.Unlock()
+		if hc, ok := c.nc.(interface{ CloseWrite() error }); ok && hc.CloseWrite() == nil {
+			waits = append(waits, c.readDone)
+		}
+	}
+	for _, ch := range waits {
+		select {
+		case <-ch:
 		case <-ctx.Done():
 			return
 		}
@@ -77,8 +105,12 @@ func (t *Transport) Shutdown(ctx context.Context) error {
 		return true
 	})
 	// Send what was queued before Shutdown (an executor's last status
-	// updates, say) before the connections close.
-	t.flush(ctx, peers)
+	// updates, say), and let the peers read it, before the connections
+	// close.
+	closing, cancel := context.WithTimeout(ctx, closeTimeout)
+	t.flush(closing, peers)
+	t.linger(closing, peers)
+	cancel()
 	for _, nc := range raw {
 		nc.Close()
 	}

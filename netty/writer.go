@@ -41,9 +41,10 @@ func (c *conn) writeLoop() {
 			}
 			continue
 		}
-		if c.busy || p.out.empty() {
+		if c.busy || c.shut || p.out.empty() {
 			// A sender is writing inline (it signals when it is done and
-			// more is queued), or there is nothing to write.
+			// more is queued), there is nothing to write, or nothing may
+			// be written any more.
 			p.mu.Unlock()
 			c.notifyDrained()
 			continue
