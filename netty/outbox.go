@@ -109,7 +109,7 @@ type peer struct {
 	credit   sendCredit    // what its connection has in flight per target
 	sockAddr actor.RpcAddress
 	removed  bool          // dropped from Transport.peers: its connection closed
-	drained  chan struct{} // closed by the writer once out is empty (Shutdown's flush)
+	drained  chan struct{} // closed once out is empty, or the connection closed (Shutdown's flush)
 
 	// Reconnect backoff (listening peers): after a failed connect, Send
 	// fails with connErr until retryAt.

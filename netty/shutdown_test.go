@@ -91,3 +91,40 @@ func TestShutdownWaitsForTheWriteUnderWay(t *testing.T) {
 		}
 	})
 }
+
+// A connection that closes while Shutdown waits for it to send the frames
+// held for their endpoint's credit ends the wait: they cannot be sent any
+// more. Shutdown waited out its whole flush time (2 s) instead.
+func TestShutdownStopsWaitingForAClosedConnection(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		pn := newPipeNetwork()
+		conf := actor.NewConf().Set(netty.KeyMaxInFlightMessages, "4") // a credit of one message
+		server := newEnv(t, "server", conf, netty.WithNetwork(pn))
+		ep := &parked{entered: make(chan struct{}, 1), release: make(chan struct{})}
+		defer close(ep.release)
+		register(t, server, "parked", ep)
+		client := newClientEnv(t, "client", nil, netty.WithNetwork(pn))
+		ref := lookup(t, client, server.Address(), "parked")
+		for i := range 10 {
+			if err := ref.Send(str("held")); err != nil {
+				t.Fatalf("send %d: %v", i, err)
+			}
+		}
+		<-ep.entered
+		synctest.Wait() // the rest wait for credit
+
+		start := time.Now()
+		shut := make(chan error, 1)
+		go func() { shut <- client.Shutdown(context.Background()) }()
+		synctest.Wait() // Shutdown waits for them
+		if err := server.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-shut; err != nil {
+			t.Fatalf("client shutdown: %v", err)
+		}
+		if waited := time.Since(start); waited > 0 {
+			t.Fatalf("Shutdown waited %v for a connection that had closed", waited)
+		}
+	})
+}
