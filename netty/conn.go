@@ -315,11 +315,7 @@ func (c *conn) close(cause error) {
 			held = p.credit.take()
 			p.conn = nil
 			lost = p.out.take(nil) // lost with the connection: reported below
-			if p.drained != nil {
-				// Shutdown's flush waits for nothing more here.
-				close(p.drained)
-				p.drained = nil
-			}
+			p.endDrain()           // Shutdown's flush waits for nothing more here
 			// Forget the peer until it is used again: a client-mode peer
 			// is reachable only over its own connections, and a
 			// listening one is dialled again by the next Send. So the

@@ -36,7 +36,23 @@ func (t *Transport) flush(ctx context.Context, peers []*peer) {
 		default:
 		}
 	}
-	for _, ch := range waits {
+	awaitAll(ctx, waits)
+}
+
+// endDrain tells a waiting Shutdown that nothing more is to be written to
+// p: what was queued is written, or its connection closed. Called with p.mu
+// held.
+func (p *peer) endDrain() {
+	if p.drained != nil {
+		close(p.drained)
+		p.drained = nil
+	}
+}
+
+// awaitAll waits until every channel of chs is closed, at most until ctx
+// ends.
+func awaitAll(ctx context.Context, chs []chan struct{}) {
+	for _, ch := range chs {
 		select {
 		case <-ch:
 		case <-ctx.Done():
@@ -70,13 +86,7 @@ func (t *Transport) linger(ctx context.Context, peers []*peer) {
 			waits = append(waits, c.readDone)
 		}
 	}
-	for _, ch := range waits {
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return
-		}
-	}
+	awaitAll(ctx, waits)
 }
 
 // Shutdown implements actor.Transport: it closes the listener and every

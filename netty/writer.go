@@ -252,9 +252,8 @@ func (c *conn) release(n int) {
 	c.lastWrite = end
 	p.writing -= n
 	more := !p.out.empty()
-	if p.drained != nil && !more && p.credit.heldB == 0 {
-		close(p.drained)
-		p.drained = nil
+	if !more && p.credit.heldB == 0 {
+		p.endDrain()
 	}
 	p.mu.Unlock()
 	if more {
@@ -270,9 +269,8 @@ func (c *conn) release(n int) {
 func (c *conn) notifyDrained() {
 	p := c.p
 	p.mu.Lock()
-	if p.drained != nil && p.out.empty() && p.credit.heldB == 0 && !c.busy {
-		close(p.drained)
-		p.drained = nil
+	if p.out.empty() && p.credit.heldB == 0 && !c.busy {
+		p.endDrain()
 	}
 	p.mu.Unlock()
 }
