@@ -386,7 +386,7 @@ func (p *peer) restart() {
 	s.last, s.lastID = nil, ""
 	forEachFrame(p.out.chunks, 0, func(body []byte) {
 		e, err := parseEnvelope(body)
-		if err != nil || isCreditFrame(e.target) || (len(e.senderID) == 0 && isFutureID(e.target)) {
+		if err != nil || isCreditFrame(e.target) || e.isReply() {
 			return
 		}
 		ec := s.of(string(e.target))

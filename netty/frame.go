@@ -356,6 +356,12 @@ type envelope struct {
 	target, senderAddr, senderID, typ, payload []byte
 }
 
+// isReply reports whether the frame is a reply: it has no sender id and
+// goes to a future (what isReply says of it on the sending side).
+func (e *envelope) isReply() bool {
+	return len(e.senderID) == 0 && isFutureID(e.target)
+}
+
 // parseEnvelope decodes a WireEnvelope frame without copying. Unknown fields
 // are skipped, as protobuf requires.
 //

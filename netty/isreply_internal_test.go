@@ -42,7 +42,7 @@ func TestSenderAndReceiverAgreeOnWhatIsAReply(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		received := len(e.senderID) == 0 && isFutureID(e.target)
+		received := e.isReply()
 		if sent := isReply(tc.target, tc.sender); sent != received {
 			t.Errorf("%s: the sender takes it for a reply: %v, the receiver: %v", tc.name, sent, received)
 		}

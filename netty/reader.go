@@ -98,7 +98,7 @@ func (c *conn) handle(b []byte) error {
 	if err != nil {
 		return err
 	}
-	if len(e.senderID) == 0 && isFutureID(e.target) {
+	if e.isReply() {
 		// A reply: route it to its ask (replies.go) without building (or
 		// caching) a PID for a target that is used once.
 		c.flush()
