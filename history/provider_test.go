@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -126,6 +127,12 @@ func TestHistoryShowsWhatTheLiveUIShowed(t *testing.T) {
 	}
 	var histExecs []executorFigures
 	getJSON(t, hs.URL+"/api/v1/applications/"+app+"/allexecutors", &histExecs)
+	// The list puts active executors first, and stopping the cluster after
+	// the live UI was read may log the removal of one executor and not of
+	// the other: compare them in the order of their ids.
+	byID := func(a, b executorFigures) int { return strings.Compare(a.ID, b.ID) }
+	slices.SortFunc(liveExecs, byID)
+	slices.SortFunc(histExecs, byID)
 	if fmt.Sprint(histExecs) != fmt.Sprint(liveExecs) {
 		t.Fatalf("executors:\nlive    %+v\nhistory %+v", liveExecs, histExecs)
 	}
