@@ -61,6 +61,10 @@ type frameReader struct {
 	discard int  // bytes of the previous frame still in r's buffer
 	inFrame bool // a frame's header has been read and its body not yet
 	grown   bool // r has its full size, or is not established yet
+	// past is set when the last frame's body was read past r, leaving it
+	// empty: the next header is then read on its own (headerPast).
+	past bool
+	hdr  [frameHeaderLen]byte // headerPast's prefix, here so that it does not escape
 	// chunk is the pooled buffer that holds the frame next returned, when
 	// that frame was larger than r's buffer (and than chunkSize) and at
 	// most largeFrame: until the reader takes it (takeChunk), next returns
@@ -106,6 +110,7 @@ func (fr *frameReader) grow() {
 		rest, _ := fr.r.Peek(n)
 		src = io.MultiReader(bytes.NewReader(bytes.Clone(rest)), src)
 	}
+	fr.src = src // what is read past r comes after those bytes (readPast)
 	fr.r = bufio.NewReaderSize(src, fr.size)
 	fr.grown = true
 }
@@ -142,25 +147,16 @@ func (fr *frameReader) next() ([]byte, error) {
 		fr.r.Discard(fr.discard) //nolint:errcheck // the bytes are buffered
 		fr.discard = 0
 	}
-	hdr, err := fr.r.Peek(frameHeaderLen)
-	if err == nil && !fr.grown && fr.r.Buffered() == fr.r.Size() {
-		fr.grow() // the traffic fills the small buffer
-		hdr, err = fr.r.Peek(frameHeaderLen)
-	}
+	defer func() { fr.inFrame = false }()
+	n, err := fr.header()
 	if err != nil {
-		if err == io.EOF && len(hdr) > 0 {
-			return nil, unexpected(err)
-		}
 		return nil, err
 	}
-	n := binary.BigEndian.Uint32(hdr)
 	if uint64(n) > uint64(fr.max) {
 		return nil, &FrameTooLargeError{Size: n, Limit: fr.max}
 	}
-	fr.r.Discard(frameHeaderLen) //nolint:errcheck // peeked
 	size := int(n)
 	fr.inFrame = true
-	defer func() { fr.inFrame = false }()
 	if !fr.grown && size > fr.r.Size() {
 		fr.grow() // frames of this connection do not fit the small buffer
 	}
@@ -176,7 +172,7 @@ func (fr *frameReader) next() ([]byte, error) {
 		// Read into a pooled chunk, which the reader may hand on with
 		// the message (takeChunk).
 		b := getChunk(size, false)[:size]
-		if _, err := io.ReadFull(fr.r, b); err != nil {
+		if err := fr.readPast(b); err != nil {
 			recycleChunk(b)
 			return nil, unexpected(err)
 		}
@@ -200,6 +196,72 @@ func (fr *frameReader) next() ([]byte, error) {
 		fr.buf = nil // do not keep a big buffer for the connection's lifetime
 	}
 	return b, nil
+}
+
+// header reads the next frame's length prefix and consumes it.
+func (fr *frameReader) header() (uint32, error) {
+	if fr.past && fr.r.Buffered() == 0 {
+		return fr.headerPast()
+	}
+	fr.past = false
+	hdr, err := fr.r.Peek(frameHeaderLen)
+	if err == nil && !fr.grown && fr.r.Buffered() == fr.r.Size() {
+		fr.grow() // the traffic fills the small buffer
+		hdr, err = fr.r.Peek(frameHeaderLen)
+	}
+	if err != nil {
+		if err == io.EOF && len(hdr) > 0 {
+			return 0, unexpected(err)
+		}
+		return 0, err
+	}
+	fr.r.Discard(frameHeaderLen) //nolint:errcheck // peeked
+	return binary.BigEndian.Uint32(hdr), nil
+}
+
+// headerPast reads the next frame's length prefix from the source, past
+// the empty buffer, after a large frame that readPast read: filling the
+// buffer to read it would fill it with most of the next large frame's
+// body, which would then be copied into its chunk. A peer that stops
+// within the prefix is mid-frame for the idle checks, as it is when the
+// buffer holds part of it.
+func (fr *frameReader) headerPast() (uint32, error) {
+	fr.past = false
+	hdr := fr.hdr[:]
+	got := 0
+	for got < frameHeaderLen {
+		n, err := fr.src.Read(hdr[got:])
+		got += n
+		fr.inFrame = got > 0
+		if got == frameHeaderLen {
+			break
+		}
+		if err != nil {
+			if err == io.EOF && got > 0 {
+				return 0, unexpected(err)
+			}
+			return 0, err
+		}
+	}
+	return binary.BigEndian.Uint32(hdr), nil
+}
+
+// readPast reads a large frame's body into b: what the buffer holds of it
+// is copied, and the rest is read from the source straight into b, which
+// leaves the buffer empty (headerPast).
+func (fr *frameReader) readPast(b []byte) error {
+	n := 0
+	if k := min(len(b), fr.r.Buffered()); k > 0 {
+		n, _ = fr.r.Read(b[:k]) // buffered: copied, no read
+	}
+	if n == len(b) {
+		return nil
+	}
+	if _, err := io.ReadFull(fr.src, b[n:]); err != nil {
+		return err
+	}
+	fr.past = true
+	return nil
 }
 
 // takeChunk returns the pooled chunk that holds the frame next returned,

@@ -82,6 +82,8 @@ func (c *conn) handOn() {
 		c.flush()
 	}
 	switch {
+	case c.fr.past:
+		return
 	case !c.fr.buffered():
 	case c.awaitedRead >= handOnGroup && c.fr.frameBuffered():
 		c.flush()
