@@ -76,7 +76,10 @@ const handOnGroup = 8
 // processor. While the buffer still holds a whole frame, it does the same
 // once handOnGroup asks and replies have been read since it last did. (A
 // large frame, read a buffer at a time, does not count as held: yielding
-// there made asks of 64 KiB slower.)
+// there made asks of 64 KiB slower. Nor does it yield before the prefix
+// that follows a large frame read past the buffer, which it did not when
+// that prefix was in the buffer: a yield there made a 64 KiB stream
+// slower; docs/performance.md.)
 func (c *conn) handOn() {
 	if c.batchTo != nil && !c.fr.frameBuffered() {
 		c.flush()
