@@ -200,10 +200,11 @@ func (fr *frameReader) next() ([]byte, error) {
 
 // header reads the next frame's length prefix and consumes it.
 func (fr *frameReader) header() (uint32, error) {
-	if fr.past && fr.r.Buffered() == 0 {
+	past := fr.past
+	fr.past = false
+	if past && fr.r.Buffered() == 0 {
 		return fr.headerPast()
 	}
-	fr.past = false
 	hdr, err := fr.r.Peek(frameHeaderLen)
 	if err == nil && !fr.grown && fr.r.Buffered() == fr.r.Size() {
 		fr.grow() // the traffic fills the small buffer

@@ -15,7 +15,6 @@ import (
 // within the prefix is mid-frame for the idle checks, as it is when the
 // buffer holds part of it.
 func (fr *frameReader) headerPast() (uint32, error) {
-	fr.past = false
 	hdr := fr.hdr[:]
 	got := 0
 	for got < frameHeaderLen {
