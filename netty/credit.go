@@ -272,6 +272,12 @@ type targetCredit struct {
 	skip int    // bytes of held.chunks[0] already released
 	// heldIn counts what each chunk of held holds and has not released.
 	heldIn []heldChunk
+
+	// Send writes n and b for every message. Padded from 96 to 128
+	// bytes, a size class of whole cache lines, they share no line with
+	// objects that the connection's reader on the other processor writes
+	// for every frame it reads (TestTargetCreditOwnsItsCacheLines).
+	_ [32]byte
 }
 
 // heldChunk is what a chunk of a credit queue holds: its frames and their

@@ -190,6 +190,12 @@ type target struct {
 	inflight, inflightB atomic.Int64
 	wn, wc, wb          int64
 	open                bool
+
+	// The reader writes wn, wc and wb for every message. Padded from 80
+	// to 128 bytes, a size class of whole cache lines, they share no line
+	// with the messages of 80 bytes that other processors make and write
+	// (TestTargetOwnsItsCacheLines).
+	_ [48]byte
 }
 
 // senderIDRoom is the longest sender id kept in its PID's allocation: an
