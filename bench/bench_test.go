@@ -112,6 +112,9 @@ func TestRunReportsVerifiedFigures(t *testing.T) {
 		if (r.Params.InFlight > 0) != (r.Figures.Latency != nil) {
 			t.Fatalf("%s: latency %+v for in-flight %d", r.Key(), r.Figures.Latency, r.Params.InFlight)
 		}
+		if cpuReported() && r.Figures.CPUPerMsg <= 0 {
+			t.Fatalf("%s: no CPU time a message (%v)", r.Key(), r.Figures.CPUPerMsg)
+		}
 		for _, b := range r.Baselines {
 			if b.Skipped != "" {
 				continue
@@ -121,6 +124,9 @@ func TestRunReportsVerifiedFigures(t *testing.T) {
 			}
 			if _, ok := r.Ratio(b.Name, "msgs_per_sec"); !ok {
 				t.Fatalf("%s: no ratio to %s", r.Key(), b.Name)
+			}
+			if v, ok := r.Ratio(b.Name, "cpu_per_msg"); cpuReported() && (!ok || v <= 0) {
+				t.Fatalf("%s: CPU ratio to %s is %v, %v", r.Key(), b.Name, v, ok)
 			}
 		}
 	}
@@ -157,7 +163,7 @@ func TestRunReportsVerifiedFigures(t *testing.T) {
 	if err := rep.WriteTable(&table); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"local-send", "remote-ask", "protoactor", "tcp", "Targets", "≥ 0.95× protoactor Send msgs/s"} {
+	for _, want := range []string{"local-send", "remote-ask", "protoactor", "tcp", "Targets", "≥ 0.95× protoactor Send msgs/s", "CPU µs/MSG", "GCs", "CPU ÷"} {
 		if !strings.Contains(table.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, table.String())
 		}
@@ -372,4 +378,14 @@ func TestTCPDeliveredVerifies(t *testing.T) {
 			t.Fatalf("%v: %.2f allocations per message, want at least 2: the sender's message and the new one it is decoded into", p, f.AllocsPerMsg)
 		}
 	}
+}
+
+// cpuReported says whether the process's CPU time is known here (see
+// Figures.CPUPerMsg): every Unix kernel reports it.
+func cpuReported() bool {
+	switch runtime.GOOS {
+	case "windows", "plan9", "js", "wasip1":
+		return false
+	}
+	return true
 }

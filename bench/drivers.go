@@ -40,7 +40,9 @@ func (h *harness) measure(ctx context.Context, payload int, run runFunc) (*Figur
 	runtime.GC()
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
+	cpu0, cpuKnown := processCPU()
 	s, err := run(ctx, h.cfg.measured())
+	cpu1, _ := processCPU()
 	runtime.ReadMemStats(&m1)
 	if err != nil {
 		return nil, err
@@ -55,9 +57,13 @@ func (h *harness) measure(ctx context.Context, payload int, run runFunc) (*Figur
 		f.MsgsPerSec = float64(s.messages) / s.elapsed.Seconds()
 		f.MBPerSec = f.MsgsPerSec * float64(payload) / 1e6
 	}
+	f.GCCycles = m1.NumGC - m0.NumGC
 	if s.messages > 0 {
 		f.AllocsPerMsg = float64(m1.Mallocs-m0.Mallocs) / float64(s.messages)
 		f.BytesPerMsg = float64(m1.TotalAlloc-m0.TotalAlloc) / float64(s.messages)
+		if cpuKnown {
+			f.CPUPerMsg = float64(cpu1-cpu0) / float64(time.Microsecond) / float64(s.messages)
+		}
 	}
 	if s.hist != nil {
 		f.Latency = s.hist.latency()

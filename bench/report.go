@@ -165,6 +165,17 @@ type Figures struct {
 	// process during the measured run divided by Messages (runtime.MemStats).
 	AllocsPerMsg float64 `json:"allocs_per_msg"`
 	BytesPerMsg  float64 `json:"bytes_per_msg"`
+	// CPUPerMsg is the CPU time (user and system) of the whole process
+	// during the measured run divided by Messages, in microseconds; 0
+	// where the kernel does not report it (outside Unix). On a loaded or
+	// shared machine it moves less than the rates, which also count the
+	// time the run waited for a processor.
+	CPUPerMsg float64 `json:"cpu_us_per_msg,omitempty"`
+	// GCCycles is the number of garbage collections the process completed
+	// during the measured run. A workload that allocates for every
+	// message runs at the pace the collector sets, and that pace depends
+	// on the heap the process holds besides (docs/performance.md).
+	GCCycles uint32 `json:"gc_cycles"`
 	// Verified says whether every message arrived exactly once (and in
 	// order where checked).
 	Verified Verification `json:"verified"`
@@ -237,8 +248,10 @@ type Baseline struct {
 // rounds (Config.Rounds) it is the median of the per-round ratios.
 type Ratio struct {
 	Baseline string `json:"baseline"`
-	// Metric is "msgs_per_sec" (sparkrpc / baseline: higher is better) or
-	// "latency_p50" / "latency_p99" (sparkrpc / baseline: lower is better).
+	// Metric is "msgs_per_sec" (sparkrpc / baseline: higher is better),
+	// "latency_p50" / "latency_p99" (sparkrpc / baseline: lower is better)
+	// or "cpu_per_msg" (the CPU time a message cost, sparkrpc / baseline:
+	// lower is better).
 	Metric string  `json:"metric"`
 	Value  float64 `json:"value"`
 }

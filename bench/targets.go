@@ -36,9 +36,15 @@ func ratios(f *Figures, baselines []Baseline) []Ratio {
 				Ratio{Baseline: b.Name, Metric: "latency_p50", Value: f.Latency.P50 / bf.Latency.P50},
 				Ratio{Baseline: b.Name, Metric: "latency_p99", Value: f.Latency.P99 / bf.Latency.P99})
 		}
+		if f.CPUPerMsg > 0 && bf.CPUPerMsg > 0 {
+			out = append(out, Ratio{Baseline: b.Name, Metric: metricCPUPerMsg, Value: f.CPUPerMsg / bf.CPUPerMsg})
+		}
 	}
 	return out
 }
+
+// metricCPUPerMsg is the ratio metric of the CPU time a message cost.
+const metricCPUPerMsg = "cpu_per_msg"
 
 // The absolute latency metrics a target without a baseline may name: the
 // asks' percentiles, in microseconds.

@@ -23,9 +23,9 @@ func (rep *Report) WriteTable(w io.Writer) error {
 	if line := rep.tlsLine(); line != "" {
 		fmt.Fprintf(w, "%s\n\n", line)
 	}
-	t := &table{align: "lllrrrrrrrrrl"}
+	t := &table{align: "lllrrrrrrrrrrrrrl"}
 	t.add("SCENARIO", "PARAMS", "IMPL", "MSG/S", "MB/S", "P50 µs", "P99 µs", "P99.9 µs", "ALLOCS/MSG", "B/MSG",
-		"SPARKRPC ÷ IMPL", "P50 ÷", "CHECKED")
+		"CPU µs/MSG", "GCs", "SPARKRPC ÷ IMPL", "P50 ÷", "CPU ÷", "CHECKED")
 	for i := range rep.Results {
 		r := &rep.Results[i]
 		row := func(first bool, name string, f *Figures, note string) {
@@ -33,9 +33,9 @@ func (rep *Report) WriteTable(w io.Writer) error {
 			if first {
 				scen, params = r.Scenario, r.Params.String()
 			}
-			ratio, p50Ratio := "", ""
+			ratio, p50Ratio, cpuRatio := "", "", ""
 			if !first {
-				ratio, p50Ratio = "-", "-"
+				ratio, p50Ratio, cpuRatio = "-", "-", "-"
 				if v, ok := r.Ratio(name, "msgs_per_sec"); ok {
 					ratio = fmtRatio(v)
 				}
@@ -44,9 +44,12 @@ func (rep *Report) WriteTable(w io.Writer) error {
 				} else if f == nil || f.Latency == nil {
 					p50Ratio = ""
 				}
+				if v, ok := r.Ratio(name, metricCPUPerMsg); ok {
+					cpuRatio = fmtRatio(v)
+				}
 			}
 			if f == nil || (f.Messages == 0 && note != "") {
-				t.add(scen, params, name, "-", "-", "-", "-", "-", "-", "-", ratio, p50Ratio, note)
+				t.add(scen, params, name, "-", "-", "-", "-", "-", "-", "-", "-", "-", ratio, p50Ratio, cpuRatio, note)
 				return
 			}
 			p50, p99, p999 := "-", "-", "-"
@@ -60,8 +63,13 @@ func (rep *Report) WriteTable(w io.Writer) error {
 			if note != "" {
 				check = note
 			}
+			cpu := "-"
+			if f.CPUPerMsg > 0 {
+				cpu = fmtFloat(f.CPUPerMsg)
+			}
 			t.add(scen, params, name, fmtInt(f.MsgsPerSec), fmtFloat(f.MBPerSec), p50, p99, p999,
-				fmtFloat(f.AllocsPerMsg), fmtInt(f.BytesPerMsg), ratio, p50Ratio, check)
+				fmtFloat(f.AllocsPerMsg), fmtInt(f.BytesPerMsg), cpu, strconv.FormatUint(uint64(f.GCCycles), 10),
+				ratio, p50Ratio, cpuRatio, check)
 		}
 		note := r.Error
 		if r.Skipped != "" {
