@@ -73,6 +73,12 @@ func measureB(b *testing.B, cfg bench.Config, scenario, impl string, p bench.Par
 	b.ReportMetric(f.AllocsPerMsg, "allocs/op")
 	b.ReportMetric(f.BytesPerMsg, "B/op")
 	b.ReportMetric(f.MBPerSec, "MB/s")
+	if f.CPUPerMsg > 0 {
+		// The process's CPU time a message, which moves less than the
+		// time on a busy machine, and the collections during the run.
+		b.ReportMetric(f.CPUPerMsg*1e3, "cpu-ns/op")
+	}
+	b.ReportMetric(float64(f.GCCycles), "gcs")
 	if f.Latency != nil {
 		b.ReportMetric(f.Latency.P50, "p50-µs")
 		b.ReportMetric(f.Latency.P99, "p99-µs")
