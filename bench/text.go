@@ -28,49 +28,6 @@ func (rep *Report) WriteTable(w io.Writer) error {
 		"CPU µs/MSG", "GCs", "SPARKRPC ÷ IMPL", "P50 ÷", "CPU ÷", "CHECKED")
 	for i := range rep.Results {
 		r := &rep.Results[i]
-		row := func(first bool, name string, f *Figures, note string) {
-			scen, params := "", ""
-			if first {
-				scen, params = r.Scenario, r.Params.String()
-			}
-			ratio, p50Ratio, cpuRatio := "", "", ""
-			if !first {
-				ratio, p50Ratio, cpuRatio = "-", "-", "-"
-				if v, ok := r.Ratio(name, "msgs_per_sec"); ok {
-					ratio = fmtRatio(v)
-				}
-				if v, ok := r.Ratio(name, "latency_p50"); ok {
-					p50Ratio = fmtRatio(v)
-				} else if f == nil || f.Latency == nil {
-					p50Ratio = ""
-				}
-				if v, ok := r.Ratio(name, metricCPUPerMsg); ok {
-					cpuRatio = fmtRatio(v)
-				}
-			}
-			if f == nil || (f.Messages == 0 && note != "") {
-				t.add(scen, params, name, "-", "-", "-", "-", "-", "-", "-", "-", "-", ratio, p50Ratio, cpuRatio, note)
-				return
-			}
-			p50, p99, p999 := "-", "-", "-"
-			if f.Latency != nil {
-				p50, p99, p999 = fmtFloat(f.Latency.P50), fmtFloat(f.Latency.P99), fmtFloat(f.Latency.P999)
-			}
-			check := fmtInt(float64(f.Verified.Received)) + " ok"
-			if !f.Verified.OK {
-				check = f.Verified.String()
-			}
-			if note != "" {
-				check = note
-			}
-			cpu := "-"
-			if f.CPUPerMsg > 0 {
-				cpu = fmtFloat(f.CPUPerMsg)
-			}
-			t.add(scen, params, name, fmtInt(f.MsgsPerSec), fmtFloat(f.MBPerSec), p50, p99, p999,
-				fmtFloat(f.AllocsPerMsg), fmtInt(f.BytesPerMsg), cpu, strconv.FormatUint(uint64(f.GCCycles), 10),
-				ratio, p50Ratio, cpuRatio, check)
-		}
 		note := r.Error
 		if r.Skipped != "" {
 			note = "skipped: " + r.Skipped
@@ -79,13 +36,13 @@ func (rep *Report) WriteTable(w io.Writer) error {
 		if r.Impl != "" {
 			name = r.Impl
 		}
-		row(true, name, r.Figures, note)
+		t.addResultRow(r, true, name, r.Figures, note)
 		for _, b := range r.Baselines {
 			note := b.Error
 			if b.Skipped != "" {
 				note = "skipped: " + b.Skipped
 			}
-			row(false, b.Name, b.Figures, note)
+			t.addResultRow(r, false, b.Name, b.Figures, note)
 		}
 	}
 	if err := t.write(w); err != nil {
@@ -96,6 +53,53 @@ func (rep *Report) WriteTable(w io.Writer) error {
 		return err
 	}
 	return rep.writeTargets(w)
+}
+
+// addResultRow adds the row of one implementation of r: the first
+// (sparkrpc's) names the scenario and its parameters, a baseline's gives
+// sparkrpc's ratios to it.
+func (t *table) addResultRow(r *Result, first bool, name string, f *Figures, note string) {
+	scen, params := "", ""
+	if first {
+		scen, params = r.Scenario, r.Params.String()
+	}
+	ratio, p50Ratio, cpuRatio := "", "", ""
+	if !first {
+		ratio, p50Ratio, cpuRatio = "-", "-", "-"
+		if v, ok := r.Ratio(name, "msgs_per_sec"); ok {
+			ratio = fmtRatio(v)
+		}
+		if v, ok := r.Ratio(name, "latency_p50"); ok {
+			p50Ratio = fmtRatio(v)
+		} else if f == nil || f.Latency == nil {
+			p50Ratio = ""
+		}
+		if v, ok := r.Ratio(name, metricCPUPerMsg); ok {
+			cpuRatio = fmtRatio(v)
+		}
+	}
+	if f == nil || (f.Messages == 0 && note != "") {
+		t.add(scen, params, name, "-", "-", "-", "-", "-", "-", "-", "-", "-", ratio, p50Ratio, cpuRatio, note)
+		return
+	}
+	p50, p99, p999 := "-", "-", "-"
+	if f.Latency != nil {
+		p50, p99, p999 = fmtFloat(f.Latency.P50), fmtFloat(f.Latency.P99), fmtFloat(f.Latency.P999)
+	}
+	check := fmtInt(float64(f.Verified.Received)) + " ok"
+	if !f.Verified.OK {
+		check = f.Verified.String()
+	}
+	if note != "" {
+		check = note
+	}
+	cpu := "-"
+	if f.CPUPerMsg > 0 {
+		cpu = fmtFloat(f.CPUPerMsg)
+	}
+	t.add(scen, params, name, fmtInt(f.MsgsPerSec), fmtFloat(f.MBPerSec), p50, p99, p999,
+		fmtFloat(f.AllocsPerMsg), fmtInt(f.BytesPerMsg), cpu, strconv.FormatUint(uint64(f.GCCycles), 10),
+		ratio, p50Ratio, cpuRatio, check)
 }
 
 // tlsLine says which scenarios ran over TLS and how, or "" for a run
