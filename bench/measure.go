@@ -23,7 +23,8 @@ type sample struct {
 type runFunc func(ctx context.Context, b budget) (sample, error)
 
 // measure runs a warm-up and then the measured run of a workload, with the
-// heap statistics around the measured run.
+// heap's allocations, the process's CPU time and the collections around
+// the measured run.
 func (h *harness) measure(ctx context.Context, payload int, run runFunc) (*Figures, error) {
 	if warm := h.cfg.warmup(); !warm.zero() {
 		s, err := run(ctx, warm)
