@@ -97,26 +97,28 @@ func (fr *frameReader) establish(src io.Reader) {
 		fr.r.Discard(fr.discard) //nolint:errcheck // the bytes are buffered
 		fr.discard = 0
 	}
-	if n := fr.r.Buffered(); n > 0 {
-		rest, _ := fr.r.Peek(n)
-		src = io.MultiReader(bytes.NewReader(bytes.Clone(rest)), src)
-	}
-	fr.src = src
-	fr.r = *bufio.NewReaderSize(src, min(fr.size, initialBufferSize))
+	fr.rebuffer(src, min(fr.size, initialBufferSize))
 	fr.grown = fr.r.Size() >= fr.size
 }
 
 // grow gives the reader its full buffer, keeping the bytes buffered; the
 // previous frame must have been discarded.
 func (fr *frameReader) grow() {
-	src := fr.src
+	fr.rebuffer(fr.src, fr.size)
+	fr.grown = true
+}
+
+// rebuffer makes the reader read src through a new buffer of size bytes,
+// the bytes buffered now first: the source becomes those bytes and then
+// src, so that what is read past the buffer (readPast) comes after them
+// too.
+func (fr *frameReader) rebuffer(src io.Reader, size int) {
 	if n := fr.r.Buffered(); n > 0 {
 		rest, _ := fr.r.Peek(n)
 		src = io.MultiReader(bytes.NewReader(bytes.Clone(rest)), src)
 	}
-	fr.src = src // what is read past r comes after those bytes (readPast)
-	fr.r = *bufio.NewReaderSize(src, fr.size)
-	fr.grown = true
+	fr.src = src
+	fr.r = *bufio.NewReaderSize(src, size)
 }
 
 // midFrame reports whether the reader waits for the rest of a frame, as
