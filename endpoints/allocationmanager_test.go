@@ -45,12 +45,19 @@ func TestExecutorAllocationManagerReleasesIdleExecutors(t *testing.T) {
 	if n := receiveWithin(t, cm.requests, "the initial request"); n != 3 {
 		t.Fatalf("initial request for %d executors; want 3", n)
 	}
-	killed := receiveWithin(t, cm.kills, "idle executors released")
+	// The executors went idle at different times, so a slow machine may
+	// see them pass the idle timeout in different steps. The first one to
+	// time out lowers the target to minExecutors; each release asks for it
+	// again.
+	var killed []string
+	for len(killed) < 2 {
+		killed = append(killed, receiveWithin(t, cm.kills, "idle executors released")...)
+		if n := receiveWithin(t, cm.requests, "the target after a release"); n != 1 {
+			t.Fatalf("target %d after releasing %v; want 1 (minExecutors)", n, killed)
+		}
+	}
 	if len(killed) != 2 {
 		t.Fatalf("released %v; want two of the three executors", killed)
-	}
-	if n := receiveWithin(t, cm.requests, "the target after the release"); n != 1 {
-		t.Fatalf("target after the release %d; want 1 (minExecutors)", n)
 	}
 	m.Stop()
 	if n := len(c.Driver.Executors()); n != 1 {
