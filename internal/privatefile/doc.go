@@ -1,0 +1,4 @@
+// Package privatefile creates folders and files only their owner can read:
+// folders 0700, files 0600, whatever the process's umask or an existing
+// entry's mode.
+package privatefile
