@@ -93,7 +93,9 @@
 // targets that apply, met or not. Per run, on Linux: the share of the
 // machine's CPU time that its hypervisor gave to other guests meanwhile
 // (Report.StolenCPU, steal time), which widens the spread between runs on a
-// virtual machine with shared CPUs.
+// virtual machine with shared CPUs, and the process's scheduling class when
+// it is not the default (Machine.Scheduling): ratios from a real-time class
+// differ from the default's.
 //
 // # Usage
 //

@@ -79,6 +79,14 @@ type Machine struct {
 	// GitModified is true when the working tree had uncommitted changes.
 	GitModified bool   `json:"git_modified,omitempty"`
 	Hostname    string `json:"hostname,omitempty"`
+	// Scheduling is the process's scheduling policy when it is not the
+	// default time-sharing one: "SCHED_FIFO priority 10" for a run under
+	// `chrt -f 10`, for example (Linux only). A real-time class changes
+	// how soon a woken thread runs, and with it ratios that depend on
+	// hand-offs between goroutines, in both directions
+	// (docs/performance.md, "The scheduling class of the runs"): compare
+	// runs in the same class.
+	Scheduling string `json:"scheduling,omitempty"`
 }
 
 // Result holds the figures of one scenario variant: sparkrpc's figures, the
@@ -366,7 +374,8 @@ func ReadJSONFile(path string) (*Report, error) {
 }
 
 // CollectMachine describes the current machine and build: GOMAXPROCS, the
-// CPU model from /proc/cpuinfo when present, the Go version, and the git
+// CPU model from /proc/cpuinfo when present, the Go version, the scheduling
+// class when it is not the default, and the git
 // revision from the build info or, failing that, from `git rev-parse HEAD`
 // in the working directory.
 func CollectMachine() Machine {
@@ -377,6 +386,7 @@ func CollectMachine() Machine {
 		GoVersion:  runtime.Version(),
 		GOOS:       runtime.GOOS,
 		GOARCH:     runtime.GOARCH,
+		Scheduling: schedulingClass(),
 	}
 	m.Hostname, _ = os.Hostname()
 	if info, ok := debug.ReadBuildInfo(); ok {

@@ -19,6 +19,9 @@ func (rep *Report) WriteTable(w io.Writer) error {
 	if f := rep.StolenCPU; f != nil {
 		fmt.Fprintf(w, "CPU time taken by the hypervisor during the run (steal): %.1f%%\n", 100**f)
 	}
+	if c := m.Scheduling; c != "" {
+		fmt.Fprintf(w, "Scheduling class: %s, not the default: ratios differ from runs in the default class\n", c)
+	}
 	fmt.Fprintln(w)
 	if line := rep.tlsLine(); line != "" {
 		fmt.Fprintf(w, "%s\n\n", line)
@@ -205,6 +208,10 @@ func (rep *Report) WriteComparison(w io.Writer, old *Report) error {
 		fmt.Fprintf(w, "note: different machines (%q, GOMAXPROCS=%d vs %q, GOMAXPROCS=%d): compare the ratios, not the absolute figures\n",
 			old.Machine.CPUModel, old.Machine.GOMAXPROCS, rep.Machine.CPUModel, rep.Machine.GOMAXPROCS)
 	}
+	if old.Machine.Scheduling != rep.Machine.Scheduling {
+		fmt.Fprintf(w, "note: scheduling class %s in the earlier run, %s in this one: ratios that depend on hand-offs differ between classes\n",
+			schedulingName(old.Machine.Scheduling), schedulingName(rep.Machine.Scheduling))
+	}
 	if old.Config.TLS != rep.Config.TLS {
 		fmt.Fprintf(w, "note: TLS %s in the earlier run, %s in this one: the remote scenarios' figures differ by what TLS costs\n",
 			onOff(old.Config.TLS), onOff(rep.Config.TLS))
@@ -282,6 +289,14 @@ func onOff(b bool) string {
 		return "on"
 	}
 	return "off"
+}
+
+// schedulingName names a Machine.Scheduling, "" being the default class.
+func schedulingName(c string) string {
+	if c == "" {
+		return "default"
+	}
+	return c
 }
 
 func shortRev(m Machine) string {
