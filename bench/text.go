@@ -201,21 +201,7 @@ func (rep *Report) writeTargets(w io.Writer) error {
 // variant and implementation present in both: messages per second, p50
 // latency for asks, and sparkrpc's ratio to each baseline.
 func (rep *Report) WriteComparison(w io.Writer, old *Report) error {
-	fmt.Fprintf(w, "\nChange against %s (rev %s) -> %s (rev %s):\n",
-		old.Started.Format("2006-01-02 15:04 MST"), shortRev(old.Machine),
-		rep.Started.Format("2006-01-02 15:04 MST"), shortRev(rep.Machine))
-	if old.Machine.CPUModel != rep.Machine.CPUModel || old.Machine.GOMAXPROCS != rep.Machine.GOMAXPROCS {
-		fmt.Fprintf(w, "note: different machines (%q, GOMAXPROCS=%d vs %q, GOMAXPROCS=%d): compare the ratios, not the absolute figures\n",
-			old.Machine.CPUModel, old.Machine.GOMAXPROCS, rep.Machine.CPUModel, rep.Machine.GOMAXPROCS)
-	}
-	if old.Machine.Scheduling != rep.Machine.Scheduling {
-		fmt.Fprintf(w, "note: scheduling class %s in the earlier run, %s in this one: ratios that depend on hand-offs differ between classes\n",
-			schedulingName(old.Machine.Scheduling), schedulingName(rep.Machine.Scheduling))
-	}
-	if old.Config.TLS != rep.Config.TLS {
-		fmt.Fprintf(w, "note: TLS %s in the earlier run, %s in this one: the remote scenarios' figures differ by what TLS costs\n",
-			onOff(old.Config.TLS), onOff(rep.Config.TLS))
-	}
+	rep.writeComparisonHeader(w, old)
 	oldByKey := make(map[string]*Result)
 	for i := range old.Results {
 		oldByKey[old.Results[i].Key()] = &old.Results[i]
@@ -282,6 +268,27 @@ func (rep *Report) WriteComparison(w io.Writer, old *Report) error {
 		fmt.Fprintln(w, "(no scenario variant of this run is in the earlier one)")
 	}
 	return nil
+}
+
+// writeComparisonHeader writes the title of a comparison of rep with old,
+// and a note for each way the two runs differ that moves their figures:
+// the machine, the scheduling class, TLS.
+func (rep *Report) writeComparisonHeader(w io.Writer, old *Report) {
+	fmt.Fprintf(w, "\nChange against %s (rev %s) -> %s (rev %s):\n",
+		old.Started.Format("2006-01-02 15:04 MST"), shortRev(old.Machine),
+		rep.Started.Format("2006-01-02 15:04 MST"), shortRev(rep.Machine))
+	if old.Machine.CPUModel != rep.Machine.CPUModel || old.Machine.GOMAXPROCS != rep.Machine.GOMAXPROCS {
+		fmt.Fprintf(w, "note: different machines (%q, GOMAXPROCS=%d vs %q, GOMAXPROCS=%d): compare the ratios, not the absolute figures\n",
+			old.Machine.CPUModel, old.Machine.GOMAXPROCS, rep.Machine.CPUModel, rep.Machine.GOMAXPROCS)
+	}
+	if old.Machine.Scheduling != rep.Machine.Scheduling {
+		fmt.Fprintf(w, "note: scheduling class %s in the earlier run, %s in this one: ratios that depend on hand-offs differ between classes\n",
+			schedulingName(old.Machine.Scheduling), schedulingName(rep.Machine.Scheduling))
+	}
+	if old.Config.TLS != rep.Config.TLS {
+		fmt.Fprintf(w, "note: TLS %s in the earlier run, %s in this one: the remote scenarios' figures differ by what TLS costs\n",
+			onOff(old.Config.TLS), onOff(rep.Config.TLS))
+	}
 }
 
 func onOff(b bool) string {
