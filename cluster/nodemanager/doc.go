@@ -28,8 +28,8 @@
 // application's file cache, Dir/apps/APP_ID/filecache/SHA256 (one copy
 // per application and digest, fetched once however many containers need
 // it at the same time), its size and SHA-256 checked, then linked into the
-// container's working folder under its name (the program 0700, files 0600,
-// folders 0700). A command whose first word is "sparkrpc" then runs the
+// container's working folder under its name (the program 0500, files 0400,
+// read-only; folders 0700). A command whose first word is "sparkrpc" then runs the
 // program. A mismatch, a resource the resource manager does not have or a
 // write error completes the container with exit status -1000 and a
 // diagnostic that names the resource (*cluster.LocalizationError). The
