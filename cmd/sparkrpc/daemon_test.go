@@ -109,6 +109,16 @@ func TestBusyPort(t *testing.T) {
 				t.Errorf("exit %d after SIGTERM\n%s", code, p.stderr)
 			}
 		})
+		t.Run(tc.daemon+"/web UI port taken", func(t *testing.T) {
+			// The daemon's own port is free; its UI's is not: it fails,
+			// and never says it is listening.
+			uiArgs := append([]string{tc.daemon, "--port", "0", "--webui-port", strconv.Itoa(busy), "--conf", "spark.port.maxRetries=0"}, args[3:]...)
+			marker := newMarker(t)
+			stdout, stderr, code := runBin(t, marker, 30*time.Second, uiArgs...)
+			if code != 1 || !strings.Contains(stderr, "in use") || strings.Contains(stdout, "listening on") {
+				t.Fatalf("exit %d, want 1, the port in use, and no listening line\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			}
+		})
 		t.Run(tc.daemon+"/no retries", func(t *testing.T) {
 			marker := newMarker(t)
 			stdout, stderr, code := runBin(t, marker, 30*time.Second, append(args, "--conf", "spark.port.maxRetries=0")...)

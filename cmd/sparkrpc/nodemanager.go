@@ -101,7 +101,6 @@ func runNodeManager(cmd *cobra.Command, f *nodeManagerFlags) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "NodeManager listening on %s\n", env.Address().HostPort())
 	defer cli.ShutdownEnv(env)
 	if f.dir == "" {
 		f.dir = filepath.Join(os.TempDir(), fmt.Sprintf("sparkrpc-nodemanager-%d", env.Address().Port))
@@ -121,6 +120,9 @@ func runNodeManager(cmd *cobra.Command, f *nodeManagerFlags) error {
 	if ui != nil {
 		webUI = ui.URL()
 	}
+	// Printed once the UI is up, so that a node manager that fails to
+	// start it never printed it.
+	fmt.Fprintf(cmd.OutOrStdout(), "NodeManager listening on %s\n", env.Address().HostPort())
 	nm, err := nodemanager.Start(ctx, env, nodemanager.Config{ResourceManager: rmAddr,
 		Capability: cluster.Resource{MemoryMB: mem >> 20, Cores: f.cores}, Dir: f.dir, KillGrace: f.grace,
 		RegisterTimeout: f.regTimeout, Logger: &log, EnvWhitelist: cluster.SplitList(conf.Get(cluster.KeyContainerEnvWhitelist, "")),

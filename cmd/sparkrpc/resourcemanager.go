@@ -42,7 +42,8 @@ Node managers register with it ('sparkrpc nodemanager --rm HOST:PORT') and
 Its web UI (applications, nodes, /api/v1/applications, /metrics) listens on
 --webui-port; it prints "ResourceManager web UI at http://HOST:PORT".
 
-It prints "ResourceManager listening on rm://HOST:PORT" once it is up. A
+It prints "ResourceManager listening on rm://HOST:PORT" once it is up, its
+web UI included. A
 --port in use is retried on the next ports, each move logged, up to
 spark.port.maxRetries (16) times; with --conf spark.port.maxRetries=0 a port
 in use is an error.`,
@@ -105,7 +106,6 @@ func runResourceManager(cmd *cobra.Command, f *resourceManagerFlags) error {
 		cli.ShutdownEnv(env)
 		return err
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "ResourceManager listening on rm://%s\n", rm.Address().HostPort())
 	ui, err := startDaemonUI("ResourceManager", func(opts ...webui.Option) http.Handler {
 		return webui.NewResourceManagerUI(rm.Ref(), append([]webui.Option{webui.WithMetrics(rm.MetricsHandler())}, opts...)...)
 	}, conf, f.bind, f.host, f.uiPort, cmd.OutOrStdout(), log)
@@ -117,6 +117,9 @@ func runResourceManager(cmd *cobra.Command, f *resourceManagerFlags) error {
 		return err
 	}
 	defer stopDaemonUI(ui)
+	// The line scripts wait for: printed once everything is up, so that
+	// a daemon that then fails (its UI's port taken) never printed it.
+	fmt.Fprintf(cmd.OutOrStdout(), "ResourceManager listening on rm://%s\n", rm.Address().HostPort())
 	<-ctx.Done()
 	stop() // a second signal ends the process at once
 	log.Info().Msg("shutting down")
