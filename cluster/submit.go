@@ -14,6 +14,7 @@ import (
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/endpoints"
 	"github.com/sparkrpc/sparkrpc/eventlog"
+	"github.com/sparkrpc/sparkrpc/webui"
 )
 
 // SubmitConfig is what Submit runs: spark-submit's options, with
@@ -140,6 +141,9 @@ func Submit(ctx context.Context, cfg SubmitConfig, managers ...ClusterManager) e
 	// is made absolute here, and its keys checked before anything starts.
 	eventlog.AbsDir(conf)
 	if _, _, err := eventlog.ConfigFrom(conf); err != nil {
+		return err
+	}
+	if err := webui.CheckDriverConf(conf); err != nil {
 		return err
 	}
 	if mode := DeployMode(conf); mode != "client" && mode != "cluster" {

@@ -57,6 +57,33 @@ func MaxRetries(conf *actor.Conf) (int, error) {
 	return n, nil
 }
 
+// CheckDriverConf checks the keys that place the driver's UI
+// (spark.ui.enabled, spark.ui.port, spark.port.maxRetries), so that a
+// submission with a malformed one fails before anything starts rather than
+// run without its UI. The error names the key.
+func CheckDriverConf(conf *actor.Conf) error {
+	_, _, _, err := driverUIConf(conf)
+	return err
+}
+
+// driverUIConf returns whether the driver's UI is on, its first port and
+// how many ports up it may move.
+func driverUIConf(conf *actor.Conf) (on bool, port, retries int, err error) {
+	if on, err = conf.GetBool(KeyUIEnabled, true); err != nil {
+		return false, 0, 0, err
+	}
+	if port, err = conf.GetInt(KeyUIPort, DefaultDriverUIPort); err != nil {
+		return false, 0, 0, err
+	}
+	if port < 0 || port > 65535 {
+		return false, 0, 0, fmt.Errorf("%w: %s must be between 0 (a free port) and 65535, not %d", ErrInvalidConfig, KeyUIPort, port)
+	}
+	if retries, err = MaxRetries(conf); err != nil {
+		return false, 0, 0, err
+	}
+	return on, port, retries, nil
+}
+
 // StartDriverUI starts driver d's UI as the driver's configuration (d's
 // env's conf) says: nothing (nil, nil) with spark.ui.enabled=false; else a
 // DriverUI on host, first port spark.ui.port, moving up as
@@ -67,16 +94,8 @@ func MaxRetries(conf *actor.Conf) (int, error) {
 // Shutdown.
 func StartDriverUI(d *endpoints.Driver, app AppInfo, host, advertise string, log zerolog.Logger, opts ...Option) (*Server, error) {
 	conf := d.Env().Conf()
-	on, err := conf.GetBool(KeyUIEnabled, true)
+	on, port, retries, err := driverUIConf(conf)
 	if err != nil || !on {
-		return nil, err
-	}
-	port, err := conf.GetInt(KeyUIPort, DefaultDriverUIPort)
-	if err != nil {
-		return nil, err
-	}
-	retries, err := MaxRetries(conf)
-	if err != nil {
 		return nil, err
 	}
 	secret, err := SecretFromConf(conf)

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
+	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/cluster/kubernetes"
 	"github.com/sparkrpc/sparkrpc/cluster/local"
@@ -91,5 +93,49 @@ func TestSubmitRefusesWhatWouldSubmitWithoutEnd(t *testing.T) {
 	}
 	if err := managers.Submit(context.Background(), cfg); !errors.Is(err, cluster.ErrNoProgram) {
 		t.Fatalf("Submit on an embedded cluster without a program: %v", err)
+	}
+}
+
+// countingManager accepts every master and counts the submissions it is
+// given.
+type countingManager struct{ submitted *int }
+
+func (countingManager) Accepts(cluster.Master) bool { return true }
+
+func (m countingManager) Submit(context.Context, cluster.SubmitConfig, cluster.AppFunc) error {
+	*m.submitted++
+	return nil
+}
+
+// A malformed key of the driver's UI fails the submission before any
+// cluster manager runs it, with the key named: the application does not
+// start and then run without its UI.
+func TestSubmitRefusesMalformedUIKeys(t *testing.T) {
+	m, err := cluster.ParseMaster("local[1]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ key, value string }{
+		{"spark.ui.enabled", "maybe"},
+		{"spark.ui.port", "abc"},
+		{"spark.ui.port", "70000"},
+		{"spark.ui.port", "-2"},
+		{"spark.port.maxRetries", "-3"},
+	} {
+		conf := actor.NewConf()
+		conf.Set(tc.key, tc.value)
+		submitted := 0
+		err := cluster.Submit(context.Background(), cluster.SubmitConfig{Master: m, Class: "managers.TestApp", Conf: conf},
+			countingManager{&submitted})
+		if err == nil || !strings.Contains(err.Error(), tc.key) || submitted != 0 {
+			t.Errorf("%s=%s: Submit = %v after %d submissions, want an error naming the key and none", tc.key, tc.value, err, submitted)
+		}
+	}
+	submitted := 0
+	conf := actor.NewConf()
+	conf.Set("spark.ui.port", "0")
+	if err := cluster.Submit(context.Background(), cluster.SubmitConfig{Master: m, Class: "managers.TestApp", Conf: conf},
+		countingManager{&submitted}); err != nil || submitted != 1 {
+		t.Fatalf("spark.ui.port=0: Submit = %v after %d submissions, want nil and 1", err, submitted)
 	}
 }
