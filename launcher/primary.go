@@ -92,6 +92,11 @@ func resolvePrimary(class string, positional []string) (primary, error) {
 // argument, is an application of this program, as in the command lines
 // submit took before it needed a primary resource.
 func internalHint(class string, positional []string) string {
+	if len(positional) > 0 && looksLikePath(positional[0]) {
+		// The user meant a program: passing its path to a compiled-in
+		// application would not help.
+		return ""
+	}
 	switch {
 	case class != "" && hasApp(class):
 		return fmt.Sprintf(": submit [options] --class %s %s", class, strings.Join(append([]string{InternalResource}, positional...), " "))
@@ -99,6 +104,12 @@ func internalHint(class string, positional []string) string {
 		return fmt.Sprintf(": submit [options] --class %s %s", positional[0], strings.Join(append([]string{InternalResource}, positional[1:]...), " "))
 	}
 	return ""
+}
+
+// looksLikePath reports whether a primary resource names a file by its
+// path rather than being an application's argument or name.
+func looksLikePath(name string) bool {
+	return strings.ContainsRune(name, '/') || strings.ContainsRune(name, filepath.Separator) || strings.HasPrefix(name, ".")
 }
 
 // chooseApplication returns the application to run: --class, which must

@@ -2,12 +2,14 @@ package launcher
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/internal/cli"
 )
 
@@ -68,6 +70,36 @@ func TestResolvePrimary(t *testing.T) {
 		var ue *cli.UsageError
 		if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want a usage error with %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// The application TestMissingPrimaryHint names, registered once per
+// process (a second run, -count, must not register it again).
+func init() {
+	cluster.RegisterApp("launcher.test.Hinted", func(context.Context, *cluster.AppContext, []string) error { return nil })
+}
+
+// A missing resource that is a number or a name gets the hint to run the
+// compiled-in application with those arguments (the form of submit before
+// the primary resource); one that names a path does not: the user meant a
+// program, and the hint would pass its path to the application.
+func TestMissingPrimaryHint(t *testing.T) {
+	hint := "--class launcher.test.Hinted spark-internal"
+	for _, tc := range []struct {
+		positional []string
+		hinted     bool
+	}{
+		{[]string{"10"}, true},
+		{[]string{"10", "20"}, true},
+		{[]string{"./no-such-program", "2"}, false},
+		{[]string{"bin/no-such-program"}, false},
+		{[]string{filepath.Join(t.TempDir(), "nope")}, false},
+		{[]string{"../nope"}, false},
+	} {
+		_, err := resolvePrimary("launcher.test.Hinted", tc.positional)
+		if err == nil || strings.Contains(err.Error(), hint) != tc.hinted {
+			t.Errorf("%q: %v, want the hint %v", tc.positional, err, tc.hinted)
 		}
 	}
 }
