@@ -147,3 +147,19 @@ func historyAppPages(t *testing.T, browser context.Context, hsURL, app string) {
 		t.Fatalf("the history job page:\n%s", table)
 	}
 }
+
+// The history server serves /metrics, as every UI does: the Go runtime's
+// and the count of the applications it lists.
+func TestHistoryServerMetrics(t *testing.T) {
+	marker := newMarker(t)
+	hs := start(t, marker, "history-server", "--dir", t.TempDir(), "--port", "0")
+	hsURL := uiURL(t, hs, "HistoryServer")
+	code, body := httpGet(t, hsURL+"/metrics")
+	if code != 200 || !strings.Contains(body, "\nsparkrpc_history_applications 0\n") || !strings.Contains(body, "go_goroutines") {
+		t.Fatalf("GET /metrics = %d\n%s", code, body)
+	}
+	hs.cmd.Process.Signal(syscall.SIGTERM)
+	if code := hs.wait(t, 10*time.Second); code != 0 {
+		t.Fatalf("exit %d after SIGTERM\n%s", code, hs.stderr)
+	}
+}

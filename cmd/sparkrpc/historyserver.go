@@ -6,7 +6,10 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/rs/zerolog"
+	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/history"
 	"github.com/sparkrpc/sparkrpc/internal/cli"
 	"github.com/sparkrpc/sparkrpc/webui"
@@ -107,7 +110,7 @@ func runHistoryServer(cmd *cobra.Command, f *historyServerFlags) error {
 	}
 	ui, err := startDaemonUI("HistoryServer", func(opts ...webui.Option) http.Handler {
 		return webui.NewHistoryServerUI(prov, opts...)
-	}, conf, f.bind, f.host, port, cmd.OutOrStdout(), log, webui.WithRedaction(re))
+	}, conf, f.bind, f.host, port, cmd.OutOrStdout(), log, webui.WithRedaction(re), webui.WithMetrics(historyMetrics(prov)))
 	if err != nil {
 		return err
 	}
@@ -116,4 +119,15 @@ func runHistoryServer(cmd *cobra.Command, f *historyServerFlags) error {
 	stop()
 	log.Info().Msg("shutting down")
 	return nil
+}
+
+// historyMetrics returns the history server's /metrics: the Go runtime's
+// and the process's, and the applications it lists.
+func historyMetrics(prov *history.Provider) http.Handler {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: actor.MetricsNamespace, Name: "history_applications",
+			Help: "applications whose event logs the history server lists, finished or not"},
+			func() float64 { return float64(len(prov.Applications())) }))
+	return actor.MetricsHandler(reg)
 }
