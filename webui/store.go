@@ -360,7 +360,10 @@ func (s *AppStore) environment() *endpoints.EnvironmentUpdate {
 func (s *AppStore) executorsSnapshot(heartbeats map[string]time.Time) []executorStatus {
 	s.mu.Lock()
 	out := make([]executorStatus, 0, len(s.executors)+1)
-	if s.app.DriverHostPort != "" {
+	// In local mode the driver's process runs the executor, whose id is
+	// the driver's (Spark's): its row is the driver's, with its cores.
+	_, local := s.executors[driverID]
+	if s.app.DriverHostPort != "" && !local {
 		host, _, _ := cutHostPort(s.app.DriverHostPort)
 		out = append(out, executorStatus{ID: driverID, Host: host, HostPort: s.app.DriverHostPort,
 			AddTime: s.app.Start, LogURLs: maps.Clone(s.app.DriverLogURLs)})
@@ -368,6 +371,9 @@ func (s *AppStore) executorsSnapshot(heartbeats map[string]time.Time) []executor
 	for _, ex := range s.executors {
 		c := *ex
 		c.LogURLs = maps.Clone(ex.LogURLs)
+		if c.ID == driverID && len(c.LogURLs) == 0 {
+			c.LogURLs = maps.Clone(s.app.DriverLogURLs)
+		}
 		c.Attributes = maps.Clone(ex.Attributes)
 		out = append(out, c)
 	}

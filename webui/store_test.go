@@ -266,3 +266,20 @@ func TestApplicationUIUnderABasePath(t *testing.T) {
 		t.Errorf("a running application's endTime = %q, want Spark's 1969-12-31T23:59:59.999GMT", got)
 	}
 }
+
+// In local mode the driver's process runs the one executor, whose id is
+// the driver's: the executors list has one row for it, the driver's, with
+// the executor's cores and the driver's logs.
+func TestLocalModeHasOneDriverRow(t *testing.T) {
+	store := webui.NewAppStore()
+	store.OnEvent(endpoints.ApplicationStart{Time: t0, AppID: storeApp, AppName: "local", Version: "1.2.3",
+		DriverHostPort: "driver-host:7077", DriverLogURLs: map[string]string{"stdout": "http://nm/driver/stdout"}})
+	store.OnEvent(endpoints.ExecutorAdded{Time: t0, ExecutorID: "driver", Host: "driver-host",
+		Address: actor.RpcAddress{Host: "driver-host", Port: 7077}, Cores: 4})
+	url := serve(t, webui.NewApplicationUI(store)).URL
+	var execs []executorJSON
+	getJSON(t, url+"/api/v1/applications/"+storeApp+"/executors", &execs)
+	if len(execs) != 1 || execs[0].ID != "driver" || execs[0].TotalCores != 4 || execs[0].ExecutorLogs["stdout"] != "http://nm/driver/stdout" {
+		t.Fatalf("executors = %+v, want the driver's row alone, with 4 cores and its logs", execs)
+	}
+}
