@@ -35,6 +35,7 @@ func startUI(d *endpoints.Driver, net cluster.Network, appID string, logURLs map
 		}
 	}
 	app := webui.AppInfo{ID: appID, Name: conf.Get(cluster.KeyAppName, appID), User: cluster.CurrentUser(), Start: time.Now(),
+		Version:        version(),
 		DriverLogURLs:  logURLs,
 		DriverHostPort: env.Address().HostPort()}
 	srv, err := webui.StartDriverUI(d, app, host, env.Address().Host, log, opts...)

@@ -2,17 +2,22 @@ package managers_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/cluster/kubernetes"
 	"github.com/sparkrpc/sparkrpc/cluster/local"
 	"github.com/sparkrpc/sparkrpc/cluster/managers"
 	"github.com/sparkrpc/sparkrpc/cluster/yarn"
+	"github.com/sparkrpc/sparkrpc/webui"
 	"go.uber.org/goleak"
 )
 
@@ -138,4 +143,87 @@ func TestSubmitRefusesMalformedUIKeys(t *testing.T) {
 		countingManager{&submitted}); err != nil || submitted != 1 {
 		t.Fatalf("spark.ui.port=0: Submit = %v after %d submissions, want nil and 1", err, submitted)
 	}
+}
+
+// The REST API of a local application's UI gives its sparkrpc version, as
+// every other master's does.
+func TestLocalUIGivesTheVersion(t *testing.T) {
+	m, err := cluster.ParseMaster("local[2]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf := actor.NewConf()
+	conf.Set("spark.ui.port", "0")
+	var version, env string
+	err = cluster.Submit(context.Background(), cluster.SubmitConfig{Master: m, Class: "managers.test.UIVersion", Conf: conf,
+		Logger: zerolog.Nop()}, local.Manager{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	uiVersion.Lock()
+	version, env = uiVersion.app, uiVersion.env
+	uiVersion.Unlock()
+	if version == "" || env == "" {
+		t.Fatalf("appSparkVersion %q, sparkrpcVersion %q: want both set", version, env)
+	}
+}
+
+// uiVersion is what the managers.test.UIVersion application read from its
+// own UI's REST API.
+var uiVersion struct {
+	sync.Mutex
+	app, env string
+}
+
+func init() {
+	cluster.RegisterApp("managers.test.UIVersion", func(ctx context.Context, sc *cluster.AppContext, _ []string) error {
+		d, err := sc.Driver(ctx)
+		if err != nil {
+			return err
+		}
+		base := d.Env().Conf().Get(webui.KeyDriverUIAddress, "")
+		if base == "" {
+			return errors.New("the driver's UI did not start")
+		}
+		var apps []struct {
+			Attempts []struct {
+				AppSparkVersion string `json:"appSparkVersion"`
+			} `json:"attempts"`
+		}
+		if err := getJSON(ctx, base+"/api/v1/applications", &apps); err != nil {
+			return err
+		}
+		var envInfo struct {
+			Runtime struct {
+				SparkrpcVersion string `json:"sparkrpcVersion"`
+			} `json:"runtime"`
+		}
+		if err := getJSON(ctx, base+"/api/v1/applications/"+sc.AppID()+"/environment", &envInfo); err != nil {
+			return err
+		}
+		if len(apps) != 1 || len(apps[0].Attempts) != 1 {
+			return fmt.Errorf("applications = %+v", apps)
+		}
+		uiVersion.Lock()
+		uiVersion.app, uiVersion.env = apps[0].Attempts[0].AppSparkVersion, envInfo.Runtime.SparkrpcVersion
+		uiVersion.Unlock()
+		return nil
+	})
+}
+
+// getJSON decodes the JSON body of GET url into v.
+func getJSON(ctx context.Context, url string, v any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return json.NewDecoder(resp.Body).Decode(v)
 }
