@@ -102,7 +102,7 @@ It exits 0 only when the application succeeded. With --kill APP_ID or
 	fl.StringArrayVar(&f.confs, "conf", nil, "a configuration property `KEY=VALUE` (repeatable)")
 	fl.StringSliceVar(&f.files, "files", nil, "comma-separated `FILES` for the executors, where a task finds them with TaskContext.File "+
 		"(on a cluster, in each container's working folder; on Kubernetes in cluster mode, local:///PATH in the image)")
-	fl.StringVar(&f.propertiesFile, "properties-file", "", "a `FILE` of extra properties (key=value lines)")
+	fl.StringVar(&f.propertiesFile, "properties-file", "", "a `FILE` of extra properties (key value or key=value lines)")
 	fl.BoolVar(&f.verbose, "verbose", false, "print the parsed arguments and log at info level")
 	fl.StringVar(&f.kill, "kill", "", "kill the application `APP_ID` (rm:// master) or the driver pods `NAMESPACE:POD` (k8s:// master; glob patterns allowed)")
 	fl.StringVar(&f.status, "status", "", "print the status of the application `APP_ID` (rm:// master) or of the driver pods `NAMESPACE:POD` (k8s:// master)")

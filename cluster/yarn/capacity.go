@@ -140,7 +140,7 @@ func checkCapacity(ctx context.Context, w io.Writer, client *rmclient.Client, co
 		}
 	}
 	if n := executorCapacity(nodes, cluster.Resource{MemoryMB: amMem, Cores: amCores}, ex); n < want {
-		warnFewResources(w, conf, want, n, fmt.Sprintf("the cluster's %d nodes", len(nodes)))
+		warnFewResources(w, conf, want, n, clusterNodes(len(nodes)))
 	}
 }
 
@@ -160,4 +160,12 @@ func memoryMB(conf *actor.Conf, key, def string) (int64, error) {
 		return 0, &actor.ConfError{Key: key, Value: conf.Get(key, def), Err: errors.New("must be at least 1m")}
 	}
 	return n >> 20, nil
+}
+
+// clusterNodes names the cluster's n nodes in a warning.
+func clusterNodes(n int) string {
+	if n == 1 {
+		return "the cluster's one node"
+	}
+	return fmt.Sprintf("the cluster's %d nodes", n)
 }

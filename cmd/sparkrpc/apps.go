@@ -105,7 +105,7 @@ type clientConfFlags struct {
 }
 
 func (f *clientConfFlags) add(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.propertiesFile, "properties-file", "", "a `FILE` of properties (key value lines), e.g. spark.authenticate and spark.authenticate.secret (mode 0600)")
+	cmd.Flags().StringVar(&f.propertiesFile, "properties-file", "", "a `FILE` of properties (key value or key=value lines), e.g. spark.authenticate and spark.authenticate.secret (mode 0600)")
 	cmd.Flags().StringArrayVar(&f.confs, "conf", nil, "a configuration property `KEY=VALUE` (repeatable), e.g. spark.authenticate.secret.file=FILE")
 }
 

@@ -61,10 +61,10 @@ UIs do.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.dir, "dir", "", "the event logs' folder (default: spark.history.fs.logDirectory, else /tmp/spark-events)")
-	fl.IntVar(&f.port, "port", -1, "the web UI's port (default: spark.history.ui.port, else 18080; 0: a random port)")
+	fl.IntVar(&f.port, "port", -1, "the web UI's port (-1: spark.history.ui.port, else 18080; 0: a random port)")
 	fl.StringVar(&f.host, "host", "127.0.0.1", "the host name or address browsers use to reach it")
 	fl.StringVar(&f.bind, "bind-address", "", "the address to listen on (default: --host; 0.0.0.0 for every interface)")
-	fl.StringVar(&f.propertiesFile, "properties-file", "", "a `FILE` of properties (key value lines)")
+	fl.StringVar(&f.propertiesFile, "properties-file", "", "a `FILE` of properties (key value or key=value lines)")
 	fl.StringArrayVar(&f.confs, "conf", nil, "a configuration property `KEY=VALUE` (repeatable), e.g. spark.history.fs.update.interval=2s")
 	return cmd
 }

@@ -53,7 +53,7 @@ func TestTooFewResourcesSaysSoAtOnce(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	checkPi(t, stdout, 4)
-	want := "Warning: 1000 executors asked for, but the cluster's 1 nodes can hold at most 1 beside the application master. " +
+	want := "Warning: 1000 executors asked for, but the cluster's one node can hold at most 1 beside the application master. " +
 		"The job proceeds when spark.scheduler.minRegisteredResourcesRatio (0.8) of them have registered, or after " +
 		"spark.scheduler.maxRegisteredResourcesWaitingTime (2s).\n"
 	if i, j := strings.Index(stderr, want), strings.Index(stderr, "Submitted application"); i < 0 || j < i {

@@ -60,7 +60,7 @@ listens on --webui-port, moving up the same way.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.rm, "rm", "", "the resource manager's HOST:PORT (as it advertises it: container starts are taken from that identity only)")
-	fl.StringVar(&f.propertiesFile, "properties-file", "", "a `FILE` of properties (key value lines), e.g. spark.authenticate and spark.authenticate.secret (mode 0600)")
+	fl.StringVar(&f.propertiesFile, "properties-file", "", "a `FILE` of properties (key value or key=value lines), e.g. spark.authenticate and spark.authenticate.secret (mode 0600)")
 	fl.StringVar(&f.host, "host", "127.0.0.1", "the host name or address the resource manager and application masters use to reach this node")
 	fl.StringVar(&f.bind, "bind-address", "", "the address to listen on (default: --host; 0.0.0.0 for every interface)")
 	fl.IntVar(&f.port, "port", 0, "the port to listen on (0: a random port)")

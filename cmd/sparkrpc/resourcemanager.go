@@ -56,7 +56,7 @@ in use is an error.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.host, "host", "127.0.0.1", "the host name or address node managers and clients use to reach it")
-	fl.StringVar(&f.propertiesFile, "properties-file", "", "a `FILE` of properties (key value lines), e.g. spark.authenticate and spark.authenticate.secret (mode 0600)")
+	fl.StringVar(&f.propertiesFile, "properties-file", "", "a `FILE` of properties (key value or key=value lines), e.g. spark.authenticate and spark.authenticate.secret (mode 0600)")
 	fl.StringVar(&f.bind, "bind-address", "", "the address to listen on (default: --host; 0.0.0.0 for every interface)")
 	fl.IntVar(&f.port, "port", 8032, "the port to listen on (0: a random port)")
 	fl.IntVar(&f.uiPort, "webui-port", webui.DefaultResourceManagerUIPort, "the web UI's port, on --bind-address (0: a random port; -1: no web UI)")
