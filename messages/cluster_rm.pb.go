@@ -1374,7 +1374,7 @@ type RmNodeReport struct {
 	Host       string                 `protobuf:"bytes,3,opt,name=host,proto3" json:"host,omitempty"`
 	Capability *RmResource            `protobuf:"bytes,4,opt,name=capability,proto3" json:"capability,omitempty"`
 	Used       *RmResource            `protobuf:"bytes,5,opt,name=used,proto3" json:"used,omitempty"`
-	// "RUNNING" or "LOST".
+	// "RUNNING", "LOST" or "SHUTDOWN" (it unregistered).
 	State         string `protobuf:"bytes,6,opt,name=state,proto3" json:"state,omitempty"`
 	NumContainers int32  `protobuf:"varint,7,opt,name=num_containers,json=numContainers,proto3" json:"num_containers,omitempty"`
 	// When the node last heartbeated (Unix milliseconds).
@@ -2174,6 +2174,91 @@ func (x *NmHeartbeatResponse) GetFinishedApps() []string {
 	return nil
 }
 
+// NmUnregister tells the RM that a node manager is shutting down, after the
+// heartbeat that reported its containers' end (YARN's
+// UnRegisterNodeManagerRequest): the RM reports the node SHUTDOWN at once
+// instead of LOST once its heartbeats have been missing for the expiry.
+type NmUnregister struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	NodeId        string                 `protobuf:"bytes,1,opt,name=node_id,json=nodeId,proto3" json:"node_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NmUnregister) Reset() {
+	*x = NmUnregister{}
+	mi := &file_cluster_rm_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NmUnregister) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NmUnregister) ProtoMessage() {}
+
+func (x *NmUnregister) ProtoReflect() protoreflect.Message {
+	mi := &file_cluster_rm_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NmUnregister.ProtoReflect.Descriptor instead.
+func (*NmUnregister) Descriptor() ([]byte, []int) {
+	return file_cluster_rm_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *NmUnregister) GetNodeId() string {
+	if x != nil {
+		return x.NodeId
+	}
+	return ""
+}
+
+// NmUnregisterResponse answers NmUnregister.
+type NmUnregisterResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NmUnregisterResponse) Reset() {
+	*x = NmUnregisterResponse{}
+	mi := &file_cluster_rm_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NmUnregisterResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NmUnregisterResponse) ProtoMessage() {}
+
+func (x *NmUnregisterResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cluster_rm_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NmUnregisterResponse.ProtoReflect.Descriptor instead.
+func (*NmUnregisterResponse) Descriptor() ([]byte, []int) {
+	return file_cluster_rm_proto_rawDescGZIP(), []int{28}
+}
+
 // NmStartContainer asks a node manager to start a container.
 type NmStartContainer struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -2186,7 +2271,7 @@ type NmStartContainer struct {
 
 func (x *NmStartContainer) Reset() {
 	*x = NmStartContainer{}
-	mi := &file_cluster_rm_proto_msgTypes[27]
+	mi := &file_cluster_rm_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2198,7 +2283,7 @@ func (x *NmStartContainer) String() string {
 func (*NmStartContainer) ProtoMessage() {}
 
 func (x *NmStartContainer) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[27]
+	mi := &file_cluster_rm_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2211,7 +2296,7 @@ func (x *NmStartContainer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmStartContainer.ProtoReflect.Descriptor instead.
 func (*NmStartContainer) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{27}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *NmStartContainer) GetContainer() *RmContainer {
@@ -2249,7 +2334,7 @@ type NmStartContainerResponse struct {
 
 func (x *NmStartContainerResponse) Reset() {
 	*x = NmStartContainerResponse{}
-	mi := &file_cluster_rm_proto_msgTypes[28]
+	mi := &file_cluster_rm_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2261,7 +2346,7 @@ func (x *NmStartContainerResponse) String() string {
 func (*NmStartContainerResponse) ProtoMessage() {}
 
 func (x *NmStartContainerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[28]
+	mi := &file_cluster_rm_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2274,7 +2359,7 @@ func (x *NmStartContainerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmStartContainerResponse.ProtoReflect.Descriptor instead.
 func (*NmStartContainerResponse) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{28}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *NmStartContainerResponse) GetPid() int32 {
@@ -2305,7 +2390,7 @@ type NmStopContainer struct {
 
 func (x *NmStopContainer) Reset() {
 	*x = NmStopContainer{}
-	mi := &file_cluster_rm_proto_msgTypes[29]
+	mi := &file_cluster_rm_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2317,7 +2402,7 @@ func (x *NmStopContainer) String() string {
 func (*NmStopContainer) ProtoMessage() {}
 
 func (x *NmStopContainer) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[29]
+	mi := &file_cluster_rm_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2330,7 +2415,7 @@ func (x *NmStopContainer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmStopContainer.ProtoReflect.Descriptor instead.
 func (*NmStopContainer) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{29}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *NmStopContainer) GetContainerId() string {
@@ -2363,7 +2448,7 @@ type NmStopContainerResponse struct {
 
 func (x *NmStopContainerResponse) Reset() {
 	*x = NmStopContainerResponse{}
-	mi := &file_cluster_rm_proto_msgTypes[30]
+	mi := &file_cluster_rm_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2375,7 +2460,7 @@ func (x *NmStopContainerResponse) String() string {
 func (*NmStopContainerResponse) ProtoMessage() {}
 
 func (x *NmStopContainerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[30]
+	mi := &file_cluster_rm_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2388,7 +2473,7 @@ func (x *NmStopContainerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmStopContainerResponse.ProtoReflect.Descriptor instead.
 func (*NmStopContainerResponse) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{30}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{32}
 }
 
 // NmGetContainerStatus asks a node manager for a container's status.
@@ -2401,7 +2486,7 @@ type NmGetContainerStatus struct {
 
 func (x *NmGetContainerStatus) Reset() {
 	*x = NmGetContainerStatus{}
-	mi := &file_cluster_rm_proto_msgTypes[31]
+	mi := &file_cluster_rm_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2413,7 +2498,7 @@ func (x *NmGetContainerStatus) String() string {
 func (*NmGetContainerStatus) ProtoMessage() {}
 
 func (x *NmGetContainerStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[31]
+	mi := &file_cluster_rm_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2426,7 +2511,7 @@ func (x *NmGetContainerStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmGetContainerStatus.ProtoReflect.Descriptor instead.
 func (*NmGetContainerStatus) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{31}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *NmGetContainerStatus) GetContainerId() string {
@@ -2446,7 +2531,7 @@ type RmTick struct {
 
 func (x *RmTick) Reset() {
 	*x = RmTick{}
-	mi := &file_cluster_rm_proto_msgTypes[32]
+	mi := &file_cluster_rm_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2458,7 +2543,7 @@ func (x *RmTick) String() string {
 func (*RmTick) ProtoMessage() {}
 
 func (x *RmTick) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[32]
+	mi := &file_cluster_rm_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2471,7 +2556,7 @@ func (x *RmTick) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmTick.ProtoReflect.Descriptor instead.
 func (*RmTick) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{32}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *RmTick) GetKind() string {
@@ -2492,7 +2577,7 @@ type AmRequestExecutors struct {
 
 func (x *AmRequestExecutors) Reset() {
 	*x = AmRequestExecutors{}
-	mi := &file_cluster_rm_proto_msgTypes[33]
+	mi := &file_cluster_rm_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2504,7 +2589,7 @@ func (x *AmRequestExecutors) String() string {
 func (*AmRequestExecutors) ProtoMessage() {}
 
 func (x *AmRequestExecutors) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[33]
+	mi := &file_cluster_rm_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2517,7 +2602,7 @@ func (x *AmRequestExecutors) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AmRequestExecutors.ProtoReflect.Descriptor instead.
 func (*AmRequestExecutors) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{33}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *AmRequestExecutors) GetTotal() int32 {
@@ -2541,7 +2626,7 @@ type AmKillExecutors struct {
 
 func (x *AmKillExecutors) Reset() {
 	*x = AmKillExecutors{}
-	mi := &file_cluster_rm_proto_msgTypes[34]
+	mi := &file_cluster_rm_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2553,7 +2638,7 @@ func (x *AmKillExecutors) String() string {
 func (*AmKillExecutors) ProtoMessage() {}
 
 func (x *AmKillExecutors) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[34]
+	mi := &file_cluster_rm_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2566,7 +2651,7 @@ func (x *AmKillExecutors) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AmKillExecutors.ProtoReflect.Descriptor instead.
 func (*AmKillExecutors) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{34}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *AmKillExecutors) GetExecutorIds() []string {
@@ -2593,7 +2678,7 @@ type AmBoolResponse struct {
 
 func (x *AmBoolResponse) Reset() {
 	*x = AmBoolResponse{}
-	mi := &file_cluster_rm_proto_msgTypes[35]
+	mi := &file_cluster_rm_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2605,7 +2690,7 @@ func (x *AmBoolResponse) String() string {
 func (*AmBoolResponse) ProtoMessage() {}
 
 func (x *AmBoolResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[35]
+	mi := &file_cluster_rm_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2618,7 +2703,7 @@ func (x *AmBoolResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AmBoolResponse.ProtoReflect.Descriptor instead.
 func (*AmBoolResponse) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{35}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *AmBoolResponse) GetOk() bool {
@@ -2638,7 +2723,7 @@ type AmGetExecutorLossReason struct {
 
 func (x *AmGetExecutorLossReason) Reset() {
 	*x = AmGetExecutorLossReason{}
-	mi := &file_cluster_rm_proto_msgTypes[36]
+	mi := &file_cluster_rm_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2650,7 +2735,7 @@ func (x *AmGetExecutorLossReason) String() string {
 func (*AmGetExecutorLossReason) ProtoMessage() {}
 
 func (x *AmGetExecutorLossReason) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[36]
+	mi := &file_cluster_rm_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2663,7 +2748,7 @@ func (x *AmGetExecutorLossReason) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AmGetExecutorLossReason.ProtoReflect.Descriptor instead.
 func (*AmGetExecutorLossReason) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{36}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *AmGetExecutorLossReason) GetExecutorId() string {
@@ -2689,7 +2774,7 @@ type AmExecutorLossReason struct {
 
 func (x *AmExecutorLossReason) Reset() {
 	*x = AmExecutorLossReason{}
-	mi := &file_cluster_rm_proto_msgTypes[37]
+	mi := &file_cluster_rm_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2701,7 +2786,7 @@ func (x *AmExecutorLossReason) String() string {
 func (*AmExecutorLossReason) ProtoMessage() {}
 
 func (x *AmExecutorLossReason) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[37]
+	mi := &file_cluster_rm_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2714,7 +2799,7 @@ func (x *AmExecutorLossReason) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AmExecutorLossReason.ProtoReflect.Descriptor instead.
 func (*AmExecutorLossReason) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{37}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *AmExecutorLossReason) GetExecutorId() string {
@@ -2764,7 +2849,7 @@ type AmRegisterDriver struct {
 
 func (x *AmRegisterDriver) Reset() {
 	*x = AmRegisterDriver{}
-	mi := &file_cluster_rm_proto_msgTypes[38]
+	mi := &file_cluster_rm_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2776,7 +2861,7 @@ func (x *AmRegisterDriver) String() string {
 func (*AmRegisterDriver) ProtoMessage() {}
 
 func (x *AmRegisterDriver) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[38]
+	mi := &file_cluster_rm_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2789,7 +2874,7 @@ func (x *AmRegisterDriver) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AmRegisterDriver.ProtoReflect.Descriptor instead.
 func (*AmRegisterDriver) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{38}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *AmRegisterDriver) GetDriverUrl() string {
@@ -2810,7 +2895,7 @@ type AmDriverFinished struct {
 
 func (x *AmDriverFinished) Reset() {
 	*x = AmDriverFinished{}
-	mi := &file_cluster_rm_proto_msgTypes[39]
+	mi := &file_cluster_rm_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2822,7 +2907,7 @@ func (x *AmDriverFinished) String() string {
 func (*AmDriverFinished) ProtoMessage() {}
 
 func (x *AmDriverFinished) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[39]
+	mi := &file_cluster_rm_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2835,7 +2920,7 @@ func (x *AmDriverFinished) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AmDriverFinished.ProtoReflect.Descriptor instead.
 func (*AmDriverFinished) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{39}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *AmDriverFinished) GetFinalStatus() RmFinalStatus {
@@ -2865,7 +2950,7 @@ type RmContainerStarted struct {
 
 func (x *RmContainerStarted) Reset() {
 	*x = RmContainerStarted{}
-	mi := &file_cluster_rm_proto_msgTypes[40]
+	mi := &file_cluster_rm_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2877,7 +2962,7 @@ func (x *RmContainerStarted) String() string {
 func (*RmContainerStarted) ProtoMessage() {}
 
 func (x *RmContainerStarted) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[40]
+	mi := &file_cluster_rm_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2890,7 +2975,7 @@ func (x *RmContainerStarted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmContainerStarted.ProtoReflect.Descriptor instead.
 func (*RmContainerStarted) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{40}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *RmContainerStarted) GetContainerId() string {
@@ -2926,7 +3011,7 @@ type RmGetApplications struct {
 
 func (x *RmGetApplications) Reset() {
 	*x = RmGetApplications{}
-	mi := &file_cluster_rm_proto_msgTypes[41]
+	mi := &file_cluster_rm_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2938,7 +3023,7 @@ func (x *RmGetApplications) String() string {
 func (*RmGetApplications) ProtoMessage() {}
 
 func (x *RmGetApplications) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[41]
+	mi := &file_cluster_rm_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2951,7 +3036,7 @@ func (x *RmGetApplications) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmGetApplications.ProtoReflect.Descriptor instead.
 func (*RmGetApplications) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{41}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *RmGetApplications) GetStates() []RmAppState {
@@ -2971,7 +3056,7 @@ type RmApplications struct {
 
 func (x *RmApplications) Reset() {
 	*x = RmApplications{}
-	mi := &file_cluster_rm_proto_msgTypes[42]
+	mi := &file_cluster_rm_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2983,7 +3068,7 @@ func (x *RmApplications) String() string {
 func (*RmApplications) ProtoMessage() {}
 
 func (x *RmApplications) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[42]
+	mi := &file_cluster_rm_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2996,7 +3081,7 @@ func (x *RmApplications) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmApplications.ProtoReflect.Descriptor instead.
 func (*RmApplications) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{42}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *RmApplications) GetApps() []*RmApplicationReport {
@@ -3020,7 +3105,7 @@ type NmGetApplicationLogs struct {
 
 func (x *NmGetApplicationLogs) Reset() {
 	*x = NmGetApplicationLogs{}
-	mi := &file_cluster_rm_proto_msgTypes[43]
+	mi := &file_cluster_rm_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3032,7 +3117,7 @@ func (x *NmGetApplicationLogs) String() string {
 func (*NmGetApplicationLogs) ProtoMessage() {}
 
 func (x *NmGetApplicationLogs) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[43]
+	mi := &file_cluster_rm_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3045,7 +3130,7 @@ func (x *NmGetApplicationLogs) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmGetApplicationLogs.ProtoReflect.Descriptor instead.
 func (*NmGetApplicationLogs) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{43}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *NmGetApplicationLogs) GetAppId() string {
@@ -3076,7 +3161,7 @@ type NmContainerLogFile struct {
 
 func (x *NmContainerLogFile) Reset() {
 	*x = NmContainerLogFile{}
-	mi := &file_cluster_rm_proto_msgTypes[44]
+	mi := &file_cluster_rm_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3088,7 +3173,7 @@ func (x *NmContainerLogFile) String() string {
 func (*NmContainerLogFile) ProtoMessage() {}
 
 func (x *NmContainerLogFile) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[44]
+	mi := &file_cluster_rm_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3101,7 +3186,7 @@ func (x *NmContainerLogFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmContainerLogFile.ProtoReflect.Descriptor instead.
 func (*NmContainerLogFile) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{44}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *NmContainerLogFile) GetContainerId() string {
@@ -3143,7 +3228,7 @@ type NmApplicationLogs struct {
 
 func (x *NmApplicationLogs) Reset() {
 	*x = NmApplicationLogs{}
-	mi := &file_cluster_rm_proto_msgTypes[45]
+	mi := &file_cluster_rm_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3155,7 +3240,7 @@ func (x *NmApplicationLogs) String() string {
 func (*NmApplicationLogs) ProtoMessage() {}
 
 func (x *NmApplicationLogs) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[45]
+	mi := &file_cluster_rm_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3168,7 +3253,7 @@ func (x *NmApplicationLogs) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmApplicationLogs.ProtoReflect.Descriptor instead.
 func (*NmApplicationLogs) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{45}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *NmApplicationLogs) GetFiles() []*NmContainerLogFile {
@@ -3195,7 +3280,7 @@ type NmReadContainerLog struct {
 
 func (x *NmReadContainerLog) Reset() {
 	*x = NmReadContainerLog{}
-	mi := &file_cluster_rm_proto_msgTypes[46]
+	mi := &file_cluster_rm_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3207,7 +3292,7 @@ func (x *NmReadContainerLog) String() string {
 func (*NmReadContainerLog) ProtoMessage() {}
 
 func (x *NmReadContainerLog) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[46]
+	mi := &file_cluster_rm_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3220,7 +3305,7 @@ func (x *NmReadContainerLog) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmReadContainerLog.ProtoReflect.Descriptor instead.
 func (*NmReadContainerLog) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{46}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *NmReadContainerLog) GetAppId() string {
@@ -3276,7 +3361,7 @@ type NmContainerLogChunk struct {
 
 func (x *NmContainerLogChunk) Reset() {
 	*x = NmContainerLogChunk{}
-	mi := &file_cluster_rm_proto_msgTypes[47]
+	mi := &file_cluster_rm_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3288,7 +3373,7 @@ func (x *NmContainerLogChunk) String() string {
 func (*NmContainerLogChunk) ProtoMessage() {}
 
 func (x *NmContainerLogChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[47]
+	mi := &file_cluster_rm_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3301,7 +3386,7 @@ func (x *NmContainerLogChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NmContainerLogChunk.ProtoReflect.Descriptor instead.
 func (*NmContainerLogChunk) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{47}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *NmContainerLogChunk) GetData() []byte {
@@ -3327,7 +3412,7 @@ type RmTaskProgress struct {
 
 func (x *RmTaskProgress) Reset() {
 	*x = RmTaskProgress{}
-	mi := &file_cluster_rm_proto_msgTypes[48]
+	mi := &file_cluster_rm_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3339,7 +3424,7 @@ func (x *RmTaskProgress) String() string {
 func (*RmTaskProgress) ProtoMessage() {}
 
 func (x *RmTaskProgress) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[48]
+	mi := &file_cluster_rm_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3352,7 +3437,7 @@ func (x *RmTaskProgress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmTaskProgress.ProtoReflect.Descriptor instead.
 func (*RmTaskProgress) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{48}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *RmTaskProgress) GetAppId() string {
@@ -3400,7 +3485,7 @@ type AmStartContainer struct {
 
 func (x *AmStartContainer) Reset() {
 	*x = AmStartContainer{}
-	mi := &file_cluster_rm_proto_msgTypes[49]
+	mi := &file_cluster_rm_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3412,7 +3497,7 @@ func (x *AmStartContainer) String() string {
 func (*AmStartContainer) ProtoMessage() {}
 
 func (x *AmStartContainer) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[49]
+	mi := &file_cluster_rm_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3425,7 +3510,7 @@ func (x *AmStartContainer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AmStartContainer.ProtoReflect.Descriptor instead.
 func (*AmStartContainer) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{49}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *AmStartContainer) GetAppId() string {
@@ -3472,7 +3557,7 @@ type RmStageChunk struct {
 
 func (x *RmStageChunk) Reset() {
 	*x = RmStageChunk{}
-	mi := &file_cluster_rm_proto_msgTypes[50]
+	mi := &file_cluster_rm_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3484,7 +3569,7 @@ func (x *RmStageChunk) String() string {
 func (*RmStageChunk) ProtoMessage() {}
 
 func (x *RmStageChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[50]
+	mi := &file_cluster_rm_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3497,7 +3582,7 @@ func (x *RmStageChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmStageChunk.ProtoReflect.Descriptor instead.
 func (*RmStageChunk) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{50}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *RmStageChunk) GetAppId() string {
@@ -3557,7 +3642,7 @@ type RmStageCommit struct {
 
 func (x *RmStageCommit) Reset() {
 	*x = RmStageCommit{}
-	mi := &file_cluster_rm_proto_msgTypes[51]
+	mi := &file_cluster_rm_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3569,7 +3654,7 @@ func (x *RmStageCommit) String() string {
 func (*RmStageCommit) ProtoMessage() {}
 
 func (x *RmStageCommit) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[51]
+	mi := &file_cluster_rm_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3582,7 +3667,7 @@ func (x *RmStageCommit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmStageCommit.ProtoReflect.Descriptor instead.
 func (*RmStageCommit) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{51}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *RmStageCommit) GetAppId() string {
@@ -3617,7 +3702,7 @@ type RmStageResponse struct {
 
 func (x *RmStageResponse) Reset() {
 	*x = RmStageResponse{}
-	mi := &file_cluster_rm_proto_msgTypes[52]
+	mi := &file_cluster_rm_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3629,7 +3714,7 @@ func (x *RmStageResponse) String() string {
 func (*RmStageResponse) ProtoMessage() {}
 
 func (x *RmStageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[52]
+	mi := &file_cluster_rm_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3642,7 +3727,7 @@ func (x *RmStageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmStageResponse.ProtoReflect.Descriptor instead.
 func (*RmStageResponse) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{52}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *RmStageResponse) GetSize() int64 {
@@ -3668,7 +3753,7 @@ type RmFetchResource struct {
 
 func (x *RmFetchResource) Reset() {
 	*x = RmFetchResource{}
-	mi := &file_cluster_rm_proto_msgTypes[53]
+	mi := &file_cluster_rm_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3680,7 +3765,7 @@ func (x *RmFetchResource) String() string {
 func (*RmFetchResource) ProtoMessage() {}
 
 func (x *RmFetchResource) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[53]
+	mi := &file_cluster_rm_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3693,7 +3778,7 @@ func (x *RmFetchResource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmFetchResource.ProtoReflect.Descriptor instead.
 func (*RmFetchResource) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{53}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *RmFetchResource) GetAppId() string {
@@ -3735,7 +3820,7 @@ type RmResourceChunk struct {
 
 func (x *RmResourceChunk) Reset() {
 	*x = RmResourceChunk{}
-	mi := &file_cluster_rm_proto_msgTypes[54]
+	mi := &file_cluster_rm_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3747,7 +3832,7 @@ func (x *RmResourceChunk) String() string {
 func (*RmResourceChunk) ProtoMessage() {}
 
 func (x *RmResourceChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_rm_proto_msgTypes[54]
+	mi := &file_cluster_rm_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3760,7 +3845,7 @@ func (x *RmResourceChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RmResourceChunk.ProtoReflect.Descriptor instead.
 func (*RmResourceChunk) Descriptor() ([]byte, []int) {
-	return file_cluster_rm_proto_rawDescGZIP(), []int{54}
+	return file_cluster_rm_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *RmResourceChunk) GetData() []byte {
@@ -3940,7 +4025,10 @@ const file_cluster_rm_proto_rawDesc = "" +
 	"\x13NmHeartbeatResponse\x12\x12\n" +
 	"\x04kill\x18\x01 \x03(\tR\x04kill\x12\x16\n" +
 	"\x06resync\x18\x02 \x01(\bR\x06resync\x12#\n" +
-	"\rfinished_apps\x18\x03 \x03(\tR\ffinishedApps\"\xb2\x01\n" +
+	"\rfinished_apps\x18\x03 \x03(\tR\ffinishedApps\"'\n" +
+	"\fNmUnregister\x12\x17\n" +
+	"\anode_id\x18\x01 \x01(\tR\x06nodeId\"\x16\n" +
+	"\x14NmUnregisterResponse\"\xb2\x01\n" +
 	"\x10NmStartContainer\x12<\n" +
 	"\tcontainer\x18\x01 \x01(\v2\x1e.sparkrpc.messages.RmContainerR\tcontainer\x12\x15\n" +
 	"\x06app_id\x18\x02 \x01(\tR\x05appId\x12I\n" +
@@ -4077,7 +4165,7 @@ func file_cluster_rm_proto_rawDescGZIP() []byte {
 }
 
 var file_cluster_rm_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_cluster_rm_proto_msgTypes = make([]protoimpl.MessageInfo, 58)
+var file_cluster_rm_proto_msgTypes = make([]protoimpl.MessageInfo, 60)
 var file_cluster_rm_proto_goTypes = []any{
 	(RmAppState)(0),                     // 0: sparkrpc.messages.RmAppState
 	(RmFinalStatus)(0),                  // 1: sparkrpc.messages.RmFinalStatus
@@ -4110,43 +4198,45 @@ var file_cluster_rm_proto_goTypes = []any{
 	(*NmRegisterResponse)(nil),          // 28: sparkrpc.messages.NmRegisterResponse
 	(*NmHeartbeat)(nil),                 // 29: sparkrpc.messages.NmHeartbeat
 	(*NmHeartbeatResponse)(nil),         // 30: sparkrpc.messages.NmHeartbeatResponse
-	(*NmStartContainer)(nil),            // 31: sparkrpc.messages.NmStartContainer
-	(*NmStartContainerResponse)(nil),    // 32: sparkrpc.messages.NmStartContainerResponse
-	(*NmStopContainer)(nil),             // 33: sparkrpc.messages.NmStopContainer
-	(*NmStopContainerResponse)(nil),     // 34: sparkrpc.messages.NmStopContainerResponse
-	(*NmGetContainerStatus)(nil),        // 35: sparkrpc.messages.NmGetContainerStatus
-	(*RmTick)(nil),                      // 36: sparkrpc.messages.RmTick
-	(*AmRequestExecutors)(nil),          // 37: sparkrpc.messages.AmRequestExecutors
-	(*AmKillExecutors)(nil),             // 38: sparkrpc.messages.AmKillExecutors
-	(*AmBoolResponse)(nil),              // 39: sparkrpc.messages.AmBoolResponse
-	(*AmGetExecutorLossReason)(nil),     // 40: sparkrpc.messages.AmGetExecutorLossReason
-	(*AmExecutorLossReason)(nil),        // 41: sparkrpc.messages.AmExecutorLossReason
-	(*AmRegisterDriver)(nil),            // 42: sparkrpc.messages.AmRegisterDriver
-	(*AmDriverFinished)(nil),            // 43: sparkrpc.messages.AmDriverFinished
-	(*RmContainerStarted)(nil),          // 44: sparkrpc.messages.RmContainerStarted
-	(*RmGetApplications)(nil),           // 45: sparkrpc.messages.RmGetApplications
-	(*RmApplications)(nil),              // 46: sparkrpc.messages.RmApplications
-	(*NmGetApplicationLogs)(nil),        // 47: sparkrpc.messages.NmGetApplicationLogs
-	(*NmContainerLogFile)(nil),          // 48: sparkrpc.messages.NmContainerLogFile
-	(*NmApplicationLogs)(nil),           // 49: sparkrpc.messages.NmApplicationLogs
-	(*NmReadContainerLog)(nil),          // 50: sparkrpc.messages.NmReadContainerLog
-	(*NmContainerLogChunk)(nil),         // 51: sparkrpc.messages.NmContainerLogChunk
-	(*RmTaskProgress)(nil),              // 52: sparkrpc.messages.RmTaskProgress
-	(*AmStartContainer)(nil),            // 53: sparkrpc.messages.AmStartContainer
-	(*RmStageChunk)(nil),                // 54: sparkrpc.messages.RmStageChunk
-	(*RmStageCommit)(nil),               // 55: sparkrpc.messages.RmStageCommit
-	(*RmStageResponse)(nil),             // 56: sparkrpc.messages.RmStageResponse
-	(*RmFetchResource)(nil),             // 57: sparkrpc.messages.RmFetchResource
-	(*RmResourceChunk)(nil),             // 58: sparkrpc.messages.RmResourceChunk
-	nil,                                 // 59: sparkrpc.messages.RmLaunchContext.EnvironmentEntry
-	nil,                                 // 60: sparkrpc.messages.RmLaunchContext.FilesEntry
-	nil,                                 // 61: sparkrpc.messages.RmSubmitApplication.ConfEntry
-	(*EndpointRef)(nil),                 // 62: sparkrpc.messages.EndpointRef
+	(*NmUnregister)(nil),                // 31: sparkrpc.messages.NmUnregister
+	(*NmUnregisterResponse)(nil),        // 32: sparkrpc.messages.NmUnregisterResponse
+	(*NmStartContainer)(nil),            // 33: sparkrpc.messages.NmStartContainer
+	(*NmStartContainerResponse)(nil),    // 34: sparkrpc.messages.NmStartContainerResponse
+	(*NmStopContainer)(nil),             // 35: sparkrpc.messages.NmStopContainer
+	(*NmStopContainerResponse)(nil),     // 36: sparkrpc.messages.NmStopContainerResponse
+	(*NmGetContainerStatus)(nil),        // 37: sparkrpc.messages.NmGetContainerStatus
+	(*RmTick)(nil),                      // 38: sparkrpc.messages.RmTick
+	(*AmRequestExecutors)(nil),          // 39: sparkrpc.messages.AmRequestExecutors
+	(*AmKillExecutors)(nil),             // 40: sparkrpc.messages.AmKillExecutors
+	(*AmBoolResponse)(nil),              // 41: sparkrpc.messages.AmBoolResponse
+	(*AmGetExecutorLossReason)(nil),     // 42: sparkrpc.messages.AmGetExecutorLossReason
+	(*AmExecutorLossReason)(nil),        // 43: sparkrpc.messages.AmExecutorLossReason
+	(*AmRegisterDriver)(nil),            // 44: sparkrpc.messages.AmRegisterDriver
+	(*AmDriverFinished)(nil),            // 45: sparkrpc.messages.AmDriverFinished
+	(*RmContainerStarted)(nil),          // 46: sparkrpc.messages.RmContainerStarted
+	(*RmGetApplications)(nil),           // 47: sparkrpc.messages.RmGetApplications
+	(*RmApplications)(nil),              // 48: sparkrpc.messages.RmApplications
+	(*NmGetApplicationLogs)(nil),        // 49: sparkrpc.messages.NmGetApplicationLogs
+	(*NmContainerLogFile)(nil),          // 50: sparkrpc.messages.NmContainerLogFile
+	(*NmApplicationLogs)(nil),           // 51: sparkrpc.messages.NmApplicationLogs
+	(*NmReadContainerLog)(nil),          // 52: sparkrpc.messages.NmReadContainerLog
+	(*NmContainerLogChunk)(nil),         // 53: sparkrpc.messages.NmContainerLogChunk
+	(*RmTaskProgress)(nil),              // 54: sparkrpc.messages.RmTaskProgress
+	(*AmStartContainer)(nil),            // 55: sparkrpc.messages.AmStartContainer
+	(*RmStageChunk)(nil),                // 56: sparkrpc.messages.RmStageChunk
+	(*RmStageCommit)(nil),               // 57: sparkrpc.messages.RmStageCommit
+	(*RmStageResponse)(nil),             // 58: sparkrpc.messages.RmStageResponse
+	(*RmFetchResource)(nil),             // 59: sparkrpc.messages.RmFetchResource
+	(*RmResourceChunk)(nil),             // 60: sparkrpc.messages.RmResourceChunk
+	nil,                                 // 61: sparkrpc.messages.RmLaunchContext.EnvironmentEntry
+	nil,                                 // 62: sparkrpc.messages.RmLaunchContext.FilesEntry
+	nil,                                 // 63: sparkrpc.messages.RmSubmitApplication.ConfEntry
+	(*EndpointRef)(nil),                 // 64: sparkrpc.messages.EndpointRef
 }
 var file_cluster_rm_proto_depIdxs = []int32{
 	3,  // 0: sparkrpc.messages.RmLocalResource.kind:type_name -> sparkrpc.messages.RmResourceKind
-	59, // 1: sparkrpc.messages.RmLaunchContext.environment:type_name -> sparkrpc.messages.RmLaunchContext.EnvironmentEntry
-	60, // 2: sparkrpc.messages.RmLaunchContext.files:type_name -> sparkrpc.messages.RmLaunchContext.FilesEntry
+	61, // 1: sparkrpc.messages.RmLaunchContext.environment:type_name -> sparkrpc.messages.RmLaunchContext.EnvironmentEntry
+	62, // 2: sparkrpc.messages.RmLaunchContext.files:type_name -> sparkrpc.messages.RmLaunchContext.FilesEntry
 	7,  // 3: sparkrpc.messages.RmLaunchContext.acls:type_name -> sparkrpc.messages.RmAppAcls
 	4,  // 4: sparkrpc.messages.RmLaunchContext.resources:type_name -> sparkrpc.messages.RmLocalResource
 	5,  // 5: sparkrpc.messages.RmContainer.resource:type_name -> sparkrpc.messages.RmResource
@@ -4154,16 +4244,16 @@ var file_cluster_rm_proto_depIdxs = []int32{
 	5,  // 7: sparkrpc.messages.RmNewApplicationResponse.max_resource:type_name -> sparkrpc.messages.RmResource
 	5,  // 8: sparkrpc.messages.RmSubmitApplication.am_resource:type_name -> sparkrpc.messages.RmResource
 	6,  // 9: sparkrpc.messages.RmSubmitApplication.am_launch_context:type_name -> sparkrpc.messages.RmLaunchContext
-	61, // 10: sparkrpc.messages.RmSubmitApplication.conf:type_name -> sparkrpc.messages.RmSubmitApplication.ConfEntry
+	63, // 10: sparkrpc.messages.RmSubmitApplication.conf:type_name -> sparkrpc.messages.RmSubmitApplication.ConfEntry
 	7,  // 11: sparkrpc.messages.RmSubmitApplication.acls:type_name -> sparkrpc.messages.RmAppAcls
 	0,  // 12: sparkrpc.messages.RmApplicationReport.state:type_name -> sparkrpc.messages.RmAppState
 	1,  // 13: sparkrpc.messages.RmApplicationReport.final_status:type_name -> sparkrpc.messages.RmFinalStatus
-	62, // 14: sparkrpc.messages.RmApplicationReport.am:type_name -> sparkrpc.messages.EndpointRef
+	64, // 14: sparkrpc.messages.RmApplicationReport.am:type_name -> sparkrpc.messages.EndpointRef
 	0,  // 15: sparkrpc.messages.RmKillApplicationResponse.state:type_name -> sparkrpc.messages.RmAppState
 	5,  // 16: sparkrpc.messages.RmNodeReport.capability:type_name -> sparkrpc.messages.RmResource
 	5,  // 17: sparkrpc.messages.RmNodeReport.used:type_name -> sparkrpc.messages.RmResource
 	19, // 18: sparkrpc.messages.RmClusterNodes.nodes:type_name -> sparkrpc.messages.RmNodeReport
-	62, // 19: sparkrpc.messages.AmRegister.am:type_name -> sparkrpc.messages.EndpointRef
+	64, // 19: sparkrpc.messages.AmRegister.am:type_name -> sparkrpc.messages.EndpointRef
 	5,  // 20: sparkrpc.messages.AmRegisterResponse.max_resource:type_name -> sparkrpc.messages.RmResource
 	5,  // 21: sparkrpc.messages.AmAllocate.resource:type_name -> sparkrpc.messages.RmResource
 	8,  // 22: sparkrpc.messages.AmAllocateResponse.allocated:type_name -> sparkrpc.messages.RmContainer
@@ -4176,7 +4266,7 @@ var file_cluster_rm_proto_depIdxs = []int32{
 	1,  // 29: sparkrpc.messages.AmDriverFinished.final_status:type_name -> sparkrpc.messages.RmFinalStatus
 	0,  // 30: sparkrpc.messages.RmGetApplications.states:type_name -> sparkrpc.messages.RmAppState
 	15, // 31: sparkrpc.messages.RmApplications.apps:type_name -> sparkrpc.messages.RmApplicationReport
-	48, // 32: sparkrpc.messages.NmApplicationLogs.files:type_name -> sparkrpc.messages.NmContainerLogFile
+	50, // 32: sparkrpc.messages.NmApplicationLogs.files:type_name -> sparkrpc.messages.NmContainerLogFile
 	6,  // 33: sparkrpc.messages.AmStartContainer.launch_context:type_name -> sparkrpc.messages.RmLaunchContext
 	3,  // 34: sparkrpc.messages.RmStageChunk.kind:type_name -> sparkrpc.messages.RmResourceKind
 	4,  // 35: sparkrpc.messages.RmStageCommit.resource:type_name -> sparkrpc.messages.RmLocalResource
@@ -4199,7 +4289,7 @@ func file_cluster_rm_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cluster_rm_proto_rawDesc), len(file_cluster_rm_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   58,
+			NumMessages:   60,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

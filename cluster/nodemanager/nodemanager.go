@@ -306,6 +306,25 @@ func (nm *NodeManager) loop() {
 	}
 }
 
+// unregisterTimeout bounds the wait for the resource manager's answer to
+// a node's unregistration.
+const unregisterTimeout = 5 * time.Second
+
+// unregister tells the resource manager that the node is shutting down
+// (NmUnregister, after the heartbeat that reported its containers' end),
+// so that it reports the node SHUTDOWN at once rather than LOST at its
+// expiry. A resource manager that does not answer in time loses the node
+// at the expiry instead.
+func (nm *NodeManager) unregister(ctx context.Context) {
+	uctx, cancel := context.WithTimeout(ctx, unregisterTimeout)
+	defer cancel()
+	_, err := actor.ResultAs[*messages.NmUnregisterResponse](nm.rm.AskWithTimeout(uctx, &messages.NmUnregister{NodeId: nm.nodeID},
+		actor.RpcTimeout{Duration: unregisterTimeout, Key: "sparkrpc.nodemanager.unregisterTimeout"}))
+	if err != nil {
+		nm.log.Warn().Err(err).Msg("cannot unregister from the resource manager: it will lose the node at its expiry")
+	}
+}
+
 func (nm *NodeManager) heartbeat() {
 	nm.mu.Lock()
 	completed := nm.completed
@@ -403,6 +422,7 @@ func (nm *NodeManager) Shutdown(ctx context.Context) error {
 			}
 			nm.heartbeat()
 		}
+		nm.unregister(ctx)
 	}
 	if ep, ok := nm.env.Endpoint(cluster.NodeManagerEndpointName); ok {
 		_ = nm.env.Stop(ep)

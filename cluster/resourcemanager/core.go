@@ -35,7 +35,8 @@ type rmNode struct {
 	capability, used  cluster.Resource
 	containers        map[string]*rmContainer
 	lastSeen          time.Time
-	lost              bool
+	lost              bool // lost, or shut down: it runs nothing
+	shutdown          bool // it said it was shutting down (NmUnregister)
 }
 
 type rmContainer struct {

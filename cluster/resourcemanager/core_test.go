@@ -402,3 +402,58 @@ func TestTrackingURLBecomesTheHistoryPageOnceTheApplicationEnds(t *testing.T) {
 		})
 	}
 }
+
+// A node that unregisters (shutting down) is SHUTDOWN at once, not LOST
+// at its expiry: its containers are reported failed and replaced elsewhere,
+// it gets nothing more, and it comes back by registering again.
+func TestUnregisteredNode(t *testing.T) {
+	c, _ := newTestCore(t, cluster.Resource{MemoryMB: 2048, Cores: 4}, cluster.Resource{MemoryMB: 2048, Cores: 4})
+	id, acts := submitApp(t, c, cluster.Resource{MemoryMB: 512, Cores: 1})
+	amNode := acts[0].nodeAddress
+	c.registerAM(&messages.AmRegister{AppId: id})
+	resp, _, _ := c.allocateFor(&messages.AmAllocate{AppId: id, NumPending: 2, Resource: cluster.Resource{MemoryMB: 512, Cores: 1}.Proto()})
+	if len(resp.GetAllocated()) != 2 {
+		t.Fatalf("allocated %d", len(resp.GetAllocated()))
+	}
+	other := "127.0.0.1:1000"
+	if amNode == other {
+		other = "127.0.0.1:2000"
+	}
+	if _, ok := c.unregisterNode(other); !ok {
+		t.Fatal("unregistering a running node changed nothing")
+	}
+	if _, ok := c.unregisterNode(other); ok {
+		t.Fatal("unregistering it again changed something")
+	}
+	if _, ok := c.unregisterNode("127.0.0.1:9999"); ok {
+		t.Fatal("unregistering an unknown node changed something")
+	}
+	states := map[string]string{}
+	for _, n := range c.nodeReports() {
+		states[n.GetNodeId()] = n.GetState()
+		if n.GetNodeId() == other && n.GetNumContainers() != 0 {
+			t.Fatalf("the shut-down node still has %d containers", n.GetNumContainers())
+		}
+	}
+	if states[other] != "SHUTDOWN" || states[amNode] != "RUNNING" {
+		t.Fatalf("states = %v, want %s SHUTDOWN and %s RUNNING", states, other, amNode)
+	}
+	resp, _, _ = c.allocateFor(&messages.AmAllocate{AppId: id, NumPending: 1, Resource: cluster.Resource{MemoryMB: 512, Cores: 1}.Proto()})
+	if len(resp.GetCompleted()) != 1 || resp.GetCompleted()[0].GetExitStatus() != cluster.ContainerExitAborted ||
+		!regexp.MustCompile(`node that shut down`).MatchString(resp.GetCompleted()[0].GetDiagnostics()) {
+		t.Fatalf("completed = %v", resp.GetCompleted())
+	}
+	if len(resp.GetAllocated()) != 1 || resp.GetAllocated()[0].GetNodeAddress() != amNode {
+		t.Fatalf("replacement = %v, want it on %s", resp.GetAllocated(), amNode)
+	}
+	if hb, _ := c.heartbeat(&messages.NmHeartbeat{NodeId: other}); !hb.GetResync() {
+		t.Fatal("no resync for a node that shut down")
+	}
+	c.registerNode(&messages.NmRegister{NodeId: other, Address: other, Host: "127.0.0.1", Capability: cluster.Resource{MemoryMB: 2048, Cores: 4}.Proto()})
+	for _, n := range c.nodeReports() {
+		if n.GetNodeId() == other && n.GetState() != "RUNNING" {
+			t.Fatalf("the node registered again is %s", n.GetState())
+		}
+	}
+	checkNoOversubscription(t, c)
+}

@@ -204,6 +204,17 @@ func (e *rmEndpoint) handleNodes(r *actor.Router) {
 		e.run(ctx.Context, acts)
 		return resp, nil
 	})
+	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.NmUnregister) (*messages.NmUnregisterResponse, error) {
+		if err := e.requireClusterKey(ctx, "a node's unregistration"); err != nil {
+			return nil, err
+		}
+		acts, ok := core.unregisterNode(m.GetNodeId())
+		if ok {
+			e.log.Info().Str("node", m.GetNodeId()).Msg("node shut down: it unregistered")
+		}
+		e.run(ctx.Context, acts)
+		return &messages.NmUnregisterResponse{}, nil
+	})
 }
 
 // checkNodes, on the endpoint's tick, loses the nodes whose heartbeats

@@ -25,7 +25,7 @@ var (
 	descRMApps       = actor.NewMetricDesc("rm_applications", "Applications the resource manager knows, by state.", "state")
 	descRMContainers = actor.NewMetricDesc("rm_containers_running",
 		"Containers allocated on the cluster's nodes (application masters and executors).")
-	descRMNodes       = actor.NewMetricDesc("rm_nodes", "Nodes registered with the resource manager, by state (RUNNING, LOST).", "state")
+	descRMNodes       = actor.NewMetricDesc("rm_nodes", "Nodes registered with the resource manager, by state (RUNNING, LOST, SHUTDOWN).", "state")
 	descRMNodeConts   = actor.NewMetricDesc("rm_node_containers", "Containers allocated on a node.", "node")
 	descRMNodeMemUsed = actor.NewMetricDesc("rm_node_memory_used_bytes", "Memory of a node allocated to containers.", "node")
 	descRMNodeMemFree = actor.NewMetricDesc("rm_node_memory_free_bytes", "Memory of a node not allocated to containers.", "node")
@@ -70,7 +70,7 @@ func (c rmCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
 	}
 	containers := 0
-	byState := map[string]int{"RUNNING": 0, "LOST": 0}
+	byState := map[string]int{"RUNNING": 0, "LOST": 0, "SHUTDOWN": 0}
 	for _, n := range nodes.GetNodes() {
 		byState[n.GetState()]++
 		id := n.GetNodeId()

@@ -112,6 +112,20 @@ func (c *rmCore) checkNodes(expiry time.Duration) []rmAction {
 	return append(acts, c.schedule()...)
 }
 
+// unregisterNode takes a node that is shutting down out of the cluster:
+// it is SHUTDOWN, runs nothing more, and the containers it still had are
+// reported failed. A node that is not registered, or already lost, has
+// nothing to change (ok false).
+func (c *rmCore) unregisterNode(id string) (acts []rmAction, ok bool) {
+	n, ok := c.nodes[id]
+	if !ok || n.lost {
+		return nil, false
+	}
+	acts = c.loseNode(n, "Container released on a node that shut down: "+n.id)
+	n.lost, n.shutdown = true, true
+	return append(acts, c.schedule()...), true
+}
+
 func (c *rmCore) loseNode(n *rmNode, diag string) []rmAction {
 	ids := make([]string, 0, len(n.containers))
 	for id := range n.containers {
@@ -131,7 +145,10 @@ func (c *rmCore) nodeReports() []*messages.RmNodeReport {
 	for _, id := range c.nodeOrder {
 		n := c.nodes[id]
 		state := "RUNNING"
-		if n.lost {
+		switch {
+		case n.shutdown:
+			state = "SHUTDOWN"
+		case n.lost:
 			state = "LOST"
 		}
 		out = append(out, &messages.RmNodeReport{NodeId: n.id, Address: n.address, Host: n.host,

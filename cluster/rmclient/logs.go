@@ -49,8 +49,12 @@ func (c *Client) ApplicationLogs(ctx context.Context, appID string) (*LogListing
 	}
 	out := &LogListing{}
 	for _, n := range nodes {
-		if n.GetState() == "LOST" {
+		switch n.GetState() {
+		case "LOST":
 			out.Unavailable = append(out.Unavailable, fmt.Sprintf("node %s is lost: its logs are not available", n.GetNodeId()))
+			continue
+		case "SHUTDOWN":
+			out.Unavailable = append(out.Unavailable, fmt.Sprintf("node %s has shut down: its logs are not available", n.GetNodeId()))
 			continue
 		}
 		ref := c.env.RemoteRef(cluster.ParseNodeAddress(n.GetAddress()), cluster.NodeManagerEndpointName)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -198,5 +199,34 @@ func TestSignalStopsCommandsWaitingOnAHungPeer(t *testing.T) {
 			code := p.wait(t, 10*time.Second)
 			t.Logf("exit %d %s after SIGTERM", code, time.Since(sent).Round(time.Millisecond))
 		})
+	}
+}
+
+// A node manager stopped by SIGTERM unregisters: by the time it has
+// exited, the resource manager reports it SHUTDOWN, not RUNNING until its
+// expiry makes it LOST.
+func TestNodeManagerUnregistersOnSIGTERM(t *testing.T) {
+	marker := newMarker(t)
+	c := startRMCluster(t, marker, nil, []string{"--memory", "1g", "--cores", "1"}, []string{"--memory", "1g", "--cores", "1"})
+	defer c.stop(t)
+	rmUI := uiURL(t, c.rm, "ResourceManager")
+	nm := c.nms[0]
+	nm.cmd.Process.Signal(syscall.SIGTERM)
+	if code := nm.wait(t, 30*time.Second); code != 0 {
+		t.Fatalf("the node manager exited %d\n%s", code, nm.stderr)
+	}
+	code, body := httpGet(t, rmUI+"/api/v1/nodes")
+	var nodes []struct {
+		State string `json:"state"`
+	}
+	if err := json.Unmarshal([]byte(body), &nodes); code != 200 || err != nil {
+		t.Fatalf("GET /api/v1/nodes = %d %v\n%s", code, err, body)
+	}
+	states := map[string]int{}
+	for _, n := range nodes {
+		states[n.State]++
+	}
+	if states["SHUTDOWN"] != 1 || states["RUNNING"] != 1 {
+		t.Fatalf("node states %v, want one SHUTDOWN and one RUNNING\n%s", states, body)
 	}
 }
