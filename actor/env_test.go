@@ -1090,6 +1090,8 @@ func TestBadInput(t *testing.T) {
 		{"name with slash", func() error { return second(e.RegisterEndpoint("a/b", &testEndpoint{})) }, actor.ErrInvalidName},
 		{"name with at", func() error { return second(e.RegisterEndpoint("a@b", &testEndpoint{})) }, actor.ErrInvalidName},
 		{"name with space", func() error { return second(e.RegisterEndpoint("a b", &testEndpoint{})) }, actor.ErrInvalidName},
+		{"the transport's control target", func() error { return second(e.RegisterEndpoint("credit$", &testEndpoint{})) }, actor.ErrInvalidName},
+		{"a reply future's name", func() error { return second(e.RegisterEndpoint("future$.abc", &testEndpoint{})) }, actor.ErrInvalidName},
 		{"nil endpoint", func() error { return second(e.RegisterEndpoint("nil-ep", nil)) }, actor.ErrInvalidName},
 		{"duplicate name", func() error { return second(e.RegisterEndpoint("target", &testEndpoint{})) }, actor.ErrDuplicateEndpoint},
 		{"Stop nil", func() error { return e.Stop(nil) }, actor.ErrInvalidName},

@@ -249,10 +249,15 @@ func errorCode(err error) messages.ErrorCode {
 }
 
 // ValidateName reports whether name can be an endpoint name: not empty, no
-// '/', '@', ':' or white space.
+// '/', '@', ':', '$' or white space. Names with '$' are the transports'
+// own: reply futures ("future$...") and control frames (netty's
+// "credit$").
 func ValidateName(name string) error {
 	if name == "" || strings.ContainsAny(name, "/@: \t\r\n") {
 		return fmt.Errorf("%w: %q", ErrInvalidName, name)
+	}
+	if strings.ContainsRune(name, '$') {
+		return fmt.Errorf("%w: %q: names with '$' are reserved for reply futures and the transport's control frames", ErrInvalidName, name)
 	}
 	return nil
 }

@@ -301,3 +301,26 @@ func unknownMessage(t testing.TB) proto.Message {
 var _ = protowire.AppendTag
 
 func protoreflectInt(v int32) protoreflect.Value { return protoreflect.ValueOfInt32(v) }
+
+// A ref to the name of the transport's control frames ("credit$", which no
+// endpoint can have) fails at the sender: sent, it would break the protocol
+// and close the connection with everything on it.
+func TestAskToTheControlTargetFailsAtTheSender(t *testing.T) {
+	server := newEnv(t, "server", nil)
+	register(t, server, "echo", newEcho())
+	client := newEnv(t, "client", nil)
+	ref := lookup(t, client, server.Address(), "echo")
+	if got := askString(t, ref, "before"); got != "before" {
+		t.Fatalf("echo answered %q", got)
+	}
+	ctx := testutil.Context(t, 10*time.Second)
+	if _, err := client.RemoteRef(server.Address(), "credit$").AskSync(ctx, str("x")); !errors.Is(err, actor.ErrInvalidName) {
+		t.Fatalf("ask to credit$: %v, want ErrInvalidName", err)
+	}
+	if err := client.RemoteRef(server.Address(), "credit$").Send(str("x")); !errors.Is(err, actor.ErrInvalidName) {
+		t.Fatalf("send to credit$: %v, want ErrInvalidName", err)
+	}
+	if got := askString(t, ref, "after"); got != "after" {
+		t.Fatalf("echo answered %q after the refused asks", got)
+	}
+}

@@ -141,6 +141,11 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 	if t.closing.Load() {
 		return ErrTransportClosed
 	}
+	if len(target.Id) == len(creditTarget) && target.Id == creditTarget {
+		// The peer would take it for a control frame, and close the
+		// connection as one that breaks the protocol.
+		return fmt.Errorf("%w: %q is the transport's control target, not an endpoint", actor.ErrInvalidName, target.Id)
+	}
 	reply := isReply(target, sender)
 	p, err := t.sendPeer(target.Address, reply)
 	if err != nil {
