@@ -69,7 +69,7 @@ func CheckDriverConf(conf *actor.Conf) error {
 // driverUIConf returns whether the driver's UI is on, its first port and
 // how many ports up it may move.
 func driverUIConf(conf *actor.Conf) (on bool, port, retries int, err error) {
-	if on, err = conf.GetBool(KeyUIEnabled, true); err != nil {
+	if on, err = conf.GetBool(KeyUIEnabled, true); err != nil || !on {
 		return false, 0, 0, err
 	}
 	if port, err = conf.GetInt(KeyUIPort, DefaultDriverUIPort); err != nil {

@@ -20,7 +20,7 @@ func (u *appUI) executorsPage(w http.ResponseWriter, r *http.Request) {
 	v := executorsView{Executors: u.store.executorsSnapshot(u.heartbeats()), Allocation: u.allocationView(), Live: u.live()}
 	for _, ex := range v.Executors {
 		switch {
-		case ex.IsDriver():
+		case !ex.runsTasks():
 			continue
 		case ex.IsActive():
 			v.Active++

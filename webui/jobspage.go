@@ -59,7 +59,7 @@ func (u *appUI) jobsPage(w http.ResponseWriter, r *http.Request) {
 	}
 	execs := u.store.executorsSnapshot(nil)
 	for _, ex := range execs {
-		if ex.IsActive() && !ex.IsDriver() {
+		if ex.IsActive() && ex.runsTasks() {
 			v.Executors++
 			v.Cores += ex.Cores
 		}

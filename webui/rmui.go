@@ -182,7 +182,12 @@ func (u *ResourceManagerUI) appsPage(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "asking the resource manager: "+err.Error(), http.StatusBadGateway)
 		return
 	}
-	v := rmAppsView{Apps: apps, Nodes: len(nodes)}
+	v := rmAppsView{Apps: apps}
+	for _, n := range nodes {
+		if n.State == "RUNNING" {
+			v.Nodes++
+		}
+	}
 	for i, j := 0, len(apps)-1; i < j; i, j = i+1, j-1 { // newest first, as YARN
 		v.Apps[i], v.Apps[j] = v.Apps[j], v.Apps[i]
 	}

@@ -57,6 +57,11 @@ func (e executorStatus) IsActive() bool { return e.RemoveTime.IsZero() }
 // IsDriver reports whether this is the driver's row.
 func (e executorStatus) IsDriver() bool { return e.ID == driverID }
 
+// runsTasks reports whether the row is an executor's: any but the driver's,
+// and the driver's in local mode, where the driver's process runs the
+// executor (its row has the executor's cores).
+func (e executorStatus) runsTasks() bool { return !e.IsDriver() || e.Cores > 0 }
+
 // jobStatus is what the pages show of one job.
 type jobStatus struct {
 	ID                int64

@@ -3,6 +3,7 @@ package webui_test
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -281,5 +282,20 @@ func TestLocalModeHasOneDriverRow(t *testing.T) {
 	getJSON(t, url+"/api/v1/applications/"+storeApp+"/executors", &execs)
 	if len(execs) != 1 || execs[0].ID != "driver" || execs[0].TotalCores != 4 || execs[0].ExecutorLogs["stdout"] != "http://nm/driver/stdout" {
 		t.Fatalf("executors = %+v, want the driver's row alone, with 4 cores and its logs", execs)
+	}
+	// The summaries count it as the executor it is.
+	for page, want := range map[string]string{
+		"/executors/": `<span id="executors-active">1</span>`,
+		"/jobs/":      `<span id="active-executors">1</span> (4 cores)`,
+	} {
+		resp, err := http.Get(url + page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(body), want) {
+			t.Errorf("%s lacks %q", page, want)
+		}
 	}
 }

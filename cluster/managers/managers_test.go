@@ -136,12 +136,17 @@ func TestSubmitRefusesMalformedUIKeys(t *testing.T) {
 			t.Errorf("%s=%s: Submit = %v after %d submissions, want an error naming the key and none", tc.key, tc.value, err, submitted)
 		}
 	}
-	submitted := 0
-	conf := actor.NewConf()
-	conf.Set("spark.ui.port", "0")
-	if err := cluster.Submit(context.Background(), cluster.SubmitConfig{Master: m, Class: "managers.TestApp", Conf: conf},
-		countingManager{&submitted}); err != nil || submitted != 1 {
-		t.Fatalf("spark.ui.port=0: Submit = %v after %d submissions, want nil and 1", err, submitted)
+	// A free port is a port, and the port of a UI that is off is not checked.
+	for _, kv := range [][]string{{"spark.ui.port", "0"}, {"spark.ui.enabled", "false", "spark.ui.port", "-1"}} {
+		submitted := 0
+		conf := actor.NewConf()
+		for i := 0; i < len(kv); i += 2 {
+			conf.Set(kv[i], kv[i+1])
+		}
+		if err := cluster.Submit(context.Background(), cluster.SubmitConfig{Master: m, Class: "managers.TestApp", Conf: conf},
+			countingManager{&submitted}); err != nil || submitted != 1 {
+			t.Fatalf("%v: Submit = %v after %d submissions, want nil and 1", kv, err, submitted)
+		}
 	}
 }
 

@@ -111,6 +111,9 @@ type NodeManager struct {
 	rm     *actor.Ref
 	nodeID string
 	log    zerolog.Logger
+	// registered says Start registered the node (set before Start
+	// returns): only then does Shutdown unregister it.
+	registered bool
 
 	// loc holds the localized resources; chunk is the size of the chunks
 	// it reads them in.
@@ -203,6 +206,7 @@ func Start(ctx context.Context, env *actor.Env, cfg Config) (*NodeManager, error
 		nm.Shutdown(context.Background())
 		return nil, err
 	}
+	nm.registered = true
 	go nm.loop()
 	return nm, nil
 }
@@ -375,8 +379,9 @@ func (nm *NodeManager) kickHeartbeat() {
 }
 
 // Shutdown stops every container (SIGTERM, then SIGKILL after the grace
-// period), waits for them, reports them to the resource manager once, and
-// stops heartbeating. It does not shut the env down.
+// period), waits for them, reports them to the resource manager once,
+// stops heartbeating and, for a node Start registered, unregisters it
+// (NmUnregister). It does not shut the env down.
 func (nm *NodeManager) Shutdown(ctx context.Context) error {
 	nm.mu.Lock()
 	nm.closed = true
@@ -422,7 +427,9 @@ func (nm *NodeManager) Shutdown(ctx context.Context) error {
 			}
 			nm.heartbeat()
 		}
-		nm.unregister(ctx)
+		if nm.registered {
+			nm.unregister(ctx)
+		}
 	}
 	if ep, ok := nm.env.Endpoint(cluster.NodeManagerEndpointName); ok {
 		_ = nm.env.Stop(ep)

@@ -105,10 +105,26 @@ func TestResourceManagerAuthorisesByKey(t *testing.T) {
 				Capability: &messages.RmResource{MemoryMb: 1 << 20, Cores: 64}})
 			return err
 		}},
+		{"a node's unregistration", func() error {
+			_, err := rmA.AskSync(ctx, &messages.NmUnregister{NodeId: "127.0.0.1:1"})
+			return err
+		}},
 	} {
 		if err := tc.err(); err == nil || !strings.Contains(err.Error(), "permission denied") {
 			t.Errorf("%s with application %s's key: %v, want permission denied", tc.what, appA, err)
 		}
+	}
+	// With the cluster's key, a peer unregisters no node but its own.
+	nodes, err := client.Nodes(ctx)
+	if err != nil || len(nodes) == 0 {
+		t.Fatalf("nodes: %v, %v", nodes, err)
+	}
+	if _, err := clientEnv.RemoteRef(lc.Address(), cluster.ResourceManagerEndpointName).AskSync(ctx,
+		&messages.NmUnregister{NodeId: nodes[0].GetNodeId()}); err == nil || !strings.Contains(err.Error(), "permission denied") {
+		t.Errorf("a client's unregistration of node %s: %v, want permission denied", nodes[0].GetNodeId(), err)
+	}
+	if nodes, err = client.Nodes(ctx); err != nil || nodes[0].GetState() != "RUNNING" {
+		t.Errorf("after a refused unregistration: %v, %v; want the node RUNNING", nodes, err)
 	}
 	// An application's master messages with the cluster's key are refused too.
 	if _, err := clientEnv.RemoteRef(lc.Address(), cluster.ResourceManagerEndpointName).AskSync(ctx,

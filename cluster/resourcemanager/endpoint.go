@@ -208,6 +208,10 @@ func (e *rmEndpoint) handleNodes(r *actor.Router) {
 		if err := e.requireClusterKey(ctx, "a node's unregistration"); err != nil {
 			return nil, err
 		}
+		if id := ctx.SenderIdentity(); id != "" && id != m.GetNodeId() {
+			// A node unregisters itself, over its own connection.
+			return nil, fmt.Errorf("%w: node %s may not unregister node %s", cluster.ErrPermissionDenied, id, m.GetNodeId())
+		}
 		acts, ok := core.unregisterNode(m.GetNodeId())
 		if ok {
 			e.log.Info().Str("node", m.GetNodeId()).Msg("node shut down: it unregistered")

@@ -198,6 +198,11 @@ func TestSignalStopsCommandsWaitingOnAHungPeer(t *testing.T) {
 			}
 			code := p.wait(t, 10*time.Second)
 			t.Logf("exit %d %s after SIGTERM", code, time.Since(sent).Round(time.Millisecond))
+			// A node manager that never registered has nothing to
+			// unregister: it does not ask the hung peer to.
+			if strings.Contains(p.stderr.String(), "unregister") {
+				t.Errorf("a node manager that never registered tried to unregister:\n%s", p.stderr)
+			}
 		})
 	}
 }
