@@ -5,6 +5,7 @@ package netty
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -287,13 +288,23 @@ type heldChunk struct {
 	charge int64
 }
 
-// of returns the credit of target id, made if there is none.
+// errControlTarget is what Send is told of a message to creditTarget: the
+// peer would take it for a control frame, and close the connection as one
+// that breaks the protocol. No endpoint has that name (actor.ValidateName).
+var errControlTarget = errors.New("a message to the control target")
+
+// of returns the credit of target id, made if there is none; nil for
+// creditTarget, which is checked here, where a target is new to the
+// connection, rather than for every message.
 func (s *sendCredit) of(id string) *targetCredit {
 	if s.last != nil && s.lastID == id {
 		return s.last
 	}
 	ec := s.to[id]
 	if ec == nil {
+		if id == creditTarget {
+			return nil
+		}
 		if s.to == nil {
 			s.to = make(map[string]*targetCredit)
 		}

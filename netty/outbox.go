@@ -141,11 +141,6 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 	if t.closing.Load() {
 		return ErrTransportClosed
 	}
-	if len(target.Id) == len(creditTarget) && target.Id == creditTarget {
-		// The peer would take it for a control frame, and close the
-		// connection as one that breaks the protocol.
-		return fmt.Errorf("%w: %q is the transport's control target, not an endpoint", actor.ErrInvalidName, target.Id)
-	}
 	reply := isReply(target, sender)
 	p, err := t.sendPeer(target.Address, reply)
 	if err != nil {
@@ -237,7 +232,10 @@ func (t *Transport) refuseOrHold(p *peer, target, sender *protoactor.PID, msg pr
 		return false, nil
 	}
 	p.mu.Unlock()
-	if err != nil {
+	switch {
+	case err == errControlTarget:
+		return true, fmt.Errorf("%w: %q is the transport's control target, not an endpoint", actor.ErrInvalidName, target.Id)
+	case err != nil:
 		return true, t.sendFailed(target, sender, msg, h.size, err)
 	}
 	return true, nil
@@ -249,6 +247,9 @@ func (t *Transport) refuseOrHold(p *peer, target, sender *protoactor.PID, msg pr
 // with p.mu held.
 func (p *peer) holdOverCredit(id string, h *envelopeHeader, msg proto.Message) (bool, error) {
 	ec := p.credit.of(id)
+	if ec == nil {
+		return true, errControlTarget
+	}
 	if !ec.held.empty() || p.credit.full(ec) {
 		return true, p.hold(ec, h, msg)
 	}
