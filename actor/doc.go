@@ -122,7 +122,9 @@
 //	. This timeout is controlled by KEY
 //
 // naming the key exactly once, so that the fix is obvious. A zero or negative
-// timeout is refused with ErrInvalidTimeout; InfiniteTimeout never expires.
+// timeout is refused with ErrInvalidTimeout: given to an ask, by the ask; set
+// in the configuration, by NewEnv (a *ConfError naming the key);
+// InfiniteTimeout never expires.
 // An ask does not create a timer while it is fast: the env arms the timer
 // of an ask that is still pending a few milliseconds after it was made, so
 // a timeout fires no earlier than its duration and at most a few

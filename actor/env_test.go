@@ -1262,3 +1262,23 @@ func TestRegisterSameNameRightAfterStop(t *testing.T) {
 		t.Fatalf("the old endpoint's stop stopped the new one: %q", fresh.Events())
 	}
 }
+
+// A zero or negative timeout in the configuration is refused where the
+// configuration is read, naming its key, with ErrInvalidTimeout: an env
+// does not start to fail every ask it makes.
+func TestNonPositiveTimeoutsRefused(t *testing.T) {
+	for _, tc := range []struct{ key, value string }{
+		{actor.KeyNetworkTimeout, "0s"},
+		{actor.KeyNetworkTimeout, "0"},
+		{actor.KeyNetworkTimeout, "-1s"},
+		{actor.KeyAskTimeout, "0ms"},
+		{actor.KeyLookupTimeout, "-5"},
+	} {
+		conf := actor.NewConf().Set(tc.key, tc.value)
+		_, err := actor.NewEnv("timeouts", conf)
+		var ce *actor.ConfError
+		if !errors.Is(err, actor.ErrInvalidTimeout) || !errors.As(err, &ce) || ce.Key != tc.key {
+			t.Errorf("NewEnv with %s=%s: %v, want ErrInvalidTimeout naming the key", tc.key, tc.value, err)
+		}
+	}
+}

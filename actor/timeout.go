@@ -5,6 +5,7 @@ package actor
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 )
 
@@ -38,14 +39,16 @@ func (t RpcTimeout) String() string { return fmt.Sprintf("%s (%s)", t.Duration, 
 // NewRpcTimeout builds a timeout from the first of keys that is set in conf
 // (a bare number is in seconds). When none is set it uses def, labelled with
 // the first key; when def is "" as well it returns a *ConfError whose reason
-// is ErrKeyNotSet.
+// is ErrKeyNotSet. A zero or negative value is a *ConfError whose reason is
+// ErrInvalidTimeout, so that it fails where the configuration is read
+// rather than every ask made with it.
 func NewRpcTimeout(conf *Conf, keys []string, def string) (RpcTimeout, error) {
 	if len(keys) == 0 {
 		return RpcTimeout{}, fmt.Errorf("%w: no configuration key", ErrInvalidTimeout)
 	}
 	for _, k := range keys {
 		if v, ok := conf.Lookup(k); ok {
-			d, err := ParseTime(v, time.Second)
+			d, err := parseTimeout(v)
 			if err != nil {
 				return RpcTimeout{}, &ConfError{Key: k, Value: v, Err: err}
 			}
@@ -55,11 +58,27 @@ func NewRpcTimeout(conf *Conf, keys []string, def string) (RpcTimeout, error) {
 	if def == "" {
 		return RpcTimeout{}, &ConfError{Key: keys[0], Err: ErrKeyNotSet}
 	}
-	d, err := ParseTime(def, time.Second)
+	d, err := parseTimeout(def)
 	if err != nil {
 		return RpcTimeout{}, &ConfError{Key: keys[0], Value: def, Err: err}
 	}
 	return RpcTimeout{Duration: d, Key: keys[0]}, nil
+}
+
+// parseTimeout parses a timeout's value (a bare number is in seconds),
+// which must be positive.
+func parseTimeout(v string) (time.Duration, error) {
+	if strings.HasPrefix(strings.TrimSpace(v), "-") {
+		return 0, fmt.Errorf("%w: must be positive", ErrInvalidTimeout)
+	}
+	d, err := ParseTime(v, time.Second)
+	if err != nil {
+		return 0, err
+	}
+	if d == 0 {
+		return 0, fmt.Errorf("%w: must be positive", ErrInvalidTimeout)
+	}
+	return d, nil
 }
 
 // AskTimeout returns the default ask timeout of conf:
