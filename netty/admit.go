@@ -44,6 +44,6 @@ func (c *conn) admit(tg *target, sender *protoactor.PID, mt *messageType) bool {
 func (c *conn) refuse(target, sender *protoactor.PID, mt *messageType) {
 	t := c.t
 	t.refusedTypes.Add(1)
-	err := &RefusedTypeError{Type: string(mt.name), Target: target.Id}
+	err := &RefusedTypeError{Type: string(mt.name), Target: target.Id, From: c.info.Identity}
 	t.host.Undeliverable(target, sender, &messages.WireEnvelope{Target: target.Id, Type: string(mt.name)}, err)
 }

@@ -67,7 +67,10 @@ func TestFrameOfRefusedTypeIsNotDecoded(t *testing.T) {
 	register(t, server, "int64s", acceptsInt64{newEcho()})
 	for _, target := range []string{"router", "int64s"} {
 		f := askRaw(t, server, target, "google.protobuf.BytesValue", garbage)
-		if f.GetCode() != messages.ErrorCode_ERROR_CODE_UNSUPPORTED_MESSAGE || !strings.Contains(f.GetMessage(), "does not take") {
+		// The asker reads what a local refusal says (actor's
+		// UnsupportedMessageError), and which endpoint refused.
+		if f.GetCode() != messages.ErrorCode_ERROR_CODE_UNSUPPORTED_MESSAGE ||
+			!strings.HasPrefix(f.GetMessage(), "Unsupported message google.protobuf.BytesValue from ") || !strings.Contains(f.GetMessage(), target+" does not take it") {
 			t.Fatalf("%s: failure = %v, want UNSUPPORTED_MESSAGE without a decode", target, f)
 		}
 	}

@@ -55,10 +55,13 @@ func (e *QueueFullError) Is(target error) bool { return target == ErrQueueFull }
 type RefusedTypeError struct {
 	Type   string // the message's type
 	Target string // the endpoint or reply id it was sent to
+	From   string // the identity of the peer that sent it
 }
 
+// Error begins as the local refusal does (actor.UnsupportedMessageError),
+// so that the asker reads the same text whichever env refused its message.
 func (e *RefusedTypeError) Error() string {
-	return fmt.Sprintf("netty: %s does not take messages of type %s", e.Target, e.Type)
+	return fmt.Sprintf("Unsupported message %s from %s: %s does not take it", e.Type, e.From, e.Target)
 }
 
 // Unwrap returns actor.ErrUnsupportedMessage, so that the asker's failure

@@ -48,7 +48,7 @@ func (c *conn) handleReply(e envelope) {
 	mt, err := c.messageType(e.typ)
 	if err == nil && !r.Accepts(mt.name) {
 		t.refusedTypes.Add(1)
-		err = &RefusedTypeError{Type: string(mt.name), Target: string(e.target)}
+		err = &RefusedTypeError{Type: string(mt.name), Target: string(e.target), From: c.info.Identity}
 	}
 	var msg proto.Message
 	if err == nil {
