@@ -17,7 +17,9 @@ func (p *program) newVersionCmd() *cobra.Command {
 		Use:   "version",
 		Short: "Print the program's version",
 		Long: `Version prints the module version (v1.2.3 when installed with
-'go install ...@v1.2.3', (devel) when built from a checkout), the VCS
+'go install ...@v1.2.3'; built from a checkout, the pseudo-version Go
+stamps from its commit, or (devel) without version control information,
+as with -buildvcs=false), the VCS
 revision the binary was built from (with "modified" when the checkout had
 uncommitted changes) and its time, the Go version and the platform.`,
 		Args: cobra.NoArgs,
