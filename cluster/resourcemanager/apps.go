@@ -175,7 +175,9 @@ func (c *rmCore) report(id string) (*messages.RmApplicationReport, error) {
 		AmHost: a.amHost, DriverUrl: a.driverURL, StartTimeMs: a.start.UnixMilli(),
 		TasksTotal: a.tasksTotal, TasksDone: a.tasksDone, TasksRunning: a.tasksRunning, AmLogDir: a.amLogDir, Am: a.amRef,
 		TrackingUrl: a.trackingURL}
-	if a.state.Terminal() && a.historyURL != "" {
+	if a.state.Terminal() {
+		// The driver's UI ended with the application: its page on the
+		// history server, when it has one, else none (no dead link).
 		r.TrackingUrl = a.historyURL
 	}
 	if !a.finish.IsZero() {

@@ -457,3 +457,23 @@ func TestUnregisteredNode(t *testing.T) {
 	}
 	checkNoOversubscription(t, c)
 }
+
+// Without a history server, an ended application has no tracking URL: the
+// driver's UI it pointed to ended with it.
+func TestEndedApplicationWithoutHistoryHasNoTrackingURL(t *testing.T) {
+	const live = "http://driver:4040"
+	c, _ := newTestCore(t, cluster.Resource{MemoryMB: 2048, Cores: 4})
+	id, _ := submitApp(t, c, cluster.Resource{MemoryMB: 512, Cores: 1})
+	if _, err := c.registerAM(&messages.AmRegister{AppId: id, TrackingUrl: live}); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := c.report(id); r.GetTrackingUrl() != live {
+		t.Fatalf("running: tracking URL %q, want %q", r.GetTrackingUrl(), live)
+	}
+	if _, err := c.unregisterAM(&messages.AmUnregister{AppId: id, FinalStatus: messages.RmFinalStatus_RM_FINAL_STATUS_SUCCEEDED}); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := c.report(id); r.GetTrackingUrl() != "" {
+		t.Fatalf("ended: tracking URL %q, want none", r.GetTrackingUrl())
+	}
+}

@@ -147,7 +147,7 @@ func printApps(w io.Writer, states []cluster.AppState, apps []*rmclient.AppRepor
 			progress = a.TasksDone * 100 / a.TasksTotal
 		}
 		tracking := a.TrackingURL
-		if tracking == "" {
+		if tracking == "" && !a.State.Terminal() {
 			tracking = a.DriverURL
 		}
 		if tracking == "" {
