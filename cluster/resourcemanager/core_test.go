@@ -252,19 +252,27 @@ func TestKill(t *testing.T) {
 	}
 }
 
-func TestLostNode(t *testing.T) {
-	c, clk := newTestCore(t, cluster.Resource{MemoryMB: 2048, Cores: 4}, cluster.Resource{MemoryMB: 2048, Cores: 4})
+// twoNodesRunning returns a core of two nodes running an application with
+// two executors: its id, the node of its AM and the other node.
+func twoNodesRunning(t *testing.T) (c *rmCore, clk *fakeClock, id, amNode, other string) {
+	t.Helper()
+	c, clk = newTestCore(t, cluster.Resource{MemoryMB: 2048, Cores: 4}, cluster.Resource{MemoryMB: 2048, Cores: 4})
 	id, acts := submitApp(t, c, cluster.Resource{MemoryMB: 512, Cores: 1})
-	amNode := acts[0].nodeAddress
+	amNode = acts[0].nodeAddress
 	c.registerAM(&messages.AmRegister{AppId: id})
 	resp, _, _ := c.allocateFor(&messages.AmAllocate{AppId: id, NumPending: 2, Resource: cluster.Resource{MemoryMB: 512, Cores: 1}.Proto()})
 	if len(resp.GetAllocated()) != 2 {
 		t.Fatalf("allocated %d", len(resp.GetAllocated()))
 	}
-	other := "127.0.0.1:1000"
+	other = "127.0.0.1:1000"
 	if amNode == other {
 		other = "127.0.0.1:2000"
 	}
+	return c, clk, id, amNode, other
+}
+
+func TestLostNode(t *testing.T) {
+	c, clk, id, amNode, other := twoNodesRunning(t)
 	clk.t = clk.t.Add(30 * time.Second)
 	c.heartbeat(&messages.NmHeartbeat{NodeId: amNode})
 	clk.t = clk.t.Add(40 * time.Second)
@@ -272,7 +280,7 @@ func TestLostNode(t *testing.T) {
 	if !c.nodes[other].lost || c.nodes[amNode].lost {
 		t.Fatalf("lost: %s=%v %s=%v", other, c.nodes[other].lost, amNode, c.nodes[amNode].lost)
 	}
-	resp, _, _ = c.allocateFor(&messages.AmAllocate{AppId: id, NumPending: 1, Resource: cluster.Resource{MemoryMB: 512, Cores: 1}.Proto()})
+	resp, _, _ := c.allocateFor(&messages.AmAllocate{AppId: id, NumPending: 1, Resource: cluster.Resource{MemoryMB: 512, Cores: 1}.Proto()})
 	if len(resp.GetCompleted()) != 1 || resp.GetCompleted()[0].GetExitStatus() != cluster.ContainerExitAborted ||
 		!regexp.MustCompile(`lost\* node`).MatchString(resp.GetCompleted()[0].GetDiagnostics()) {
 		t.Fatalf("completed = %v", resp.GetCompleted())
@@ -407,18 +415,7 @@ func TestTrackingURLBecomesTheHistoryPageOnceTheApplicationEnds(t *testing.T) {
 // at its expiry: its containers are reported failed and replaced elsewhere,
 // it gets nothing more, and it comes back by registering again.
 func TestUnregisteredNode(t *testing.T) {
-	c, _ := newTestCore(t, cluster.Resource{MemoryMB: 2048, Cores: 4}, cluster.Resource{MemoryMB: 2048, Cores: 4})
-	id, acts := submitApp(t, c, cluster.Resource{MemoryMB: 512, Cores: 1})
-	amNode := acts[0].nodeAddress
-	c.registerAM(&messages.AmRegister{AppId: id})
-	resp, _, _ := c.allocateFor(&messages.AmAllocate{AppId: id, NumPending: 2, Resource: cluster.Resource{MemoryMB: 512, Cores: 1}.Proto()})
-	if len(resp.GetAllocated()) != 2 {
-		t.Fatalf("allocated %d", len(resp.GetAllocated()))
-	}
-	other := "127.0.0.1:1000"
-	if amNode == other {
-		other = "127.0.0.1:2000"
-	}
+	c, _, id, amNode, other := twoNodesRunning(t)
 	if _, ok := c.unregisterNode(other); !ok {
 		t.Fatal("unregistering a running node changed nothing")
 	}
@@ -438,7 +435,7 @@ func TestUnregisteredNode(t *testing.T) {
 	if states[other] != "SHUTDOWN" || states[amNode] != "RUNNING" {
 		t.Fatalf("states = %v, want %s SHUTDOWN and %s RUNNING", states, other, amNode)
 	}
-	resp, _, _ = c.allocateFor(&messages.AmAllocate{AppId: id, NumPending: 1, Resource: cluster.Resource{MemoryMB: 512, Cores: 1}.Proto()})
+	resp, _, _ := c.allocateFor(&messages.AmAllocate{AppId: id, NumPending: 1, Resource: cluster.Resource{MemoryMB: 512, Cores: 1}.Proto()})
 	if len(resp.GetCompleted()) != 1 || resp.GetCompleted()[0].GetExitStatus() != cluster.ContainerExitAborted ||
 		!regexp.MustCompile(`node that shut down`).MatchString(resp.GetCompleted()[0].GetDiagnostics()) {
 		t.Fatalf("completed = %v", resp.GetCompleted())
