@@ -31,7 +31,12 @@
 // spark.scheduler.revive.interval (1s). A task that fails (an error or a panic)
 // runs again, up to spark.task.maxFailures (4) attempts; the job then fails
 // with a *JobAbortedError carrying the last error. A task whose LaunchTask
-// message reaches spark.rpc.message.maxSize aborts its job (ErrTaskTooLarge).
+// message reaches spark.rpc.message.maxSize aborts its job (ErrTaskTooLarge),
+// and a result whose StatusUpdate would reach it fails its attempt (which
+// runs again, as any failure); the check keeps 256 bytes of the limit for
+// the transport's envelope. An executor logs what it cannot send (a status
+// update, say) to its logger, which is silent unless RunExecutor is given one
+// with WithLogger (LocalClusterConfig.ExecutorOptions for StartLocalCluster).
 // Each partition's result is taken once: a late or duplicate result (from an
 // attempt of a lost executor, say) is ignored. Cancelling RunJob's context
 // kills the job's running tasks.

@@ -42,9 +42,10 @@ var (
 )
 
 // JobAbortedError is the error of a job that could not complete: a task
-// failed spark.task.maxFailures times (cause ErrTaskFailed), a task was too
-// large to send (cause ErrTaskTooLarge), or the driver stopped. Its text
-// contains the reason, e.g. the last error of the failing task.
+// failed spark.task.maxFailures times (cause ErrTaskFailed) or was too
+// large to send (cause ErrTaskTooLarge). Its text contains the reason, e.g.
+// the last error of the failing task. (A job the driver's stop ends
+// returns ErrDriverStopped.)
 type JobAbortedError struct {
 	JobID  int64  // the job's id (JobStart.JobID)
 	Reason string // why, with the failing task's last error

@@ -81,7 +81,7 @@ type TaskEnd struct {
 // JobStart is published when RunJob submitted a job.
 type JobStart struct {
 	Time     time.Time // when RunJob submitted it
-	JobID    int64     // unique in the driver, from 1
+	JobID    int64     // unique in the driver, from 0
 	TaskName string    // the registered task function it runs
 	NumTasks int       // one per payload
 }

@@ -103,8 +103,8 @@ func TestOversizeTaskAbortsItsJob(t *testing.T) {
 		big := bytes.Repeat([]byte{'x'}, 1<<20)
 		_, err := runJob(t, c.Driver, endpoints.EchoTaskName, [][]byte{[]byte("small"), big})
 		if !errors.Is(err, endpoints.ErrTaskTooLarge) || !errors.Is(err, endpoints.ErrJobAborted) ||
-			!strings.Contains(err.Error(), "exceeds max allowed: spark.rpc.message.maxSize (1048576 bytes). "+
-				"Consider increasing spark.rpc.message.maxSize or using broadcast variables for large values.") {
+			!strings.Contains(err.Error(), "exceeds max allowed: spark.rpc.message.maxSize (1048576 bytes, of which 256 are kept for "+
+				"the message's envelope). Consider increasing spark.rpc.message.maxSize or using broadcast variables for large values.") {
 			t.Fatalf("RunJob = %v; want an abort naming spark.rpc.message.maxSize", err)
 		}
 		// The cluster is still usable.
@@ -131,7 +131,7 @@ func TestOversizeResultFailsItsTask(t *testing.T) {
 		c := startCluster(t, nw, testConf(actor.KeyMessageMaxSize, "1"), 1, 1)
 		_, err := runJob(t, c.Driver, "test.repeat", [][]byte{[]byte("x1048576")})
 		if !errors.Is(err, endpoints.ErrTaskFailed) ||
-			!strings.Contains(err.Error(), "result was 1048576 bytes, which exceeds max allowed: spark.rpc.message.maxSize (1048576 bytes)") {
+			!strings.Contains(err.Error(), "result was 1048576 bytes, which exceeds max allowed: spark.rpc.message.maxSize (1048576 bytes") {
 			t.Fatalf("RunJob = %v; want the task failed for its result's size", err)
 		}
 		// 1 MiB less the StatusUpdate's other fields and the frame's
@@ -139,6 +139,31 @@ func TestOversizeResultFailsItsTask(t *testing.T) {
 		res, err := runJob(t, c.Driver, "test.repeat", [][]byte{[]byte("x1048000")})
 		if err != nil || len(res) != 1 || len(res[0]) != 1048000 {
 			t.Fatalf("RunJob of a result below the limit = %d results, %v", len(res), err)
+		}
+	})
+}
+
+// Results and tasks whose messages fit spark.rpc.message.maxSize without
+// the transport's envelope and not with it come back or fail their job,
+// each within the job's time: none is refused at the send, which left the
+// job waiting for a result that never came and removed the executors a
+// task could not be sent to.
+func TestResultsAndTasksAtTheEdgeOfTheLimit(t *testing.T) {
+	forEachNetwork(t, func(t *testing.T, nw network) {
+		c := startCluster(t, nw, testConf(actor.KeyMessageMaxSize, "1", endpoints.KeyTaskMaxFailures, "1"), 2, 1)
+		for _, n := range []int{1<<20 - 300, 1<<20 - 200, 1<<20 - 100, 1<<20 - 64, 1<<20 - 20, 1<<20 - 1} {
+			res, err := runJob(t, c.Driver, "test.repeat", [][]byte{[]byte(fmt.Sprintf("x%d", n))})
+			if err != nil && (!errors.Is(err, endpoints.ErrTaskFailed) || !strings.Contains(err.Error(), "result")) ||
+				err == nil && len(res[0]) != n {
+				t.Fatalf("a result of %d bytes: %d results, %v; want it back or the task failed for its size", n, len(res), err)
+			}
+			_, err = runJob(t, c.Driver, endpoints.EchoTaskName, [][]byte{bytes.Repeat([]byte{'q'}, n)})
+			if err != nil && !errors.Is(err, endpoints.ErrTaskTooLarge) && !errors.Is(err, endpoints.ErrTaskFailed) {
+				t.Fatalf("a task of %d bytes: %v; want it run or its job aborted for its size", n, err)
+			}
+			if got := len(c.Driver.Executors()); got != 2 {
+				t.Fatalf("after a task of %d bytes: %d executors, want 2", n, got)
+			}
 		}
 	})
 }

@@ -9,9 +9,9 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// The check never says "fits" of a message that reaches the limit, and the
-// decision is the exact one around the message's size, with the widest
-// varints (negative int32s take 10 bytes).
+// The check never says "fits" of a message that, with the room kept for its
+// envelope, reaches the limit, and the decision is the exact one around the
+// message's size, with the widest varints (negative int32s take 10 bytes).
 func TestTooLargeDecidesAsTheExactSize(t *testing.T) {
 	big := strings.Repeat("x", 300)
 	launches := []*messages.LaunchTask{
@@ -21,9 +21,9 @@ func TestTooLargeDecidesAsTheExactSize(t *testing.T) {
 	}
 	for _, m := range launches {
 		size := proto.Size(m)
-		for _, limit := range []int{size - 1, size, size + 1} {
+		for _, limit := range []int{size - 1 + envelopeRoom, size + envelopeRoom, size + 1 + envelopeRoom} {
 			got, over := tooLarge(m, limit)
-			if over != (size >= limit) || (over && got != size) {
+			if over != (size+envelopeRoom >= limit) || (over && got != size) {
 				t.Errorf("LaunchTask of %d bytes, limit %d: %d, %v", size, limit, got, over)
 			}
 		}
@@ -35,9 +35,9 @@ func TestTooLargeDecidesAsTheExactSize(t *testing.T) {
 	}
 	for _, u := range updates {
 		size := proto.Size(u)
-		for _, limit := range []int{size - 1, size, size + 1} {
+		for _, limit := range []int{size - 1 + envelopeRoom, size + envelopeRoom, size + 1 + envelopeRoom} {
 			got, over := tooLarge(u, limit)
-			if over != (size >= limit) || (over && got != size) {
+			if over != (size+envelopeRoom >= limit) || (over && got != size) {
 				t.Errorf("StatusUpdate of %d bytes, limit %d: %d, %v", size, limit, got, over)
 			}
 		}

@@ -5,11 +5,13 @@ package endpoints
 // lead to.
 
 import (
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/messages"
 )
 
@@ -38,6 +40,13 @@ func (d *Driver) unlockAndSend(ls []launch, ks []kill) {
 	}
 	d.sendMu.Unlock()
 	for i, l := range failed {
+		if errors.Is(errs[i], actor.ErrMessageTooLarge) {
+			// The task, not the executor, is at fault: it fails, as its
+			// executor would report it, and its job goes on or aborts.
+			_ = d.ref.Send(&messages.StatusUpdate{ExecutorId: l.exec, TaskId: l.msg.TaskId, State: messages.TaskState_TASK_STATE_FAILED,
+				TaskCpus: l.msg.Cpus, Error: "Could not launch the task: " + errs[i].Error()})
+			continue
+		}
 		// The executor cannot be reached: remove it (with a cluster
 		// manager, disable it and ask why), so that its tasks run
 		// elsewhere. This takes d.mu, so it runs once d.sendMu is free.

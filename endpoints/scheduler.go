@@ -204,9 +204,9 @@ func (s *taskScheduler) resourceOffers(offers []*executorData, out *offerResult)
 					AddedFiles: j.files,
 				}
 				if size, over := tooLarge(msg, s.maxSize); over {
-					reason := fmt.Sprintf("Serialized task %d:%d was %d bytes, which exceeds max allowed: %s (%d bytes). "+
+					reason := fmt.Sprintf("Serialized task %d:%d was %d bytes, which %s. "+
 						"Consider increasing %s or using broadcast variables for large values.",
-						msg.TaskId, p, size, actor.KeyMessageMaxSize, s.maxSize, actor.KeyMessageMaxSize)
+						msg.TaskId, p, size, maxAllowed(s.maxSize), actor.KeyMessageMaxSize)
 					s.nextTaskID++
 					out.kills = append(out.kills, s.abort(j, reason, ErrTaskTooLarge)...)
 					out.ended = append(out.ended, j)

@@ -59,11 +59,18 @@ func (r *taskRunner) report(u *messages.StatusUpdate) {
 			size := len(u.Result)
 			u.Result = nil
 			u.State = messages.TaskState_TASK_STATE_FAILED
-			u.Error = fmt.Sprintf("Task %d result was %d bytes, which exceeds max allowed: %s (%d bytes)",
-				u.TaskId, size, actor.KeyMessageMaxSize, r.maxSize)
+			u.Error = fmt.Sprintf("Task %d result was %d bytes, which %s", u.TaskId, size, maxAllowed(r.maxSize))
 		}
 	}
-	if err := r.driver.Send(u); err != nil {
+	err := r.driver.Send(u)
+	if errors.Is(err, actor.ErrMessageTooLarge) && u.State == messages.TaskState_TASK_STATE_FINISHED {
+		// The check above let it through and the transport did not: the
+		// task fails rather than leave its job waiting for it.
+		u.Result, u.State = nil, messages.TaskState_TASK_STATE_FAILED
+		u.Error = fmt.Sprintf("Task %d result could not be sent: %v", u.TaskId, err)
+		err = r.driver.Send(u)
+	}
+	if err != nil {
 		r.log.Warn().Err(err).Int64("tid", u.TaskId).Str("state", stateName(u.State)).Msg("could not report task status")
 	}
 }
