@@ -45,7 +45,10 @@
 // spark.network.timeout (checked every spark.network.timeoutInterval), or
 // RemoveExecutor / KillExecutor — removes the executor, tells it to stop,
 // and runs its tasks elsewhere. Driver.Stop stops every executor
-// (StopExecutors), then the driver (StopDriver).
+// (StopExecutors), then the driver (StopDriver); a task attempt still
+// running then (one of an aborted job whose kill was not answered yet) ends
+// for the listeners as KILLED, "Driver stopped", so that every TaskStart
+// has its TaskEnd.
 //
 // Driver.KillTask kills one running task (it runs again);
 // Driver.KillExecutor and Driver.KillExecutors remove executors with the

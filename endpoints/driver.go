@@ -227,6 +227,11 @@ func (d *Driver) Stop(ctx context.Context) error {
 			kills = append(kills, d.sched.killRunning(j, "Driver stopped")...)
 			d.postJobEnd(j)
 		}
+		for _, e := range d.sched.abandonRunning("Driver stopped") {
+			if d.bus.wanted() {
+				d.bus.post(e)
+			}
+		}
 		d.unlockAndSend(nil, kills)
 		var errs []error
 		if _, err := d.ref.AskSync(ctx, &messages.StopExecutors{}); err != nil && !errors.Is(err, actor.ErrEnvStopped) {

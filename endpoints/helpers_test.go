@@ -3,6 +3,7 @@ package endpoints_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -251,6 +252,18 @@ func init() {
 	endpoints.RegisterTask("test.gated", func(ctx context.Context, tc endpoints.TaskContext, p []byte) ([]byte, error) {
 		key, _, _ := strings.Cut(string(p), "|")
 		if err := gates.Wait(ctx, key); err != nil {
+			return nil, err
+		}
+		return p, nil
+	})
+	// test.failOrStall fails at once with the payload "fail"; any other
+	// payload is a gate's key, which it waits for whatever its context
+	// says: an attempt that outlives a kill.
+	endpoints.RegisterTask("test.failOrStall", func(ctx context.Context, tc endpoints.TaskContext, p []byte) ([]byte, error) {
+		if string(p) == "fail" {
+			return nil, errors.New("failed at once")
+		}
+		if err := gates.Wait(context.Background(), string(p)); err != nil {
 			return nil, err
 		}
 		return p, nil

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/endpoints"
@@ -166,6 +167,47 @@ func TestResultsAndTasksAtTheEdgeOfTheLimit(t *testing.T) {
 			}
 		}
 	})
+}
+
+// An attempt still running when the driver stops (one of a job that was
+// aborted, whose kill its executor has not answered yet) ends, for the
+// listeners, as KILLED: every TaskStart has its TaskEnd, so that an event
+// log does not show a finished application with a task still running.
+func TestDriverStopEndsTheAttemptsStillRunning(t *testing.T) {
+	c := startCluster(t, memNetwork(), testConf(endpoints.KeyTaskMaxFailures, "1"), 2, 1)
+	key, gate := gates.New(t)
+	_, err := runJob(t, c.Driver, "test.failOrStall", [][]byte{[]byte("fail"), []byte(key)})
+	if !errors.Is(err, endpoints.ErrJobAborted) {
+		t.Fatalf("RunJob = %v, want the job aborted", err)
+	}
+	select {
+	case <-gate.Arrived(1): // the stalled attempt runs on its executor
+	case <-time.After(testTimeout):
+		t.Fatal("the stalled attempt never ran")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	if err := c.Driver.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	evs, _ := c.rec.snapshot()
+	started, ended := map[int64]bool{}, map[int64]endpoints.TaskEnd{}
+	for _, ev := range evs {
+		switch e := ev.(type) {
+		case endpoints.TaskStart:
+			started[e.TaskID] = true
+		case endpoints.TaskEnd:
+			ended[e.TaskID] = e
+		}
+	}
+	for id := range started {
+		if _, ok := ended[id]; !ok {
+			t.Errorf("task %d started and never ended:%s", id, summarize(evs))
+		}
+	}
+	if n := countEvents(evs, func(e endpoints.TaskEnd) bool { return e.State == messages.TaskState_TASK_STATE_KILLED }); n != 1 {
+		t.Errorf("%d KILLED TaskEnds, want the stalled attempt's:%s", n, summarize(evs))
+	}
 }
 
 func TestCancelledJobKillsItsTasks(t *testing.T) {

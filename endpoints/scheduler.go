@@ -170,6 +170,26 @@ func (s *taskScheduler) killRunning(j *job, reason string) []kill {
 	return ks
 }
 
+// abandonRunning takes every attempt still running out of the scheduler
+// and returns their KILLED TaskEnds, in launch order: the driver is
+// stopping, and the updates their executors would send come too late to
+// be read. So a listener (the event log) sees every task that started end.
+func (s *taskScheduler) abandonRunning(reason string) []TaskEnd {
+	as := make([]*attempt, 0, len(s.running))
+	for _, a := range s.running {
+		as = append(as, a)
+	}
+	slices.SortFunc(as, func(a, b *attempt) int { return cmp.Compare(a.id, b.id) })
+	ends := make([]TaskEnd, 0, len(as))
+	for _, a := range as {
+		delete(s.running, a.id)
+		a.job.running--
+		a.exec.freeCores += s.cpus
+		ends = append(ends, taskEnd(a, messages.TaskState_TASK_STATE_KILLED, reason))
+	}
+	return ends
+}
+
 // abort ends j with a *JobAbortedError and returns the kills of its running
 // attempts.
 func (s *taskScheduler) abort(j *job, reason string, cause error) []kill {
