@@ -76,6 +76,9 @@ type Log struct {
 
 	maxLine int64 // > 0: the longest line decoded (a test's), else MaxLineSize
 	budget  int64 // > 0: the bytes of a file to read at most (a peek's)
+	// cut says the finished compressed file being read ends in the middle
+	// of its stream, which a reading reported (once).
+	cut bool
 }
 
 // Open returns the Log at path: a log's file (with or without its
@@ -208,7 +211,7 @@ func (lg *Log) readFile(p string, final bool, l endpoints.Listener, res *Result)
 		if err != nil && skip > 0 && final && size == 0 {
 			// A compressed log with fewer lines than were read of it:
 			// replaced; the next reading starts from its start.
-			lg.lines, res.Restarted = 0, true
+			lg.lines, lg.cut, res.Restarted = 0, false, true
 			return nil
 		}
 		if err != nil {
@@ -218,6 +221,12 @@ func (lg *Log) readFile(p string, final bool, l endpoints.Listener, res *Result)
 				lg.offset += size
 				lg.lines++
 				lg.deliverOrSkip(p, b, tooLong, true, l, res)
+			}
+			if final && compressed && !errors.Is(err, io.EOF) && !lg.cut {
+				// A finished file whose stream stops short was damaged:
+				// the rest of its events are lost.
+				lg.cut = true
+				res.skip(Problem{File: p, Line: lg.lines + 1, Err: fmt.Errorf("%w: the compressed stream ends early (%v)", ErrTruncated, err)})
 			}
 			return nil
 		}

@@ -191,3 +191,32 @@ func TestListPeeksABoundedStart(t *testing.T) {
 		t.Fatalf("List allocated %d bytes for a log starting with a 32 MiB line", n)
 	}
 }
+
+// A finished compressed log whose stream stops short (a copy cut off, a
+// disk that filled) is read as far as it goes and reported truncated, once;
+// while it is in progress the same is only what was written so far.
+func TestCompressedLogCutShortIsReported(t *testing.T) {
+	good := logBytes(t, true)
+	cut := good[:len(good)/2]
+	dir := t.TempDir()
+	finished := filepath.Join(dir, "app-1_2.zstd")
+	if err := os.WriteFile(finished, cut, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var c collect
+	lg := eventlog.Open(finished)
+	res, err := lg.Update(&c)
+	if err != nil || len(res.Problems) != 1 || !errors.Is(res.Problems[0].Err, eventlog.ErrTruncated) || res.Events >= len(appEvents()) {
+		t.Fatalf("Update of a cut compressed log = %+v, %v; want what it holds and one truncation", res, err)
+	}
+	if res, err := lg.Update(&c); err != nil || len(res.Problems) != 0 {
+		t.Fatalf("a second Update = %+v, %v; want the truncation reported once", res, err)
+	}
+	running := filepath.Join(dir, "app-3_4.zstd.inprogress")
+	if err := os.WriteFile(running, cut, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := eventlog.Open(running).Update(&c); err != nil || len(res.Problems) != 0 {
+		t.Fatalf("Update of a compressed log in progress = %+v, %v; want no problem", res, err)
+	}
+}

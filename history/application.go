@@ -35,11 +35,17 @@ type application struct {
 // listed is what the list shows of a; Provider.mu is held.
 func (a *application) listed() webui.HistoryApp {
 	s := a.sum
+	// As Spark's, a log is complete once its file has lost ".inprogress":
+	// one that has and lacks its end was cut short, and ended when it was
+	// last written.
 	h := webui.HistoryApp{ID: a.info.AppID, AttemptID: a.info.AttemptID, Name: s.start.AppName, User: s.start.User,
-		Version: s.start.Version, Start: s.start.Time, LastUpdated: a.info.ModTime, Completed: s.ended && !a.info.InProgress,
+		Version: s.start.Version, Start: s.start.Time, LastUpdated: a.info.ModTime, Completed: !a.info.InProgress,
 		Error: s.end.Error, Problems: a.problems.strings()}
-	if s.ended {
+	switch {
+	case s.ended:
 		h.End = s.end.Time
+	case h.Completed:
+		h.End = a.info.ModTime
 	}
 	if h.Name == "" {
 		h.Name = a.info.AppID

@@ -126,8 +126,12 @@ func (p *Provider) Refresh() error {
 			r, err = readSafely(sumLog, &sum)
 		}
 		probs.add(r, err)
-		if err != nil {
+		switch {
+		case err != nil:
 			p.cfg.Logger.Warn().Err(err).Str("log", in.Path).Msg("cannot read an event log")
+		case sum.start.Time.IsZero() && !in.InProgress:
+			p.cfg.Logger.Warn().Str("log", in.Path).Strs("problems", probs.strings()).
+				Msg("an event log without an application start: it is not listed")
 		}
 		p.mu.Lock()
 		a.info, a.sumLog, a.sum, a.problems = in, sumLog, sum, probs
@@ -152,6 +156,9 @@ func (p *Provider) Applications() []webui.HistoryApp {
 	p.mu.Lock()
 	byID := make(map[string]*application, len(p.logs))
 	for _, a := range p.logs {
+		if a.sum.start.Time.IsZero() {
+			continue // nothing to show of it (empty, or damaged from its start)
+		}
 		if b := byID[a.info.AppID]; b == nil || a.info.ModTime.After(b.info.ModTime) {
 			byID[a.info.AppID] = a
 		}
@@ -177,7 +184,7 @@ func (p *Provider) find(id string) *application {
 	defer p.mu.Unlock()
 	var found *application
 	for _, a := range p.logs {
-		if a.info.AppID == id && (found == nil || a.info.ModTime.After(found.info.ModTime)) {
+		if a.info.AppID == id && !a.sum.start.Time.IsZero() && (found == nil || a.info.ModTime.After(found.info.ModTime)) {
 			found = a
 		}
 	}

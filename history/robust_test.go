@@ -1,6 +1,7 @@
 package history_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -125,5 +126,51 @@ func TestReplacedLogIsReadAgain(t *testing.T) {
 	getJSON(t, hs.URL+"/api/v1/applications/app-again/jobs", &jobs)
 	if len(jobs) != 1 {
 		t.Fatalf("after the rerun: %d jobs, want 1", len(jobs))
+	}
+}
+
+// A log with nothing to show (an empty file, a compressed one cut before
+// its first event) is not listed, so the list never links to an
+// application whose pages do not exist; a finished log cut in the middle
+// of a line is listed complete, ended when it was last written, not
+// running for ever.
+func TestLogsWithoutAStartAreNotListedAndCutLogsEnd(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now().Add(-time.Hour)
+	writeLog(t, dir, "app-good", true, endpoints.ApplicationStart{Time: now, AppID: "app-good", AppName: "good"},
+		endpoints.ApplicationEnd{Time: now.Add(time.Minute)})
+	if err := os.WriteFile(filepath.Join(dir, "app-empty"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cutLine := fmt.Sprintf("{\"Event\":\"SparkListenerLogStart\",\"Spark Version\":\"x\"}\n"+
+		"{\"Event\":\"SparkListenerApplicationStart\",\"App ID\":\"app-cut\",\"App Name\":\"cut\",\"Timestamp\":%d}\n"+
+		"{\"Event\":\"SparkListenerJobStart\",\"Job", now.UnixMilli())
+	if err := os.WriteFile(filepath.Join(dir, "app-cut"), []byte(cutLine), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, hs := historyServer(t, dir)
+	var apps []struct {
+		ID       string `json:"id"`
+		Attempts []struct {
+			Completed bool  `json:"completed"`
+			Duration  int64 `json:"duration"`
+		} `json:"attempts"`
+	}
+	code, body := get(t, hs.URL+"/api/v1/applications")
+	if err := json.Unmarshal([]byte(body), &apps); code != 200 || err != nil {
+		t.Fatalf("GET /api/v1/applications = %d %v\n%s", code, err, body)
+	}
+	ids := map[string]bool{}
+	for _, a := range apps {
+		ids[a.ID] = true
+		if a.ID == "app-cut" && (!a.Attempts[0].Completed || a.Attempts[0].Duration <= 0) {
+			t.Errorf("the cut log: %+v; want it complete, with a duration", a.Attempts[0])
+		}
+	}
+	if !ids["app-good"] || !ids["app-cut"] || ids["app-empty"] || len(apps) != 2 {
+		t.Fatalf("listed %v; want app-good and app-cut", ids)
+	}
+	if code, _ := get(t, hs.URL+"/api/v1/applications/app-empty"); code != 404 {
+		t.Errorf("the empty log's application = %d, want 404", code)
 	}
 }
