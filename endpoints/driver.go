@@ -228,6 +228,7 @@ func (d *Driver) Stop(ctx context.Context) error {
 			d.postJobEnd(j)
 		}
 		for _, e := range d.sched.abandonRunning("Driver stopped") {
+			d.metrics.taskEnded(e)
 			if d.bus.wanted() {
 				d.bus.post(e)
 			}

@@ -121,7 +121,7 @@ func (lg *Log) read(l endpoints.Listener, final bool) (Result, error) {
 			continue
 		}
 		if f.index > lg.index {
-			lg.index, lg.offset, lg.lines = f.index, 0, 0
+			lg.index, lg.offset, lg.lines, lg.cut = f.index, 0, 0, false
 		}
 		last := i == len(files)-1
 		if err := lg.readFile(f.path, final || done || !last, l, &res); err != nil {
@@ -217,14 +217,16 @@ func (lg *Log) readFile(p string, final bool, l endpoints.Listener, res *Result)
 		if err != nil {
 			// io.EOF, or a compressed stream cut short: what was
 			// decoded is all there is for now.
-			if size > 0 && final {
+			cut := final && compressed && !errors.Is(err, io.EOF)
+			if size > 0 && final && skip == 0 { // (skip > 0: it was read before)
 				lg.offset += size
 				lg.lines++
 				lg.deliverOrSkip(p, b, tooLong, true, l, res)
+				lg.cut = lg.cut || cut // the line it cuts says so
 			}
-			if final && compressed && !errors.Is(err, io.EOF) && !lg.cut {
-				// A finished file whose stream stops short was damaged:
-				// the rest of its events are lost.
+			if cut && !lg.cut {
+				// A finished file whose stream stops short between two
+				// lines was damaged: the rest of its events are lost.
 				lg.cut = true
 				res.skip(Problem{File: p, Line: lg.lines + 1, Err: fmt.Errorf("%w: the compressed stream ends early (%v)", ErrTruncated, err)})
 			}

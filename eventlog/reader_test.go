@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/sparkrpc/sparkrpc/endpoints"
 	"github.com/sparkrpc/sparkrpc/eventlog"
@@ -211,6 +212,29 @@ func TestCompressedLogCutShortIsReported(t *testing.T) {
 	}
 	if res, err := lg.Update(&c); err != nil || len(res.Problems) != 0 {
 		t.Fatalf("a second Update = %+v, %v; want the truncation reported once", res, err)
+	}
+	// A log of many blocks, cut in one: the line it cuts is reported,
+	// once, and nothing else.
+	evs := appEvents()
+	for i := range 20000 {
+		evs = append(evs, endpoints.JobStart{Time: time.UnixMilli(int64(i)), JobID: int64(100 + i), TaskName: "many", NumTasks: 1})
+	}
+	big := t.TempDir()
+	writeLog(t, eventlog.Config{Dir: big, Compress: true}, evs)
+	whole, err := os.ReadFile(filepath.Join(big, "app-1_2.zstd"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	many := filepath.Join(dir, "app-5_6.zstd")
+	if err := os.WriteFile(many, whole[:len(whole)/2], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	lg = eventlog.Open(many)
+	if res, err := lg.Update(&c); err != nil || len(res.Problems) != 1 || !errors.Is(res.Problems[0].Err, eventlog.ErrTruncated) || res.Events == 0 {
+		t.Fatalf("Update of a cut log of many blocks = %d events, %v, %v; want some events and one truncation", res.Events, res.Problems, err)
+	}
+	if res, err := lg.Update(&c); err != nil || len(res.Problems) != 0 {
+		t.Fatalf("a second Update of it = %+v, %v; want nothing more reported", res, err)
 	}
 	running := filepath.Join(dir, "app-3_4.zstd.inprogress")
 	if err := os.WriteFile(running, cut, 0o600); err != nil {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sparkrpc/sparkrpc/endpoints"
 	"github.com/sparkrpc/sparkrpc/eventlog"
 	"github.com/sparkrpc/sparkrpc/webui"
 )
@@ -223,6 +224,11 @@ func (p *Provider) Store(id string) (*webui.AppStore, []string, error) {
 		a.storeErr.add(r, nil)
 		if err == nil {
 			a.loaded = info
+		}
+		if err == nil && !info.InProgress && !a.store.Completed() {
+			// A finished log without its end, as the list shows it:
+			// ended when it was last written.
+			a.store.OnEvent(endpoints.ApplicationEnd{Time: info.ModTime})
 		}
 	}
 	p.touch(a)

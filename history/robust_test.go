@@ -173,4 +173,14 @@ func TestLogsWithoutAStartAreNotListedAndCutLogsEnd(t *testing.T) {
 	if code, _ := get(t, hs.URL+"/api/v1/applications/app-empty"); code != 404 {
 		t.Errorf("the empty log's application = %d, want 404", code)
 	}
+	// The cut application's own API says what the list says.
+	var one struct {
+		Attempts []struct {
+			Completed bool `json:"completed"`
+		} `json:"attempts"`
+	}
+	code, body = get(t, hs.URL+"/api/v1/applications/app-cut")
+	if err := json.Unmarshal([]byte(body), &one); code != 200 || err != nil || len(one.Attempts) != 1 || !one.Attempts[0].Completed {
+		t.Errorf("GET /api/v1/applications/app-cut = %d %v\n%s; want it complete", code, err, body)
+	}
 }

@@ -14,7 +14,7 @@ import (
 // HistoryApp is an application as a history server lists it.
 type HistoryApp struct {
 	ID, AttemptID, Name, User, Version string
-	Start, End                         time.Time // End is zero until its ApplicationEnd was read
+	Start, End                         time.Time // End is zero while it runs (its ApplicationEnd's, or its finished log's last write)
 	LastUpdated                        time.Time // when its log last changed
 	// Completed reports whether its log is finished (its driver ended).
 	Completed bool

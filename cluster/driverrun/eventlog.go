@@ -117,7 +117,8 @@ func (a *appEvents) close() {
 }
 
 // version returns the version of the sparkrpc module this program was
-// built with ("(devel)" for a build of its own tree).
+// built with (of its own tree: the pseudo-version Go stamps from the
+// commit, or "(devel)" without version control information).
 func version() string {
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
