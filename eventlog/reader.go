@@ -170,23 +170,11 @@ func (lg *Log) readFile(p string, final bool, l endpoints.Listener, res *Result)
 	if st, err := f.Stat(); err == nil && !compressed && st.Size() < lg.offset {
 		lg.offset, lg.lines, res.Restarted = 0, 0, true
 	}
-	var r io.Reader = f
-	skip := 0
-	if compressed {
-		zr, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(lg.budget > 0))
-		if err != nil {
-			return fmt.Errorf("eventlog: %w", err)
-		}
-		defer zr.Close()
-		r, skip = zr, lg.lines
-	} else if _, err := f.Seek(lg.offset, io.SeekStart); err != nil {
-		return fmt.Errorf("eventlog: %w", err)
+	br, skip, done, err := lg.stream(f, compressed)
+	if err != nil {
+		return err
 	}
-	bufSize := 1 << 20
-	if lg.budget > 0 {
-		bufSize = int(min(lg.budget, 64<<10))
-	}
-	br := bufio.NewReaderSize(r, bufSize)
+	defer done()
 	var long []byte
 	var longN int64 // bytes of the line being read, before b
 	var read int64  // bytes read, for the budget
@@ -241,6 +229,29 @@ func (lg *Log) readFile(p string, final bool, l endpoints.Listener, res *Result)
 		lg.deliverOrSkip(p, b, tooLong, false, l, res)
 	}
 	return nil
+}
+
+// stream returns the reader of f's lines after those already read: of a
+// compressed file, its whole stream, whose first skip lines were read
+// before; of another, the file from where the last reading stopped. done
+// releases the decoder.
+func (lg *Log) stream(f *os.File, compressed bool) (br *bufio.Reader, skip int, done func(), err error) {
+	var r io.Reader = f
+	done = func() {}
+	if compressed {
+		zr, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(lg.budget > 0))
+		if err != nil {
+			return nil, 0, nil, fmt.Errorf("eventlog: %w", err)
+		}
+		r, skip, done = zr, lg.lines, zr.Close
+	} else if _, err := f.Seek(lg.offset, io.SeekStart); err != nil {
+		return nil, 0, nil, fmt.Errorf("eventlog: %w", err)
+	}
+	bufSize := 1 << 20
+	if lg.budget > 0 {
+		bufSize = int(min(lg.budget, 64<<10))
+	}
+	return bufio.NewReaderSize(r, bufSize), skip, done, nil
 }
 
 // MaxLineSize bounds a line that a reader decodes: 16 MiB, far over any
