@@ -227,12 +227,7 @@ func (d *Driver) Stop(ctx context.Context) error {
 			kills = append(kills, d.sched.killRunning(j, "Driver stopped")...)
 			d.postJobEnd(j)
 		}
-		for _, e := range d.sched.abandonRunning("Driver stopped") {
-			d.metrics.taskEnded(e)
-			if d.bus.wanted() {
-				d.bus.post(e)
-			}
-		}
+		d.publish(&offerResult{endedAt: d.sched.abandonRunning("Driver stopped")})
 		d.unlockAndSend(nil, kills)
 		var errs []error
 		if _, err := d.ref.AskSync(ctx, &messages.StopExecutors{}); err != nil && !errors.Is(err, actor.ErrEnvStopped) {

@@ -5,9 +5,9 @@ package netty
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 
+	"github.com/sparkrpc/sparkrpc/actor"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -288,10 +288,10 @@ type heldChunk struct {
 	charge int64
 }
 
-// errControlTarget is what Send is told of a message to creditTarget: the
-// peer would take it for a control frame, and close the connection as one
-// that breaks the protocol. No endpoint has that name (actor.ValidateName).
-var errControlTarget = errors.New("a message to the control target")
+// errControlTarget is Send's error for a message to creditTarget: the peer
+// would take it for a control frame, and close the connection as one that
+// breaks the protocol. No endpoint has that name (actor.ValidateName).
+var errControlTarget = fmt.Errorf("%w: %q is the transport's control target, not an endpoint", actor.ErrInvalidName, creditTarget)
 
 // of returns the credit of target id, made if there is none; nil for
 // creditTarget, which is checked here, where a target is new to the

@@ -234,7 +234,7 @@ func (t *Transport) refuseOrHold(p *peer, target, sender *protoactor.PID, msg pr
 	p.mu.Unlock()
 	switch {
 	case err == errControlTarget:
-		return true, fmt.Errorf("%w: %q is the transport's control target, not an endpoint", actor.ErrInvalidName, target.Id)
+		return true, err
 	case err != nil:
 		return true, t.sendFailed(target, sender, msg, h.size, err)
 	}
