@@ -35,22 +35,31 @@ type application struct {
 // listed is what the list shows of a; Provider.mu is held.
 func (a *application) listed() webui.HistoryApp {
 	s := a.sum
-	// As Spark's, a log is complete once its file has lost ".inprogress":
-	// one that has and lacks its end was cut short, and ended when it was
-	// last written.
 	h := webui.HistoryApp{ID: a.info.AppID, AttemptID: a.info.AttemptID, Name: s.start.AppName, User: s.start.User,
-		Version: s.start.Version, Start: s.start.Time, LastUpdated: a.info.ModTime, Completed: !a.info.InProgress,
+		Version: s.start.Version, Start: s.start.Time, LastUpdated: a.info.ModTime, Completed: s.ended && !a.info.InProgress,
 		Error: s.end.Error, Problems: a.problems.strings()}
-	switch {
-	case s.ended:
+	if s.ended {
 		h.End = s.end.Time
-	case h.Completed:
-		h.End = a.info.ModTime
 	}
 	if h.Name == "" {
 		h.Name = a.info.AppID
 	}
 	return h
+}
+
+// started reports whether a's log has its application's start: a log
+// without one (empty, or damaged from its start) has nothing to show, and
+// is neither listed nor found. Provider.mu is held.
+func (a *application) started() bool { return !a.sum.start.Time.IsZero() }
+
+// endIfCut gives l, which has read the log in, the end that log lacks when
+// it is finished: as Spark's, a log whose file has lost ".inprogress" is
+// complete, and one without its ApplicationEnd was cut short and ended
+// when it was last written. ended says whether l has read an end.
+func endIfCut(l endpoints.Listener, ended bool, in eventlog.Info) {
+	if !ended && !in.InProgress {
+		l.OnEvent(endpoints.ApplicationEnd{Time: in.ModTime})
+	}
 }
 
 // logKey names a log whatever its state: a log's file loses its

@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sparkrpc/sparkrpc/endpoints"
 	"github.com/sparkrpc/sparkrpc/eventlog"
 	"github.com/sparkrpc/sparkrpc/webui"
 )
@@ -134,6 +133,9 @@ func (p *Provider) Refresh() error {
 			p.cfg.Logger.Warn().Str("log", in.Path).Strs("problems", probs.strings()).
 				Msg("an event log without an application start: it is not listed")
 		}
+		if err == nil {
+			endIfCut(&sum, sum.ended, in)
+		}
 		p.mu.Lock()
 		a.info, a.sumLog, a.sum, a.problems = in, sumLog, sum, probs
 		p.mu.Unlock()
@@ -157,8 +159,8 @@ func (p *Provider) Applications() []webui.HistoryApp {
 	p.mu.Lock()
 	byID := make(map[string]*application, len(p.logs))
 	for _, a := range p.logs {
-		if a.sum.start.Time.IsZero() {
-			continue // nothing to show of it (empty, or damaged from its start)
+		if !a.started() {
+			continue
 		}
 		if b := byID[a.info.AppID]; b == nil || a.info.ModTime.After(b.info.ModTime) {
 			byID[a.info.AppID] = a
@@ -185,7 +187,7 @@ func (p *Provider) find(id string) *application {
 	defer p.mu.Unlock()
 	var found *application
 	for _, a := range p.logs {
-		if a.info.AppID == id && !a.sum.start.Time.IsZero() && (found == nil || a.info.ModTime.After(found.info.ModTime)) {
+		if a.info.AppID == id && a.started() && (found == nil || a.info.ModTime.After(found.info.ModTime)) {
 			found = a
 		}
 	}
@@ -225,10 +227,8 @@ func (p *Provider) Store(id string) (*webui.AppStore, []string, error) {
 		if err == nil {
 			a.loaded = info
 		}
-		if err == nil && !info.InProgress && !a.store.Completed() {
-			// A finished log without its end, as the list shows it:
-			// ended when it was last written.
-			a.store.OnEvent(endpoints.ApplicationEnd{Time: info.ModTime})
+		if err == nil {
+			endIfCut(a.store, a.store.Completed(), info)
 		}
 	}
 	p.touch(a)
