@@ -256,12 +256,22 @@ func init() {
 		}
 		return p, nil
 	})
-	// test.failOrStall fails at once with the payload "fail"; any other
-	// payload is a gate's key, which it waits for whatever its context
-	// says: an attempt that outlives a kill.
+	// test.failOrStall with the payload "fail|KEY" fails once the task
+	// that waits for the gate KEY has reached it; any other payload is a
+	// gate's key, which it waits for whatever its context says: an attempt
+	// that outlives a kill.
 	endpoints.RegisterTask("test.failOrStall", func(ctx context.Context, tc endpoints.TaskContext, p []byte) ([]byte, error) {
-		if string(p) == "fail" {
-			return nil, errors.New("failed at once")
+		if key, ok := strings.CutPrefix(string(p), "fail|"); ok {
+			arrived, err := gates.Arrived(key, 1)
+			if err != nil {
+				return nil, err
+			}
+			select {
+			case <-arrived:
+			case <-ctx.Done():
+				return nil, context.Cause(ctx)
+			}
+			return nil, errors.New("failed once the other task stalled")
 		}
 		if err := gates.Wait(context.Background(), string(p)); err != nil {
 			return nil, err

@@ -176,7 +176,7 @@ func TestResultsAndTasksAtTheEdgeOfTheLimit(t *testing.T) {
 func TestDriverStopEndsTheAttemptsStillRunning(t *testing.T) {
 	c := startCluster(t, memNetwork(), testConf(endpoints.KeyTaskMaxFailures, "1"), 2, 1)
 	key, gate := gates.New(t)
-	_, err := runJob(t, c.Driver, "test.failOrStall", [][]byte{[]byte("fail"), []byte(key)})
+	_, err := runJob(t, c.Driver, "test.failOrStall", [][]byte{[]byte("fail|" + key), []byte(key)})
 	if !errors.Is(err, endpoints.ErrJobAborted) {
 		t.Fatalf("RunJob = %v, want the job aborted", err)
 	}

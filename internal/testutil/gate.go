@@ -113,3 +113,16 @@ func (gs *Gates) Wait(ctx context.Context, key string) error {
 		return context.Cause(ctx)
 	}
 }
+
+// Arrived returns the Arrived(n) channel of the gate under key, or an
+// error when there is no gate under key: work can wait for other work to
+// reach its gate.
+func (gs *Gates) Arrived(key string, n int) (<-chan struct{}, error) {
+	gs.mu.Lock()
+	g := gs.byKey[key]
+	gs.mu.Unlock()
+	if g == nil {
+		return nil, fmt.Errorf("testutil: no gate %q", key)
+	}
+	return g.Arrived(n), nil
+}
