@@ -62,10 +62,11 @@ const (
 // Handshake is the first frame the dialing side sends.
 type Handshake struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The wire protocol version (currently 6; version 3 added key_id, version
+	// The wire protocol version (currently 7; version 3 added key_id, version
 	// 4 public_key and HandshakeProof.signature, version 5 the endpoint
 	// credit frames to the reserved target "credit$", version 6 a small
-	// frame's charge against that credit).
+	// frame's charge against that credit, version 7 the envelope references,
+	// WireEnvelope.ref).
 	Version uint32 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
 	// The dialer's identity: its advertised listen address "host:port", or its
 	// client id when it does not listen (client_mode).
@@ -392,7 +393,11 @@ type WireEnvelope struct {
 	// global registry.
 	Type string `protobuf:"bytes,4,opt,name=type,proto3" json:"type,omitempty"`
 	// The marshalled message.
-	Payload       []byte `protobuf:"bytes,5,opt,name=payload,proto3" json:"payload,omitempty"`
+	Payload []byte `protobuf:"bytes,5,opt,name=payload,proto3" json:"payload,omitempty"`
+	// A reference (1 to 256) to a target, sender id and type that the sender
+	// defined earlier on the connection, in a control frame (protocol 7): a
+	// frame with a ref has no target, sender_id or type of its own. 0 for none.
+	Ref           uint64 `protobuf:"varint,6,opt,name=ref,proto3" json:"ref,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -462,6 +467,13 @@ func (x *WireEnvelope) GetPayload() []byte {
 	return nil
 }
 
+func (x *WireEnvelope) GetRef() uint64 {
+	if x != nil {
+		return x.Ref
+	}
+	return 0
+}
+
 var File_wire_proto protoreflect.FileDescriptor
 
 const file_wire_proto_rawDesc = "" +
@@ -490,13 +502,14 @@ const file_wire_proto_rawDesc = "" +
 	"\x0fHandshakeResult\x12\x14\n" +
 	"\x05error\x18\x01 \x01(\tR\x05error\x12\x1c\n" +
 	"\tduplicate\x18\x02 \x01(\bR\tduplicate\x12\x14\n" +
-	"\x05proof\x18\x03 \x01(\fR\x05proof\"\x98\x01\n" +
+	"\x05proof\x18\x03 \x01(\fR\x05proof\"\xaa\x01\n" +
 	"\fWireEnvelope\x12\x16\n" +
 	"\x06target\x18\x01 \x01(\tR\x06target\x12%\n" +
 	"\x0esender_address\x18\x02 \x01(\tR\rsenderAddress\x12\x1b\n" +
 	"\tsender_id\x18\x03 \x01(\tR\bsenderId\x12\x12\n" +
 	"\x04type\x18\x04 \x01(\tR\x04type\x12\x18\n" +
-	"\apayload\x18\x05 \x01(\fR\apayloadB'Z%github.com/sparkrpc/sparkrpc/messagesb\x06proto3"
+	"\apayload\x18\x05 \x01(\fR\apayload\x12\x10\n" +
+	"\x03ref\x18\x06 \x01(\x04R\x03refB'Z%github.com/sparkrpc/sparkrpc/messagesb\x06proto3"
 
 var (
 	file_wire_proto_rawDescOnce sync.Once

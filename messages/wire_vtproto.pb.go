@@ -138,6 +138,7 @@ func (m *WireEnvelope) CloneVT() *WireEnvelope {
 	r.SenderAddress = m.SenderAddress
 	r.SenderId = m.SenderId
 	r.Type = m.Type
+	r.Ref = m.Ref
 	if rhs := m.Payload; rhs != nil {
 		tmpBytes := make([]byte, len(rhs))
 		copy(tmpBytes, rhs)
@@ -440,6 +441,11 @@ func (m *WireEnvelope) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
 		i -= len(m.unknownFields)
 		copy(dAtA[i:], m.unknownFields)
 	}
+	if m.Ref != 0 {
+		i = protohelpers.EncodeVarint(dAtA, i, uint64(m.Ref))
+		i--
+		dAtA[i] = 0x30
+	}
 	if len(m.Payload) > 0 {
 		i -= len(m.Payload)
 		copy(dAtA[i:], m.Payload)
@@ -606,6 +612,9 @@ func (m *WireEnvelope) SizeVT() (n int) {
 	l = len(m.Payload)
 	if l > 0 {
 		n += 1 + l + protohelpers.SizeOfVarint(uint64(l))
+	}
+	if m.Ref != 0 {
+		n += 1 + protohelpers.SizeOfVarint(uint64(m.Ref))
 	}
 	n += len(m.unknownFields)
 	return n
@@ -1502,6 +1511,25 @@ func (m *WireEnvelope) UnmarshalVT(dAtA []byte) error {
 				m.Payload = []byte{}
 			}
 			iNdEx = postIndex
+		case 6:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Ref", wireType)
+			}
+			m.Ref = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return protohelpers.ErrIntOverflow
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Ref |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
 		default:
 			iNdEx = preIndex
 			skippy, err := protohelpers.Skip(dAtA[iNdEx:])
@@ -2427,6 +2455,25 @@ func (m *WireEnvelope) UnmarshalVTUnsafe(dAtA []byte) error {
 			}
 			m.Payload = dAtA[iNdEx:postIndex]
 			iNdEx = postIndex
+		case 6:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Ref", wireType)
+			}
+			m.Ref = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return protohelpers.ErrIntOverflow
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Ref |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
 		default:
 			iNdEx = preIndex
 			skippy, err := protohelpers.Skip(dAtA[iNdEx:])

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -178,6 +179,15 @@ func TestBadInputClosesConnection(t *testing.T) {
 		{"4 GiB frame after handshake", true, huge},
 		{"truncated frame", true, append(binary.BigEndian.AppendUint32(nil, 100), 1, 2, 3)},
 		{"envelope without target", true, append(binary.BigEndian.AppendUint32(nil, 3), 0x22, 1, 'x')},
+		// Envelope references (protocol 7).
+		{"undefined reference", true, append(binary.BigEndian.AppendUint32(nil, 4), 0x30, 5, 0x2a, 0)},
+		{"reference 0", true, append(binary.BigEndian.AppendUint32(nil, 4), 0x30, 0, 0x2a, 0)},
+		{"reference and names", true, append(binary.BigEndian.AppendUint32(nil, 8), 0x30, 1, 0x0a, 1, 'x', 0x22, 1, 'x')},
+		{"definition of reference 257", true, defineFrame(t, 257, "echo", "", "google.protobuf.StringValue")},
+		{"definition of a future's reference", true, defineFrame(t, 1, "future$1", "", "google.protobuf.StringValue")},
+		{"definition of the control target", true, defineFrame(t, 1, "credit$", "", "google.protobuf.StringValue")},
+		{"definition without a type", true, defineFrame(t, 1, "echo", "", "")},
+		{"definition over 512 bytes", true, defineFrame(t, 1, "echo", "", strings.Repeat("t", 509))},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -323,4 +333,20 @@ func TestAskToTheControlTargetFailsAtTheSender(t *testing.T) {
 	if got := askString(t, ref, "after"); got != "after" {
 		t.Fatalf("echo answered %q after the refused asks", got)
 	}
+}
+
+// defineFrame is a control frame that defines reference ref as the names
+// target, senderID and typ.
+func defineFrame(t *testing.T, ref uint64, target, senderID, typ string) []byte {
+	t.Helper()
+	payload := protowire.AppendVarint(nil, ref)
+	for _, s := range []string{target, senderID, typ} {
+		payload = protowire.AppendString(payload, s)
+	}
+	env := &messages.WireEnvelope{Target: "credit$", Type: "sparkrpc.ref.Define", Payload: payload}
+	b, err := proto.Marshal(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(frame(t, env), b...)
 }

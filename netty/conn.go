@@ -69,6 +69,7 @@ type conn struct {
 	types       map[string]*messageType
 	lastType    []byte       // the type name of the last frame decoded
 	lastMT      *messageType // and its message type
+	refs        []recvRef    // the references the peer defined (refs.go), by number less 1
 	slabs       slabs        // the byte slab of decoded messages (slab.go)
 	flow        inflow
 	// Endpoint credit (credit.go): the reader has read the peer's accept,

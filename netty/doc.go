@@ -253,7 +253,11 @@
 // bad handshake has its connection closed without the claimed size being
 // allocated; it is counted in Stats.ProtocolErrors and every other
 // connection keeps working. Large frames are read in 1 MiB steps as their
-// bytes arrive.
+// bytes arrive. A sender names a recurring envelope (target, sender id and
+// type) by a reference it defines once per connection (refs.go): a peer's
+// definitions are bounded (256, of at most 512 bytes of names each), and a
+// frame that names a reference its peer has not defined closes the
+// connection as well.
 //
 // Nothing a peer writes in a frame routes or dials: the sender of a message
 // is the connection's peer (the envelope's sender_address is ignored and no

@@ -293,9 +293,11 @@ func (e *encodeError) Unwrap() error { return e.err }
 // envelopeHeader is a WireEnvelope sized but not yet written.
 type envelopeHeader struct {
 	target, senderAddr, senderID, typ string
-	psize                             int  // size of the marshalled message
-	vt                                bool // msg has vtprotobuf's methods (see messageSize)
-	size                              int  // size of the whole envelope
+	psize                             int    // size of the marshalled message
+	vt                                bool   // msg has vtprotobuf's methods (see messageSize)
+	wake                              bool   // a definition was queued in an empty outbox (holdOverCredit)
+	size                              int    // size of the whole envelope
+	ref                               uint64 // the names' reference (refs.go), 0 for none
 }
 
 // sizeEnvelope computes the exact size of the envelope of msg (and caches
@@ -322,10 +324,15 @@ func sizeEnvelope(target, senderAddr, senderID string, msg proto.Message, limit 
 func writeEnvelope(dst []byte, h *envelopeHeader, msg proto.Message) ([]byte, error) {
 	start := len(dst)
 	dst = binary.BigEndian.AppendUint32(dst, uint32(h.size)) //nolint:gosec // bounded by the limit
-	dst = appendString(dst, fieldTarget, h.target)
-	dst = appendString(dst, fieldSenderAddress, h.senderAddr)
-	dst = appendString(dst, fieldSenderID, h.senderID)
-	dst = appendString(dst, fieldType, h.typ)
+	if h.ref != 0 {
+		dst = append(dst, fieldRef<<3|byte(protowire.VarintType))
+		dst = protowire.AppendVarint(dst, h.ref)
+	} else {
+		dst = appendString(dst, fieldTarget, h.target)
+		dst = appendString(dst, fieldSenderAddress, h.senderAddr)
+		dst = appendString(dst, fieldSenderID, h.senderID)
+		dst = appendString(dst, fieldType, h.typ)
+	}
 	dst = protowire.AppendTag(dst, fieldPayload, protowire.BytesType)
 	dst = protowire.AppendVarint(dst, uint64(h.psize))
 	pstart := len(dst)
@@ -378,6 +385,7 @@ func appendString(dst []byte, num protowire.Number, s string) []byte {
 // envelope is a decoded messages.WireEnvelope whose fields alias the frame.
 type envelope struct {
 	target, senderAddr, senderID, typ, payload []byte
+	ref                                        uint64 // a reference to names defined before (refs.go), 0 for none
 }
 
 // isReply reports whether the frame is a reply: it has no sender id and
@@ -396,6 +404,11 @@ func (e *envelope) isReply() bool {
 func parseEnvelope(b []byte) (envelope, error) {
 	var e envelope
 	for len(b) > 0 {
+		if b[0] == fieldRef<<3|byte(protowire.VarintType) && len(b) > 1 && b[1] < 0x80 && b[1] > 0 {
+			e.ref = uint64(b[1])
+			b = b[2:]
+			continue
+		}
 		if t := b[0]; protowire.Type(t&7) == protowire.BytesType && t>>3 >= fieldTarget && t>>3 <= fieldPayload &&
 			len(b) > 1 && b[1] < 0x80 {
 			end := 2 + int(b[1])
@@ -411,6 +424,12 @@ func parseEnvelope(b []byte) (envelope, error) {
 			return envelope{}, err
 		}
 		b = b[n:]
+	}
+	if e.ref != 0 {
+		if len(e.target) > 0 || len(e.senderID) > 0 || len(e.typ) > 0 {
+			return envelope{}, fmt.Errorf("%w: envelope with a reference and names of its own", ErrProtocol)
+		}
+		return e, nil
 	}
 	if len(e.target) == 0 {
 		return envelope{}, fmt.Errorf("%w: envelope without target", ErrProtocol)
@@ -445,9 +464,14 @@ func (e *envelope) parseField(b []byte) (int, error) {
 		return 0, malformedEnvelope(protowire.ParseError(n))
 	}
 	var m int
-	if typ != protowire.BytesType || num < fieldTarget || num > fieldPayload {
+	switch {
+	case num == fieldRef && typ == protowire.VarintType:
+		if e.ref, m = protowire.ConsumeVarint(b[n:]); m >= 0 && e.ref == 0 {
+			return 0, malformedEnvelope(errors.New("reference 0"))
+		}
+	case typ != protowire.BytesType || num < fieldTarget || num > fieldPayload:
 		m = protowire.ConsumeFieldValue(num, typ, b[n:])
-	} else {
+	default:
 		var v []byte
 		if v, m = protowire.ConsumeBytes(b[n:]); m >= 0 {
 			e.set(num, v)

@@ -201,7 +201,7 @@ func checkEnvelopeAgrees(t *testing.T, b []byte, e envelope, err error) {
 		return
 	}
 	if !bytes.Equal(e.target, ref.target) || !bytes.Equal(e.senderAddr, ref.senderAddr) || !bytes.Equal(e.senderID, ref.senderID) ||
-		!bytes.Equal(e.typ, ref.typ) || !bytes.Equal(e.payload, ref.payload) {
+		!bytes.Equal(e.typ, ref.typ) || !bytes.Equal(e.payload, ref.payload) || e.ref != ref.ref {
 		t.Fatalf("parseEnvelope: %+v; field by field: %+v", e, ref)
 	}
 	var w messages.WireEnvelope
@@ -209,7 +209,7 @@ func checkEnvelopeAgrees(t *testing.T, b []byte, e envelope, err error) {
 		return
 	}
 	if w.Target != string(e.target) || w.SenderAddress != string(e.senderAddr) || w.SenderId != string(e.senderID) ||
-		w.Type != string(e.typ) || !bytes.Equal(w.Payload, e.payload) {
+		w.Type != string(e.typ) || !bytes.Equal(w.Payload, e.payload) || w.Ref != e.ref {
 		t.Fatalf("parseEnvelope: %+v; protobuf: %v", e, &w)
 	}
 }
@@ -217,7 +217,7 @@ func checkEnvelopeAgrees(t *testing.T, b []byte, e envelope, err error) {
 // readEnvelopeFields reads b field by field through protowire, the test's
 // own reference for where each field starts and ends: the envelope's fields
 // (the last of each number wins), and whether b is well formed and has a
-// target and a type.
+// target and a type, or a reference (not 0) and none of the names.
 func readEnvelopeFields(b []byte) (envelope, bool) {
 	var e envelope
 	for len(b) > 0 {
@@ -226,6 +226,13 @@ func readEnvelopeFields(b []byte) (envelope, bool) {
 			return e, false
 		}
 		b = b[n:]
+		if num == fieldRef && typ == protowire.VarintType {
+			if e.ref, n = protowire.ConsumeVarint(b); n < 0 || e.ref == 0 {
+				return e, false
+			}
+			b = b[n:]
+			continue
+		}
 		if typ != protowire.BytesType || num < fieldTarget || num > fieldPayload {
 			if n = protowire.ConsumeFieldValue(num, typ, b); n < 0 {
 				return e, false
@@ -239,6 +246,9 @@ func readEnvelopeFields(b []byte) (envelope, bool) {
 		}
 		b = b[n:]
 		e.set(num, v) // which field is which, checkEnvelopeAgrees holds to protobuf
+	}
+	if e.ref != 0 {
+		return e, len(e.target) == 0 && len(e.senderID) == 0 && len(e.typ) == 0
 	}
 	return e, len(e.target) > 0 && len(e.typ) > 0
 }

@@ -23,6 +23,7 @@ import (
 func FuzzFrameDecoder(f *testing.F) {
 	good, _, _ := appendEnvelope(nil, "echo", "127.0.0.1:1", "future$1", wrapperspb.String("hi"), 1<<20)
 	f.Add(good)
+	f.Add(append(binary.BigEndian.AppendUint32(nil, 5), fieldRef<<3, 1, 0x2a, 1, 0x08)) // a reference
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff})
 	f.Add([]byte{0, 0, 0, 3, 0xff, 0xff, 0xff})
 	f.Add(append(binary.BigEndian.AppendUint32(nil, 100), 1, 2, 3))

@@ -27,8 +27,10 @@ import (
 // version 5 adds endpoint credit (credit.go): each side's first frame is
 // its offer, and a sender keeps to the credit its peer grants per endpoint;
 // version 6 charges a small frame more than its bytes against that credit
-// (frameCharge), which a version 5 peer would count as a breach.
-const ProtocolVersion = 6
+// (frameCharge), which a version 5 peer would count as a breach; version 7
+// names a recurring envelope by a reference defined once per connection
+// (refs.go), which a version 6 peer would not resolve.
+const ProtocolVersion = 7
 
 // Errors of the handshake and the framing.
 var (

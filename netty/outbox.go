@@ -107,6 +107,7 @@ type peer struct {
 	writing  int           // bytes taken by a writer and not yet written
 	unsent   []queued      // what buf holds while there is no connection
 	credit   sendCredit    // what its connection has in flight per target
+	refs     sendRefs      // the envelopes its sender defined (refs.go)
 	sockAddr actor.RpcAddress
 	removed  bool          // dropped from Transport.peers: its connection closed
 	drained  chan struct{} // closed once out is empty, or the connection closed (Shutdown's flush)
@@ -173,10 +174,10 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 			return err
 		}
 	}
+	wasEmpty := p.out.empty()
 	if done, err := t.refuseOrHold(p, target, sender, msg, &h, reply); done {
 		return err
 	}
-	wasEmpty := p.out.empty()
 	dst := p.out.tail(frameHeaderLen + h.size)
 	dst, err = writeEnvelope(dst, &h, msg)
 	p.out.setTail(dst)
@@ -231,7 +232,11 @@ func (t *Transport) refuseOrHold(p *peer, target, sender *protoactor.PID, msg pr
 	if !held {
 		return false, nil
 	}
+	c := p.conn
 	p.mu.Unlock()
+	if h.wake && c != nil {
+		c.signal() // the definition of its names goes ahead of it
+	}
 	switch {
 	case err == errControlTarget:
 		return true, err
@@ -249,6 +254,10 @@ func (p *peer) holdOverCredit(id string, h *envelopeHeader, msg proto.Message) (
 	ec := p.credit.of(id)
 	if ec == nil {
 		return true, errControlTarget
+	}
+	if p.credit.limN > 0 {
+		empty := p.out.empty()
+		h.wake = p.refFor(ec, id, h) && empty
 	}
 	if !ec.held.empty() || p.credit.full(ec) {
 		return true, p.hold(ec, h, msg)
@@ -440,8 +449,11 @@ func (c *conn) dropFrames(chunks [][]byte, skip int64, cause error) {
 	n := 0
 	forEachFrame(chunks, skip, func(body []byte) {
 		e, perr := parseEnvelope(body)
-		if perr != nil {
+		if perr != nil || !p.resolveOwn(&e) {
 			return // cannot happen: this side encoded it
+		}
+		if isCreditFrame(e.target) {
+			return // a control frame, which no one waits for
 		}
 		target := &protoactor.PID{Address: p.identity, Id: string(e.target)}
 		var sender *protoactor.PID

@@ -103,6 +103,11 @@ func (c *conn) handle(b []byte) error {
 	if err != nil {
 		return err
 	}
+	if e.ref != 0 {
+		if err := c.resolve(&e); err != nil {
+			return err
+		}
+	}
 	if e.isReply() {
 		// A reply: route it to its ask (replies.go) without building (or
 		// caching) a PID for a target that is used once.

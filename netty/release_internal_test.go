@@ -39,6 +39,9 @@ func TestReleaseKeepsOrderAndCredit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if e.ref == 0 && isCreditFrame(e.target) {
+				return // the definition of the frames' names
+			}
 			m := &messages.BenchPing{}
 			if err := proto.Unmarshal(e.payload, m); err != nil {
 				t.Fatal(err)
