@@ -54,6 +54,7 @@ type conn struct {
 	lastFrames    int             // and how many frames it held
 	writeDeadline time.Time       // the connection's write deadline
 	raw           syscall.RawConn // plaintext TCP: for writes that do not wait
+	vectored      bool            // plaintext TCP: a batch goes in one vectored write (writeChunks)
 	inlineWrite   func(fd uintptr) bool
 	inlineBuf     []byte
 	inlineN       int
@@ -103,6 +104,7 @@ func (t *Transport) newConn(rw net.Conn, fr *frameReader, outbound bool) *conn {
 		// A dialer's handshake is over before it attaches the connection.
 		established: outbound,
 	}
+	_, c.vectored = rw.(*net.TCPConn)
 	if w := inlineWriter(c); w != nil {
 		if sc, ok := rw.(syscall.Conn); ok {
 			if raw, err := sc.SyscallConn(); err == nil {

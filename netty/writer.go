@@ -75,13 +75,19 @@ func (c *conn) writeLoop() {
 // writeChunks writes chunks with one vectored write, which may wait for the
 // socket, and counts the bytes written.
 func (c *conn) writeChunks(chunks [][]byte) (int64, error) {
-	// WriteTo consumes (and clears) the slice it is given: give it a copy
-	// so that the chunks can be recycled, in an array kept for the next
-	// batch (iov itself ends empty, at the array's end).
-	c.iov = append(c.iovBuf[:0], chunks...)
-	c.iovBuf = c.iov[:0]
-	written, err := c.iov.WriteTo(c.nc)
-	c.p.sentBytes.Add(uint64(written))
+	var written int64
+	var err error
+	if c.vectored {
+		// WriteTo consumes (and clears) the slice it is given: give it a
+		// copy so that the chunks can be recycled, in an array kept for
+		// the next batch (iov itself ends empty, at the array's end).
+		c.iov = append(c.iovBuf[:0], chunks...)
+		c.iovBuf = c.iov[:0]
+		written, err = c.iov.WriteTo(c.nc)
+	} else {
+		written, err = c.writeCoalesced(chunks)
+	}
+	c.p.sentBytes.Add(uint64(written)) //nolint:gosec // not negative
 	if written > 0 {
 		c.markWrote()
 	}
@@ -273,4 +279,54 @@ func (c *conn) notifyDrained() {
 		p.endDrain()
 	}
 	p.mu.Unlock()
+}
+
+// coalesceSize is the most writeCoalesced copies together into one write.
+const coalesceSize = 64 << 10
+
+// writeCoalesced writes chunks to a connection that has no vectored write,
+// such as TLS, on which every write is at least one record (encrypted and
+// authenticated on its own) and one system call: small chunks (a credit
+// queue's are 4 KiB) are copied together into writes of up to coalesceSize
+// bytes, which the TLS layer cuts into records of its largest size, and a
+// chunk that large is written as it is. It returns the bytes written, in
+// the order of chunks.
+func (c *conn) writeCoalesced(chunks [][]byte) (int64, error) {
+	var written int64
+	var buf []byte
+	flush := func() error {
+		if len(buf) == 0 {
+			return nil
+		}
+		n, err := c.nc.Write(buf)
+		written += int64(n)
+		buf = buf[:0]
+		return err
+	}
+	defer func() {
+		if buf != nil {
+			recycleChunk(buf)
+		}
+	}()
+	for _, ch := range chunks {
+		large := len(ch) >= coalesceSize/2
+		if large || len(buf)+len(ch) > coalesceSize {
+			if err := flush(); err != nil {
+				return written, err
+			}
+		}
+		if large {
+			n, err := c.nc.Write(ch)
+			written += int64(n)
+			if err != nil {
+				return written, err
+			}
+			continue
+		}
+		if buf == nil {
+			buf = getChunk(coalesceSize, false)
+		}
+		buf = append(buf, ch...)
+	}
+	return written, flush()
 }
