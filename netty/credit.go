@@ -175,12 +175,7 @@ func creditPayload(dst []byte, n, b int64, id string) []byte {
 // connection being attached to p (p.mu held): it goes ahead of what p's
 // outbox holds.
 func (c *conn) offerCredit(p *peer) {
-	frame := appendControl(getChunk(64, true), creditOffer, c.offerPayload())
-	p.out.chunks = append(p.out.chunks, nil)
-	copy(p.out.chunks[1:], p.out.chunks)
-	p.out.chunks[0] = frame
-	p.out.size += len(frame)
-	p.out.frames++
+	p.out.prepend(appendControl(getChunk(64, true), creditOffer, c.offerPayload()), 1)
 }
 
 // offerPayload is the payload of this side's offer.

@@ -49,6 +49,15 @@ func (o *outbuf) setTail(c []byte) {
 	o.chunks[k] = c
 }
 
+// prepend puts chunk, which holds frames frames, ahead of every chunk.
+func (o *outbuf) prepend(chunk []byte, frames int) {
+	o.chunks = append(o.chunks, nil)
+	copy(o.chunks[1:], o.chunks)
+	o.chunks[0] = chunk
+	o.size += len(chunk)
+	o.frames += frames
+}
+
 // dropEmptyTail removes the last chunk when nothing was written to it.
 func (o *outbuf) dropEmptyTail() {
 	if k := len(o.chunks); k > 0 && len(o.chunks[k-1]) == 0 {

@@ -4,7 +4,6 @@
 package netty
 
 import (
-	"encoding/binary"
 	"fmt"
 	"sync"
 
@@ -226,15 +225,7 @@ func (p *peer) resolveOwn(e *envelope) bool {
 // prependDefinitions puts the definitions of all of p's references at the
 // front of its outbox (p.mu held), for a new connection.
 func (p *peer) prependDefinitions() {
-	chunk := p.refs.defineAll()
-	if chunk == nil {
-		return
-	}
-	p.out.chunks = append(p.out.chunks, nil)
-	copy(p.out.chunks[1:], p.out.chunks)
-	p.out.chunks[0] = chunk
-	p.out.size += len(chunk)
-	for off := 0; off < len(chunk); off += frameHeaderLen + int(binary.BigEndian.Uint32(chunk[off:])) {
-		p.out.frames++
+	if chunk := p.refs.defineAll(); chunk != nil {
+		p.out.prepend(chunk, len(p.refs.list))
 	}
 }
