@@ -195,7 +195,13 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 		if !reply {
 			p.credit.unsent(target.Id, h.size)
 		}
+		// A definition of the message's names may have been queued ahead
+		// of it (refFor): it goes, and so does what follows it.
+		wake := wasEmpty && !p.out.empty() && c != nil
 		p.mu.Unlock()
+		if wake {
+			c.signal()
+		}
 		return t.sendFailed(target, sender, msg, h.size, err)
 	}
 	p.out.frames++
@@ -207,7 +213,9 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 		p.mu.Unlock()
 		return nil
 	}
-	if wasEmpty && !c.busy && !c.shut && c.established && c.raw != nil && c.lastFrames <= 1 && awaited(target, sender) {
+	// An inline write writes one chunk: the frame, and the definition of
+	// its names when refFor queued one, must have gone into one.
+	if wasEmpty && len(p.out.chunks) == 1 && !c.busy && !c.shut && c.established && c.raw != nil && c.lastFrames <= 1 && awaited(target, sender) {
 		if now := t.now(); now.Sub(c.lastWrite) >= t.inlineQuiet {
 			// A quiet connection: write this frame now rather than wake
 			// the writer, if the socket takes it without waiting.

@@ -12,7 +12,7 @@ import (
 
 // A stream of small messages to one endpoint repeats the same envelope in
 // every frame: the target's name, the sender's id and the message's type
-// name are some 40 of a 16-byte message's 65 bytes, and every byte is
+// name are 33 of a 16-byte message's 63 bytes, and every byte is
 // written, copied by the kernel twice and read again. So a sender defines
 // an envelope's three names once per connection, in a control frame
 // (refDefine, to creditTarget), and then writes only its number (the
@@ -29,10 +29,12 @@ import (
 // Only names that recur are defined: never a future's id (an ask's sender,
 // a reply's target, each used once) nor the control target, and at most
 // maxRefs envelopes of at most maxRefBytes per peer. A sender defines
-// nothing before its peer's credit offer, so a peer that never offers never
-// gets a control frame. A sender's references belong to the peer (its
+// nothing before its peer has offered credit, so a peer that never offers
+// never gets a definition. A sender's references belong to the peer (its
 // outbox, whose frames may cross to the peer's next connection), so every
-// definition is sent again at the start of each new connection.
+// definition is sent again at the start of each new connection, ahead of
+// the frames it carries (and of that connection's offer, which a peer that
+// offered before speaks this protocol to read).
 const (
 	refDefine   = "sparkrpc.ref.Define"
 	maxRefs     = 256
@@ -82,12 +84,15 @@ func (p *peer) refFor(ec *targetCredit, target string, h *envelopeHeader) bool {
 // definition queued in p's outbox) when they have none, or nil when they
 // may not have one.
 func (s *sendRefs) define(p *peer, target, senderID, typ string) (*envelopeRef, bool) {
+	n := len(target) + len(senderID) + len(typ)
+	if n > maxRefBytes || isFutureID(senderID) || isFutureID(target) || target == creditTarget {
+		return nil, false // checked first: every ask has a future's id
+	}
 	k := refKey{target, senderID, typ}
 	if e := s.ids[k]; e != nil {
 		return e, false
 	}
-	n := len(target) + len(senderID) + len(typ)
-	if len(s.list) >= maxRefs || n > maxRefBytes || isFutureID(target) || isFutureID(senderID) || target == creditTarget {
+	if len(s.list) >= maxRefs {
 		return nil, false
 	}
 	e := &envelopeRef{target: target, senderID: senderID, typ: typ, ref: uint64(len(s.list) + 1)}

@@ -72,8 +72,9 @@ func (c *conn) writeLoop() {
 	}
 }
 
-// writeChunks writes chunks with one vectored write, which may wait for the
-// socket, and counts the bytes written.
+// writeChunks writes chunks, which may wait for the socket, and counts the
+// bytes written: with one vectored write on plaintext TCP, else in
+// coalesced writes (writeCoalesced).
 func (c *conn) writeChunks(chunks [][]byte) (int64, error) {
 	var written int64
 	var err error
@@ -289,8 +290,8 @@ const coalesceSize = 64 << 10
 // authenticated on its own) and one system call: small chunks (a credit
 // queue's are 4 KiB) are copied together into writes of up to coalesceSize
 // bytes, which the TLS layer cuts into records of its largest size, and a
-// chunk that large is written as it is. It returns the bytes written, in
-// the order of chunks.
+// chunk of half that or more is written as it is. It returns the bytes
+// written, in the order of chunks.
 func (c *conn) writeCoalesced(chunks [][]byte) (int64, error) {
 	var written int64
 	var buf []byte
