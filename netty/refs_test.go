@@ -34,19 +34,22 @@ func TestRecurringEnvelopeGoesByReference(t *testing.T) {
 			t.Fatal("the batch did not arrive")
 		}
 	}
-	sent := func() uint64 {
-		for _, ps := range client.PeerStats() {
-			if ps.Identity == server.Address().HostPort() {
-				return ps.SentBytes
+	// The bytes the server read from the client: counted as they are read,
+	// so a batch's are all counted once it has arrived (the client counts
+	// what it wrote only after its write returns, which can be later).
+	received := func() uint64 {
+		for _, ps := range server.PeerStats() {
+			if ps.Identity == client.Address().HostPort() {
+				return ps.ReceivedBytes
 			}
 		}
-		t.Fatal("no peer stats for the server")
+		t.Fatal("no peer stats for the client")
 		return 0
 	}
 	sendBatch() // the connection, the credit offers and the definition
-	before := sent()
+	before := received()
 	sendBatch()
-	perFrame := (sent() - before) / batch
+	perFrame := (received() - before) / batch
 
 	psize := proto.Size(msg)
 	byRef := 4 + 2 + 1 + protowire.SizeBytes(psize)
@@ -54,7 +57,7 @@ func TestRecurringEnvelopeGoesByReference(t *testing.T) {
 	byName := 4 + protowire.SizeTag(1) + protowire.SizeBytes(len("sink")) + protowire.SizeTag(4) + protowire.SizeBytes(len(typ)) + 1 + protowire.SizeBytes(psize)
 	t.Logf("%d bytes a frame; %d by reference, %d by name", perFrame, byRef, byName)
 	if perFrame != uint64(byRef) {
-		t.Fatalf("%d bytes written a frame, want %d (by reference; %d by name)", perFrame, byRef, byName)
+		t.Fatalf("%d bytes a frame, want %d (by reference; %d by name)", perFrame, byRef, byName)
 	}
 }
 
