@@ -6,6 +6,7 @@ package local
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -35,7 +36,25 @@ func run(ctx context.Context, cfg cluster.SubmitConfig, fn cluster.AppFunc) erro
 	return driverrun.Run(ctx, driverrun.Spec{AppID: appID, Conf: conf, Network: net, Logger: log,
 		Stdout: cfg.Stdout, Status: cfg.Stderr, ShowTrackingURL: true, Progress: cfg.Stderr, Fn: fn, Args: cfg.Args, WaitTime: waitTime,
 		Files:   cfg.Files,
-		Backend: &backend{net: net, appID: appID, cores: cfg.Master.Cores, log: log}})
+		Backend: &backend{net: net, appID: appID, cores: cfg.Master.Cores, conf: connectionConf(conf), log: log}})
+}
+
+// connectionConf returns the keys of conf with which an executor connects
+// to the driver: authentication (the secret or its file included, which
+// stay in this process) and the RPC layer's (spark.rpc.*, spark.network.*,
+// spark.ssl.*). The rest the executor fetches from the driver, as every
+// executor does.
+func connectionConf(conf *actor.Conf) *actor.Conf {
+	out := actor.NewConf()
+	for k, v := range conf.All() {
+		for _, prefix := range []string{"spark.authenticate", "spark.rpc.", "spark.network.", "spark.ssl."} {
+			if strings.HasPrefix(k, prefix) {
+				out.Set(k, v)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // backend runs local[N]'s one executor, with N cores, in this process.
@@ -43,13 +62,19 @@ type backend struct {
 	net   cluster.Network
 	appID string
 	cores int
-	log   zerolog.Logger
+	// conf is the application's: the executor in this process connects to
+	// the driver as the driver listens (spark.authenticate and its secret,
+	// spark.ssl.rpc.*).
+	conf *actor.Conf
+	log  zerolog.Logger
 
+	app  *driverrun.App     // the application, which a failed executor ends
 	stop context.CancelFunc // ends the executor; nil until it runs
 	done chan error         // its result
 }
 
-func (b *backend) Prepare(context.Context, *actor.Env, *driverrun.App) (endpoints.ClusterManager, error) {
+func (b *backend) Prepare(_ context.Context, _ *actor.Env, app *driverrun.App) (endpoints.ClusterManager, error) {
+	b.app = app
 	return nil, nil
 }
 
@@ -59,9 +84,15 @@ func (b *backend) Launch(_ context.Context, d *endpoints.Driver, _ string) (driv
 	ectx, b.stop = context.WithCancel(context.Background())
 	b.done = make(chan error, 1)
 	go func() {
-		b.done <- endpoints.RunExecutor(ectx, endpoints.ExecutorConfig{DriverURL: d.URL(), ExecutorID: "driver",
+		err := endpoints.RunExecutor(ectx, endpoints.ExecutorConfig{DriverURL: d.URL(), ExecutorID: "driver",
 			Hostname: "localhost", AppID: b.appID, Cores: b.cores},
-			endpoints.WithEnvFactory(b.net.Client), endpoints.WithLogger(b.log))
+			endpoints.WithEnvFactory(b.net.Client), endpoints.WithExecutorConf(b.conf), endpoints.WithLogger(b.log))
+		if err != nil && ectx.Err() == nil && b.app != nil {
+			// The application's only executor is gone: it cannot go on,
+			// and nothing else would end it.
+			b.app.End(fmt.Errorf("local executor: %w", err))
+		}
+		b.done <- err
 	}()
 	return driverrun.Launch{Expected: 1}, nil
 }

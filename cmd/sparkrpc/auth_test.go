@@ -120,6 +120,29 @@ func (s *leakScanner) check(wantProcs ...string) {
 	}
 }
 
+// SparkPi runs with spark.authenticate on local[N]: the executor in the
+// submitting process connects to the driver with the application's
+// secret. Before, it was given none, was refused, and the driver waited
+// for it for ever.
+func TestSparkPiAuthenticatedOnLocal(t *testing.T) {
+	marker := newMarker(t)
+	secret := []byte("0123456789abcdef-local-secret-of-the-test")
+	file := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(file, secret, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := newLeakScanner(t, marker, [][]byte{secret})
+	p := start(t, marker, "submit", "--master", "local[2]", "--conf", "spark.authenticate=true",
+		"--conf", "spark.authenticate.secret.file="+file, "--class", "SparkPi", "spark-internal", "10")
+	if code := s.watch(p, time.Minute); code != 0 {
+		t.Fatalf("exit %d\n%s", code, p.stderr)
+	}
+	if got, want := piOf(t, p.stdout.String()), wantPi(t, 10); got != want {
+		t.Errorf("Pi %s, want %s", got, want)
+	}
+	s.check("submit")
+}
+
 // SparkPi runs with spark.authenticate on local-cluster: the embedded
 // daemons and the application get generated secrets, executors register
 // with the driver, and no secret is in a command line, an environment or a
