@@ -64,6 +64,11 @@ type LocalClusterConfig struct {
 	// daemons: it is the cluster's secret, which the resource manager, the
 	// node managers and their clients share (applications have their own).
 	Secret []byte
+	// TLS, when not nil, holds the spark.ssl.* keys of the daemons'
+	// connections (netty.KeySSLEnabled and the files it needs): with them,
+	// the resource manager and the node managers listen and dial with TLS,
+	// as the clients and containers of a submission with the same keys do.
+	TLS *actor.Conf
 }
 
 // validate checks the required fields.
@@ -99,9 +104,12 @@ func StartLocalCluster(ctx context.Context, cfg LocalClusterConfig) (lc *LocalCl
 	}()
 	keys := cluster.NewAppKeys()
 	net := cluster.TCPNetwork{BindHost: "127.0.0.1", Logger: &cfg.Logger, AuthKeys: keys.Lookup}
-	var conf *actor.Conf
+	conf := actor.NewConf()
+	if cfg.TLS != nil {
+		conf = cfg.TLS.Clone()
+	}
 	if len(cfg.Secret) > 0 {
-		conf = actor.NewConf().Set(netty.KeyAuthenticate, "true").Set(netty.KeyAuthenticateSecret, string(cfg.Secret))
+		conf.Set(netty.KeyAuthenticate, "true").Set(netty.KeyAuthenticateSecret, string(cfg.Secret))
 	}
 	var rmTransport *netty.Transport
 	if lc.rmEnv, rmTransport, err = net.ListenTransport("sparkResourceManager", conf, 0); err != nil {

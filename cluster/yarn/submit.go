@@ -91,7 +91,7 @@ func runOnLocalCluster(ctx context.Context, cfg cluster.SubmitConfig, fn cluster
 		}
 		cluster.SetSecret(conf, clusterSecret)
 	}
-	lc, err := StartLocalCluster(ctx, LocalClusterConfig{Secret: clusterSecret, Workers: m.Workers, WorkerCores: m.WorkerCores, WorkerMemoryMB: m.WorkerMemoryMB,
+	lc, err := StartLocalCluster(ctx, LocalClusterConfig{Secret: clusterSecret, TLS: tlsConf(conf), Workers: m.Workers, WorkerCores: m.WorkerCores, WorkerMemoryMB: m.WorkerMemoryMB,
 		AMNode: cluster.Resource{MemoryMB: amMem, Cores: amCores},
 		Dir:    conf.Get(cluster.KeyLocalClusterDir, ""), Executable: exe, NodeExpiry: expiry, Logger: cfg.Logger,
 		EnvWhitelist: cluster.SplitList(conf.Get(cluster.KeyContainerEnvWhitelist, ""))})
@@ -307,4 +307,16 @@ func (Manager) Submit(ctx context.Context, cfg cluster.SubmitConfig, fn cluster.
 		return runOnLocalCluster(ctx, cfg, fn, mode)
 	}
 	return runOnRM(ctx, cfg, fn, cfg.Master.Address, mode, false)
+}
+
+// tlsConf returns the spark.ssl.* keys of conf: the embedded daemons'
+// connections keep to the TLS of the submission's.
+func tlsConf(conf *actor.Conf) *actor.Conf {
+	out := actor.NewConf()
+	for k, v := range conf.All() {
+		if strings.HasPrefix(k, "spark.ssl.") {
+			out.Set(k, v)
+		}
+	}
+	return out
 }

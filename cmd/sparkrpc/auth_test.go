@@ -143,6 +143,41 @@ func TestSparkPiAuthenticatedOnLocal(t *testing.T) {
 	s.check("submit")
 }
 
+// SparkPi runs over TLS, with and without spark.authenticate, on local[N]
+// and on local-cluster in both deploy modes: the executor in the submitting
+// process and the embedded resource manager and node managers keep to the
+// submission's spark.ssl.rpc.* keys. Before, local[N]'s executor dialled
+// without TLS and the driver waited for it for ever, and local-cluster's
+// daemons listened in plaintext, so the submission could not reach them.
+func TestSparkPiOverTLS(t *testing.T) {
+	cert, key := testutil.SelfSignedCert(t, t.TempDir())
+	secret := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(secret, []byte("0123456789abcdef-tls-secret-of-the-test"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tls := []string{"--conf", "spark.ssl.rpc.enabled=true", "--conf", "spark.ssl.rpc.certChain=" + cert,
+		"--conf", "spark.ssl.rpc.privateKey=" + key, "--conf", "spark.ssl.rpc.trustStore=" + cert}
+	auth := []string{"--conf", "spark.authenticate=true", "--conf", "spark.authenticate.secret.file=" + secret}
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"local", append([]string{"--master", "local[2]"}, tls...)},
+		{"local with authentication", append(append([]string{"--master", "local[2]"}, tls...), auth...)},
+		{"local-cluster client", append([]string{"--master", "local-cluster[2,1,512]", "--deploy-mode", "client"}, tls...)},
+		{"local-cluster cluster with authentication", append(append([]string{"--master", "local-cluster[2,1,512]", "--deploy-mode", "cluster"}, tls...), auth...)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			marker := newMarker(t)
+			stdout, stderr, code := runBin(t, marker, 2*time.Minute, append(append([]string{"submit"}, tc.args...), "--class", "SparkPi", "spark-internal", "10")...)
+			if code != 0 {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			}
+			checkPi(t, stdout, 10)
+		})
+	}
+}
+
 // SparkPi runs with spark.authenticate on local-cluster: the embedded
 // daemons and the application get generated secrets, executors register
 // with the driver, and no secret is in a command line, an environment or a
