@@ -125,6 +125,26 @@ func TestWrongSecretIsRefused(t *testing.T) {
 }
 
 // A TLS server refuses a plain-text client, and the other way round.
+// TLS turned on with the spark.ssl.* keys alone, which every
+// spark.ssl.rpc.* key falls back to, is on: a plain-text client is refused
+// and a client with the same keys is served. Before, spark.ssl.enabled was
+// not read: the server listened in plain text, with no warning.
+func TestTLSFromTheInheritedKeys(t *testing.T) {
+	cert, key := testutil.SelfSignedCert(t, t.TempDir())
+	c := actor.NewConf().Set("spark.ssl.enabled", "true").Set("spark.ssl.certChain", cert).
+		Set("spark.ssl.privateKey", key).Set("spark.ssl.trustStore", cert)
+	server := newEnv(t, "server", c)
+	register(t, server, "tls", newEcho())
+	plain := newClientEnv(t, "plain", nil)
+	if _, err := plain.RemoteRef(server.Address(), "tls").AskSync(testutil.Context(t, waitFor), str("x")); err == nil {
+		t.Fatal("plain-text ask to a server with spark.ssl.enabled succeeded")
+	}
+	client := newClientEnv(t, "client", c.Clone())
+	if got := askString(t, client.RemoteRef(server.Address(), "tls"), "over TLS"); got != "over TLS" {
+		t.Fatalf("got %q", got)
+	}
+}
+
 func TestTLSMismatchIsRefused(t *testing.T) {
 	c := tlsConf(t, actor.NewConf())
 	server := newEnv(t, "server", c)

@@ -25,9 +25,14 @@ func sslKey(conf *actor.Conf, key string) (string, bool) {
 // nils when TLS is off. clientMode envs need no certificate unless the
 // servers they talk to require one.
 func tlsConfigs(conf *actor.Conf) (server, client *tls.Config, err error) {
-	enabled, err := conf.GetBool(KeySSLEnabled, false)
-	if err != nil || !enabled {
-		return nil, nil, err
+	enabled := false
+	if v, ok := sslKey(conf, KeySSLEnabled); ok {
+		if enabled, err = strconv.ParseBool(strings.TrimSpace(v)); err != nil {
+			return nil, nil, &actor.ConfError{Key: KeySSLEnabled, Value: v, Err: err}
+		}
+	}
+	if !enabled {
+		return nil, nil, nil
 	}
 	certFile, hasCert := sslKey(conf, KeySSLCertChain)
 	keyFile, hasKey := sslKey(conf, KeySSLPrivateKey)
