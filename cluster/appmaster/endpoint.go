@@ -4,6 +4,7 @@ package appmaster
 // which the driver asks for executors and for why executors were lost.
 
 import (
+	"context"
 	"errors"
 	"sync/atomic"
 
@@ -21,17 +22,25 @@ type amEndpoint struct {
 	log        zerolog.Logger
 	alloc      atomic.Pointer[allocator]
 	driverAddr actor.RpcAddress
+	driverURL  string
 	finished   chan *messages.AmDriverFinished
+	// ctx ends with the AM: it bounds the checks of a driver whose
+	// connection closed (OnDisconnected).
+	ctx context.Context
 }
 
 // errAMNotRegistered fails the driver's requests that come before the AM
 // registered with the resource manager.
 var errAMNotRegistered = errors.New("the application master has not registered yet")
 
-// newAMEndpoint returns the AM's endpoint. In client mode, driverAddr is the
-// driver's address and finished receives the driver's end.
-func newAMEndpoint(log zerolog.Logger, driverAddr actor.RpcAddress, finished chan *messages.AmDriverFinished) *amEndpoint {
-	e := &amEndpoint{Router: actor.NewRouter(), log: log, driverAddr: driverAddr, finished: finished}
+// newAMEndpoint returns the AM's endpoint. In client mode, driver is the
+// driver's endpoint, driverURL its address and finished receives the
+// driver's end; ctx ends with the AM.
+func newAMEndpoint(ctx context.Context, log zerolog.Logger, driver *actor.Ref, driverURL string, finished chan *messages.AmDriverFinished) *amEndpoint {
+	e := &amEndpoint{Router: actor.NewRouter(), log: log, driverURL: driverURL, finished: finished, ctx: ctx}
+	if driver != nil {
+		e.driverAddr = driver.Address()
+	}
 	r := e.Router
 	actor.Handle(r, func(_ *actor.Context, m *messages.AmDriverFinished) error {
 		e.driverFinished(m)
@@ -93,15 +102,31 @@ func (e *amEndpoint) driverFinished(m *messages.AmDriverFinished) {
 	}
 }
 
-// OnDisconnected ends a client-mode AM when its driver goes away.
+// OnDisconnected ends a client-mode AM when its driver goes away. A closed
+// connection alone does not say so: either side closes a connection that
+// has been idle for spark.rpc.io.idleTimeout, and the driver sends its AM
+// nothing while its executors stay as they are. So the AM looks the driver
+// up again (which connects anew) and ends only when that fails.
 func (e *amEndpoint) OnDisconnected(ctx *actor.Context, addr actor.RpcAddress) error {
-	if e.finished != nil && addr == e.driverAddr {
-		e.log.Info().Str("driver", addr.String()).Msg("Driver terminated or disconnected! Shutting down.")
+	if e.finished == nil || addr != e.driverAddr {
+		return nil
+	}
+	env := ctx.Env()
+	go func() {
+		_, err := env.SetupEndpointRefByURI(e.ctx, e.driverURL)
+		if err == nil {
+			e.log.Info().Str("driver", addr.String()).Msg("Connection to the driver closed; the driver answers, going on")
+			return
+		}
+		if e.ctx.Err() != nil {
+			return // the AM is ending anyway
+		}
+		e.log.Info().Err(err).Str("driver", addr.String()).Msg("Driver terminated or disconnected! Shutting down.")
 		select {
 		case e.finished <- &messages.AmDriverFinished{FinalStatus: messages.RmFinalStatus_RM_FINAL_STATUS_SUCCEEDED,
 			Diagnostics: "Driver " + addr.String() + " disconnected"}:
 		default:
 		}
-	}
+	}()
 	return nil
 }
