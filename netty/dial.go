@@ -7,8 +7,10 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/sparkrpc/sparkrpc/actor"
@@ -155,6 +157,10 @@ func (t *Transport) connect(p *peer) (*conn, error) {
 			t.authFailures.Add(1)
 		} else {
 			t.hsFailures.Add(1)
+		}
+		if t.tlsClient == nil && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)) {
+			// A TLS server closes on a plain-text hello without a word.
+			err = fmt.Errorf("%w (the peer closed the connection during the handshake: does it require TLS? %s is off here)", err, KeySSLEnabled)
 		}
 		return nil, err
 	}

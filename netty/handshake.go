@@ -327,7 +327,7 @@ func checkDialerProof(cfg handshakeConfig, hello *messages.Handshake, nonce, sec
 func acceptHandshake(fr *frameReader, w io.Writer, cfg handshakeConfig, verdict acceptVerdict) (handshakeResult, error) {
 	var hello messages.Handshake
 	if err := fr.readMessage(&hello); err != nil {
-		return handshakeResult{}, err
+		return handshakeResult{}, tlsHello(err)
 	}
 	refuse := func(reason string, dup bool, err error) (handshakeResult, error) {
 		sendFrame(w, &messages.HandshakeReply{Version: ProtocolVersion, Identity: cfg.identity, Error: reason, Duplicate: dup}) //nolint:errcheck // closing anyway
@@ -396,4 +396,16 @@ func acceptHandshake(fr *frameReader, w io.Writer, cfg handshakeConfig, verdict 
 		return handshakeResult{}, err
 	}
 	return peer, nil
+}
+
+// tlsHello returns err, the failure to read a dialer's hello, or, when the
+// hello's length prefix is the start of a TLS record (a dialer with TLS on
+// at a listener with TLS off, whose first bytes read as a frame of some
+// 370 MB), an error that says so.
+func tlsHello(err error) error {
+	var tooLarge *FrameTooLargeError
+	if errors.As(err, &tooLarge) && tooLarge.Size>>16 == 0x1603 {
+		return fmt.Errorf("%w: the peer speaks TLS, and TLS is off here (%s)", ErrProtocol, KeySSLEnabled)
+	}
+	return err
 }

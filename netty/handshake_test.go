@@ -1,10 +1,12 @@
 package netty
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"crypto/sha256"
 	"errors"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -483,5 +485,17 @@ func TestClientMustProveItsKey(t *testing.T) {
 				t.Fatalf("acceptor: %v", err)
 			}
 		})
+	}
+}
+
+// A dialer with TLS on at a listener with TLS off: its ClientHello's first
+// bytes read as the length prefix of a frame of some 370 MB. The listener
+// says what happened instead of naming spark.rpc.message.maxSize.
+func TestTLSHelloAtAPlainListenerIsNamed(t *testing.T) {
+	hello := []byte{0x16, 0x03, 0x01, 0x05, 0xfa, 0x01, 0x00}
+	c := &rw{Reader: bytes.NewReader(hello)}
+	_, err := acceptHandshake(newFrameReader(c, 4096), c, handshakeConfig{identity: "127.0.0.1:1"}, func(handshakeResult) error { return nil })
+	if !errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), "the peer speaks TLS, and TLS is off here (spark.ssl.rpc.enabled)") {
+		t.Fatalf("acceptHandshake of a TLS hello: %v", err)
 	}
 }

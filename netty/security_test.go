@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -154,6 +155,10 @@ func TestTLSMismatchIsRefused(t *testing.T) {
 	_, err := client.RemoteRef(server.Address(), "tls").AskSync(testutil.Context(t, waitFor), str("x"))
 	if err == nil {
 		t.Fatal("plain-text ask to a TLS server succeeded")
+	}
+	// It says why: before, it said only "EOF".
+	if !strings.Contains(err.Error(), "does it require TLS? "+netty.KeySSLEnabled+" is off here") {
+		t.Errorf("plain-text ask to a TLS server: %v; want it to ask whether the peer requires TLS", err)
 	}
 	plain := newEnv(t, "plain", nil)
 	register(t, plain, "p", newEcho())
