@@ -5,8 +5,10 @@ package rmclient
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/sparkrpc/sparkrpc/actor"
@@ -113,7 +115,11 @@ func (r *AppReport) String() string {
 func (c *Client) NewApplication(ctx context.Context) (string, cluster.Resource, error) {
 	r, err := actor.AskAs[*messages.RmNewApplicationResponse](ctx, c.rm, &messages.RmNewApplication{User: c.user})
 	if err != nil {
-		return "", cluster.Resource{}, cluster.Wrapf(err, "cannot reach the resource manager at %s (is 'sparkrpc resourcemanager' running there?)", c.rm.Address().HostPort())
+		hint := ""
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			hint = " (is 'sparkrpc resourcemanager' running there?)"
+		}
+		return "", cluster.Resource{}, cluster.Wrapf(err, "cannot reach the resource manager at %s%s", c.rm.Address().HostPort(), hint)
 	}
 	return r.GetAppId(), cluster.ResourceFromProto(r.GetMaxResource()), nil
 }
