@@ -104,18 +104,7 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 	dst, err = writeEnvelope(dst, &h, msg)
 	p.out.setTail(dst)
 	if err != nil {
-		p.out.dropEmptyTail()
-		if !reply {
-			p.credit.unsent(target.Id, h.size)
-		}
-		// A definition of the message's names may have been queued ahead
-		// of it (refFor): it goes, and so does what follows it.
-		wake := wasEmpty && !p.out.empty() && c != nil
-		p.mu.Unlock()
-		if wake {
-			c.signal()
-		}
-		return t.sendFailed(target, sender, msg, h.size, err)
+		return t.unlockAfterEncodeFailure(p, c, target, sender, msg, &h, wasEmpty, err)
 	}
 	p.out.frames++
 	if c == nil {
@@ -141,6 +130,24 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 		c.signal()
 	}
 	return nil
+}
+
+// unlockAfterEncodeFailure is Send's way out when msg could not be
+// encoded into p's outbox (p.mu held, released here): the empty chunk and
+// the frame's credit are taken back, and the writer is woken for a
+// definition of the message's names that refFor queued ahead of it in an
+// outbox that was empty (wasEmpty), so that it, and what follows it, goes.
+func (t *Transport) unlockAfterEncodeFailure(p *peer, c *conn, target, sender *protoactor.PID, msg proto.Message, h *envelopeHeader, wasEmpty bool, err error) error {
+	p.out.dropEmptyTail()
+	if !isReply(target, sender) {
+		p.credit.unsent(target.Id, h.size)
+	}
+	wake := wasEmpty && !p.out.empty() && c != nil
+	p.mu.Unlock()
+	if wake {
+		c.signal()
+	}
+	return t.sendFailed(target, sender, msg, h.size, err)
 }
 
 // refuseOrHold is Send's check of p's bounds, called with p.mu held: a
