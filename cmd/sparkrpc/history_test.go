@@ -63,7 +63,20 @@ func TestHistoryServerAfterTheJob(t *testing.T) {
 	if label := inBrowser(t, browser, chromedp.Text(row+` a.tracking`)); label != "History" {
 		t.Fatalf("the finished application's tracking link reads %q, want History", label)
 	}
-	if err := chromedp.Do(browser, chromedp.Click(row+` a.tracking`, chromedp.NodeVisible), chromedp.WaitVisible(`svg#app-timeline`),
+	// Followed by its address rather than clicked: the page renews its
+	// rows, and a click on a row being replaced goes nowhere (a CI run
+	// under load waited for the history page until its deadline).
+	href := inBrowser(t, browser, chromedp.Evaluate[string](`document.querySelector('`+row+` a.tracking').href`))
+	if href != historyPage {
+		t.Fatalf("the finished application's tracking link goes to %q, want %s", href, historyPage)
+	}
+	// The history server reads a log at its next scan
+	// (spark.history.fs.update.interval): the page is there once it has.
+	testutil.Eventually(t, time.Minute, "the application's history page", func() bool {
+		code, _ := httpGet(t, historyPage)
+		return code == 200
+	})
+	if err := chromedp.Do(browser, chromedp.Navigate(href), chromedp.WaitVisible(`svg#app-timeline`),
 		chromedp.WaitVisible(`tr.job a`)); err != nil {
 		t.Fatalf("following the tracking link to the history page: %v", err)
 	}
