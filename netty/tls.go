@@ -21,18 +21,28 @@ func sslKey(conf *actor.Conf, key string) (string, bool) {
 	return conf.Lookup("spark.ssl." + key[len(rpcPrefix):])
 }
 
+// sslBool reads the boolean key through sslKey, or returns def when
+// neither it nor the key it falls back to is set; a value that is not a
+// boolean is a *actor.ConfError naming key.
+func sslBool(conf *actor.Conf, key string, def bool) (bool, error) {
+	v, ok := sslKey(conf, key)
+	if !ok {
+		return def, nil
+	}
+	b, err := strconv.ParseBool(strings.TrimSpace(v))
+	if err != nil {
+		return def, &actor.ConfError{Key: key, Value: v, Err: err}
+	}
+	return b, nil
+}
+
 // tlsConfigs builds the server and client TLS configurations from conf, or
 // nils when TLS is off. clientMode envs need no certificate unless the
 // servers they talk to require one.
 func tlsConfigs(conf *actor.Conf) (server, client *tls.Config, err error) {
-	enabled := false
-	if v, ok := sslKey(conf, KeySSLEnabled); ok {
-		if enabled, err = strconv.ParseBool(strings.TrimSpace(v)); err != nil {
-			return nil, nil, &actor.ConfError{Key: KeySSLEnabled, Value: v, Err: err}
-		}
-	}
-	if !enabled {
-		return nil, nil, nil
+	enabled, err := sslBool(conf, KeySSLEnabled, false)
+	if err != nil || !enabled {
+		return nil, nil, err
 	}
 	certFile, hasCert := sslKey(conf, KeySSLCertChain)
 	keyFile, hasKey := sslKey(conf, KeySSLPrivateKey)
@@ -58,11 +68,9 @@ func tlsConfigs(conf *actor.Conf) (server, client *tls.Config, err error) {
 			return nil, nil, fmt.Errorf("netty: %s (%s) holds no PEM certificate", KeySSLTrustStore, caFile)
 		}
 	}
-	verifyHost := true
-	if v, ok := sslKey(conf, KeySSLVerifyHostname); ok {
-		if verifyHost, err = strconv.ParseBool(strings.TrimSpace(v)); err != nil {
-			return nil, nil, &actor.ConfError{Key: KeySSLVerifyHostname, Value: v, Err: err}
-		}
+	verifyHost, err := sslBool(conf, KeySSLVerifyHostname, true)
+	if err != nil {
+		return nil, nil, err
 	}
 	server = &tls.Config{MinVersion: tls.VersionTLS12, Certificates: certs}
 	if pool != nil {
