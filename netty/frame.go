@@ -295,7 +295,6 @@ type envelopeHeader struct {
 	target, senderAddr, senderID, typ string
 	psize                             int    // size of the marshalled message
 	vt                                bool   // msg has vtprotobuf's methods (see messageSize)
-	wake                              bool   // a definition was queued in an empty outbox (holdOverCredit)
 	size                              int    // size of the whole envelope
 	ref                               uint64 // the names' reference (refs.go), 0 for none
 }

@@ -97,7 +97,7 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 		}
 	}
 	wasEmpty := p.out.empty()
-	if done, err := t.refuseOrHold(p, target, sender, msg, &h, reply); done {
+	if done, err := t.refuseOrHold(p, target, sender, msg, &h, reply, wasEmpty); done {
 		return err
 	}
 	dst := p.out.tail(frameHeaderLen + h.size)
@@ -142,20 +142,29 @@ func (t *Transport) unlockAfterEncodeFailure(p *peer, c *conn, target, sender *p
 	if !isReply(target, sender) {
 		p.credit.unsent(target.Id, h.size)
 	}
+	p.unlockAndWake(c, wasEmpty)
+	return t.sendFailed(target, sender, msg, h.size, err)
+}
+
+// unlockAndWake releases p.mu, and wakes c's writer when p's outbox, empty
+// before this Send (wasEmpty), holds frames that the Send will not signal
+// for: the definition of the message's names that refFor queued ahead of a
+// message that was held for credit or could not be encoded.
+func (p *peer) unlockAndWake(c *conn, wasEmpty bool) {
 	wake := wasEmpty && !p.out.empty() && c != nil
 	p.mu.Unlock()
 	if wake {
 		c.signal()
 	}
-	return t.sendFailed(target, sender, msg, h.size, err)
 }
 
 // refuseOrHold is Send's check of p's bounds, called with p.mu held: a
 // message that would queue more than spark.rpc.io.maxQueuedBytesPerConnection for a
 // peer that does not keep up is refused, and a message over its target's
 // credit (credit.go) is queued for it. It reports whether it did either
-// (p.mu then released), with the error Send returns.
-func (t *Transport) refuseOrHold(p *peer, target, sender *protoactor.PID, msg proto.Message, h *envelopeHeader, reply bool) (bool, error) {
+// (p.mu then released), with the error Send returns. wasEmpty says p's
+// outbox was empty when Send took the lock (unlockAndWake).
+func (t *Transport) refuseOrHold(p *peer, target, sender *protoactor.PID, msg proto.Message, h *envelopeHeader, reply, wasEmpty bool) (bool, error) {
 	if q := int64(p.out.size+p.writing) + p.credit.heldB; q > 0 && q+int64(frameHeaderLen+h.size) > t.maxQueued {
 		// Refuse rather than grow without bound (a message is always
 		// taken when nothing is queued).
@@ -169,11 +178,7 @@ func (t *Transport) refuseOrHold(p *peer, target, sender *protoactor.PID, msg pr
 	if !held {
 		return false, nil
 	}
-	c := p.conn
-	p.mu.Unlock()
-	if h.wake && c != nil {
-		c.signal() // the definition of its names goes ahead of it
-	}
+	p.unlockAndWake(p.conn, wasEmpty)
 	switch {
 	case err == errControlTarget:
 		return true, err
@@ -193,8 +198,7 @@ func (p *peer) holdOverCredit(id string, h *envelopeHeader, msg proto.Message) (
 		return true, errControlTarget
 	}
 	if p.credit.limN > 0 {
-		empty := p.out.empty()
-		h.wake = p.refFor(ec, id, h) && empty
+		p.refFor(ec, id, h)
 	}
 	if !ec.held.empty() || p.credit.full(ec) {
 		return true, p.hold(ec, h, msg)

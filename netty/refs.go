@@ -62,38 +62,36 @@ type sendRefs struct {
 // refKey is the map key of an envelope's names.
 type refKey struct{ target, senderID, typ string }
 
-// refFor sets h's reference, defining one when the envelope is new to the
-// peer and may have one, and resizes h for it. It reports whether it queued a
-// definition in p's outbox. Called with p.mu held, for a message that is not
-// a reply, once the peer's offer was read.
-func (p *peer) refFor(ec *targetCredit, target string, h *envelopeHeader) bool {
+// refFor sets h's reference, defining one (its definition queued in p's
+// outbox) when the envelope is new to the peer and may have one, and
+// resizes h for it. Called with p.mu held, for a message that is not a
+// reply, once the peer's offer was read.
+func (p *peer) refFor(ec *targetCredit, target string, h *envelopeHeader) {
 	e := ec.ref
-	queued := false
 	if e == nil || e.senderID != h.senderID || e.typ != h.typ {
-		if e, queued = p.refs.define(p, target, h.senderID, h.typ); e == nil {
-			return false
+		if e = p.refs.define(p, target, h.senderID, h.typ); e == nil {
+			return
 		}
 		ec.ref = e
 	}
 	h.ref = e.ref
 	h.size = refEnvelopeSize(e.ref, h.psize)
-	return queued
 }
 
 // define returns the reference of an envelope's names, made (and its
 // definition queued in p's outbox) when they have none, or nil when they
 // may not have one.
-func (s *sendRefs) define(p *peer, target, senderID, typ string) (*envelopeRef, bool) {
+func (s *sendRefs) define(p *peer, target, senderID, typ string) *envelopeRef {
 	n := len(target) + len(senderID) + len(typ)
 	if n > maxRefBytes || isFutureID(senderID) || isFutureID(target) || target == creditTarget {
-		return nil, false // checked first: every ask has a future's id
+		return nil // checked first: every ask has a future's id
 	}
 	k := refKey{target, senderID, typ}
 	if e := s.ids[k]; e != nil {
-		return e, false
+		return e
 	}
 	if len(s.list) >= maxRefs {
-		return nil, false
+		return nil
 	}
 	e := &envelopeRef{target: target, senderID: senderID, typ: typ, ref: uint64(len(s.list) + 1)}
 	if s.ids == nil {
@@ -104,7 +102,7 @@ func (s *sendRefs) define(p *peer, target, senderID, typ string) (*envelopeRef, 
 	s.list = append(s.list, e)
 	s.mu.Unlock()
 	p.queueControl(refDefine, definePayload(nil, e))
-	return e, true
+	return e
 }
 
 // of returns the names of reference ref, or nil.
