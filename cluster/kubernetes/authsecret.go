@@ -8,7 +8,6 @@ package kubernetes
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
@@ -69,8 +68,7 @@ func authSecret(c *kubeconf.Config, name string, data map[string][]byte) *corev1
 func executorStartupConf(conf *actor.Conf, red *redactor, secretName string) map[string]string {
 	out := map[string]string{}
 	for k, v := range conf.All() {
-		if (strings.HasPrefix(k, "spark.auth") || strings.HasPrefix(k, "spark.network.") || strings.HasPrefix(k, "spark.rpc.") ||
-			strings.HasPrefix(k, "spark.ssl.")) && !red.sensitive(k) {
+		if cluster.IsConnectionKey(k) && !red.sensitive(k) {
 			out[k] = v
 		}
 	}

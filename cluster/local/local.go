@@ -6,7 +6,6 @@ package local
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -40,18 +39,14 @@ func run(ctx context.Context, cfg cluster.SubmitConfig, fn cluster.AppFunc) erro
 }
 
 // connectionConf returns the keys of conf with which an executor connects
-// to the driver: authentication (the secret or its file included, which
-// stay in this process) and the RPC layer's (spark.rpc.*, spark.network.*,
-// spark.ssl.*). The rest the executor fetches from the driver, as every
-// executor does.
+// to the driver (cluster.IsConnectionKey), the secret or its file included,
+// which stay in this process. The rest the executor fetches from the
+// driver, as every executor does.
 func connectionConf(conf *actor.Conf) *actor.Conf {
 	out := actor.NewConf()
 	for k, v := range conf.All() {
-		for _, prefix := range []string{"spark.authenticate", "spark.rpc.", "spark.network.", "spark.ssl."} {
-			if strings.HasPrefix(k, prefix) {
-				out.Set(k, v)
-				break
-			}
+		if cluster.IsConnectionKey(k) {
+			out.Set(k, v)
 		}
 	}
 	return out
