@@ -171,9 +171,12 @@
 // ErrMessageTooLarge, ErrNilMessage, ErrInvalidName, ErrInvalidTimeout,
 // ErrNoTransport, and the file server's, see File server) are matched with
 // errors.Is, the error types (*EndpointNotFoundError, *RpcTimeoutError,
-// *PanicError, *ConfError, *FileError, ...) with errors.As. A failure that comes back from another env is a *RemoteError
-// that carries its code, so errors.Is still matches the sentinel it stands
-// for.
+// *PanicError, *ConfError, *FileError, ...) with errors.As. A failure that
+// comes back from another env is a *RemoteError that carries its code, so
+// errors.Is still matches the sentinel it stands for, and errors.As finds the
+// *EndpointNotFoundError, *UnsupportedMessageError or *MessageTooLargeError a
+// local ask would get, with the name, type, sender or sizes the remote env
+// sent (RpcFailure's subject, from, size and limit).
 //
 // A message that an env accepted for one of its endpoints, but that arrives
 // after the endpoint stopped, is dropped and reported: counted by

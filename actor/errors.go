@@ -186,9 +186,43 @@ type RemoteError struct {
 	Type string
 	// Cause is the text of the remote error's cause, when it had one.
 	Cause string
+	// Subject is what the failure is about: the endpoint name of a
+	// NOT_FOUND failure, the message type of an UNSUPPORTED_MESSAGE one.
+	Subject string
+	// From is the address an unsupported message came from.
+	From string
+	// Size and Limit are a TOO_LARGE failure's message size and the limit
+	// it exceeds, in bytes.
+	Size, Limit int64
 }
 
 func (e *RemoteError) Error() string { return e.Message }
+
+// As lets errors.As see the typed error the failure's code stands for, as
+// an asker of a local endpoint gets it: *EndpointNotFoundError (NOT_FOUND),
+// *UnsupportedMessageError (UNSUPPORTED_MESSAGE) and *MessageTooLargeError
+// (TOO_LARGE), made from the failure's Subject, From, Size and Limit (empty
+// when the remote env did not send them).
+func (e *RemoteError) As(target any) bool {
+	switch t := target.(type) {
+	case **EndpointNotFoundError:
+		if e.Code == messages.ErrorCode_ERROR_CODE_NOT_FOUND {
+			*t = &EndpointNotFoundError{Name: e.Subject}
+			return true
+		}
+	case **UnsupportedMessageError:
+		if e.Code == messages.ErrorCode_ERROR_CODE_UNSUPPORTED_MESSAGE {
+			*t = &UnsupportedMessageError{Type: e.Subject, From: e.From}
+			return true
+		}
+	case **MessageTooLargeError:
+		if e.Code == messages.ErrorCode_ERROR_CODE_TOO_LARGE {
+			*t = &MessageTooLargeError{Size: int(e.Size), Limit: int(e.Limit)}
+			return true
+		}
+	}
+	return false
+}
 
 // Is maps the failure code to the sentinel errors.
 func (e *RemoteError) Is(target error) bool {
@@ -213,18 +247,45 @@ func (e *RemoteError) Is(target error) bool {
 func FailureToProto(err error) *messages.RpcFailure {
 	var re *RemoteError
 	if errors.As(err, &re) {
-		return &messages.RpcFailure{Code: re.Code, Message: re.Message, Type: re.Type, Cause: re.Cause}
+		return &messages.RpcFailure{Code: re.Code, Message: re.Message, Type: re.Type, Cause: re.Cause,
+			Subject: re.Subject, From: re.From, Size: re.Size, Limit: re.Limit}
 	}
 	f := &messages.RpcFailure{Code: errorCode(err), Message: err.Error(), Type: reflect.TypeOf(err).String()}
 	if cause := errors.Unwrap(err); cause != nil {
 		f.Cause = cause.Error()
 	}
+	describeFailure(f, err)
 	return f
+}
+
+// describeFailure fills in the fields from which the asker rebuilds the
+// typed error of f's code (RemoteError.As).
+func describeFailure(f *messages.RpcFailure, err error) {
+	var (
+		nf *EndpointNotFoundError
+		ue *UnsupportedMessageError
+		tl *MessageTooLargeError
+	)
+	switch f.Code {
+	case messages.ErrorCode_ERROR_CODE_NOT_FOUND:
+		if errors.As(err, &nf) {
+			f.Subject = nf.Name
+		}
+	case messages.ErrorCode_ERROR_CODE_UNSUPPORTED_MESSAGE:
+		if errors.As(err, &ue) {
+			f.Subject, f.From = ue.Type, ue.From
+		}
+	case messages.ErrorCode_ERROR_CODE_TOO_LARGE:
+		if errors.As(err, &tl) {
+			f.Size, f.Limit = int64(tl.Size), int64(tl.Limit)
+		}
+	}
 }
 
 // FailureFromProto decodes a failure that came over the wire.
 func FailureFromProto(f *messages.RpcFailure) error {
-	return &RemoteError{Code: f.GetCode(), Message: f.GetMessage(), Type: f.GetType(), Cause: f.GetCause()}
+	return &RemoteError{Code: f.GetCode(), Message: f.GetMessage(), Type: f.GetType(), Cause: f.GetCause(),
+		Subject: f.GetSubject(), From: f.GetFrom(), Size: f.GetSize(), Limit: f.GetLimit()}
 }
 
 func errorCode(err error) messages.ErrorCode {

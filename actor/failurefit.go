@@ -33,10 +33,12 @@ func FitFailure(f *messages.RpcFailure, limit int) *messages.RpcFailure {
 		return f
 	}
 	out := f
-	fields := func(m *messages.RpcFailure) [3]*string { return [3]*string{&m.Message, &m.Type, &m.Cause} }
+	fields := func(m *messages.RpcFailure) [5]*string {
+		return [5]*string{&m.Message, &m.Type, &m.Cause, &m.Subject, &m.From}
+	}
 	own := func() {
 		if out == f {
-			out = &messages.RpcFailure{Code: f.Code, Message: f.Message, Type: f.Type, Cause: f.Cause}
+			out = f.CloneVT()
 		}
 	}
 	for i, s := range fields(f) {
@@ -52,6 +54,8 @@ func FitFailure(f *messages.RpcFailure, limit int) *messages.RpcFailure {
 	// eighth; the message, the text the asker reads first, keeps the rest.
 	// When even that does not fit, the cause and the type give way.
 	own()
+	// The subject and the sender are in the message's text as well.
+	out.Subject, out.From = "", ""
 	cut(&out.Cause, limit/4)
 	cut(&out.Type, limit/8)
 	cut(&out.Message, len(out.Message)-(proto.Size(out)-limit))

@@ -29,6 +29,16 @@ func TestFitFailure(t *testing.T) {
 	if bad.Message != "open \xff\xfe.txt: no such file" {
 		t.Errorf("the original was modified")
 	}
+	// A fitted failure keeps what the asker rebuilds a typed error from,
+	// made valid, as long as there is room for it.
+	named := &messages.RpcFailure{Code: messages.ErrorCode_ERROR_CODE_NOT_FOUND, Message: "Could not find \xff.", Subject: "\xff"}
+	if got := actor.FitFailure(named, 1<<20); got.Code != named.Code || got.Subject != "\uFFFD"+actor.InvalidUTF8Marker {
+		t.Errorf("fitted subject %q, want it made valid and marked", got.Subject)
+	}
+	long := &messages.RpcFailure{Code: messages.ErrorCode_ERROR_CODE_UNSUPPORTED_MESSAGE, Message: strings.Repeat("m", 500), Subject: "T", From: "F"}
+	if got := actor.FitFailure(long, 200); proto.Size(got) > 200 || got.Subject != "" || got.From != "" {
+		t.Errorf("cut failure: size %d, subject %q, from %q; want it under 200 bytes, without them", proto.Size(got), got.Subject, got.From)
+	}
 	big := &messages.RpcFailure{Message: strings.Repeat("é", 5000), Cause: strings.Repeat("c", 3000), Type: "T"}
 	for _, limit := range []int{9000, 4000, 200, 60, 3} {
 		got := actor.FitFailure(big, limit)

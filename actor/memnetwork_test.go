@@ -142,6 +142,11 @@ func TestMemNetworkAskRemoteFailure(t *testing.T) {
 	if !errors.Is(err, actor.ErrUnsupportedMessage) || !strings.HasPrefix(err.Error(), "Unsupported message google.protobuf.StringValue from ") {
 		t.Errorf("remote unsupported message = %v", err)
 	}
+	// The asker sees the typed error a local ask gets, with its fields.
+	var ue *actor.UnsupportedMessageError
+	if !errors.As(err, &ue) || ue.Type != "google.protobuf.StringValue" || ue.Error() != err.Error() {
+		t.Errorf("remote unsupported message: errors.As *UnsupportedMessageError = %+v, want its type and the remote text %q", ue, err)
+	}
 }
 
 func TestMemNetworkSendRefAcross(t *testing.T) {
@@ -213,6 +218,9 @@ func TestMemNetworkUnknownEndpoint(t *testing.T) {
 	_, err = f.Wait(testutil.Context(t, testTimeout))
 	if !errors.Is(err, actor.ErrEndpointNotFound) || err.Error() != "Could not find nope." {
 		t.Errorf("ask to a missing remote endpoint = %v, want \"Could not find nope.\"", err)
+	}
+	if !errors.As(err, &nf) || nf.Name != "nope" {
+		t.Errorf("ask to a missing remote endpoint: errors.As *EndpointNotFoundError = %+v, want Name \"nope\"", nf)
 	}
 	// A one-way message to a missing remote endpoint is counted as dropped there.
 	if err := ref.Send(str("lost")); err != nil {

@@ -238,7 +238,16 @@ type RpcFailure struct {
 	// The Go type of the original error, for diagnostics.
 	Type string `protobuf:"bytes,3,opt,name=type,proto3" json:"type,omitempty"`
 	// The text of the error's cause chain, when it has one.
-	Cause         string `protobuf:"bytes,4,opt,name=cause,proto3" json:"cause,omitempty"`
+	Cause string `protobuf:"bytes,4,opt,name=cause,proto3" json:"cause,omitempty"`
+	// What the failure is about, so that the asker can rebuild the typed
+	// error: the endpoint name (NOT_FOUND) or the message's type
+	// (UNSUPPORTED_MESSAGE). Empty from a peer that does not send it.
+	Subject string `protobuf:"bytes,5,opt,name=subject,proto3" json:"subject,omitempty"`
+	// The address the unsupported message came from (UNSUPPORTED_MESSAGE).
+	From string `protobuf:"bytes,6,opt,name=from,proto3" json:"from,omitempty"`
+	// The message's size and the limit it exceeds, in bytes (TOO_LARGE).
+	Size          int64 `protobuf:"varint,7,opt,name=size,proto3" json:"size,omitempty"`
+	Limit         int64 `protobuf:"varint,8,opt,name=limit,proto3" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -299,6 +308,34 @@ func (x *RpcFailure) GetCause() string {
 		return x.Cause
 	}
 	return ""
+}
+
+func (x *RpcFailure) GetSubject() string {
+	if x != nil {
+		return x.Subject
+	}
+	return ""
+}
+
+func (x *RpcFailure) GetFrom() string {
+	if x != nil {
+		return x.From
+	}
+	return ""
+}
+
+func (x *RpcFailure) GetSize() int64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+func (x *RpcFailure) GetLimit() int64 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
 }
 
 // CheckExistence asks the endpoint-verifier whether NAME is registered.
@@ -403,13 +440,17 @@ const file_rpc_proto_rawDesc = "" +
 	"\vEndpointRef\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
-	"\x06client\x18\x03 \x01(\bR\x06client\"\x82\x01\n" +
+	"\x06client\x18\x03 \x01(\bR\x06client\"\xda\x01\n" +
 	"\n" +
 	"RpcFailure\x120\n" +
 	"\x04code\x18\x01 \x01(\x0e2\x1c.sparkrpc.messages.ErrorCodeR\x04code\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x12\n" +
 	"\x04type\x18\x03 \x01(\tR\x04type\x12\x14\n" +
-	"\x05cause\x18\x04 \x01(\tR\x05cause\"$\n" +
+	"\x05cause\x18\x04 \x01(\tR\x05cause\x12\x18\n" +
+	"\asubject\x18\x05 \x01(\tR\asubject\x12\x12\n" +
+	"\x04from\x18\x06 \x01(\tR\x04from\x12\x12\n" +
+	"\x04size\x18\a \x01(\x03R\x04size\x12\x14\n" +
+	"\x05limit\x18\b \x01(\x03R\x05limit\"$\n" +
 	"\x0eCheckExistence\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\"0\n" +
 	"\x16CheckExistenceResponse\x12\x16\n" +

@@ -67,3 +67,14 @@ func (e *RefusedTypeError) Error() string {
 // Unwrap returns actor.ErrUnsupportedMessage, so that the asker's failure
 // has the code UNSUPPORTED_MESSAGE.
 func (e *RefusedTypeError) Unwrap() error { return actor.ErrUnsupportedMessage }
+
+// As lets errors.As see the refusal as the local one,
+// *actor.UnsupportedMessageError, so that the asker gets its type and
+// sender whichever env refused its message.
+func (e *RefusedTypeError) As(target any) bool {
+	if t, ok := target.(**actor.UnsupportedMessageError); ok {
+		*t = &actor.UnsupportedMessageError{Type: e.Type, From: e.From}
+		return true
+	}
+	return false
+}

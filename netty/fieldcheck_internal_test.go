@@ -20,7 +20,7 @@ func TestFieldCheckIsPlannedForPlainStrings(t *testing.T) {
 	}{
 		{&messages.StatusUpdate{}, 2},
 		{&messages.LaunchTask{}, 1},
-		{&messages.RpcFailure{}, 3},
+		{&messages.RpcFailure{}, 5},
 		{&messages.RegisterExecutor{}, -1},   // a map of strings
 		{&messages.AmAllocate{}, -1},         // a list of strings
 		{&messages.AmAllocateResponse{}, -1}, // nested messages

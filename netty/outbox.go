@@ -353,7 +353,9 @@ func (t *Transport) sendFailed(target, sender *protoactor.PID, msg proto.Message
 		f, isFailure := msg.(*messages.RpcFailure)
 		if !isFailure {
 			t.log.Warn().Err(ferr).Str("to", target.String()).Msg("reply cannot be sent; failing the asker")
-			return t.Send(target, nil, &messages.RpcFailure{Code: code, Message: ferr.Error(), Type: fmt.Sprintf("%T", ferr)})
+			f := actor.FailureToProto(ferr)
+			f.Code = code
+			return t.Send(target, nil, f)
 		}
 		// A failure that cannot be sent as it is (text not valid UTF-8, or
 		// too large): send it made valid and cut to fit, so that the asker
