@@ -350,3 +350,21 @@ func defineFrame(t *testing.T, ref uint64, target, senderID, typ string) []byte 
 	}
 	return append(frame(t, env), b...)
 }
+
+// A Send that fails before anything is queued or dialled (a message over
+// spark.rpc.message.maxSize, a message to the control target) leaves no
+// peer behind for an address that was never connected to.
+func TestFailedSendLeavesNoPeer(t *testing.T) {
+	client, tr := serverWithTransport(t, actor.NewConf().Set(actor.KeyMessageMaxSize, "1"))
+	tooLarge := client.RemoteRef(actor.NewRpcAddress("127.0.0.1", 1), "echo")
+	if err := tooLarge.Send(str(strings.Repeat("x", 2<<20))); !errors.Is(err, actor.ErrMessageTooLarge) {
+		t.Fatalf("send of a message over the limit: %v, want ErrMessageTooLarge", err)
+	}
+	control := client.RemoteRef(actor.NewRpcAddress("127.0.0.1", 2), "credit$")
+	if err := control.Send(str("x")); !errors.Is(err, actor.ErrInvalidName) {
+		t.Fatalf("send to credit$: %v, want ErrInvalidName", err)
+	}
+	if peers := tr.PeerStats(); len(peers) != 0 {
+		t.Errorf("peers after two failed sends: %+v, want none", peers)
+	}
+}

@@ -78,6 +78,7 @@ func (t *Transport) Send(target, sender *protoactor.PID, msg proto.Message) erro
 	}
 	h, err := sizeEnvelope(target.Id, "", sID, msg, t.maxSize)
 	if err != nil {
+		t.dropIfUnused(p)
 		return t.sendFailed(target, sender, msg, h.size, err)
 	}
 	p.mu.Lock()
@@ -143,7 +144,28 @@ func (t *Transport) unlockAfterEncodeFailure(p *peer, c *conn, target, sender *p
 		p.credit.unsent(target.Id, h.size)
 	}
 	p.unlockAndWake(c, wasEmpty)
+	if c == nil {
+		t.dropIfUnused(p)
+	}
 	return t.sendFailed(target, sender, msg, h.size, err)
+}
+
+// dropIfUnused drops p from the map when a Send that found or made it
+// failed before anything was queued or dialled: a peer that was never
+// connected to and that nothing waits on is not kept (nor listed by
+// PeerStats) for a message that never left. A peer with a failed connect
+// stays for its backoff window (connectFailed).
+func (t *Transport) dropIfUnused(p *peer) {
+	p.mu.Lock()
+	unused := p.conn == nil && !p.dialing && len(p.unsent) == 0 && p.out.empty() && p.connErr == nil && !p.removed
+	if unused {
+		p.removed = true
+	}
+	p.mu.Unlock()
+	if unused {
+		t.peers.CompareAndDelete(p.identity, p)
+		t.lastPeer.CompareAndSwap(p, nil)
+	}
 }
 
 // unlockAndWake releases p.mu, and wakes c's writer when p's outbox, empty
@@ -178,7 +200,11 @@ func (t *Transport) refuseOrHold(p *peer, target, sender *protoactor.PID, msg pr
 	if !held {
 		return false, nil
 	}
-	p.unlockAndWake(p.conn, wasEmpty)
+	c := p.conn
+	p.unlockAndWake(c, wasEmpty)
+	if err != nil && c == nil {
+		t.dropIfUnused(p)
+	}
 	switch {
 	case err == errControlTarget:
 		return true, err
