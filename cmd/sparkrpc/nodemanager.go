@@ -3,13 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -17,6 +15,7 @@ import (
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/cluster/nodemanager"
+	"github.com/sparkrpc/sparkrpc/cluster/nodemanager/nmui"
 	"github.com/sparkrpc/sparkrpc/internal/cli"
 	"github.com/sparkrpc/sparkrpc/webui"
 	"github.com/spf13/cobra"
@@ -107,10 +106,9 @@ func runNodeManager(cmd *cobra.Command, f *nodeManagerFlags) error {
 	}
 	// The web UI starts first, so that every container gets its log URLs;
 	// it shows the node manager once it runs.
-	var running atomic.Pointer[nodemanager.NodeManager]
+	var running nmui.Node
 	ui, err := startDaemonUI("NodeManager", func(opts ...webui.Option) http.Handler {
-		return webui.NewNodeManagerUI(env.Address().HostPort(), func() []webui.Container { return nmContainers(running.Load()) },
-			append([]webui.Option{webui.WithMetrics(nmMetrics(&running)), webui.WithContainerLogs(nmLogs(&running))}, opts...)...)
+		return nmui.Handler(env.Address().HostPort(), &running, opts...)
 	}, conf, f.bind, f.host, f.uiPort, cmd.OutOrStdout(), log)
 	if err != nil {
 		return err
@@ -134,7 +132,7 @@ func runNodeManager(cmd *cobra.Command, f *nodeManagerFlags) error {
 		}
 		return err
 	}
-	running.Store(nm)
+	running.Set(nm)
 	fmt.Fprintf(cmd.OutOrStdout(), "NodeManager %s registered with rm://%s (%d MB, %d cores, folder %s)\n",
 		nm.NodeID(), rmAddr.HostPort(), mem>>20, f.cores, nm.Dir())
 	<-ctx.Done()
@@ -169,42 +167,4 @@ func (f *nodeManagerFlags) check() (actor.RpcAddress, int64, error) {
 		return actor.RpcAddress{}, 0, cli.Usagef("--register-timeout must be positive")
 	}
 	return rmAddr, mem, nil
-}
-
-// nmContainers converts the node manager's running containers for its UI
-// (none before it runs).
-func nmContainers(nm *nodemanager.NodeManager) []webui.Container {
-	if nm == nil {
-		return nil
-	}
-	cs := nm.RunningContainers()
-	out := make([]webui.Container, len(cs))
-	for i, c := range cs {
-		out[i] = webui.Container{ID: c.ID, AppID: c.AppID, User: c.User, PID: c.PID, MemoryMB: c.MemoryMB, Cores: c.Cores, Started: c.Started, LogDir: c.LogDir}
-	}
-	return out
-}
-
-// nmMetrics serves the node manager's /metrics once it runs.
-func nmMetrics(running *atomic.Pointer[nodemanager.NodeManager]) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		nm := running.Load()
-		if nm == nil {
-			http.Error(w, "the node manager is starting", http.StatusServiceUnavailable)
-			return
-		}
-		nm.MetricsHandler().ServeHTTP(w, r)
-	})
-}
-
-// nmLogs reads the node manager's container logs for its UI once it runs.
-func nmLogs(running *atomic.Pointer[nodemanager.NodeManager]) webui.ContainerLogReader {
-	return func(id, owner, file, requester string, start int64) (webui.ContainerLog, error) {
-		nm := running.Load()
-		if nm == nil {
-			return webui.ContainerLog{}, fmt.Errorf("the node manager is starting: %w", fs.ErrNotExist)
-		}
-		p, err := nm.ReadContainerLog(id, owner, file, requester, start)
-		return webui.ContainerLog{Data: p.Data, Start: p.Start, Size: p.Size}, err
-	}
 }
