@@ -15,8 +15,10 @@ import (
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/cluster/nodemanager"
+	"github.com/sparkrpc/sparkrpc/cluster/nodemanager/nmui"
 	"github.com/sparkrpc/sparkrpc/cluster/resourcemanager"
 	"github.com/sparkrpc/sparkrpc/netty"
+	"github.com/sparkrpc/sparkrpc/webui"
 )
 
 // LocalCluster is a resource manager and node managers in this process
@@ -30,6 +32,7 @@ type LocalCluster struct {
 	rmEnv  *actor.Env
 	nms    []*nodemanager.NodeManager
 	nmEnvs []*actor.Env
+	nmUIs  []*webui.Server
 	dir    string
 	ownDir bool
 	log    zerolog.Logger
@@ -64,6 +67,11 @@ type LocalClusterConfig struct {
 	// daemons: it is the cluster's secret, which the resource manager, the
 	// node managers and their clients share (applications have their own).
 	Secret []byte
+	// NodeUIs starts a web UI on loopback for each node manager, as a
+	// node manager daemon has: its containers' logs, whose http URLs
+	// executors get as their log links (nodemanager.Config.WebUI). Secret,
+	// when set, guards them.
+	NodeUIs bool
 	// TLS, when not nil, holds the spark.ssl.* keys of the daemons'
 	// connections (netty.KeySSLEnabled and the files it needs): with them,
 	// the resource manager and the node managers listen and dial with TLS,
@@ -150,15 +158,36 @@ func StartLocalCluster(ctx context.Context, cfg LocalClusterConfig) (lc *LocalCl
 			name: fmt.Sprintf("node%d", i+1)})
 	}
 	for _, n := range nodes {
-		nm, err := nodemanager.Start(ctx, n.env, nodemanager.Config{ResourceManager: lc.rm.Address(), Capability: n.res,
-			Dir: filepath.Join(lc.dir, n.name), Executable: cfg.Executable, Logger: &cfg.Logger, EnvWhitelist: cfg.EnvWhitelist,
-			PeerKeyID: n.transport.PeerKeyID})
+		var shown nmui.Node
+		ui, err := lc.startNodeUI(cfg, n.env, &shown)
 		if err != nil {
 			return lc, err
 		}
+		nm, err := nodemanager.Start(ctx, n.env, nodemanager.Config{ResourceManager: lc.rm.Address(), Capability: n.res,
+			Dir: filepath.Join(lc.dir, n.name), Executable: cfg.Executable, Logger: &cfg.Logger, EnvWhitelist: cfg.EnvWhitelist,
+			PeerKeyID: n.transport.PeerKeyID, WebUI: ui})
+		if err != nil {
+			return lc, err
+		}
+		shown.Set(nm)
 		lc.nms = append(lc.nms, nm)
 	}
 	return lc, nil
+}
+
+// startNodeUI starts the web UI of the node manager on env that shown will
+// hold, when cfg asks for node UIs, and returns its URL ("" for none).
+func (lc *LocalCluster) startNodeUI(cfg LocalClusterConfig, env *actor.Env, shown *nmui.Node) (string, error) {
+	if !cfg.NodeUIs {
+		return "", nil
+	}
+	opts := []webui.Option{webui.WithSecret(string(cfg.Secret)), webui.WithLogger(cfg.Logger)}
+	ui, err := webui.Start("NodeManager web UI", nmui.Handler(env.Address().HostPort(), shown, opts...), "127.0.0.1", "", 0, 0, cfg.Logger)
+	if err != nil {
+		return "", err
+	}
+	lc.nmUIs = append(lc.nmUIs, ui)
+	return ui.URL(), nil
 }
 
 // Address returns the resource manager's address.
@@ -182,6 +211,9 @@ func (lc *LocalCluster) Shutdown(ctx context.Context) error {
 		if err := nm.Shutdown(ctx); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	for _, ui := range lc.nmUIs {
+		errs = append(errs, ui.Shutdown(ctx))
 	}
 	if lc.rm != nil {
 		errs = append(errs, lc.rm.Shutdown(ctx))

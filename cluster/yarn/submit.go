@@ -75,6 +75,12 @@ func runOnLocalCluster(ctx context.Context, cfg cluster.SubmitConfig, fn cluster
 	if err != nil {
 		return err
 	}
+	// The node managers' UIs serve the executors' log links; they go with
+	// the driver's UI.
+	nodeUIs, err := conf.GetBool(webui.KeyUIEnabled, true)
+	if err != nil {
+		return err
+	}
 	// With spark.authenticate the embedded daemons share a secret of their
 	// own, which this process's client uses too: the one the conf gives
 	// (so that its user can open the daemons' UIs), else a generated one.
@@ -94,7 +100,7 @@ func runOnLocalCluster(ctx context.Context, cfg cluster.SubmitConfig, fn cluster
 	lc, err := StartLocalCluster(ctx, LocalClusterConfig{Secret: clusterSecret, TLS: tlsConf(conf), Workers: m.Workers, WorkerCores: m.WorkerCores, WorkerMemoryMB: m.WorkerMemoryMB,
 		AMNode: cluster.Resource{MemoryMB: amMem, Cores: amCores},
 		Dir:    conf.Get(cluster.KeyLocalClusterDir, ""), Executable: exe, NodeExpiry: expiry, Logger: cfg.Logger,
-		EnvWhitelist: cluster.SplitList(conf.Get(cluster.KeyContainerEnvWhitelist, ""))})
+		EnvWhitelist: cluster.SplitList(conf.Get(cluster.KeyContainerEnvWhitelist, "")), NodeUIs: nodeUIs})
 	if err != nil {
 		return cluster.Wrapf(err, "cannot start the local cluster")
 	}

@@ -22,39 +22,8 @@ func TestExecutorLogURLsOnResourceManager(t *testing.T) {
 	submit := start(t, marker, "submit", "--master", "rm://"+c.addr, "--deploy-mode", "cluster", "--num-executors", "1",
 		"--executor-memory", "512m", "--driver-memory", "512m", "--conf", "spark.ui.port=0",
 		"--conf", "spark.examples.sparkPi.taskDelay=100ms", "--class", "SparkPi", "spark-internal", "2000")
-	var tracking string
-	testutil.Eventually(t, time.Minute, "the driver's tracking URL", func() bool {
-		if m := trackingRe.FindStringSubmatch(submit.stderr.String()); m != nil {
-			tracking = m[1]
-		}
-		return tracking != ""
-	})
-	var logs, driverLogs map[string]string
-	testutil.Eventually(t, time.Minute, "an executor with its log URLs", func() bool {
-		code, body := httpGet(t, tracking+"/api/v1/applications")
-		var apps []struct {
-			ID string `json:"id"`
-		}
-		if code != http.StatusOK || json.Unmarshal([]byte(body), &apps) != nil || len(apps) == 0 {
-			return false
-		}
-		code, body = httpGet(t, tracking+"/api/v1/applications/"+apps[0].ID+"/executors")
-		var execs []struct {
-			ID   string            `json:"id"`
-			Logs map[string]string `json:"executorLogs"`
-		}
-		if code != http.StatusOK || json.Unmarshal([]byte(body), &execs) != nil {
-			return false
-		}
-		for _, e := range execs {
-			if e.ID == "driver" {
-				driverLogs = e.Logs
-			} else if len(e.Logs) > 0 {
-				logs = e.Logs
-			}
-		}
-		return logs != nil && driverLogs["stderr"] != ""
-	})
+	tracking := trackingURL(t, submit)
+	logs, driverLogs := executorLogURLs(t, tracking, true)
 	if u := driverLogs["stderr"]; !strings.HasPrefix(u, nmUI+"/node/containerlogs/container_") {
 		t.Fatalf("the driver's stderr log URL %q, want one of %s", u, nmUI)
 	} else if code, body := httpGet(t, u); code != http.StatusOK || !strings.Contains(body, "applicationmaster") {
@@ -82,4 +51,73 @@ func TestExecutorLogURLsOnResourceManager(t *testing.T) {
 	}
 	submit.wait(t, time.Minute)
 	c.stop(t)
+}
+
+// On local-cluster, as on a resource manager, an executor's log links are
+// http URLs of its (embedded) node manager's UI that return its output.
+func TestExecutorLogURLsOnLocalCluster(t *testing.T) {
+	marker := newMarker(t)
+	submit := start(t, marker, "submit", "--master", "local-cluster[1,1,512]", "--executor-memory", "512m",
+		"--conf", "spark.ui.port=0", "--conf", "spark.examples.sparkPi.taskDelay=100ms", "--class", "SparkPi", "spark-internal", "2000")
+	logs, _ := executorLogURLs(t, trackingURL(t, submit), false)
+	for _, name := range []string{"stdout", "stderr"} {
+		u := logs[name]
+		if !strings.HasPrefix(u, "http://127.0.0.1:") || !strings.Contains(u, "/node/containerlogs/container_") {
+			t.Fatalf("%s log URL %q, want one of an embedded node manager's UI", name, u)
+		}
+		code, body := httpGet(t, u)
+		if code != http.StatusOK || name == "stderr" && body == "" {
+			t.Fatalf("GET %s = %d, want the executor's %s:\n%s", u, code, name, body)
+		}
+	}
+	if err := submit.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	submit.wait(t, time.Minute)
+}
+
+// trackingURL waits for the tracking URL that submit prints.
+func trackingURL(t *testing.T, submit *proc) string {
+	t.Helper()
+	var tracking string
+	testutil.Eventually(t, time.Minute, "the driver's tracking URL", func() bool {
+		if m := trackingRe.FindStringSubmatch(submit.stderr.String()); m != nil {
+			tracking = m[1]
+		}
+		return tracking != ""
+	})
+	return tracking
+}
+
+// executorLogURLs waits until the driver's UI at tracking lists an executor
+// with log URLs (and, with withDriver, the driver's row with a stderr URL),
+// and returns the executor's and the driver's log URLs.
+func executorLogURLs(t *testing.T, tracking string, withDriver bool) (logs, driverLogs map[string]string) {
+	t.Helper()
+	testutil.Eventually(t, time.Minute, "an executor with its log URLs", func() bool {
+		code, body := httpGet(t, tracking+"/api/v1/applications")
+		var apps []struct {
+			ID string `json:"id"`
+		}
+		if code != http.StatusOK || json.Unmarshal([]byte(body), &apps) != nil || len(apps) == 0 {
+			return false
+		}
+		code, body = httpGet(t, tracking+"/api/v1/applications/"+apps[0].ID+"/executors")
+		var execs []struct {
+			ID   string            `json:"id"`
+			Logs map[string]string `json:"executorLogs"`
+		}
+		if code != http.StatusOK || json.Unmarshal([]byte(body), &execs) != nil {
+			return false
+		}
+		for _, e := range execs {
+			if e.ID == "driver" {
+				driverLogs = e.Logs
+			} else if len(e.Logs) > 0 {
+				logs = e.Logs
+			}
+		}
+		return logs != nil && (!withDriver || driverLogs["stderr"] != "")
+	})
+	return logs, driverLogs
 }
