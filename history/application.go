@@ -74,6 +74,14 @@ func changed(a, b eventlog.Info) bool {
 	return logKey(a) != logKey(b) || a.Size != b.Size || !a.ModTime.Equal(b.ModTime) || a.InProgress != b.InProgress
 }
 
+// rewritten reports whether a finished log has changed since it was read
+// as last: a finished log does not grow, so it was still being copied in
+// (what was read of it may end in a line cut short, or a compressed
+// stream cut short) or was written again. It is read again from its start.
+func rewritten(last, now eventlog.Info) bool {
+	return last.Path != "" && !last.InProgress && changed(last, now)
+}
+
 // readSafely brings l up to date from lg; a panic of the listener (a log
 // that no store expected) is a failed reading, not a dead server.
 func readSafely(lg *eventlog.Log, l endpoints.Listener) (r eventlog.Result, err error) {

@@ -17,7 +17,9 @@
 // Of several logs of one application (a rerun beside a log a killed
 // driver left), the list shows the one written last. A log cut short (its driver
 // still writing, or killed) or holding lines that do not decode is shown
-// as far as it can be read, with what could not be read.
+// as far as it can be read, with what could not be read. A finished log
+// that changes after it was read (it was still being copied into the
+// folder) is read again from its start.
 //
 // # Configuration
 //

@@ -116,8 +116,8 @@ func (p *Provider) Refresh() error {
 		if sumLog != nil && !changed(last, in) {
 			continue
 		}
-		if sumLog == nil {
-			sumLog = eventlog.Open(in.Path)
+		if sumLog == nil || rewritten(last, in) {
+			sumLog, sum, probs = eventlog.Open(in.Path), summary{}, problems{}
 		}
 		// Read outside the lock: the list shows the last reading meanwhile.
 		r, err := readSafely(sumLog, &sum)
@@ -210,7 +210,7 @@ func (p *Provider) Store(id string) (*webui.AppStore, []string, error) {
 	p.mu.Lock()
 	info := a.info
 	p.mu.Unlock()
-	if a.store == nil || logKey(a.loaded) != logKey(info) {
+	if a.store == nil || logKey(a.loaded) != logKey(info) || rewritten(a.loaded, info) {
 		a.store, a.storeLog, a.storeErr, a.loaded = webui.NewAppStore(), eventlog.Open(info.Path), problems{}, eventlog.Info{}
 	}
 	var err error

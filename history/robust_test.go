@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -183,4 +184,75 @@ func TestLogsWithoutAStartAreNotListedAndCutLogsEnd(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &one); code != 200 || err != nil || len(one.Attempts) != 1 || !one.Attempts[0].Completed {
 		t.Errorf("GET /api/v1/applications/app-cut = %d %v\n%s; want it complete", code, err, body)
 	}
+}
+
+// A finished log that is still being copied into the folder when the
+// server reads it (its last line, or its compressed stream, cut short) is
+// read again whole once the copy has ended: every job shows, and the page
+// no longer says that lines could not be read.
+func TestLogCopiedInIsReadWholeOnceCopied(t *testing.T) {
+	for _, compress := range []bool{false, true} {
+		t.Run(fmt.Sprintf("compressed=%v", compress), func(t *testing.T) {
+			src, dir := t.TempDir(), t.TempDir()
+			now := time.Now()
+			evs := []endpoints.Event{endpoints.ApplicationStart{Time: now, AppID: "app-copied", AppName: "copied"}}
+			// Enough jobs that half of the compressed stream holds some.
+			const n = 4000
+			for j := range n {
+				evs = append(evs, endpoints.JobStart{Time: now, JobID: int64(j), TaskName: "t", NumTasks: 1}, endpoints.JobEnd{Time: now, JobID: int64(j)})
+			}
+			w := eventlog.NewWriter(eventlog.Config{Dir: src, Compress: compress, QueueBytes: 1 << 30})
+			if err := w.Start("app-copied", ""); err != nil {
+				t.Fatal(err)
+			}
+			for _, ev := range append(evs, endpoints.ApplicationEnd{Time: now}) {
+				w.OnEvent(ev)
+			}
+			closeLog(t, w)
+			logs, err := eventlog.List(src)
+			if err != nil || len(logs) != 1 {
+				t.Fatalf("List = %v, %v", logs, err)
+			}
+			whole, err := os.ReadFile(logs[0].Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dst := filepath.Join(dir, filepath.Base(logs[0].Path))
+			// Half of it, cut in the middle of a line (or of the stream).
+			if err := os.WriteFile(dst, whole[:len(whole)/2+3], 0o600); err != nil {
+				t.Fatal(err)
+			}
+			p, hs := historyServer(t, dir)
+			var jobs []jobFigures
+			getJSON(t, hs.URL+"/api/v1/applications/app-copied/jobs", &jobs)
+			if len(jobs) == 0 || hasJob(jobs, n-1) {
+				t.Fatalf("half of the log: %d jobs, the last among them: %v; want some, not the last", len(jobs), hasJob(jobs, n-1))
+			}
+			// The copy ends.
+			if err := os.WriteFile(dst, whole, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chtimes(dst, now.Add(time.Minute), now.Add(time.Minute)); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Refresh(); err != nil {
+				t.Fatal(err)
+			}
+			getJSON(t, hs.URL+"/api/v1/applications/app-copied/jobs", &jobs)
+			if !hasJob(jobs, n-1) {
+				t.Errorf("the whole log: %d jobs, without the last", len(jobs))
+			}
+			if code, body := get(t, hs.URL+"/history/app-copied/jobs/"); code != 200 || strings.Contains(body, "Not all of this application") {
+				t.Errorf("jobs page of the whole log = %d, still says lines could not be read:\n%.2000s", code, body)
+			}
+			if code, body := get(t, hs.URL+"/"); code != 200 || strings.Contains(body, "Not all") || strings.Contains(body, "truncated") {
+				t.Errorf("the list of the whole log = %d, still names a problem:\n%.2000s", code, body)
+			}
+		})
+	}
+}
+
+// hasJob reports whether jobs holds job id.
+func hasJob(jobs []jobFigures, id int64) bool {
+	return slices.ContainsFunc(jobs, func(j jobFigures) bool { return j.JobID == id })
 }
