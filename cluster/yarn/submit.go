@@ -67,40 +67,11 @@ func runOnLocalCluster(ctx context.Context, cfg cluster.SubmitConfig, fn cluster
 	if want > n {
 		warnFewResources(cfg.Stderr, conf, want, n, m.String())
 	}
-	expiry, err := conf.GetDuration(cluster.KeyNodeExpiry, "60s", time.Millisecond)
+	lcc, err := localClusterConfig(cfg, exe, mode)
 	if err != nil {
 		return err
 	}
-	amMem, amCores, err := amResource(conf, mode)
-	if err != nil {
-		return err
-	}
-	// The node managers' UIs serve the executors' log links; they go with
-	// the driver's UI.
-	nodeUIs, err := conf.GetBool(webui.KeyUIEnabled, true)
-	if err != nil {
-		return err
-	}
-	// With spark.authenticate the embedded daemons share a secret of their
-	// own, which this process's client uses too: the one the conf gives
-	// (so that its user can open the daemons' UIs), else a generated one.
-	// The application gets another (runOnRM).
-	var clusterSecret []byte
-	if cluster.AuthOn(conf) {
-		if clusterSecret, err = netty.AuthSecret(conf); err != nil && !errors.Is(err, netty.ErrNoSecret) {
-			return err
-		}
-		if len(clusterSecret) == 0 {
-			if clusterSecret, err = cluster.GenerateSecret(); err != nil {
-				return err
-			}
-		}
-		cluster.SetSecret(conf, clusterSecret)
-	}
-	lc, err := StartLocalCluster(ctx, LocalClusterConfig{Secret: clusterSecret, TLS: tlsConf(conf), Workers: m.Workers, WorkerCores: m.WorkerCores, WorkerMemoryMB: m.WorkerMemoryMB,
-		AMNode: cluster.Resource{MemoryMB: amMem, Cores: amCores},
-		Dir:    conf.Get(cluster.KeyLocalClusterDir, ""), Executable: exe, NodeExpiry: expiry, Logger: cfg.Logger,
-		EnvWhitelist: cluster.SplitList(conf.Get(cluster.KeyContainerEnvWhitelist, "")), NodeUIs: nodeUIs})
+	lc, err := StartLocalCluster(ctx, lcc)
 	if err != nil {
 		return cluster.Wrapf(err, "cannot start the local cluster")
 	}
@@ -117,6 +88,56 @@ func runOnLocalCluster(ctx context.Context, cfg cluster.SubmitConfig, fn cluster
 		conf.Set(cluster.KeyWaitAppCompletion, "true")
 	}
 	return runOnRM(ctx, cfg, fn, lc.Address(), mode, true)
+}
+
+// localClusterConfig is the embedded cluster of cfg's local-cluster master,
+// whose containers run exe, for an application in deploy mode mode.
+func localClusterConfig(cfg cluster.SubmitConfig, exe, mode string) (LocalClusterConfig, error) {
+	conf, m := cfg.Conf, cfg.Master
+	expiry, err := conf.GetDuration(cluster.KeyNodeExpiry, "60s", time.Millisecond)
+	if err != nil {
+		return LocalClusterConfig{}, err
+	}
+	amMem, amCores, err := amResource(conf, mode)
+	if err != nil {
+		return LocalClusterConfig{}, err
+	}
+	// The node managers' UIs serve the executors' log links; they go with
+	// the driver's UI.
+	nodeUIs, err := conf.GetBool(webui.KeyUIEnabled, true)
+	if err != nil {
+		return LocalClusterConfig{}, err
+	}
+	secret, err := localClusterSecret(conf)
+	if err != nil {
+		return LocalClusterConfig{}, err
+	}
+	return LocalClusterConfig{Secret: secret, TLS: tlsConf(conf), Workers: m.Workers, WorkerCores: m.WorkerCores, WorkerMemoryMB: m.WorkerMemoryMB,
+		AMNode: cluster.Resource{MemoryMB: amMem, Cores: amCores},
+		Dir:    conf.Get(cluster.KeyLocalClusterDir, ""), Executable: exe, NodeExpiry: expiry, Logger: cfg.Logger,
+		EnvWhitelist: cluster.SplitList(conf.Get(cluster.KeyContainerEnvWhitelist, "")), NodeUIs: nodeUIs}, nil
+}
+
+// localClusterSecret is the secret the embedded daemons share with
+// spark.authenticate (none without): the one conf gives (so that its user
+// can open the daemons' UIs), else a generated one, which conf then holds,
+// as this process's client uses it too. The application gets another
+// (runOnRM).
+func localClusterSecret(conf *actor.Conf) ([]byte, error) {
+	if !cluster.AuthOn(conf) {
+		return nil, nil
+	}
+	secret, err := netty.AuthSecret(conf)
+	if err != nil && !errors.Is(err, netty.ErrNoSecret) {
+		return nil, err
+	}
+	if len(secret) == 0 {
+		if secret, err = cluster.GenerateSecret(); err != nil {
+			return nil, err
+		}
+	}
+	cluster.SetSecret(conf, secret)
+	return secret, nil
 }
 
 // runOnRM submits to the resource manager at rm: cluster mode submits the
