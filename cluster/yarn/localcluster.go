@@ -200,6 +200,16 @@ func (lc *LocalCluster) ResourceManager() *resourcemanager.ResourceManager { ret
 // master's node first when there is one, then the workers.
 func (lc *LocalCluster) NodeManagers() []*nodemanager.NodeManager { return lc.nms }
 
+// NodeUIs returns the URLs of the node managers' web UIs, in the order of
+// NodeManagers (none without LocalClusterConfig.NodeUIs).
+func (lc *LocalCluster) NodeUIs() []string {
+	urls := make([]string, len(lc.nmUIs))
+	for i, ui := range lc.nmUIs {
+		urls[i] = ui.URL()
+	}
+	return urls
+}
+
 // Dir returns the cluster's folder.
 func (lc *LocalCluster) Dir() string { return lc.dir }
 
