@@ -175,8 +175,9 @@
 // comes back from another env is a *RemoteError that carries its code, so
 // errors.Is still matches the sentinel it stands for, and errors.As finds the
 // *EndpointNotFoundError, *UnsupportedMessageError or *MessageTooLargeError a
-// local ask would get, with the name, type, sender or sizes the remote env
-// sent (RpcFailure's subject, from, size and limit).
+// local ask would get, made of the name, type, sender or sizes the remote env
+// sent (RpcFailure's subject, from, size and limit), when it sent them: like
+// the failure's text, they are the remote env's word.
 //
 // A message that an env accepted for one of its endpoints, but that arrives
 // after the endpoint stopped, is dropped and reported: counted by

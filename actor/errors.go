@@ -5,6 +5,7 @@ package actor
 import (
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"time"
@@ -201,22 +202,26 @@ func (e *RemoteError) Error() string { return e.Message }
 // As lets errors.As see the typed error the failure's code stands for, as
 // an asker of a local endpoint gets it: *EndpointNotFoundError (NOT_FOUND),
 // *UnsupportedMessageError (UNSUPPORTED_MESSAGE) and *MessageTooLargeError
-// (TOO_LARGE), made from the failure's Subject, From, Size and Limit (empty
-// when the remote env did not send them).
+// (TOO_LARGE), made from the failure's Subject, From, Size and Limit. Those
+// are what the remote env says, as its text is: a failure without them (from
+// an env that does not send them) or with sizes that cannot be (a limit not
+// above zero, a negative size) matches none. The typed error's text is made
+// from its fields; the remote env's own text is e's.
 func (e *RemoteError) As(target any) bool {
 	switch t := target.(type) {
 	case **EndpointNotFoundError:
-		if e.Code == messages.ErrorCode_ERROR_CODE_NOT_FOUND {
+		if e.Code == messages.ErrorCode_ERROR_CODE_NOT_FOUND && e.Subject != "" {
 			*t = &EndpointNotFoundError{Name: e.Subject}
 			return true
 		}
 	case **UnsupportedMessageError:
-		if e.Code == messages.ErrorCode_ERROR_CODE_UNSUPPORTED_MESSAGE {
+		if e.Code == messages.ErrorCode_ERROR_CODE_UNSUPPORTED_MESSAGE && e.Subject != "" {
 			*t = &UnsupportedMessageError{Type: e.Subject, From: e.From}
 			return true
 		}
 	case **MessageTooLargeError:
-		if e.Code == messages.ErrorCode_ERROR_CODE_TOO_LARGE {
+		if e.Code == messages.ErrorCode_ERROR_CODE_TOO_LARGE && e.Limit > 0 && e.Size >= 0 &&
+			e.Limit <= math.MaxInt && e.Size <= math.MaxInt {
 			*t = &MessageTooLargeError{Size: int(e.Size), Limit: int(e.Limit)}
 			return true
 		}

@@ -24,9 +24,11 @@ const (
 
 // FitFailure returns a failure that can always be sent in at most limit
 // bytes: its texts made valid UTF-8 and, when the whole failure is larger
-// than limit, its longest texts cut (at a character boundary), each change
-// marked with InvalidUTF8Marker or TruncatedMarker. It returns f itself when
-// nothing had to change, otherwise a copy. A transport uses it so that a
+// than limit, its subject and sender dropped (the message's text names
+// them) and its longest texts cut (at a character boundary), each change
+// marked with InvalidUTF8Marker or TruncatedMarker; when not even that fits,
+// the code and sizes alone. It returns f itself when nothing had to change,
+// otherwise a copy (unknown fields included). A transport uses it so that a
 // failed ask always reaches its asker, however the handler failed.
 func FitFailure(f *messages.RpcFailure, limit int) *messages.RpcFailure {
 	if f == nil {
@@ -62,8 +64,13 @@ func FitFailure(f *messages.RpcFailure, limit int) *messages.RpcFailure {
 	cut(&out.Cause, len(out.Cause)-(proto.Size(out)-limit))
 	cut(&out.Type, len(out.Type)-(proto.Size(out)-limit))
 	if proto.Size(out) > limit {
-		// Not even the code fits with a text: send the code alone.
-		return &messages.RpcFailure{Code: f.Code}
+		// Not even the code fits with a text: send the code alone, with
+		// the sizes when they fit.
+		alone := &messages.RpcFailure{Code: f.Code, Size: f.Size, Limit: f.Limit}
+		if proto.Size(alone) > limit {
+			alone.Size, alone.Limit = 0, 0
+		}
+		return alone
 	}
 	return out
 }

@@ -39,6 +39,10 @@ func TestFitFailure(t *testing.T) {
 	if got := actor.FitFailure(long, 200); proto.Size(got) > 200 || got.Subject != "" || got.From != "" {
 		t.Errorf("cut failure: size %d, subject %q, from %q; want it under 200 bytes, without them", proto.Size(got), got.Subject, got.From)
 	}
+	huge := &messages.RpcFailure{Code: messages.ErrorCode_ERROR_CODE_TOO_LARGE, Message: strings.Repeat("m", 500), Size: 300, Limit: 200}
+	if got := actor.FitFailure(huge, 12); proto.Size(got) > 12 || got.Size != 300 || got.Limit != 200 {
+		t.Errorf("a failure cut to its code: %v (%d bytes), want the sizes kept within 12 bytes", got, proto.Size(got))
+	}
 	big := &messages.RpcFailure{Message: strings.Repeat("é", 5000), Cause: strings.Repeat("c", 3000), Type: "T"}
 	for _, limit := range []int{9000, 4000, 200, 60, 3} {
 		got := actor.FitFailure(big, limit)
