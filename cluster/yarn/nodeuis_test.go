@@ -8,7 +8,10 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/internal/testutil"
+	"github.com/sparkrpc/sparkrpc/webui"
 )
 
 // With NodeUIs, each node manager of a local cluster serves its UI on
@@ -56,4 +59,32 @@ func TestLocalClusterNodeUIsTakeTheSecret(t *testing.T) {
 		}
 	}
 	http.DefaultClient.CloseIdleConnections()
+}
+
+// The node UIs go with the driver's: spark.ui.enabled=false starts none.
+func TestLocalClusterNodeUIsFollowTheUIKey(t *testing.T) {
+	m, err := cluster.ParseMaster("local-cluster[2,1,512]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		value string
+		want  bool
+	}{{"", true}, {"true", true}, {"false", false}} {
+		conf := actor.NewConf()
+		if tc.value != "" {
+			conf.Set(webui.KeyUIEnabled, tc.value)
+		}
+		lcc, err := localClusterConfig(cluster.SubmitConfig{Conf: conf, Master: m}, "/bin/true", "client")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lcc.NodeUIs != tc.want {
+			t.Errorf("spark.ui.enabled=%q: NodeUIs %v, want %v", tc.value, lcc.NodeUIs, tc.want)
+		}
+	}
+	conf := actor.NewConf().Set(webui.KeyUIEnabled, "sometimes")
+	if _, err := localClusterConfig(cluster.SubmitConfig{Conf: conf, Master: m}, "/bin/true", "client"); err == nil {
+		t.Error("spark.ui.enabled=sometimes was taken")
+	}
 }
