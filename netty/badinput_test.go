@@ -6,10 +6,12 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,6 +25,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
 // serverWithTransport starts a server env and returns it with its transport.
@@ -366,5 +369,53 @@ func TestFailedSendLeavesNoPeer(t *testing.T) {
 	}
 	if peers := tr.PeerStats(); len(peers) != 0 {
 		t.Errorf("peers after two failed sends: %+v, want none", peers)
+	}
+}
+
+// Sends that fail before queueing (dropping the peer they made) and sends
+// that go, at once, to a peer not connected yet: every message sent is
+// delivered, whichever peer entry each Send found.
+func TestFailedSendsBesideGoodOnesToANewPeer(t *testing.T) {
+	client, _ := serverWithTransport(t, actor.NewConf().Set(actor.KeyMessageMaxSize, "1"))
+	for round := range 5 {
+		server := newEnv(t, fmt.Sprintf("server%d", round), nil)
+		ep := newEcho()
+		register(t, server, "echo", ep)
+		ref := client.RemoteRef(server.Address(), "echo")
+		const each = 20
+		var wg sync.WaitGroup
+		errs := make(chan error, 2*each)
+		for i := range each {
+			wg.Add(2)
+			go func() {
+				defer wg.Done()
+				if err := ref.Send(str(strings.Repeat("x", 2<<20))); !errors.Is(err, actor.ErrMessageTooLarge) {
+					errs <- fmt.Errorf("too large send: %v", err)
+				}
+			}()
+			go func() {
+				defer wg.Done()
+				if err := ref.Send(str(fmt.Sprint(i))); err != nil {
+					errs <- fmt.Errorf("send %d: %v", i, err)
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		got := map[string]bool{}
+		for range each {
+			select {
+			case m := <-ep.got:
+				got[m.(*wrapperspb.StringValue).GetValue()] = true
+			case <-time.After(waitFor):
+				t.Fatalf("round %d: %d of %d messages delivered", round, len(got), each)
+			}
+		}
+		if len(got) != each {
+			t.Fatalf("round %d: %d distinct messages of %d", round, len(got), each)
+		}
 	}
 }
