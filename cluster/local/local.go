@@ -35,21 +35,7 @@ func run(ctx context.Context, cfg cluster.SubmitConfig, fn cluster.AppFunc) erro
 	return driverrun.Run(ctx, driverrun.Spec{AppID: appID, Conf: conf, Network: net, Logger: log,
 		Stdout: cfg.Stdout, Status: cfg.Stderr, ShowTrackingURL: true, Progress: cfg.Stderr, Fn: fn, Args: cfg.Args, WaitTime: waitTime,
 		Files:   cfg.Files,
-		Backend: &backend{net: net, appID: appID, cores: cfg.Master.Cores, conf: connectionConf(conf), log: log}})
-}
-
-// connectionConf returns the keys of conf with which an executor connects
-// to the driver (cluster.IsConnectionKey), the secret or its file included,
-// which stay in this process. The rest the executor fetches from the
-// driver, as every executor does.
-func connectionConf(conf *actor.Conf) *actor.Conf {
-	out := actor.NewConf()
-	for k, v := range conf.All() {
-		if cluster.IsConnectionKey(k) {
-			out.Set(k, v)
-		}
-	}
-	return out
+		Backend: &backend{net: net, appID: appID, cores: cfg.Master.Cores, conf: cluster.SubConf(conf, cluster.IsConnectionKey), log: log}})
 }
 
 // backend runs local[N]'s one executor, with N cores, in this process.
@@ -57,9 +43,10 @@ type backend struct {
 	net   cluster.Network
 	appID string
 	cores int
-	// conf is the application's: the executor in this process connects to
-	// the driver as the driver listens (spark.authenticate and its secret,
-	// spark.ssl.rpc.*).
+	// conf is the application's connection keys (cluster.IsConnectionKey):
+	// the executor in this process connects to the driver as the driver
+	// listens (spark.authenticate and its secret, spark.ssl.rpc.*), and
+	// fetches the rest from the driver, as every executor does.
 	conf *actor.Conf
 	log  zerolog.Logger
 

@@ -112,7 +112,7 @@ func localClusterConfig(cfg cluster.SubmitConfig, exe, mode string) (LocalCluste
 	if err != nil {
 		return LocalClusterConfig{}, err
 	}
-	return LocalClusterConfig{Secret: secret, TLS: tlsConf(conf), Workers: m.Workers, WorkerCores: m.WorkerCores, WorkerMemoryMB: m.WorkerMemoryMB,
+	return LocalClusterConfig{Secret: secret, TLS: cluster.SubConf(conf, isSSLKey), Workers: m.Workers, WorkerCores: m.WorkerCores, WorkerMemoryMB: m.WorkerMemoryMB,
 		AMNode: cluster.Resource{MemoryMB: amMem, Cores: amCores},
 		Dir:    conf.Get(cluster.KeyLocalClusterDir, ""), Executable: exe, NodeExpiry: expiry, Logger: cfg.Logger,
 		EnvWhitelist: cluster.SplitList(conf.Get(cluster.KeyContainerEnvWhitelist, "")), NodeUIs: nodeUIs}, nil
@@ -336,14 +336,6 @@ func (Manager) Submit(ctx context.Context, cfg cluster.SubmitConfig, fn cluster.
 	return runOnRM(ctx, cfg, fn, cfg.Master.Address, mode, false)
 }
 
-// tlsConf returns the spark.ssl.* keys of conf: the embedded daemons'
-// connections keep to the TLS of the submission's.
-func tlsConf(conf *actor.Conf) *actor.Conf {
-	out := actor.NewConf()
-	for k, v := range conf.All() {
-		if strings.HasPrefix(k, "spark.ssl.") {
-			out.Set(k, v)
-		}
-	}
-	return out
-}
+// isSSLKey reports whether key is one of spark.ssl.*, which the embedded
+// daemons' connections take from the submission, to keep to its TLS.
+func isSSLKey(key string) bool { return strings.HasPrefix(key, "spark.ssl.") }
