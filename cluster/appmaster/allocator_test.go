@@ -111,7 +111,7 @@ func TestAllocator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ep := newAMEndpoint(context.Background(), log, nil, "", nil)
+	ep := newAMEndpoint(context.Background(), log, nil, nil)
 	amRef, err := amEnv.RegisterEndpoint(cluster.AMEndpointName, ep)
 	if err != nil {
 		t.Fatal(err)

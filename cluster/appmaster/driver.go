@@ -66,7 +66,7 @@ type driverBackend struct {
 // Prepare registers the AM's endpoint beside the driver.
 func (b *driverBackend) Prepare(ctx context.Context, env *actor.Env, app *driverrun.App) (endpoints.ClusterManager, error) {
 	b.appCtx, b.app, b.env = ctx, app, env
-	b.ep = newAMEndpoint(context.Background(), b.am.log, nil, "", nil)
+	b.ep = newAMEndpoint(context.Background(), b.am.log, nil, nil)
 	var err error
 	if b.amRef, err = env.RegisterEndpoint(cluster.AMEndpointName, b.ep); err != nil {
 		return nil, err

@@ -19,11 +19,10 @@ import (
 // later, once their containers have completed.
 type amEndpoint struct {
 	*actor.Router
-	log        zerolog.Logger
-	alloc      atomic.Pointer[allocator]
-	driverAddr actor.RpcAddress
-	driverURL  string
-	finished   chan *messages.AmDriverFinished
+	log      zerolog.Logger
+	alloc    atomic.Pointer[allocator]
+	driver   *actor.Ref // client mode: the driver's endpoint, else nil
+	finished chan *messages.AmDriverFinished
 	// ctx ends with the AM: it bounds the checks of a driver whose
 	// connection closed (OnDisconnected).
 	ctx context.Context
@@ -34,13 +33,10 @@ type amEndpoint struct {
 var errAMNotRegistered = errors.New("the application master has not registered yet")
 
 // newAMEndpoint returns the AM's endpoint. In client mode, driver is the
-// driver's endpoint, driverURL its address and finished receives the
-// driver's end; ctx ends with the AM.
-func newAMEndpoint(ctx context.Context, log zerolog.Logger, driver *actor.Ref, driverURL string, finished chan *messages.AmDriverFinished) *amEndpoint {
-	e := &amEndpoint{Router: actor.NewRouter(), log: log, driverURL: driverURL, finished: finished, ctx: ctx}
-	if driver != nil {
-		e.driverAddr = driver.Address()
-	}
+// driver's endpoint and finished receives the driver's end; ctx ends with
+// the AM.
+func newAMEndpoint(ctx context.Context, log zerolog.Logger, driver *actor.Ref, finished chan *messages.AmDriverFinished) *amEndpoint {
+	e := &amEndpoint{Router: actor.NewRouter(), log: log, driver: driver, finished: finished, ctx: ctx}
 	r := e.Router
 	actor.Handle(r, func(_ *actor.Context, m *messages.AmDriverFinished) error {
 		e.driverFinished(m)
@@ -108,12 +104,12 @@ func (e *amEndpoint) driverFinished(m *messages.AmDriverFinished) {
 // nothing while its executors stay as they are. So the AM looks the driver
 // up again (which connects anew) and ends only when that fails.
 func (e *amEndpoint) OnDisconnected(ctx *actor.Context, addr actor.RpcAddress) error {
-	if e.finished == nil || addr != e.driverAddr {
+	if e.finished == nil || e.driver == nil || addr != e.driver.Address() {
 		return nil
 	}
 	env := ctx.Env()
 	go func() {
-		_, err := env.SetupEndpointRefByURI(e.ctx, e.driverURL)
+		_, err := env.SetupEndpointRefByURI(e.ctx, e.driver.String())
 		if err == nil {
 			e.log.Info().Str("driver", addr.String()).Msg("Connection to the driver closed; the driver answers, going on")
 			return

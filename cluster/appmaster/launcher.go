@@ -39,7 +39,7 @@ func (am *appMaster) runExecutorLauncher(ctx context.Context) error {
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
-	ep := newAMEndpoint(ctx, am.log, driverRef, am.cfg.DriverURL, make(chan *messages.AmDriverFinished, 1))
+	ep := newAMEndpoint(ctx, am.log, driverRef, make(chan *messages.AmDriverFinished, 1))
 	amRef, err := env.RegisterEndpoint(cluster.AMEndpointName, ep)
 	if err != nil {
 		return am.exit(cluster.ExitUncaughtException, err.Error())
