@@ -10,6 +10,7 @@ import (
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/messages"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -39,7 +40,10 @@ func TestFitFailure(t *testing.T) {
 	if got := actor.FitFailure(long, 200); proto.Size(got) > 200 || got.Subject != "" || got.From != "" {
 		t.Errorf("cut failure: size %d, subject %q, from %q; want it under 200 bytes, without them", proto.Size(got), got.Subject, got.From)
 	}
+	// Fields it cannot cut (unknown ones, from a newer peer) leave it the
+	// code, and the sizes when they fit.
 	huge := &messages.RpcFailure{Code: messages.ErrorCode_ERROR_CODE_TOO_LARGE, Message: strings.Repeat("m", 500), Size: 300, Limit: 200}
+	huge.ProtoReflect().SetUnknown(protowire.AppendBytes(protowire.AppendTag(nil, 99, protowire.BytesType), make([]byte, 100)))
 	if got := actor.FitFailure(huge, 12); proto.Size(got) > 12 || got.Size != 300 || got.Limit != 200 {
 		t.Errorf("a failure cut to its code: %v (%d bytes), want the sizes kept within 12 bytes", got, proto.Size(got))
 	}
