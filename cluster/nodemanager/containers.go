@@ -56,6 +56,7 @@ func (nm *NodeManager) startContainer(req *messages.NmStartContainer) (*messages
 	}
 	p, err := launchContainer(spec, nm.cfg.Launcher, nm.cfg.Executable, workDir, logDir)
 	if err != nil {
+		removeWorkDir(workDir)
 		return nil, err
 	}
 	nm.mu.Lock()
@@ -63,6 +64,7 @@ func (nm *NodeManager) startContainer(req *messages.NmStartContainer) (*messages
 		nm.mu.Unlock()
 		p.stop(nm.cfg.KillGrace, cluster.ContainerExitKilledByRM, "node manager shutting down")
 		<-p.done
+		removeWorkDir(workDir)
 		return nil, errors.New("cluster: node manager is shutting down")
 	}
 	nm.adoptLocked(p, spec)
@@ -103,6 +105,13 @@ func (nm *NodeManager) adoptLocked(p *containerProc, spec containerSpec) {
 	nm.watchers.Add(1)
 	nm.log.Info().Str("container", spec.id).Int("pid", p.pid).Strs("command", spec.command).Msg("started container")
 	go nm.watch(p)
+}
+
+// removeWorkDir removes the working folder of a container that has ended
+// or never started, and its application's folder once that is empty.
+func removeWorkDir(workDir string) {
+	_ = os.RemoveAll(workDir)
+	_ = os.Remove(filepath.Dir(workDir))
 }
 
 func (nm *NodeManager) watch(p *containerProc) {

@@ -281,3 +281,24 @@ func TestNodeManagerRegistrationGivesUp(t *testing.T) {
 }
 
 type syncBuf = testutil.SyncBuffer
+
+// A container whose program cannot start leaves no working folder on the
+// node (the one a localized container's failure removes already). Before,
+// its folder, with the files of its launch context, stayed until the node
+// manager's folder was cleaned.
+func TestFailedLaunchLeavesNoWorkingFolder(t *testing.T) {
+	mc := clustertest.NewMemCluster(t, cluster.Resource{MemoryMB: 1024, Cores: 2})
+	h, err := mc.Client.Submit(testutil.Context(t, 10*time.Second), rmclient.Submission{
+		AMResource: cluster.Resource{MemoryMB: 256, Cores: 1}, AMCommand: []string{"/nonexistent/sparkrpc-test-program"},
+		ReportInterval: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := h.Wait(testutil.Context(t, 10*time.Second))
+	if err == nil || !r.State.Terminal() {
+		t.Fatalf("an application whose master cannot start: report %+v, %v", r, err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(mc.NMs[0].Dir(), "apps", h.AppID(), "container_*")); len(left) != 0 {
+		t.Fatalf("working folders left by a failed launch: %v (diagnostics %q)", left, r.Diagnostics)
+	}
+}
