@@ -188,3 +188,38 @@ func TestResourceManagerTakesContainerOutcomesFromItselfOnly(t *testing.T) {
 		t.Fatalf("a forged status ended the application: %v", r)
 	}
 }
+
+// With spark.authenticate on, a submission without an application secret is
+// refused, and what it staged is removed with it, as with every refused
+// submission. Before, that refusal left the staging folder behind.
+func TestSubmissionWithoutASecretLeavesNothingStaged(t *testing.T) {
+	clusterSecret, _ := cluster.GenerateSecret()
+	log := zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.ErrorLevel)
+	lc, err := yarn.StartLocalCluster(testutil.Context(t, 20*time.Second), yarn.LocalClusterConfig{Workers: 1, WorkerCores: 2,
+		WorkerMemoryMB: 1024, Dir: t.TempDir(), Secret: clusterSecret, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		lc.Shutdown(ctx)
+	})
+	data := filepath.Join(t.TempDir(), "data.txt")
+	if err := os.WriteFile(data, []byte("data"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	client := rmclient.New(authEnv(t, clusterSecret, ""), lc.Address())
+	_, err = client.Submit(testutil.Context(t, 10*time.Second), rmclient.Submission{AMResource: cluster.Resource{MemoryMB: 128, Cores: 1},
+		AMCommand: []string{"/bin/true"}, Files: []string{data}})
+	if err == nil || !strings.Contains(err.Error(), "has no secret") {
+		t.Fatalf("a submission without an application secret: %v, want it refused", err)
+	}
+	if ents, err := os.ReadDir(lc.ResourceManager().StagingDir()); err != nil || len(ents) != 0 {
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Fatalf("staging folders left by the refused submission: %v (%v)", names, err)
+	}
+}

@@ -249,6 +249,7 @@ func (e *rmEndpoint) submit(m *messages.RmSubmitApplication) ([]rmAction, error)
 		return nil, fmt.Errorf("%w: application %s is already %s", cluster.ErrInvalidState, a.id, a.state)
 	}
 	if e.rm.auth && len(m.GetAppSecret()) == 0 {
+		e.removeStaging(a.id)
 		return nil, fmt.Errorf("%w: application %s has no secret: with spark.authenticate on, the submitter generates one", cluster.ErrPermissionDenied, a.id)
 	}
 	if err := e.staging.check(a.id, m.GetAmLaunchContext().GetResources()); err != nil {
@@ -257,6 +258,7 @@ func (e *rmEndpoint) submit(m *messages.RmSubmitApplication) ([]rmAction, error)
 	}
 	dir := e.stagingDir(a.id)
 	if err := privatefile.MkdirAll(dir); err != nil {
+		e.removeStaging(a.id)
 		return nil, fmt.Errorf("cluster: staging folder of %s: %w", a.id, err)
 	}
 	// Neither the staged conf nor the AM's holds a secret: the AM gets the
