@@ -5,7 +5,6 @@ package resourcemanager
 // carries out the core's actions (container starts and stops, staging).
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 
@@ -315,29 +314,37 @@ func (e *rmEndpoint) run(ctx *actor.Context, acts []rmAction) {
 		case actStartContainer:
 			nm := e.rm.env.RemoteRef(cluster.ParseNodeAddress(a.nodeAddress), cluster.NodeManagerEndpointName)
 			start := a.start
-			f := nm.Ask(context.Background(), start)
-			go func() {
+			ctx := e.rm.asks.ctx
+			f := nm.Ask(ctx, start)
+			e.rm.asks.wg.Go(func() {
 				res, err := actor.ResultAs[*messages.NmStartContainerResponse](f)
 				id := start.GetContainer().GetContainerId()
 				if err != nil {
 					e.log.Warn().Err(err).Str("container", id).Msg("cannot start container")
-					self.Ask(context.Background(), &messages.RmContainerStatus{ContainerId: id, State: messages.RmContainerState_RM_CONTAINER_STATE_COMPLETE,
+					self.Ask(ctx, &messages.RmContainerStatus{ContainerId: id, State: messages.RmContainerState_RM_CONTAINER_STATE_COMPLETE,
 						ExitStatus: cluster.ContainerExitInvalid, Diagnostics: "Cannot start container: " + err.Error()})
 					return
 				}
-				self.Ask(context.Background(), &messages.RmContainerStarted{ContainerId: id, LogDir: res.GetLogDir(), NodeId: start.GetContainer().GetNodeId()})
-			}()
+				self.Ask(ctx, &messages.RmContainerStarted{ContainerId: id, LogDir: res.GetLogDir(), NodeId: start.GetContainer().GetNodeId()})
+			})
 		case actStopContainer:
 			nm := e.rm.env.RemoteRef(cluster.ParseNodeAddress(a.nodeAddress), cluster.NodeManagerEndpointName)
-			f := nm.Ask(context.Background(), a.stop)
+			f := nm.Ask(e.rm.asks.ctx, a.stop)
 			id := a.stop.GetContainerId()
-			go func() {
+			e.rm.asks.wg.Go(func() {
 				if _, err := f.Result(); err != nil {
 					e.log.Debug().Err(err).Str("container", id).Msg("cannot stop container")
 				}
-			}()
+			})
 		}
 	}
+}
+
+// OnStop tells Shutdown that the endpoint has handled what was queued for
+// it: no handler writes to the staging folder or starts a node ask after it.
+func (e *rmEndpoint) OnStop(*actor.Context) error {
+	close(e.rm.stopped)
+	return nil
 }
 
 // ReceiveAndReply handles AmStartContainer, which it answers once the node
@@ -355,22 +362,23 @@ func (e *rmEndpoint) ReceiveAndReply(ctx *actor.CallContext, msg proto.Message) 
 		return err
 	}
 	nm := e.rm.env.RemoteRef(cluster.ParseNodeAddress(act.nodeAddress), cluster.NodeManagerEndpointName)
-	f := nm.Ask(context.Background(), act.start)
+	askCtx := e.rm.asks.ctx
+	f := nm.Ask(askCtx, act.start)
 	self := ctx.Self()
-	go func() {
+	e.rm.asks.wg.Go(func() {
 		res, err := actor.ResultAs[*messages.NmStartContainerResponse](f)
 		if err != nil {
 			// The container did not start, and its node manager does not
 			// know it: it is complete, and its resources are free again
 			// (the application master, told of the failure, has dropped
 			// it already).
-			self.Ask(context.Background(), &messages.RmContainerStatus{ContainerId: m.GetContainerId(),
+			self.Ask(askCtx, &messages.RmContainerStatus{ContainerId: m.GetContainerId(),
 				State: messages.RmContainerState_RM_CONTAINER_STATE_COMPLETE, ExitStatus: cluster.ContainerExitInvalid,
 				Diagnostics: "Cannot start container: " + err.Error()})
 			ctx.SendFailure(err)
 			return
 		}
 		ctx.Reply(res)
-	}()
+	})
 	return nil
 }

@@ -83,6 +83,8 @@ type ResourceManager struct {
 	ts         int64
 	stop       chan struct{}
 	done       chan struct{}
+	stopped    chan struct{} // closed by the endpoint's OnStop
+	asks       *nodeAsks
 	stopOnce   sync.Once
 }
 
@@ -104,7 +106,7 @@ func Start(env *actor.Env, cfg Config) (*ResourceManager, error) {
 		log = *cfg.Logger
 	}
 	rm := &ResourceManager{cfg: cfg, env: env, log: log.With().Str("component", "resourcemanager").Logger(),
-		ts: cfg.Now().UnixMilli(), stop: make(chan struct{}), done: make(chan struct{}),
+		ts: cfg.Now().UnixMilli(), stop: make(chan struct{}), done: make(chan struct{}), stopped: make(chan struct{}), asks: newNodeAsks(),
 		auth: cluster.AuthOn(env.Conf()), keys: cfg.AppKeys}
 	if rm.keys == nil {
 		rm.keys = cluster.NewAppKeys()
@@ -135,6 +137,7 @@ func Start(env *actor.Env, cfg Config) (*ResourceManager, error) {
 	ep := newRMEndpoint(rm, core, staging)
 	ref, err := env.RegisterEndpoint(cluster.ResourceManagerEndpointName, ep)
 	if err != nil {
+		rm.asks.cancel()
 		if rm.ownStaging {
 			os.RemoveAll(rm.cfg.StagingDir)
 		}
@@ -199,17 +202,29 @@ func (rm *ResourceManager) ticker() {
 	}
 }
 
-// Shutdown stops the resource manager's endpoint and removes the staging
-// folder if the resource manager created it. It does not shut the env down.
+// Shutdown stops the resource manager's endpoint, waits until it has
+// handled what was queued for it and until its asks to node managers are
+// done (cancelled), and removes the staging folder if the resource manager
+// created it. It does not shut the env down. If ctx ends first, the asks
+// are cancelled, the folder is removed all the same, and the error says so.
 func (rm *ResourceManager) Shutdown(ctx context.Context) error {
+	var err error
 	rm.stopOnce.Do(func() {
 		close(rm.stop)
 		<-rm.done
 		rm.env.Metrics().Unregister(rmCollector{rm})
 		_ = rm.env.Stop(rm.ref)
+		select {
+		case <-rm.stopped:
+			rm.asks.cancel()
+			rm.asks.wg.Wait() // no handler starts one after OnStop
+		case <-ctx.Done():
+			rm.asks.cancel()
+			err = fmt.Errorf("cluster: resource manager shutdown: %w", context.Cause(ctx))
+		}
 		if rm.ownStaging {
 			_ = os.RemoveAll(rm.cfg.StagingDir)
 		}
 	})
-	return nil
+	return err
 }
