@@ -88,6 +88,11 @@ type conn struct {
 	// lent is the bytes of the chunks this connection's frames were read
 	// into that are lent to borrowed messages and not released (lend.go).
 	lent atomic.Int64
+
+	offered bool // the reader has read the peer's offer: a second breaks the protocol
+	// targetsCap is the size of targets past which the reader drops the
+	// targets that hold nothing (targetOf).
+	targetsCap int
 }
 
 func (t *Transport) newConn(rw net.Conn, fr *frameReader, outbound bool) *conn {
@@ -318,7 +323,8 @@ func (c *conn) close(cause error) {
 			held = p.credit.take()
 			p.conn = nil
 			lost = p.out.take(nil) // lost with the connection: reported below
-			p.endDrain()           // Shutdown's flush waits for nothing more here
+			p.ctlQueued = 0
+			p.endDrain() // Shutdown's flush waits for nothing more here
 			// Forget the peer until it is used again: a client-mode peer
 			// is reachable only over its own connections, and a
 			// listening one is dialled again by the next Send. So the

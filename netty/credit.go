@@ -114,8 +114,17 @@ func (p *peer) queueControl(typ string, payload []byte) bool {
 	dst := p.out.tail(size)
 	p.out.setTail(appendControl(dst, typ, payload))
 	p.out.frames++
+	p.ctlQueued += size
 	return wasEmpty
 }
+
+// maxControlQueued bounds the control frames waiting in an outbox. They are
+// outside spark.rpc.io.maxQueuedBytesPerConnection, since a grant is what
+// lets the peer's backlog move, and a peer that reads its grants has at
+// most a few per endpoint waiting (its credit's quarters): only a peer that
+// reads nothing while it sends, say, frames to endpoints that do not exist
+// (each granted back at once) reaches this, and its connection is closed.
+const maxControlQueued = 1 << 20
 
 // isCreditFrame reports whether a frame's target is the reserved one.
 func isCreditFrame(target []byte) bool {
@@ -130,6 +139,13 @@ func (c *conn) handleCredit(e envelope) error {
 		if err != nil || n < 1 || b < 1 {
 			return fmt.Errorf("%w: malformed credit offer", ErrProtocol)
 		}
+		if c.offered {
+			// Each is answered with control frames, which the outbox's
+			// bound does not count: a peer that repeats its offer and
+			// reads nothing would grow the outbox without end.
+			return fmt.Errorf("%w: a second credit offer", ErrProtocol)
+		}
+		c.offered = true
 		c.flush()
 		c.peerOffered(n, b)
 		return nil
@@ -244,6 +260,11 @@ func (c *conn) grant(id string, n, b int64) {
 	p.mu.Lock()
 	if p.conn != c {
 		p.mu.Unlock()
+		return
+	}
+	if queued := p.ctlQueued; queued > maxControlQueued {
+		p.mu.Unlock()
+		c.close(fmt.Errorf("%w: the peer reads nothing back: %d bytes of grants wait for it", ErrProtocol, queued))
 		return
 	}
 	wasEmpty := p.queueControl(creditGrant, payload)
@@ -402,6 +423,7 @@ func (p *peer) restart() {
 	}
 	clear(s.to)
 	s.last, s.lastID = nil, ""
+	p.dropControlFrames()
 	forEachFrame(p.out.chunks, 0, func(body []byte) {
 		e, err := parseEnvelope(body)
 		if err != nil || !p.resolveOwn(&e) || isCreditFrame(e.target) || e.isReply() {
@@ -430,4 +452,26 @@ func (c *conn) dropHeld(held map[string]*targetCredit, cause error) {
 			recycle(ec.held.chunks)
 		}
 	}
+}
+
+// dropControlFrames removes the control frames from p's outbox (p.mu held)
+// when a new connection takes it over: a grant, accept, offer or
+// definition queued for the old connection answers what was read on that
+// one, and on the new one it would give back credit for frames the peer
+// never sent on it, or hold the peer to an offer it has not made there.
+// restart's caller queues the new connection's offer and definitions.
+func (p *peer) dropControlFrames() {
+	var keep outbuf
+	forEachFrame(p.out.chunks, 0, func(body []byte) {
+		if e, err := parseEnvelope(body); err == nil && e.ref == 0 && isCreditFrame(e.target) {
+			return
+		}
+		dst := keep.tail(frameHeaderLen + len(body))
+		dst = binary.BigEndian.AppendUint32(dst, uint32(len(body))) //nolint:gosec // a frame's length
+		keep.setTail(append(dst, body...))
+		keep.frames++
+	})
+	p.out.reset()
+	p.out = keep
+	p.ctlQueued = 0
 }

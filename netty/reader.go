@@ -172,14 +172,32 @@ func (c *conn) handle(b []byte) error {
 func (c *conn) targetOf(id []byte) *target {
 	tg := c.targets[string(id)]
 	if tg == nil {
-		if len(c.targets) >= cacheLimit {
-			clear(c.targets)
+		if len(c.targets) >= max(cacheLimit, c.targetsCap) {
+			c.dropIdleTargets()
 		}
 		tg = &target{pid: &protoactor.PID{Address: c.t.info.Identity, Id: string(id)}}
 		c.targets[tg.pid.Id] = tg
 	}
 	c.lastTarget = tg
 	return tg
+}
+
+// dropIdleTargets empties the connection's target cache of the targets
+// that hold nothing: no message of theirs is in flight, in the open window
+// or in the reader's batch. Those that do keep the counts their endpoint's
+// credit is enforced with (credit.go): dropped, a peer that named enough
+// other targets would find its credit whole again. The targets kept each
+// hold a message in flight, so they are bounded by the connection's
+// inbound bound; the cache may grow to twice what is kept before it is
+// looked through again.
+func (c *conn) dropIdleTargets() {
+	for id, tg := range c.targets {
+		if !tg.open && tg.wn == 0 && tg.inflight.Load() == 0 && tg != c.batchTo {
+			delete(c.targets, id)
+		}
+	}
+	c.lastTarget = nil
+	c.targetsCap = 2 * len(c.targets)
 }
 
 // A target is a local endpoint that a connection delivers to: its PID, and
