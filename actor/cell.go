@@ -105,7 +105,7 @@ func newCell(e *Env, name string, ep Endpoint) *cell {
 	c.self.Store(c.ref)
 	var disp *poolDispatcher = e.shared
 	if c.threads > 0 {
-		c.loop = newPoolDispatcher(1, loopThroughput)
+		c.loop = newOwnedDispatcher(1, loopThroughput, &e.loops)
 		disp = c.loop
 	}
 	c.mb = &mailbox{invoker: c, dispatcher: disp}
@@ -280,8 +280,8 @@ func (c *cell) stop() {
 	if c.loop != nil {
 		c.loop.close()
 	}
+	close(c.done) // before the env may count the endpoint gone: periodic sends stop on it
 	c.env.cellStopped(c)
-	close(c.done)
 }
 
 func (c *cell) handleSend(msg proto.Message) {

@@ -23,12 +23,24 @@ type poolDispatcher struct {
 	closed     bool
 	wg         sync.WaitGroup
 	waiting    atomic.Int64 // queued functions no worker has taken yet
+	// owner, when set, counts the workers too: the env's, which waits for
+	// the loops of its endpoints when it shuts down.
+	owner *sync.WaitGroup
 }
 
 func newPoolDispatcher(workers, throughput int) *poolDispatcher {
-	d := &poolDispatcher{throughput: throughput}
+	return newOwnedDispatcher(workers, throughput, nil)
+}
+
+// newOwnedDispatcher is newPoolDispatcher whose workers owner counts as
+// well, when it is not nil.
+func newOwnedDispatcher(workers, throughput int, owner *sync.WaitGroup) *poolDispatcher {
+	d := &poolDispatcher{throughput: throughput, owner: owner}
 	d.cond.L = &d.mu
 	d.wg.Add(workers)
+	if owner != nil {
+		owner.Add(workers)
+	}
 	for range workers {
 		go d.work()
 	}
@@ -61,6 +73,9 @@ func (d *poolDispatcher) contended() bool { return d.waiting.Load() > 0 }
 
 func (d *poolDispatcher) work() {
 	defer d.wg.Done()
+	if d.owner != nil {
+		defer d.owner.Done()
+	}
 	for {
 		d.mu.Lock()
 		for d.head == len(d.queue) {

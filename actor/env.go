@@ -49,7 +49,8 @@ type Env struct {
 	mu         sync.Mutex // registration and shutdown
 	endpoints  sync.Map   // name -> *cell: the endpoints reachable by name
 	live       sync.WaitGroup
-	liveCells  sync.Map // *cell -> struct{}: registered, OnStop not yet run
+	loops      sync.WaitGroup // the workers of the endpoints' own loops (Isolated)
+	liveCells  sync.Map       // *cell -> struct{}: registered, OnStop not yet run
 	stopped    atomic.Bool
 	dropQueued atomic.Bool // Close: queued messages are dropped, not handled
 	stopping   atomic.Bool // a Shutdown or Close has begun

@@ -83,6 +83,7 @@ func (e *Env) beginShutdown(ctx context.Context) {
 
 func (e *Env) finishShutdown() {
 	e.live.Wait()
+	e.loops.Wait() // an endpoint's own loop ends after its OnStop
 	e.futures.close()
 	e.shared.closeAndWait()
 	e.sysMu.Lock()
