@@ -235,11 +235,20 @@ func (lg *Log) readFile(p string, final bool, l endpoints.Listener, res *Result)
 // compressed file, its whole stream, whose first skip lines were read
 // before; of another, the file from where the last reading stopped. done
 // releases the decoder.
+// maxZstdWindow is the largest window a compressed log may declare. The
+// decoder keeps a buffer of up to twice the window, and a frame's header
+// alone names it: without a bound a 10-byte file made each reading take
+// 1 GiB. This package writes with a window of a few MiB, Spark's zstd at its
+// default level with less; a log written with a longer window (zstd's
+// --long) reads as cut where that frame begins.
+const maxZstdWindow = 16 << 20
+
 func (lg *Log) stream(f *os.File, compressed bool) (br *bufio.Reader, skip int, done func(), err error) {
 	var r io.Reader = f
 	done = func() {}
 	if compressed {
-		zr, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(lg.budget > 0))
+		zr, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(lg.budget > 0),
+			zstd.WithDecoderMaxWindow(maxZstdWindow))
 		if err != nil {
 			return nil, 0, nil, fmt.Errorf("eventlog: %w", err)
 		}
