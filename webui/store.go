@@ -317,6 +317,10 @@ func (s *AppStore) taskEnd(e endpoints.TaskEnd) {
 		j.endedRows-- // an end that says running
 	}
 	r.duration, r.runTime, r.resultSize, r.err = int64(e.Duration), int64(e.RunTime), e.ResultSize, e.Error
+	if !ok && len(j.tasks) > s.retainedTasks {
+		// Kept within spark.ui.retainedTasks as a started row is.
+		j.dropRows(max(len(j.tasks)-s.retainedTasks, s.retainedTasks/10))
+	}
 }
 
 // insertTask adds r to j's rows in task id order and returns its position.

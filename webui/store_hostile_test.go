@@ -76,3 +76,26 @@ func TestCompletedIndicesCountEachIndexOnce(t *testing.T) {
 		t.Fatalf("jobs = %+v, %v; want 100000 completed indices", jobs, err)
 	}
 }
+
+// Task ends without their starts (a log cut at its head, or a hostile one)
+// are kept within spark.ui.retainedTasks, as started tasks are. Before, each
+// such end added a row and none was ever dropped.
+func TestTaskEndsWithoutStartsKeepTheRetainedTasksLimit(t *testing.T) {
+	const limit = 100
+	s := webui.NewAppStore(webui.WithRetainedTasks(limit))
+	s.OnEvent(endpoints.ApplicationStart{AppID: "a", Time: time.Unix(1, 0)})
+	s.OnEvent(endpoints.JobStart{JobID: 1, NumTasks: 10_000, Time: time.Unix(1, 0)})
+	for id := range int64(10_000) {
+		s.OnEvent(endpoints.TaskEnd{JobID: 1, TaskID: id, Partition: int(id), Time: time.Unix(2, 0),
+			State: messages.TaskState_TASK_STATE_FINISHED})
+	}
+	w := httptest.NewRecorder()
+	webui.NewApplicationUI(s).ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/api/v1/applications/a/stages/1/0/taskList?length=1000", nil))
+	var tasks []json.RawMessage
+	if err := json.Unmarshal(w.Body.Bytes(), &tasks); err != nil {
+		t.Fatalf("%d %v: %s", w.Code, err, w.Body)
+	}
+	if len(tasks) > limit {
+		t.Fatalf("the job keeps %d task attempts; spark.ui.retainedTasks is %d", len(tasks), limit)
+	}
+}
