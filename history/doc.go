@@ -15,7 +15,10 @@
 // the least recently viewed dropped before another is replayed, and at
 // most two logs are replayed at once. The list never waits for a replay.
 // Of several logs of one application (a rerun beside a log a killed
-// driver left), the list shows the one written last. A log cut short (its driver
+// driver left), the list and the pages show the one written last (of two
+// with one modification time, the one whose path sorts last). An
+// application is listed under the id and attempt of its log's application
+// start, wherever in the log that is. A log cut short (its driver
 // still writing, or killed) or holding lines that do not decode is shown
 // as far as it can be read, with what could not be read. A finished log
 // that changes after it was read (it was still being copied into the

@@ -136,6 +136,12 @@ func (p *Provider) Refresh() error {
 		if err == nil {
 			endIfCut(&sum, sum.ended, in)
 		}
+		if sum.started && sum.start.AppID != "" {
+			// The listing looks for the start in the log's first lines
+			// only; Spark writes its environment, a long classpath
+			// included, ahead of it.
+			in.AppID, in.AttemptID = sum.start.AppID, sum.start.AttemptID
+		}
 		p.mu.Lock()
 		a.info, a.sumLog, a.sum, a.problems = in, sumLog, sum, probs
 		p.mu.Unlock()
@@ -162,7 +168,7 @@ func (p *Provider) Applications() []webui.HistoryApp {
 		if !a.started() {
 			continue
 		}
-		if b := byID[a.info.AppID]; b == nil || a.info.ModTime.After(b.info.ModTime) {
+		if b := byID[a.info.AppID]; b == nil || newer(a, b) {
 			byID[a.info.AppID] = a
 		}
 	}
@@ -180,6 +186,17 @@ func (p *Provider) Applications() []webui.HistoryApp {
 	return out
 }
 
+// newer reports whether the log of a was written after that of b, of two
+// logs of one application: the later modification time, and of two with
+// the same (logs copied with their times, or a file system that keeps whole
+// seconds), the later path, so that the list and the pages agree.
+func newer(a, b *application) bool {
+	if c := a.info.ModTime.Compare(b.info.ModTime); c != 0 {
+		return c > 0
+	}
+	return a.info.Path > b.info.Path
+}
+
 // find returns the log of application id that the list shows, nil when
 // there is none.
 func (p *Provider) find(id string) *application {
@@ -187,7 +204,7 @@ func (p *Provider) find(id string) *application {
 	defer p.mu.Unlock()
 	var found *application
 	for _, a := range p.logs {
-		if a.info.AppID == id && a.started() && (found == nil || a.info.ModTime.After(found.info.ModTime)) {
+		if a.info.AppID == id && a.started() && (found == nil || newer(a, found)) {
 			found = a
 		}
 	}
