@@ -83,6 +83,7 @@ type jobStatus struct {
 	DroppedRunning int
 	done           indexSet  // the indices finished, counted in CompletedIndices
 	tasks          []taskRow // in launch order, so by task id
+	late           []taskRow // rows that came out of id order, not yet merged into tasks (lateRows)
 	endedRows      int       // rows of tasks that ended, so dropping scans only when there are some
 	runningFloor   int64     // the highest task id of a running row dropped; -1 before
 
@@ -258,8 +259,8 @@ func (s *AppStore) taskStart(e endpoints.TaskStart) {
 	r := taskRow{id: e.TaskID, launch: nanos(e.Time), index: int32(e.Partition), attempt: int32(e.Attempt),
 		exec: s.intern(e.ExecutorID, host)}
 	s.insertTask(j, r)
-	if len(j.tasks) > s.retainedTasks {
-		j.dropRows(max(len(j.tasks)-s.retainedTasks, s.retainedTasks/10))
+	if n := j.rowCount(); n > s.retainedTasks {
+		j.dropRows(max(n-s.retainedTasks, s.retainedTasks/10))
 	}
 }
 
@@ -290,7 +291,7 @@ func (s *AppStore) taskEnd(e endpoints.TaskEnd) {
 	default:
 		j.Killed++
 	}
-	i, ok := j.findTask(e.TaskID)
+	r, ok := j.findTask(e.TaskID)
 	if !ok && e.TaskID <= j.runningFloor {
 		return // its running row was dropped: counted above, not kept again
 	}
@@ -304,10 +305,9 @@ func (s *AppStore) taskEnd(e endpoints.TaskEnd) {
 		if !e.Time.IsZero() {
 			launch = nanos(e.Time.Add(-e.Duration))
 		}
-		i = s.insertTask(j, taskRow{id: e.TaskID, launch: launch,
+		r = s.insertTask(j, taskRow{id: e.TaskID, launch: launch,
 			index: int32(e.Partition), attempt: int32(e.Attempt), exec: s.intern(e.ExecutorID, host)})
 	}
-	r := &j.tasks[i]
 	was := r.state
 	r.state = taskStateOf(e.State)
 	switch {
@@ -317,22 +317,27 @@ func (s *AppStore) taskEnd(e endpoints.TaskEnd) {
 		j.endedRows-- // an end that says running
 	}
 	r.duration, r.runTime, r.resultSize, r.err = int64(e.Duration), int64(e.RunTime), e.ResultSize, e.Error
-	if !ok && len(j.tasks) > s.retainedTasks {
+	if n := j.rowCount(); !ok && n > s.retainedTasks {
 		// Kept within spark.ui.retainedTasks as a started row is.
-		j.dropRows(max(len(j.tasks)-s.retainedTasks, s.retainedTasks/10))
+		j.dropRows(max(n-s.retainedTasks, s.retainedTasks/10))
 	}
 }
 
-// insertTask adds r to j's rows in task id order and returns its position.
-func (s *AppStore) insertTask(j *jobStatus, r taskRow) int {
-	n := len(j.tasks)
-	if n == 0 || j.tasks[n-1].id < r.id {
+// insertTask adds r to j's rows and returns it there: at the end of the
+// rows in id order, or, when it comes out of that order, among the late
+// rows (lateRows).
+func (s *AppStore) insertTask(j *jobStatus, r taskRow) *taskRow {
+	if n := len(j.tasks); n == 0 || j.tasks[n-1].id < r.id {
 		j.tasks = append(j.tasks, r)
-		return n
+		return &j.tasks[n]
 	}
-	i, _ := slices.BinarySearchFunc(j.tasks, r.id, func(t taskRow, id int64) int { return cmp.Compare(t.id, id) })
-	j.tasks = slices.Insert(j.tasks, i, r)
-	return i
+	j.late = append(j.late, r)
+	if len(j.late) < lateRows {
+		return &j.late[len(j.late)-1]
+	}
+	j.merge()
+	found, _ := j.findTask(r.id)
+	return found
 }
 
 // Info returns the application as the store knows it: from
@@ -456,6 +461,6 @@ func (s *AppStore) job(id int64) (jobStatus, bool) {
 // summary returns a copy of j without its per-task state.
 func (j *jobStatus) summary() jobStatus {
 	c := *j
-	c.done, c.tasks = indexSet{}, nil
+	c.done, c.tasks, c.late = indexSet{}, nil, nil
 	return c
 }

@@ -2,6 +2,7 @@ package webui_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -97,5 +98,62 @@ func TestTaskEndsWithoutStartsKeepTheRetainedTasksLimit(t *testing.T) {
 	}
 	if len(tasks) > limit {
 		t.Fatalf("the job keeps %d task attempts; spark.ui.retainedTasks is %d", len(tasks), limit)
+	}
+}
+
+// Task starts and ends out of id order (starts written in descending order,
+// ends without their starts among them) are kept in id order with the state
+// their ends gave them, across the batches in which out-of-order rows are
+// merged.
+func TestTasksOutOfOrderAreKeptInOrder(t *testing.T) {
+	s := webui.NewAppStore()
+	s.OnEvent(endpoints.ApplicationStart{AppID: "a", Time: time.Unix(1, 0)})
+	s.OnEvent(endpoints.JobStart{JobID: 1, NumTasks: 5000, Time: time.Unix(1, 0)})
+	const n = 5000
+	for id := int64(n - 1); id >= 0; id-- {
+		if id%7 == 0 {
+			continue // these end without a start
+		}
+		s.OnEvent(endpoints.TaskStart{JobID: 1, TaskID: id, Partition: int(id), Time: time.Unix(2, 0)})
+	}
+	for id := int64(0); id < n; id += 7 {
+		s.OnEvent(endpoints.TaskEnd{JobID: 1, TaskID: id, Partition: int(id), Time: time.Unix(3, 0),
+			State: messages.TaskState_TASK_STATE_FAILED})
+	}
+	for id := int64(1); id < n; id += 2 {
+		if id%7 != 0 {
+			s.OnEvent(endpoints.TaskEnd{JobID: 1, TaskID: id, Partition: int(id), Time: time.Unix(3, 0),
+				State: messages.TaskState_TASK_STATE_FINISHED})
+		}
+	}
+	type task struct {
+		TaskID int64  `json:"taskId"`
+		Status string `json:"status"`
+	}
+	var tasks []task
+	ui := webui.NewApplicationUI(s)
+	for offset := 0; offset < n; offset += 1000 { // a page's most
+		var page []task
+		w := httptest.NewRecorder()
+		ui.ServeHTTP(w, httptest.NewRequest(http.MethodGet, fmt.Sprintf("/api/v1/applications/a/stages/1/0/taskList?offset=%d&length=1000", offset), nil))
+		if err := json.Unmarshal(w.Body.Bytes(), &page); err != nil {
+			t.Fatalf("%d %v: %s", w.Code, err, w.Body)
+		}
+		tasks = append(tasks, page...)
+	}
+	if len(tasks) != n {
+		t.Fatalf("%d task attempts, want %d", len(tasks), n)
+	}
+	for i, task := range tasks {
+		want := "RUNNING"
+		switch {
+		case i%7 == 0:
+			want = "FAILED"
+		case i%2 == 1:
+			want = "SUCCESS"
+		}
+		if task.TaskID != int64(i) || task.Status != want {
+			t.Fatalf("row %d: task %d %s, want task %d %s", i, task.TaskID, task.Status, i, want)
+		}
 	}
 }

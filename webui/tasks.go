@@ -59,10 +59,49 @@ type taskRow struct {
 	state      taskState
 }
 
-// findTask returns the position of task id among j's rows (kept in id
-// order).
-func (j *jobStatus) findTask(id int64) (int, bool) {
-	return slices.BinarySearchFunc(j.tasks, id, func(t taskRow, id int64) int { return cmp.Compare(t.id, id) })
+// lateRows is the most rows a job holds out of id order before they are
+// merged into its ordered ones. Rows come in id order but for a log's
+// oddities (a task's end without its start, starts written out of order):
+// inserting each in place shifted every row after it, and a log of 40,000
+// starts in descending order took 2.26 s to replay against 68 ms in
+// ascending order. Merged a batch at a time, a late row costs a
+// lateRows-th of a pass over the rows.
+const lateRows = 1024
+
+// findTask returns task id's row among j's: by a binary search of the
+// rows in id order, else among the late ones.
+func (j *jobStatus) findTask(id int64) (*taskRow, bool) {
+	if i, ok := slices.BinarySearchFunc(j.tasks, id, func(t taskRow, id int64) int { return cmp.Compare(t.id, id) }); ok {
+		return &j.tasks[i], true
+	}
+	for i := range j.late {
+		if j.late[i].id == id {
+			return &j.late[i], true
+		}
+	}
+	return nil, false
+}
+
+// rowCount returns how many rows j keeps.
+func (j *jobStatus) rowCount() int { return len(j.tasks) + len(j.late) }
+
+// merge puts j's late rows among its rows in id order; every reader of the
+// rows in order calls it first.
+func (j *jobStatus) merge() {
+	if len(j.late) == 0 {
+		return
+	}
+	slices.SortStableFunc(j.late, func(a, b taskRow) int { return cmp.Compare(a.id, b.id) })
+	rows := make([]taskRow, 0, len(j.tasks)+len(j.late))
+	a, b := j.tasks, j.late
+	for len(a) > 0 && len(b) > 0 {
+		if b[0].id < a[0].id {
+			rows, b = append(rows, b[0]), b[1:]
+		} else {
+			rows, a = append(rows, a[0]), a[1:]
+		}
+	}
+	j.tasks, j.late = append(append(rows, a...), b...), nil
 }
 
 // dropRows drops n of j's rows: its oldest ended task attempts, and when
@@ -70,6 +109,7 @@ func (j *jobStatus) findTask(id int64) (int, bool) {
 // only when it has ended ones to drop, and n is a tenth of the limit at
 // least, so that starts without ends cost no scan each.
 func (j *jobStatus) dropRows(n int) {
+	j.merge()
 	if j.endedRows > 0 {
 		n -= j.dropEnded(n)
 	}
@@ -238,7 +278,7 @@ func (s *AppStore) copyTasks(id int64) ([]taskRow, executorNames, bool) {
 	j, ok := s.jobs[id]
 	n := 0
 	if ok {
-		n = len(j.tasks)
+		n = j.rowCount()
 	}
 	s.mu.Unlock()
 	if !ok {
@@ -250,6 +290,7 @@ func (s *AppStore) copyTasks(id int64) ([]taskRow, executorNames, bool) {
 	if j, ok = s.jobs[id]; !ok {
 		return nil, executorNames{}, false
 	}
+	j.merge()
 	rows = append(rows, j.tasks...)
 	return rows, executorNames{ids: slices.Clone(s.execIDs), hosts: slices.Clone(s.execHosts)}, true
 }
@@ -328,6 +369,7 @@ func (s *AppStore) tasksForTimeline(id int64, n int, now time.Time) ([]taskView,
 	if !ok {
 		return nil, 0
 	}
+	j.merge()
 	rows := j.tasks[:min(n, len(j.tasks))]
 	out := make([]taskView, len(rows))
 	names := executorNames{ids: s.execIDs, hosts: s.execHosts}
