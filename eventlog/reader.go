@@ -231,10 +231,6 @@ func (lg *Log) readFile(p string, final bool, l endpoints.Listener, res *Result)
 	return nil
 }
 
-// stream returns the reader of f's lines after those already read: of a
-// compressed file, its whole stream, whose first skip lines were read
-// before; of another, the file from where the last reading stopped. done
-// releases the decoder.
 // maxZstdWindow is the largest window a compressed log may declare. The
 // decoder keeps a buffer of up to twice the window, and a frame's header
 // alone names it: without a bound a 10-byte file made each reading take
@@ -243,6 +239,10 @@ func (lg *Log) readFile(p string, final bool, l endpoints.Listener, res *Result)
 // --long) reads as cut where that frame begins.
 const maxZstdWindow = 16 << 20
 
+// stream returns the reader of f's lines after those already read: of a
+// compressed file, its whole stream, whose first skip lines were read
+// before; of another, the file from where the last reading stopped. done
+// releases the decoder.
 func (lg *Log) stream(f *os.File, compressed bool) (br *bufio.Reader, skip int, done func(), err error) {
 	var r io.Reader = f
 	done = func() {}
