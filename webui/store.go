@@ -259,9 +259,7 @@ func (s *AppStore) taskStart(e endpoints.TaskStart) {
 	r := taskRow{id: e.TaskID, launch: nanos(e.Time), index: int32(e.Partition), attempt: int32(e.Attempt),
 		exec: s.intern(e.ExecutorID, host)}
 	s.insertTask(j, r)
-	if n := j.rowCount(); n > s.retainedTasks {
-		j.dropRows(max(n-s.retainedTasks, s.retainedTasks/10))
-	}
+	s.keepRetained(j)
 }
 
 func (s *AppStore) taskEnd(e endpoints.TaskEnd) {
@@ -317,8 +315,15 @@ func (s *AppStore) taskEnd(e endpoints.TaskEnd) {
 		j.endedRows-- // an end that says running
 	}
 	r.duration, r.runTime, r.resultSize, r.err = int64(e.Duration), int64(e.RunTime), e.ResultSize, e.Error
-	if n := j.rowCount(); !ok && n > s.retainedTasks {
-		// Kept within spark.ui.retainedTasks as a started row is.
+	if !ok {
+		s.keepRetained(j) // as a started row is
+	}
+}
+
+// keepRetained drops j's oldest rows, a tenth of spark.ui.retainedTasks
+// at least, once it keeps more than that.
+func (s *AppStore) keepRetained(j *jobStatus) {
+	if n := j.rowCount(); n > s.retainedTasks {
 		j.dropRows(max(n-s.retainedTasks, s.retainedTasks/10))
 	}
 }
