@@ -323,8 +323,7 @@ func (c *conn) close(cause error) {
 			held = p.credit.take()
 			p.conn = nil
 			lost = p.out.take(nil) // lost with the connection: reported below
-			p.ctlQueued = 0
-			p.endDrain() // Shutdown's flush waits for nothing more here
+			p.endDrain()           // Shutdown's flush waits for nothing more here
 			// Forget the peer until it is used again: a client-mode peer
 			// is reachable only over its own connections, and a
 			// listening one is dialled again by the next Send. So the

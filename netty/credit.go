@@ -114,11 +114,12 @@ func (p *peer) queueControl(typ string, payload []byte) bool {
 	dst := p.out.tail(size)
 	p.out.setTail(appendControl(dst, typ, payload))
 	p.out.frames++
-	p.ctlQueued += size
+	p.out.ctl += int32(size) //nolint:gosec // a control frame's few bytes
 	return wasEmpty
 }
 
-// maxControlQueued bounds the control frames waiting in an outbox. They are
+// maxControlQueued bounds the control frames waiting in an outbox
+// (outbuf.ctl). They are
 // outside spark.rpc.io.maxQueuedBytesPerConnection, since a grant is what
 // lets the peer's backlog move, and a peer that reads its grants has at
 // most a few per endpoint waiting (its credit's quarters): only a peer that
@@ -262,7 +263,7 @@ func (c *conn) grant(id string, n, b int64) {
 		p.mu.Unlock()
 		return
 	}
-	if queued := p.ctlQueued; queued > maxControlQueued {
+	if queued := p.out.ctl; queued > maxControlQueued {
 		p.mu.Unlock()
 		c.close(fmt.Errorf("%w: the peer reads nothing back: %d bytes of grants wait for it", ErrProtocol, queued))
 		return
@@ -473,5 +474,4 @@ func (p *peer) dropControlFrames() {
 	})
 	p.out.reset()
 	p.out = keep
-	p.ctlQueued = 0
 }

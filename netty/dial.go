@@ -103,7 +103,6 @@ func (t *Transport) dial(p *peer) {
 	unsent := p.unsent
 	p.unsent = nil
 	p.out.reset()
-	p.ctlQueued = 0
 	cause := t.connectFailed(p, err)
 	p.mu.Unlock()
 	if !t.closing.Load() {

@@ -43,10 +43,6 @@ type peer struct {
 
 	sentBytes atomic.Uint64 // written to its connections
 	recvBytes atomic.Uint64 // read from its established connections
-
-	// ctlQueued is the bytes of control frames in out (credit.go): outside
-	// the outbox's bound, and bounded by maxControlQueued instead.
-	ctlQueued int
 }
 
 type queued struct {
@@ -301,7 +297,6 @@ func (c *conn) unlockAndWriteInline(now time.Time) {
 	c.lastFrames = 1
 	size := p.out.size
 	batch := p.out.take(c.inlineSpare)
-	p.ctlQueued = 0
 	p.writing += size
 	p.mu.Unlock()
 	c.inlineSpare = nil

@@ -12,6 +12,10 @@ type outbuf struct {
 	chunks [][]byte
 	size   int // bytes in chunks
 	frames int // frames in chunks
+	// ctl is the bytes of control frames in chunks (an outbox's,
+	// queueControl): outside the outbox's bound, and bounded by
+	// maxControlQueued instead.
+	ctl int32
 	// small says every chunk is a small one (as the first of a batch is):
 	// a credit queue's, whose chunks move to the outbox whole (credit.go).
 	small bool
@@ -59,8 +63,7 @@ func (o *outbuf) dropEmptyTail() {
 func (o *outbuf) take(spare [][]byte) [][]byte {
 	c := o.chunks
 	o.chunks = spare[:0]
-	o.size = 0
-	o.frames = 0
+	o.size, o.frames, o.ctl = 0, 0, 0
 	return c
 }
 
@@ -68,8 +71,7 @@ func (o *outbuf) take(spare [][]byte) [][]byte {
 func (o *outbuf) reset() {
 	recycle(o.chunks)
 	o.chunks = o.chunks[:0]
-	o.size = 0
-	o.frames = 0
+	o.size, o.frames, o.ctl = 0, 0, 0
 }
 
 // forEachFrame calls fn with the body of every frame in chunks after the

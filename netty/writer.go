@@ -54,7 +54,6 @@ func (c *conn) writeLoop() {
 		c.lastFrames = p.out.frames
 		size := p.out.size
 		batch := p.out.take(c.spare)
-		p.ctlQueued = 0
 		p.writing += size
 		p.mu.Unlock()
 		c.spare = nil
