@@ -314,24 +314,22 @@ func (e *rmEndpoint) run(ctx *actor.Context, acts []rmAction) {
 		case actStartContainer:
 			nm := e.rm.env.RemoteRef(cluster.ParseNodeAddress(a.nodeAddress), cluster.NodeManagerEndpointName)
 			start := a.start
-			ctx := e.rm.asks.ctx
-			f := nm.Ask(ctx, start)
-			e.rm.asks.wg.Go(func() {
+			asks := e.rm.asks
+			asks.ask(nm, start, func(f *actor.Future) {
 				res, err := actor.ResultAs[*messages.NmStartContainerResponse](f)
 				id := start.GetContainer().GetContainerId()
 				if err != nil {
 					e.log.Warn().Err(err).Str("container", id).Msg("cannot start container")
-					self.Ask(ctx, &messages.RmContainerStatus{ContainerId: id, State: messages.RmContainerState_RM_CONTAINER_STATE_COMPLETE,
+					self.Ask(asks.ctx, &messages.RmContainerStatus{ContainerId: id, State: messages.RmContainerState_RM_CONTAINER_STATE_COMPLETE,
 						ExitStatus: cluster.ContainerExitInvalid, Diagnostics: "Cannot start container: " + err.Error()})
 					return
 				}
-				self.Ask(ctx, &messages.RmContainerStarted{ContainerId: id, LogDir: res.GetLogDir(), NodeId: start.GetContainer().GetNodeId()})
+				self.Ask(asks.ctx, &messages.RmContainerStarted{ContainerId: id, LogDir: res.GetLogDir(), NodeId: start.GetContainer().GetNodeId()})
 			})
 		case actStopContainer:
 			nm := e.rm.env.RemoteRef(cluster.ParseNodeAddress(a.nodeAddress), cluster.NodeManagerEndpointName)
-			f := nm.Ask(e.rm.asks.ctx, a.stop)
 			id := a.stop.GetContainerId()
-			e.rm.asks.wg.Go(func() {
+			e.rm.asks.ask(nm, a.stop, func(f *actor.Future) {
 				if _, err := f.Result(); err != nil {
 					e.log.Debug().Err(err).Str("container", id).Msg("cannot stop container")
 				}
@@ -362,17 +360,16 @@ func (e *rmEndpoint) ReceiveAndReply(ctx *actor.CallContext, msg proto.Message) 
 		return err
 	}
 	nm := e.rm.env.RemoteRef(cluster.ParseNodeAddress(act.nodeAddress), cluster.NodeManagerEndpointName)
-	askCtx := e.rm.asks.ctx
-	f := nm.Ask(askCtx, act.start)
+	asks := e.rm.asks
 	self := ctx.Self()
-	e.rm.asks.wg.Go(func() {
+	asks.ask(nm, act.start, func(f *actor.Future) {
 		res, err := actor.ResultAs[*messages.NmStartContainerResponse](f)
 		if err != nil {
 			// The container did not start, and its node manager does not
 			// know it: it is complete, and its resources are free again
 			// (the application master, told of the failure, has dropped
 			// it already).
-			self.Ask(askCtx, &messages.RmContainerStatus{ContainerId: m.GetContainerId(),
+			self.Ask(asks.ctx, &messages.RmContainerStatus{ContainerId: m.GetContainerId(),
 				State: messages.RmContainerState_RM_CONTAINER_STATE_COMPLETE, ExitStatus: cluster.ContainerExitInvalid,
 				Diagnostics: "Cannot start container: " + err.Error()})
 			ctx.SendFailure(err)

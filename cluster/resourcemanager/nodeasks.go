@@ -3,6 +3,9 @@ package resourcemanager
 import (
 	"context"
 	"sync"
+
+	"github.com/sparkrpc/sparkrpc/actor"
+	"google.golang.org/protobuf/proto"
 )
 
 // nodeAsks are the resource manager's asks to node managers (container
@@ -19,4 +22,11 @@ type nodeAsks struct {
 func newNodeAsks() *nodeAsks {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &nodeAsks{ctx: ctx, cancel: cancel}
+}
+
+// ask sends msg to the node manager nm and hands its future to then, on a
+// goroutine that Shutdown waits for. then's asks use a.ctx too.
+func (a *nodeAsks) ask(nm *actor.Ref, msg proto.Message, then func(*actor.Future)) {
+	f := nm.Ask(a.ctx, msg)
+	a.wg.Go(func() { then(f) })
 }
