@@ -306,7 +306,7 @@ func (nm *NodeManager) loop() {
 		case <-t.C:
 		case <-nm.kick:
 		}
-		nm.heartbeat()
+		nm.heartbeat(nm.stopCtx)
 	}
 }
 
@@ -329,7 +329,15 @@ func (nm *NodeManager) unregister(ctx context.Context) {
 	}
 }
 
-func (nm *NodeManager) heartbeat() {
+// heartbeatTimeout bounds the wait for the resource manager's answer to a
+// heartbeat.
+const heartbeatTimeout = 10 * time.Second
+
+// heartbeat reports the node's containers to the resource manager and acts
+// on its answer. The loop's heartbeats end with nm.stopCtx, so that
+// Shutdown does not wait behind one the resource manager leaves
+// unanswered; Shutdown's own last one ends with Shutdown's ctx.
+func (nm *NodeManager) heartbeat(ctx context.Context) {
 	nm.mu.Lock()
 	completed := nm.completed
 	nm.completed = nil
@@ -344,11 +352,11 @@ func (nm *NodeManager) heartbeat() {
 	}
 	nm.mu.Unlock()
 	sort.Strings(running)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, heartbeatTimeout)
 	defer cancel()
 	resp, err := actor.ResultAs[*messages.NmHeartbeatResponse](nm.rm.AskWithTimeout(ctx,
 		&messages.NmHeartbeat{NodeId: nm.nodeID, Completed: completed, Running: running, CachedApps: nm.loc.cachedApps()},
-		actor.RpcTimeout{Duration: 10 * time.Second, Key: "sparkrpc.nodemanager.heartbeatTimeout"}))
+		actor.RpcTimeout{Duration: heartbeatTimeout, Key: "sparkrpc.nodemanager.heartbeatTimeout"}))
 	if err != nil {
 		nm.log.Warn().Err(err).Msg("heartbeat to the resource manager failed")
 		nm.mu.Lock()
@@ -381,7 +389,9 @@ func (nm *NodeManager) kickHeartbeat() {
 // Shutdown stops every container (SIGTERM, then SIGKILL after the grace
 // period), waits for them, reports them to the resource manager once,
 // stops heartbeating and, for a node Start registered, unregisters it
-// (NmUnregister). It does not shut the env down.
+// (NmUnregister). It does not shut the env down. If ctx ends before all
+// of that is done, Shutdown kills the containers still running and
+// returns ctx's error.
 func (nm *NodeManager) Shutdown(ctx context.Context) error {
 	nm.mu.Lock()
 	nm.closed = true
@@ -416,6 +426,7 @@ func (nm *NodeManager) Shutdown(ctx context.Context) error {
 		select {
 		case <-nm.loopDone:
 		case <-ctx.Done():
+			err = ctx.Err()
 		}
 		if len(procs) > 0 || localizing {
 			// Wait for the watchers to queue the final statuses, then report them.
@@ -424,8 +435,9 @@ func (nm *NodeManager) Shutdown(ctx context.Context) error {
 			select {
 			case <-watched:
 			case <-ctx.Done():
+				err = ctx.Err()
 			}
-			nm.heartbeat()
+			nm.heartbeat(ctx)
 		}
 		if nm.registered {
 			nm.unregister(ctx)
