@@ -350,8 +350,14 @@ func deployDriver(ctx context.Context, c *kubeclient.Client, ns string, pod *cor
 	return nil
 }
 
+// errDriverDeleted ends followDriver's watch when the driver pod is deleted.
+var errDriverDeleted = errors.New("driver pod deleted")
+
 // followDriver watches the driver pod, prints its state changes (and every
 // interval its state), and returns when it ends: nil when it succeeded.
+// The watch's end, a deletion of the pod included, comes after every event
+// the watch saw before it, so a pod that succeeded and was then deleted
+// succeeded, and a deleted pod never looks like a watch that ended well.
 func followDriver(ctx context.Context, cfg cluster.SubmitConfig, client *kubeclient.Client, ns, name string, interval time.Duration) error {
 	lw := kubeclient.NamedPodListWatch(client.CoreV1().Pods(ns), name)
 	var last *corev1.Pod
@@ -359,7 +365,6 @@ func followDriver(ctx context.Context, cfg cluster.SubmitConfig, client *kubecli
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	events := make(chan *corev1.Pod, 16)
-	deleted := make(chan struct{}, 1)
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	watchDone := make(chan error, 1)
@@ -373,8 +378,7 @@ func followDriver(ctx context.Context, cfg cluster.SubmitConfig, client *kubecli
 	go func() {
 		_, err := toolswatch.UntilWithSync(wctx, lw, &corev1.Pod{}, nil, func(ev watch.Event) (bool, error) {
 			if ev.Type == watch.Deleted {
-				deleted <- struct{}{}
-				return true, nil
+				return true, errDriverDeleted
 			}
 			if p, ok := ev.Object.(*corev1.Pod); ok {
 				select {
@@ -386,28 +390,46 @@ func followDriver(ctx context.Context, cfg cluster.SubmitConfig, client *kubecli
 		})
 		watchDone <- err
 	}()
+	// seen prints p's state and reports whether the driver ended, and how.
+	seen := func(p *corev1.Pod) (bool, error) {
+		last = p
+		if d := describeDriver(p); d != lastDesc {
+			lastDesc = d
+			fmt.Fprintf(cfg.Stderr, "Application status for driver pod %s:%s: %s\n", ns, name, d)
+		}
+		switch p.Status.Phase {
+		case corev1.PodSucceeded:
+			fmt.Fprintf(cfg.Stderr, "Application %s finished: driver pod %s succeeded\n", p.Labels[kubeconf.LabelAppSelector], name)
+			return true, nil
+		case corev1.PodFailed:
+			return true, driverFailedError(ctx, client, cfg.Stderr, p)
+		}
+		return false, nil
+	}
+	keepsRunning := func() error {
+		return fmt.Errorf("%w: the application keeps running (stop it with submit --master %s --kill %s:%s)",
+			context.Cause(ctx), cfg.Master, ns, name)
+	}
 	for {
 		select {
 		case p := <-events:
-			last = p
-			if d := describeDriver(p); d != lastDesc {
-				lastDesc = d
-				fmt.Fprintf(cfg.Stderr, "Application status for driver pod %s:%s: %s\n", ns, name, d)
+			if done, err := seen(p); done {
+				return err
 			}
-			switch p.Status.Phase {
-			case corev1.PodSucceeded:
-				fmt.Fprintf(cfg.Stderr, "Application %s finished: driver pod %s succeeded\n", p.Labels[kubeconf.LabelAppSelector], name)
-				return nil
-			case corev1.PodFailed:
-				return driverFailedError(ctx, client, cfg.Stderr, p)
-			}
-		case <-deleted:
-			return fmt.Errorf("%w: driver pod %s:%s was deleted", ErrDriverFailed, ns, name)
 		case err := <-watchDone:
 			watching = false
-			if ctx.Err() != nil {
-				return fmt.Errorf("%w: the application keeps running (stop it with submit --master %s --kill %s:%s)",
-					context.Cause(ctx), cfg.Master, ns, name)
+			for len(events) > 0 { // what the watch saw before it ended
+				if done, err := seen(<-events); done {
+					return err
+				}
+			}
+			switch {
+			case errors.Is(err, errDriverDeleted):
+				return fmt.Errorf("%w: driver pod %s:%s was deleted", ErrDriverFailed, ns, name)
+			case ctx.Err() != nil:
+				return keepsRunning()
+			case err == nil:
+				return fmt.Errorf("%w: the watch of driver pod %s:%s ended before the pod did", ErrDriverFailed, ns, name)
 			}
 			return client.APIError(err, "watch", "pods/"+name, ns)
 		case <-tick.C:
@@ -415,8 +437,7 @@ func followDriver(ctx context.Context, cfg cluster.SubmitConfig, client *kubecli
 				fmt.Fprintf(cfg.Stderr, "Application status for driver pod %s:%s (phase: %s)\n", ns, name, last.Status.Phase)
 			}
 		case <-ctx.Done():
-			return fmt.Errorf("%w: the application keeps running (stop it with submit --master %s --kill %s:%s)",
-				context.Cause(ctx), cfg.Master, ns, name)
+			return keepsRunning()
 		}
 	}
 }
