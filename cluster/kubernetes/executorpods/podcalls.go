@@ -66,7 +66,9 @@ func (a *Allocator) deletePod(ctx context.Context, id int64, name string) {
 }
 
 // deleteExecutorPods deletes an application's executor pods and waits until
-// none is left.
+// none is left. A deletion of the collection that fails transiently (the
+// API server unreachable, a 5xx, a 429, a timeout) leaves the work to the
+// loop that lists what is left and deletes each pod, until ctx ends.
 func deleteExecutorPods(ctx context.Context, c *kubeclient.Client, namespace, appID string, log zerolog.Logger) error {
 	sel := metav1.ListOptions{LabelSelector: Selector(appID)}
 	pods := c.CoreV1().Pods(namespace)
@@ -74,7 +76,11 @@ func deleteExecutorPods(ctx context.Context, c *kubeclient.Client, namespace, ap
 	err := pods.DeleteCollection(dctx, metav1.DeleteOptions{}, sel)
 	cancel()
 	if err != nil {
-		return c.APIError(err, "deletecollection", "pods", namespace)
+		err = c.APIError(err, "deletecollection", "pods", namespace)
+		if !kubeclient.Retryable(err) || ctx.Err() != nil {
+			return err
+		}
+		log.Warn().Err(err).Msg("cannot delete the executor pods at once; deleting them one by one")
 	}
 	t := time.NewTicker(200 * time.Millisecond)
 	defer t.Stop()
