@@ -209,8 +209,10 @@ type Submission struct {
 // the largest node, stages its program and files (Stage), and submits it
 // naming them. The returned handle watches it. Files that would have one
 // name fail with a *cluster.DuplicateResourceError before anything is
-// sent; when staging fails, the application is killed, which removes what
-// was staged.
+// sent. Once the application is created, a submission that fails kills it
+// (killAbandoned), which removes what was staged: a submission that
+// returned an error leaves no application NEW, nor one running that nobody
+// follows.
 func (c *Client) Submit(ctx context.Context, s Submission) (*AppHandle, error) {
 	resources, err := Resources(s.Program, s.Files)
 	if err != nil {
@@ -224,27 +226,50 @@ func (c *Client) Submit(ctx context.Context, s Submission) (*AppHandle, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := creator.submit(ctx, id, maxRes, s, resources); err != nil {
+		creator.killAbandoned(ctx, id, err)
+		return nil, err
+	}
+	return c.Handle(id, s.ReportInterval), nil
+}
+
+// submit checks s against maxRes, the largest node, stages resources and
+// submits application id.
+func (c *Client) submit(ctx context.Context, id string, maxRes cluster.Resource, s Submission, resources []Resource) error {
 	if maxRes == (cluster.Resource{}) {
 		rm := c.rm.Address().HostPort()
-		return nil, fmt.Errorf("%w at %s: start one with 'sparkrpc nodemanager --rm %s'", cluster.ErrNoNodeManagers, rm, rm)
+		return fmt.Errorf("%w at %s: start one with 'sparkrpc nodemanager --rm %s'", cluster.ErrNoNodeManagers, rm, rm)
 	}
 	if !s.AMResource.Fits(maxRes) {
-		return nil, &cluster.ResourceTooLargeError{What: "AM", Requested: s.AMResource, Max: maxRes}
+		return &cluster.ResourceTooLargeError{What: "AM", Requested: s.AMResource, Max: maxRes}
 	}
 	if s.ExecutorResource != (cluster.Resource{}) && !s.ExecutorResource.Fits(maxRes) {
-		return nil, &cluster.ResourceTooLargeError{What: "executor", Requested: s.ExecutorResource, Max: maxRes}
+		return &cluster.ResourceTooLargeError{What: "executor", Requested: s.ExecutorResource, Max: maxRes}
 	}
-	staged, err := creator.stageAll(ctx, id, resources)
+	staged, err := c.stageAll(ctx, id, resources)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	req := &messages.RmSubmitApplication{AppId: id, Name: s.Name, Queue: s.Queue, User: s.User,
 		AmResource: s.AMResource.Proto(), AmLaunchContext: &messages.RmLaunchContext{Command: s.AMCommand, Environment: s.AMEnv, Resources: staged},
 		Conf: cluster.WithoutSecrets(s.Conf), UnmanagedDriver: s.UnmanagedDriver, AppSecret: s.AppSecret, Acls: s.ACLs.Proto()}
 	if _, err := actor.AskAs[*messages.RmSubmitApplicationResponse](ctx, c.rm, req); err != nil {
-		return nil, cluster.Wrapf(err, "submission of %s failed", id)
+		return cluster.Wrapf(err, "submission of %s failed", id)
 	}
-	return c.Handle(id, s.ReportInterval), nil
+	return nil
+}
+
+// killAbandonedTimeout bounds the kill of an application whose submission
+// failed, which may come after the submission's ctx ended.
+const killAbandonedTimeout = 10 * time.Second
+
+// killAbandoned kills application id, whose submission failed with err:
+// one the resource manager refused stays NEW, and one whose answer did not
+// come in time may be running with nobody to follow it.
+func (c *Client) killAbandoned(ctx context.Context, id string, err error) {
+	kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), killAbandonedTimeout)
+	defer cancel()
+	_, _ = c.Kill(kctx, id, "Application killed: its submission failed: "+err.Error())
 }
 
 // AppListener is told about an application's changes (Spark's

@@ -13,7 +13,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
@@ -183,17 +182,14 @@ func (s *stageStream) waitOldest() error {
 	return nil
 }
 
-// stageAll stages resources for appID, in order; when one fails it kills
-// the application, which removes what was staged.
+// stageAll stages resources for appID, in order, and stops at the first
+// that fails.
 func (c *Client) stageAll(ctx context.Context, appID string, resources []Resource) ([]*messages.RmLocalResource, error) {
 	out := make([]*messages.RmLocalResource, 0, len(resources))
 	for _, res := range resources {
 		lr, err := c.Stage(ctx, appID, res)
 		if err != nil {
-			kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-			_, _ = c.Kill(kctx, appID, "Application killed: staging its resources failed: "+err.Error())
-			cancel()
-			return nil, err
+			return nil, fmt.Errorf("staging its resources failed: %w", err)
 		}
 		out = append(out, lr)
 	}
