@@ -3,6 +3,7 @@
 package actor
 
 import (
+	"fmt"
 	"strings"
 
 	protoactor "github.com/asynkron/protoactor-go/actor"
@@ -74,6 +75,12 @@ func (e *Env) deliver(target, sender *protoactor.PID, msg proto.Message) {
 		return
 	}
 	if c := e.runningCell(target.Id); c != nil {
+		if name := msg.ProtoReflect().Descriptor().FullName(); c.accepts != nil && !c.accepts(name) {
+			// As a transport refuses it before it decodes (Acceptor), so
+			// that an endpoint's Accepts holds whatever the transport.
+			e.undeliverable(target, sender, msg, fmt.Errorf("%w: %s does not take %s from other envs", ErrUnsupportedMessage, target.Id, name))
+			return
+		}
 		c.postInbound(sender, msg)
 		return
 	}

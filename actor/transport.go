@@ -85,7 +85,9 @@ type TransportHost interface {
 	// protoactor process) whose id is target.Id. sender is nil for a one-way
 	// message; a reply to an ask goes to LookupReply instead. A target that is
 	// not registered fails the asker ("Could not find NAME.") or counts the
-	// message as dropped.
+	// message as dropped, and so does a message of a type the endpoint
+	// does not accept from other envs (Acceptor), with an error that
+	// matches ErrUnsupportedMessage.
 	Deliver(target, sender *protoactor.PID, msg proto.Message)
 	// NoEndpoint handles a message for the local target id that runs no
 	// endpoint (Inbox returned nil), of the type typ, without its payload:
