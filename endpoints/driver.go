@@ -54,7 +54,6 @@ type Driver struct {
 	mu         lockhook.Mutex // WithLockRelease's hook runs at each release
 	sched      *taskScheduler
 	executors  map[string]*executorData
-	byAddr     map[actor.RpcAddress]string
 	totalCores int
 	changed    chan struct{} // closed and replaced when the executors change
 	stopped    bool
@@ -120,7 +119,6 @@ func NewDriver(env *actor.Env, opts ...DriverOption) (*Driver, error) {
 		mu:             lockhook.Mutex{Released: o.lockRelease},
 		sched:          newTaskScheduler(maxFailures, cpus, maxSize),
 		executors:      make(map[string]*executorData),
-		byAddr:         make(map[actor.RpcAddress]string),
 		changed:        make(chan struct{}),
 	}
 	for _, h := range o.excluded {

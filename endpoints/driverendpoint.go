@@ -5,10 +5,13 @@ package endpoints
 
 import (
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/messages"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // driverEndpoint is the CoarseGrainedScheduler endpoint: serial, on a loop
@@ -37,7 +40,7 @@ func newDriverEndpoint(d *Driver) *driverEndpoint {
 		return nil
 	})
 	actor.Handle(r, e.killTask)
-	actor.Handle(r, func(_ *actor.Context, m *messages.RemoveExecutor) error {
+	actor.Handle(r, func(_ *actor.Context, m *messages.LoseExecutor) error {
 		d.removeExecutor(m.GetExecutorId(), m.GetReason())
 		return nil
 	})
@@ -60,11 +63,35 @@ func newDriverEndpoint(d *Driver) *driverEndpoint {
 		return &messages.BoolReply{Value: true}, nil
 	})
 	actor.HandleAsk(r, e.executorDecommissioning)
-	actor.HandleAsk(r, func(_ *actor.CallContext, m *messages.RemoveExecutor) (*messages.BoolReply, error) {
+	actor.HandleAsk(r, func(cc *actor.CallContext, m *messages.RemoveExecutor) (*messages.BoolReply, error) {
+		if err := d.askerIs(cc, m.GetExecutorId()); err != nil {
+			return nil, err
+		}
 		d.removeExecutor(m.GetExecutorId(), m.GetReason())
 		return &messages.BoolReply{Value: true}, nil
 	})
 	return e
+}
+
+// driverOnly are the messages the driver's own parts send its endpoint,
+// which it takes from no other env: orders that stop the driver or its
+// executors, remove an executor without an ask, or kill a task.
+var driverOnly = map[protoreflect.FullName]bool{
+	nameOf(&messages.LoseExecutor{}):  true,
+	nameOf(&messages.StopExecutors{}): true,
+	nameOf(&messages.StopDriver{}):    true,
+	nameOf(&messages.KillTask{}):      true,
+}
+
+// nameOf returns the full name of msg's type.
+func nameOf(msg proto.Message) protoreflect.FullName {
+	return msg.ProtoReflect().Descriptor().FullName()
+}
+
+// Accepts takes from other envs what executors send the driver, and none
+// of driverOnly (actor.Acceptor).
+func (e *driverEndpoint) Accepts(name protoreflect.FullName) bool {
+	return e.Handles(name) && !driverOnly[name]
 }
 
 // ThreadCount makes the endpoint serial on a dedicated goroutine.
@@ -117,8 +144,11 @@ func (e *driverEndpoint) retrieveSparkAppConfig(_ *actor.CallContext, m *message
 
 // executorDecommissioning stops offering the executor tasks; it answers
 // whether the executor is known.
-func (e *driverEndpoint) executorDecommissioning(_ *actor.CallContext, m *messages.ExecutorDecommissioning) (*messages.BoolReply, error) {
+func (e *driverEndpoint) executorDecommissioning(cc *actor.CallContext, m *messages.ExecutorDecommissioning) (*messages.BoolReply, error) {
 	d := e.d
+	if err := d.askerIs(cc, m.GetExecutorId()); err != nil {
+		return nil, err
+	}
 	d.mu.Lock()
 	ex := d.executors[m.GetExecutorId()]
 	if ex != nil {
@@ -132,19 +162,26 @@ func (e *driverEndpoint) executorDecommissioning(_ *actor.CallContext, m *messag
 	return &messages.BoolReply{Value: ex != nil}, nil
 }
 
-// OnDisconnected removes the executor whose connection closed, or, with a
-// cluster manager, disables it until the cluster manager says why it left.
+// OnDisconnected removes the executors whose connection closed (every one
+// registered from it), or, with a cluster manager, disables them until the
+// cluster manager says why they left.
 func (e *driverEndpoint) OnDisconnected(_ *actor.Context, addr actor.RpcAddress) error {
 	d := e.d
 	d.mu.Lock()
-	id, ok := d.byAddr[addr]
+	var ids []string
+	for id, ex := range d.executors {
+		if ex.addr == addr {
+			ids = append(ids, id)
+		}
+	}
 	d.mu.Unlock()
-	switch {
-	case !ok:
-	case d.cm != nil:
-		d.disableExecutor(id)
-	default:
-		d.removeExecutor(id, ReasonDisassociated)
+	slices.Sort(ids)
+	for _, id := range ids {
+		if d.cm != nil {
+			d.disableExecutor(id)
+		} else {
+			d.removeExecutor(id, ReasonDisassociated)
+		}
 	}
 	return nil
 }

@@ -39,6 +39,15 @@ var (
 	// ErrExecutorExcluded is the reason the driver refuses an executor on an
 	// excluded host ("Executor is excluded due to failures: ID").
 	ErrExecutorExcluded = errors.New("executor excluded")
+	// ErrInvalidRegistration is the reason the driver refuses a
+	// RegisterExecutor that cannot be one: an empty executor id, fewer
+	// than one core, or a reference to an endpoint that is not on the
+	// registering executor's own env.
+	ErrInvalidRegistration = errors.New("invalid executor registration")
+	// ErrNotTheExecutor is the error of an ask about an executor
+	// (RemoveExecutor, ExecutorDecommissioning, Heartbeat) that comes from
+	// another env than the one the executor registered from.
+	ErrNotTheExecutor = errors.New("endpoints: the executor named is not the asker's")
 )
 
 // JobAbortedError is the error of a job that could not complete: a task

@@ -24,7 +24,7 @@ const ReasonKilled = "Executor killed by driver."
 // RemoveExecutor removes executor id with the loss reason: the driver tells
 // it to stop, forgets it, and runs its tasks elsewhere. It does not wait.
 func (d *Driver) RemoveExecutor(id, reason string) error {
-	return d.ref.Send(&messages.RemoveExecutor{ExecutorId: id, Reason: reason})
+	return d.ref.Send(&messages.LoseExecutor{ExecutorId: id, Reason: reason})
 }
 
 // KillExecutor removes executor id with the reason ReasonKilled.
@@ -41,9 +41,6 @@ func (d *Driver) removeExecutor(id, reason string) {
 	}
 	delete(d.executors, id)
 	expected := ex.stopAsked && reason == ReasonDisassociated
-	if d.byAddr[ex.addr] == id {
-		delete(d.byAddr, ex.addr)
-	}
 	d.totalCores -= ex.totalCores
 	d.notifyChanged()
 	d.sched.executorLost(ex, reason, &out)
@@ -169,7 +166,7 @@ func (d *Driver) disableExecutor(id string) {
 			}
 			reason = ReasonDisassociated
 		}
-		_ = d.ref.Send(&messages.RemoveExecutor{ExecutorId: id, Reason: reason})
+		_ = d.ref.Send(&messages.LoseExecutor{ExecutorId: id, Reason: reason})
 		if err != nil && d.bgCtx.Err() == nil {
 			// No reason: its container may still run, unreachable (a hung
 			// process, a broken network). Do not leave it holding its

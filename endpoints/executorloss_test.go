@@ -181,7 +181,7 @@ func TestExecutorsStoppedByTheDriverAreNotLost(t *testing.T) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 		defer cancel()
-		if _, err := f.driver.AskSync(ctx, &messages.StopExecutors{}); err != nil {
+		if _, err := c.Driver.Ref().AskSync(ctx, &messages.StopExecutors{}); err != nil {
 			t.Fatal(err)
 		}
 		testutil.Recv(t, f.stops, testTimeout, "a StopExecutor")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/messages"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // heartbeatReceiver is the driver's HeartbeatReceiver endpoint: it tracks
@@ -41,8 +42,8 @@ func newHeartbeatReceiver(conf *actor.Conf) (*heartbeatReceiver, error) {
 	}
 	h := &heartbeatReceiver{Router: actor.NewRouter(), timeout: timeout, interval: interval, lastSeen: make(map[string]time.Time)}
 	r := h.Router
-	// One-way messages: from the driver endpoint, from its own timer, and
-	// heartbeats sent rather than asked.
+	// One-way messages: from the driver endpoint and from its own timer
+	// (heartbeatOnly: from this env only).
 	actor.Handle(r, func(_ *actor.Context, m *messages.ExecutorRegistered) error {
 		now := time.Now()
 		h.lastSeen[m.GetExecutorId()] = now
@@ -58,12 +59,12 @@ func newHeartbeatReceiver(conf *actor.Conf) (*heartbeatReceiver, error) {
 		h.expireDeadHosts()
 		return nil
 	})
-	actor.Handle(r, func(_ *actor.Context, m *messages.Heartbeat) error {
-		h.heartbeat(m)
-		return nil
-	})
-	// Asks: the executors' heartbeats, and an expiry on demand.
-	actor.HandleAsk(r, func(_ *actor.CallContext, m *messages.Heartbeat) (*messages.HeartbeatResponse, error) {
+	// Asks: the executors' heartbeats, each from the executor it names, and
+	// an expiry on demand.
+	actor.HandleAsk(r, func(cc *actor.CallContext, m *messages.Heartbeat) (*messages.HeartbeatResponse, error) {
+		if err := h.d.askerIs(cc, m.GetExecutorId()); err != nil {
+			return nil, err
+		}
 		return &messages.HeartbeatResponse{ReregisterBlockManager: !h.heartbeat(m)}, nil
 	})
 	actor.HandleAsk(r, func(*actor.CallContext, *messages.ExpireDeadHosts) (*messages.BoolReply, error) {
@@ -71,6 +72,13 @@ func newHeartbeatReceiver(conf *actor.Conf) (*heartbeatReceiver, error) {
 		return &messages.BoolReply{Value: true}, nil
 	})
 	return h, nil
+}
+
+// Accepts takes the executors' heartbeats from other envs, and nothing
+// else: the driver's notices of executors coming and going, and the
+// expiry, come from this env (actor.Acceptor).
+func (h *heartbeatReceiver) Accepts(name protoreflect.FullName) bool {
+	return name == nameOf(&messages.Heartbeat{})
 }
 
 // heartbeatTimeout is spark.storage.blockManagerHeartbeatTimeoutMs, else
@@ -119,7 +127,7 @@ func (h *heartbeatReceiver) expireDeadHosts() {
 		// for it to be killed and replaced, and remove it at once so that
 		// its tasks run elsewhere.
 		h.d.killAndReplace(id, reason)
-		_ = h.d.ref.Send(&messages.RemoveExecutor{ExecutorId: id, Reason: reason})
+		_ = h.d.ref.Send(&messages.LoseExecutor{ExecutorId: id, Reason: reason})
 	}
 }
 

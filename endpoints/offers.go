@@ -55,7 +55,7 @@ func (d *Driver) unlockAndSend(ls []launch, ks []kill) {
 			d.disableExecutor(l.exec)
 			continue
 		}
-		_ = d.ref.Send(&messages.RemoveExecutor{ExecutorId: l.exec, Reason: "Could not launch a task: " + errs[i].Error()})
+		_ = d.ref.Send(&messages.LoseExecutor{ExecutorId: l.exec, Reason: "Could not launch a task: " + errs[i].Error()})
 	}
 }
 

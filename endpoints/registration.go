@@ -148,8 +148,9 @@ func (d *Driver) WaitForExecutorsGone(ctx context.Context, ids ...string) error 
 	}
 }
 
-// register records a registering executor, or refuses it (a duplicate id,
-// an excluded host) with a *registrationError.
+// register records a registering executor, or refuses it with a
+// *registrationError: a duplicate id, an excluded host, a registration
+// that cannot be one (checkRegistration), or a driver that is stopping.
 func (d *Driver) register(cc *actor.CallContext, m *messages.RegisterExecutor) (*messages.BoolReply, error) {
 	id, host := m.GetExecutorId(), m.GetHostname()
 	refuse := func(kind error, text string) error {
@@ -160,11 +161,18 @@ func (d *Driver) register(cc *actor.CallContext, m *messages.RegisterExecutor) (
 	if err != nil {
 		return nil, fmt.Errorf("registering executor %s: %w", id, err)
 	}
+	if text := d.checkRegistration(cc, m, ref); text != "" {
+		return nil, refuse(ErrInvalidRegistration, text)
+	}
 	addr := ref.Address()
 	if addr.IsZero() {
 		addr = cc.SenderAddress()
 	}
 	d.mu.Lock()
+	if d.stopped {
+		d.mu.Unlock()
+		return nil, refuse(ErrDriverStopped, "Driver is stopping: executor "+id+" not registered")
+	}
 	if _, dup := d.executors[id]; dup {
 		d.mu.Unlock()
 		return nil, refuse(ErrDuplicateExecutor, "Duplicate executor ID: "+id)
@@ -182,7 +190,6 @@ func (d *Driver) register(cc *actor.CallContext, m *messages.RegisterExecutor) (
 		logURLs: executorLogURLs(d.log, d.logURLPattern, id, m.GetLogUrls(), m.GetAttributes())}
 	d.executors[id] = ex
 	d.metrics.registered.Inc()
-	d.byAddr[addr] = id
 	d.totalCores += ex.totalCores
 	d.notifyChanged()
 	if d.bus.wanted() {
@@ -195,6 +202,54 @@ func (d *Driver) register(cc *actor.CallContext, m *messages.RegisterExecutor) (
 	_ = d.hbRef.Send(&messages.ExecutorRegistered{ExecutorId: id})
 	return &messages.BoolReply{Value: true}, nil
 }
+
+// checkRegistration returns why m, asked through cc, cannot register an
+// executor, or "". The driver sends the executor's tasks and orders to the
+// reference it registers with, so that reference must be an endpoint of
+// the asker's own env (the one its connection authenticated), and not one
+// of the driver's: a reference a peer writes must not make the driver
+// send, or dial, anywhere else.
+func (d *Driver) checkRegistration(cc *actor.CallContext, m *messages.RegisterExecutor, ref *actor.Ref) string {
+	id := m.GetExecutorId()
+	switch {
+	case id == "":
+		return "Executor registered with an empty ID"
+	case len(id) > maxExecutorIDLen:
+		return fmt.Sprintf("Executor ID of %d bytes, over %d", len(id), maxExecutorIDLen)
+	case m.GetCores() < 1:
+		return fmt.Sprintf("Executor %s registered with %d cores", id, m.GetCores())
+	}
+	env := ref.PID().Address
+	switch asker := cc.SenderIdentity(); {
+	case asker != "" && env != asker:
+		return fmt.Sprintf("Executor %s registered with the reference %s, which is not on its own env", id, ref)
+	case asker == "" && (env != d.env.Identity() || ref.Name() == DriverEndpointName || ref.Name() == HeartbeatEndpointName):
+		return fmt.Sprintf("Executor %s registered with the reference %s, which is not an executor's", id, ref)
+	}
+	return ""
+}
+
+// askerIs returns nil when cc, an ask about executor id, comes from this
+// env, from the env executor id registered from, or names no executor
+// registered (there is nothing to act on), and an error that matches
+// ErrNotTheExecutor otherwise: an executor speaks for itself only.
+func (d *Driver) askerIs(cc *actor.CallContext, id string) error {
+	asker := cc.SenderIdentity()
+	if asker == "" {
+		return nil
+	}
+	d.mu.Lock()
+	ex := d.executors[id]
+	d.mu.Unlock()
+	if ex == nil || ex.identity == asker {
+		return nil
+	}
+	return fmt.Errorf("%w: %s asked about executor %q", ErrNotTheExecutor, asker, id)
+}
+
+// maxExecutorIDLen bounds an executor id: ids are metric labels, log
+// fields and keys of the driver's maps.
+const maxExecutorIDLen = 256
 
 func (d *Driver) launched(id string) {
 	var out offerResult

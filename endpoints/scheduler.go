@@ -301,10 +301,12 @@ func putOfferResult(out *offerResult) {
 }
 
 // statusUpdate applies a task's final state. It returns the attempt (nil
-// for an unknown or already handled task id), whose cores the caller frees.
+// for an unknown or already handled task id, or an update that names
+// another executor than the one the task runs on), whose cores the caller
+// frees.
 func (s *taskScheduler) statusUpdate(u *messages.StatusUpdate, out *offerResult) *attempt {
 	a := s.running[u.GetTaskId()]
-	if a == nil {
+	if a == nil || a.exec.id != u.GetExecutorId() {
 		return nil
 	}
 	delete(s.running, a.id)

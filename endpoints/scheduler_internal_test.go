@@ -24,7 +24,9 @@ func TestSchedulerTakesEachPartitionsResultOnce(t *testing.T) {
 		t.Fatalf("%d launches, want 3", len(out.launches))
 	}
 	var first, second, other *messages.LaunchTask
+	execOf := make(map[int64]string)
 	for _, l := range out.launches {
+		execOf[l.msg.TaskId] = l.exec
 		switch {
 		case l.msg.Partition == 1:
 			other = l.msg
@@ -39,7 +41,7 @@ func TestSchedulerTakesEachPartitionsResultOnce(t *testing.T) {
 	}
 	finish := func(m *messages.LaunchTask, result string) {
 		t.Helper()
-		if s.statusUpdate(&messages.StatusUpdate{TaskId: m.TaskId, State: messages.TaskState_TASK_STATE_FINISHED,
+		if s.statusUpdate(&messages.StatusUpdate{ExecutorId: execOf[m.TaskId], TaskId: m.TaskId, State: messages.TaskState_TASK_STATE_FINISHED,
 			Result: []byte(result)}, &out) == nil {
 			t.Fatalf("task %d unknown to the scheduler", m.TaskId)
 		}

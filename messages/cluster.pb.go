@@ -859,8 +859,8 @@ func (*StopDriver) Descriptor() ([]byte, []int) {
 }
 
 // RemoveExecutor removes an executor from the driver: it is stopped, its
-// running tasks run elsewhere (executor, heartbeat receiver or driver
-// internal, to driver, send).
+// running tasks run elsewhere (executor to driver, about itself, ask;
+// reply BoolReply; or driver internal, ask).
 type RemoveExecutor struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	ExecutorId string                 `protobuf:"bytes,1,opt,name=executor_id,json=executorId,proto3" json:"executor_id,omitempty"`
@@ -914,6 +914,62 @@ func (x *RemoveExecutor) GetReason() string {
 	return ""
 }
 
+// LoseExecutor is RemoveExecutor as the driver's own parts send it to its
+// endpoint without waiting (heartbeat receiver and driver internal, send;
+// the driver takes it from no other env).
+type LoseExecutor struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	ExecutorId string                 `protobuf:"bytes,1,opt,name=executor_id,json=executorId,proto3" json:"executor_id,omitempty"`
+	// The loss reason.
+	Reason        string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LoseExecutor) Reset() {
+	*x = LoseExecutor{}
+	mi := &file_cluster_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LoseExecutor) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LoseExecutor) ProtoMessage() {}
+
+func (x *LoseExecutor) ProtoReflect() protoreflect.Message {
+	mi := &file_cluster_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LoseExecutor.ProtoReflect.Descriptor instead.
+func (*LoseExecutor) Descriptor() ([]byte, []int) {
+	return file_cluster_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *LoseExecutor) GetExecutorId() string {
+	if x != nil {
+		return x.ExecutorId
+	}
+	return ""
+}
+
+func (x *LoseExecutor) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
 // ExecutorDecommissioning tells the driver that an executor is shutting down
 // gracefully: it gets no new tasks (executor to driver, ask; reply
 // BoolReply).
@@ -926,7 +982,7 @@ type ExecutorDecommissioning struct {
 
 func (x *ExecutorDecommissioning) Reset() {
 	*x = ExecutorDecommissioning{}
-	mi := &file_cluster_proto_msgTypes[14]
+	mi := &file_cluster_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -938,7 +994,7 @@ func (x *ExecutorDecommissioning) String() string {
 func (*ExecutorDecommissioning) ProtoMessage() {}
 
 func (x *ExecutorDecommissioning) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[14]
+	mi := &file_cluster_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -951,7 +1007,7 @@ func (x *ExecutorDecommissioning) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutorDecommissioning.ProtoReflect.Descriptor instead.
 func (*ExecutorDecommissioning) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{14}
+	return file_cluster_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ExecutorDecommissioning) GetExecutorId() string {
@@ -971,7 +1027,7 @@ type DecommissionExecutor struct {
 
 func (x *DecommissionExecutor) Reset() {
 	*x = DecommissionExecutor{}
-	mi := &file_cluster_proto_msgTypes[15]
+	mi := &file_cluster_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -983,7 +1039,7 @@ func (x *DecommissionExecutor) String() string {
 func (*DecommissionExecutor) ProtoMessage() {}
 
 func (x *DecommissionExecutor) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[15]
+	mi := &file_cluster_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -996,7 +1052,7 @@ func (x *DecommissionExecutor) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecommissionExecutor.ProtoReflect.Descriptor instead.
 func (*DecommissionExecutor) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{15}
+	return file_cluster_proto_rawDescGZIP(), []int{16}
 }
 
 // Heartbeat tells the driver's HeartbeatReceiver that an executor is alive
@@ -1012,7 +1068,7 @@ type Heartbeat struct {
 
 func (x *Heartbeat) Reset() {
 	*x = Heartbeat{}
-	mi := &file_cluster_proto_msgTypes[16]
+	mi := &file_cluster_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1024,7 +1080,7 @@ func (x *Heartbeat) String() string {
 func (*Heartbeat) ProtoMessage() {}
 
 func (x *Heartbeat) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[16]
+	mi := &file_cluster_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1037,7 +1093,7 @@ func (x *Heartbeat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Heartbeat.ProtoReflect.Descriptor instead.
 func (*Heartbeat) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{16}
+	return file_cluster_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Heartbeat) GetExecutorId() string {
@@ -1065,7 +1121,7 @@ type HeartbeatResponse struct {
 
 func (x *HeartbeatResponse) Reset() {
 	*x = HeartbeatResponse{}
-	mi := &file_cluster_proto_msgTypes[17]
+	mi := &file_cluster_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1077,7 +1133,7 @@ func (x *HeartbeatResponse) String() string {
 func (*HeartbeatResponse) ProtoMessage() {}
 
 func (x *HeartbeatResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[17]
+	mi := &file_cluster_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1090,7 +1146,7 @@ func (x *HeartbeatResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeartbeatResponse.ProtoReflect.Descriptor instead.
 func (*HeartbeatResponse) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{17}
+	return file_cluster_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *HeartbeatResponse) GetReregisterBlockManager() bool {
@@ -1110,7 +1166,7 @@ type Shutdown struct {
 
 func (x *Shutdown) Reset() {
 	*x = Shutdown{}
-	mi := &file_cluster_proto_msgTypes[18]
+	mi := &file_cluster_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1122,7 +1178,7 @@ func (x *Shutdown) String() string {
 func (*Shutdown) ProtoMessage() {}
 
 func (x *Shutdown) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[18]
+	mi := &file_cluster_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1135,7 +1191,7 @@ func (x *Shutdown) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Shutdown.ProtoReflect.Descriptor instead.
 func (*Shutdown) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{18}
+	return file_cluster_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Shutdown) GetExitCode() int32 {
@@ -1156,7 +1212,7 @@ type ExecutorRegistered struct {
 
 func (x *ExecutorRegistered) Reset() {
 	*x = ExecutorRegistered{}
-	mi := &file_cluster_proto_msgTypes[19]
+	mi := &file_cluster_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1168,7 +1224,7 @@ func (x *ExecutorRegistered) String() string {
 func (*ExecutorRegistered) ProtoMessage() {}
 
 func (x *ExecutorRegistered) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[19]
+	mi := &file_cluster_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1181,7 +1237,7 @@ func (x *ExecutorRegistered) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutorRegistered.ProtoReflect.Descriptor instead.
 func (*ExecutorRegistered) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{19}
+	return file_cluster_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ExecutorRegistered) GetExecutorId() string {
@@ -1202,7 +1258,7 @@ type ExecutorRemoved struct {
 
 func (x *ExecutorRemoved) Reset() {
 	*x = ExecutorRemoved{}
-	mi := &file_cluster_proto_msgTypes[20]
+	mi := &file_cluster_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1214,7 +1270,7 @@ func (x *ExecutorRemoved) String() string {
 func (*ExecutorRemoved) ProtoMessage() {}
 
 func (x *ExecutorRemoved) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[20]
+	mi := &file_cluster_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1227,7 +1283,7 @@ func (x *ExecutorRemoved) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutorRemoved.ProtoReflect.Descriptor instead.
 func (*ExecutorRemoved) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{20}
+	return file_cluster_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ExecutorRemoved) GetExecutorId() string {
@@ -1247,7 +1303,7 @@ type ExpireDeadHosts struct {
 
 func (x *ExpireDeadHosts) Reset() {
 	*x = ExpireDeadHosts{}
-	mi := &file_cluster_proto_msgTypes[21]
+	mi := &file_cluster_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1259,7 +1315,7 @@ func (x *ExpireDeadHosts) String() string {
 func (*ExpireDeadHosts) ProtoMessage() {}
 
 func (x *ExpireDeadHosts) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[21]
+	mi := &file_cluster_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1272,7 +1328,7 @@ func (x *ExpireDeadHosts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExpireDeadHosts.ProtoReflect.Descriptor instead.
 func (*ExpireDeadHosts) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{21}
+	return file_cluster_proto_rawDescGZIP(), []int{22}
 }
 
 var File_cluster_proto protoreflect.FileDescriptor
@@ -1350,6 +1406,10 @@ const file_cluster_proto_rawDesc = "" +
 	"\x0eRemoveExecutor\x12\x1f\n" +
 	"\vexecutor_id\x18\x01 \x01(\tR\n" +
 	"executorId\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\"G\n" +
+	"\fLoseExecutor\x12\x1f\n" +
+	"\vexecutor_id\x18\x01 \x01(\tR\n" +
+	"executorId\x12\x16\n" +
 	"\x06reason\x18\x02 \x01(\tR\x06reason\":\n" +
 	"\x17ExecutorDecommissioning\x12\x1f\n" +
 	"\vexecutor_id\x18\x01 \x01(\tR\n" +
@@ -1391,7 +1451,7 @@ func file_cluster_proto_rawDescGZIP() []byte {
 }
 
 var file_cluster_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
+var file_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
 var file_cluster_proto_goTypes = []any{
 	(TaskState)(0),                  // 0: sparkrpc.messages.TaskState
 	(*BoolReply)(nil),               // 1: sparkrpc.messages.BoolReply
@@ -1408,26 +1468,27 @@ var file_cluster_proto_goTypes = []any{
 	(*StopExecutors)(nil),           // 12: sparkrpc.messages.StopExecutors
 	(*StopDriver)(nil),              // 13: sparkrpc.messages.StopDriver
 	(*RemoveExecutor)(nil),          // 14: sparkrpc.messages.RemoveExecutor
-	(*ExecutorDecommissioning)(nil), // 15: sparkrpc.messages.ExecutorDecommissioning
-	(*DecommissionExecutor)(nil),    // 16: sparkrpc.messages.DecommissionExecutor
-	(*Heartbeat)(nil),               // 17: sparkrpc.messages.Heartbeat
-	(*HeartbeatResponse)(nil),       // 18: sparkrpc.messages.HeartbeatResponse
-	(*Shutdown)(nil),                // 19: sparkrpc.messages.Shutdown
-	(*ExecutorRegistered)(nil),      // 20: sparkrpc.messages.ExecutorRegistered
-	(*ExecutorRemoved)(nil),         // 21: sparkrpc.messages.ExecutorRemoved
-	(*ExpireDeadHosts)(nil),         // 22: sparkrpc.messages.ExpireDeadHosts
-	nil,                             // 23: sparkrpc.messages.SparkAppConfig.SparkPropertiesEntry
-	nil,                             // 24: sparkrpc.messages.RegisterExecutor.LogUrlsEntry
-	nil,                             // 25: sparkrpc.messages.RegisterExecutor.AttributesEntry
-	nil,                             // 26: sparkrpc.messages.LaunchTask.AddedFilesEntry
-	(*EndpointRef)(nil),             // 27: sparkrpc.messages.EndpointRef
+	(*LoseExecutor)(nil),            // 15: sparkrpc.messages.LoseExecutor
+	(*ExecutorDecommissioning)(nil), // 16: sparkrpc.messages.ExecutorDecommissioning
+	(*DecommissionExecutor)(nil),    // 17: sparkrpc.messages.DecommissionExecutor
+	(*Heartbeat)(nil),               // 18: sparkrpc.messages.Heartbeat
+	(*HeartbeatResponse)(nil),       // 19: sparkrpc.messages.HeartbeatResponse
+	(*Shutdown)(nil),                // 20: sparkrpc.messages.Shutdown
+	(*ExecutorRegistered)(nil),      // 21: sparkrpc.messages.ExecutorRegistered
+	(*ExecutorRemoved)(nil),         // 22: sparkrpc.messages.ExecutorRemoved
+	(*ExpireDeadHosts)(nil),         // 23: sparkrpc.messages.ExpireDeadHosts
+	nil,                             // 24: sparkrpc.messages.SparkAppConfig.SparkPropertiesEntry
+	nil,                             // 25: sparkrpc.messages.RegisterExecutor.LogUrlsEntry
+	nil,                             // 26: sparkrpc.messages.RegisterExecutor.AttributesEntry
+	nil,                             // 27: sparkrpc.messages.LaunchTask.AddedFilesEntry
+	(*EndpointRef)(nil),             // 28: sparkrpc.messages.EndpointRef
 }
 var file_cluster_proto_depIdxs = []int32{
-	23, // 0: sparkrpc.messages.SparkAppConfig.spark_properties:type_name -> sparkrpc.messages.SparkAppConfig.SparkPropertiesEntry
-	27, // 1: sparkrpc.messages.RegisterExecutor.executor_ref:type_name -> sparkrpc.messages.EndpointRef
-	24, // 2: sparkrpc.messages.RegisterExecutor.log_urls:type_name -> sparkrpc.messages.RegisterExecutor.LogUrlsEntry
-	25, // 3: sparkrpc.messages.RegisterExecutor.attributes:type_name -> sparkrpc.messages.RegisterExecutor.AttributesEntry
-	26, // 4: sparkrpc.messages.LaunchTask.added_files:type_name -> sparkrpc.messages.LaunchTask.AddedFilesEntry
+	24, // 0: sparkrpc.messages.SparkAppConfig.spark_properties:type_name -> sparkrpc.messages.SparkAppConfig.SparkPropertiesEntry
+	28, // 1: sparkrpc.messages.RegisterExecutor.executor_ref:type_name -> sparkrpc.messages.EndpointRef
+	25, // 2: sparkrpc.messages.RegisterExecutor.log_urls:type_name -> sparkrpc.messages.RegisterExecutor.LogUrlsEntry
+	26, // 3: sparkrpc.messages.RegisterExecutor.attributes:type_name -> sparkrpc.messages.RegisterExecutor.AttributesEntry
+	27, // 4: sparkrpc.messages.LaunchTask.added_files:type_name -> sparkrpc.messages.LaunchTask.AddedFilesEntry
 	0,  // 5: sparkrpc.messages.StatusUpdate.state:type_name -> sparkrpc.messages.TaskState
 	6,  // [6:6] is the sub-list for method output_type
 	6,  // [6:6] is the sub-list for method input_type
@@ -1448,7 +1509,7 @@ func file_cluster_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cluster_proto_rawDesc), len(file_cluster_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   26,
+			NumMessages:   27,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
