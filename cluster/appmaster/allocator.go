@@ -64,6 +64,8 @@ type allocator struct {
 	failedOnce  sync.Once
 	numLaunched int
 	waiting     map[string][]func(lossReason, bool)
+
+	starts sync.WaitGroup // the goroutines that wait for containers' starts
 }
 
 func newAllocator(env *actor.Env, rm *actor.Ref, appID, driverURL string, target int, res cluster.Resource, conf *actor.Conf, log zerolog.Logger) (*allocator, error) {
@@ -91,8 +93,10 @@ func newAllocator(env *actor.Env, rm *actor.Ref, appID, driverURL string, target
 }
 
 // run heartbeats until ctx ends. It returns true when the resource manager
-// says the application is gone.
+// says the application is gone, once the starts of containers it waits for
+// have ended (those that ctx ended are not executors lost).
 func (a *allocator) run(ctx context.Context) bool {
+	defer a.starts.Wait()
 	failures := 0
 	for {
 		shutdown, err := a.allocate(ctx)
@@ -191,9 +195,20 @@ func (a *allocator) launch(ctx context.Context, c *messages.RmContainer) {
 	// starts from its resource manager only.
 	f := a.rm.Ask(ctx, &messages.AmStartContainer{AppId: a.appID, ContainerId: c.GetContainerId(),
 		LaunchContext: &messages.RmLaunchContext{Command: cmd, Files: map[string][]byte{cluster.ExecutorConfFile: a.execConf}}})
+	a.starts.Add(1)
 	go func() {
+		defer a.starts.Done()
 		if _, err := f.Result(); err != nil {
+			if ctx.Err() != nil {
+				return // the allocator stops: the application's containers end with it
+			}
 			a.log.Warn().Err(err).Str("container", c.GetContainerId()).Msg("cannot start the executor container")
+			// The start may have failed on its way back, with the
+			// executor running: give the container back, as Spark's
+			// YarnAllocator releases one it could not launch in.
+			a.mu.Lock()
+			a.release = append(a.release, c.GetContainerId())
+			a.mu.Unlock()
 			a.completed(&messages.RmContainerStatus{ContainerId: c.GetContainerId(), ExitStatus: cluster.ContainerExitInvalid,
 				Diagnostics: "Failed to launch container: " + err.Error()})
 			return
