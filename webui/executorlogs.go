@@ -61,12 +61,12 @@ func (o *options) executorLog(w http.ResponseWriter, r *http.Request) {
 		}
 		start = n
 	}
-	limit := MaxExecutorLogBytes
-	if start < 0 && -start < int64(limit) {
-		limit = int(-start)
-	}
 	if start < -MaxExecutorLogBytes {
-		start = -MaxExecutorLogBytes
+		start = -MaxExecutorLogBytes // before it is negated: -MinInt64 overflows
+	}
+	limit := MaxExecutorLogBytes
+	if start < 0 {
+		limit = int(-start)
 	}
 	data, err := o.executorLogs(r.Context(), id, start, limit)
 	switch {

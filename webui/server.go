@@ -15,6 +15,20 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"golang.org/x/net/netutil"
+)
+
+// What one client may hold of a web UI, authenticated or not: a
+// connection has readHeaderTimeout to send a request's headers and
+// readTimeout for the whole request, and is closed after idleTimeout
+// without one; at most maxConnections are open at once (more wait to be
+// accepted), so that clients cannot take the file descriptors the daemon
+// that serves the UI needs for its RPC connections.
+const (
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = time.Minute
+	idleTimeout       = 2 * time.Minute
+	maxConnections    = 256
 )
 
 // Server is a running web UI: an http.Server on its own listener.
@@ -68,15 +82,15 @@ func Start(name string, handler http.Handler, host, advertise string, port, maxR
 		}
 	}
 	s := &Server{
-		srv: &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second,
-			ErrorLog: nil},
-		ln:   ln,
+		srv: &http.Server{Handler: handler, ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout,
+			IdleTimeout: idleTimeout, ErrorLog: nil},
+		ln:   netutil.LimitListener(ln, maxConnections),
 		url:  "http://" + net.JoinHostPort(advertise, strconv.Itoa(bound)),
 		done: make(chan struct{}),
 	}
 	go func() {
 		defer close(s.done)
-		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := s.srv.Serve(s.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error().Err(err).Str("service", name).Msg("web UI stopped serving")
 		}
 	}()
