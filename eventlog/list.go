@@ -88,7 +88,7 @@ func rollingInfo(dir string) (Info, error) {
 	in := Info{Path: dir, Rolling: true, InProgress: !done,
 		AppID: strings.TrimPrefix(filepath.Base(dir), rollingDirPrefix)}
 	for _, f := range files {
-		st, err := os.Stat(f.path)
+		st, err := os.Lstat(f.path)
 		if err != nil {
 			return Info{}, err
 		}

@@ -137,8 +137,8 @@ type eventsFile struct {
 	path  string
 }
 
-// rollingFiles returns the events files of a rolling folder in order,
-// and whether the log is finished.
+// rollingFiles returns the events files of a rolling folder in order (its
+// regular files named as events files), and whether the log is finished.
 func rollingFiles(dir string) (files []eventsFile, done bool, err error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -146,7 +146,9 @@ func rollingFiles(dir string) (files []eventsFile, done bool, err error) {
 	}
 	for _, e := range ents {
 		n := e.Name()
-		if i, ok := eventsFileIndex(n); ok {
+		if i, ok := eventsFileIndex(n); ok && e.Type().IsRegular() {
+			// Regular files only, as List takes the folder's own
+			// entries: a symbolic link would lead out of the folder.
 			files = append(files, eventsFile{index: i, path: filepath.Join(dir, n)})
 		}
 		if strings.HasPrefix(n, appStatusPrefix) && !strings.HasSuffix(n, inProgressSuffix) {
@@ -161,9 +163,9 @@ func rollingFiles(dir string) (files []eventsFile, done bool, err error) {
 // final, a last line without its end is skipped as truncated, else it is
 // left for the next read.
 func (lg *Log) readFile(p string, final bool, l endpoints.Listener, res *Result) error {
-	f, err := os.Open(p)
+	f, err := openLog(p)
 	if err != nil {
-		return fmt.Errorf("eventlog: %w", err)
+		return err
 	}
 	defer f.Close()
 	compressed := strings.HasSuffix(strings.TrimSuffix(p, inProgressSuffix), codecSuffix)
