@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sparkrpc/sparkrpc/endpoints"
+	"github.com/sparkrpc/sparkrpc/webui"
 )
 
 // summary is a Listener that keeps what the list of applications shows of
@@ -24,8 +25,10 @@ type summary struct {
 func (s *summary) OnEvent(ev endpoints.Event) {
 	switch e := ev.(type) {
 	case endpoints.ApplicationStart:
+		e.AppName = webui.ClipText(e.AppName, webui.MaxNameText)
 		s.start, s.started = e, true
 	case endpoints.ApplicationEnd:
+		e.Error = webui.ClipText(e.Error, webui.MaxErrorText)
 		s.end, s.ended = e, true
 	}
 	if t := ev.When(); t.After(s.last) {

@@ -151,7 +151,7 @@ func (s *AppStore) OnEvent(ev endpoints.Event) {
 		env.Runtime = maps.Clone(e.Runtime)
 		s.env = &env
 	case endpoints.ApplicationEnd:
-		s.app.End, s.app.Error, s.completed = e.Time, e.Error, true
+		s.app.End, s.app.Error, s.completed = e.Time, ClipText(e.Error, MaxErrorText), true
 	case endpoints.ExecutorAdded:
 		s.addExecutor(&executorStatus{ID: e.ExecutorID, Host: e.Host, HostPort: e.Address.HostPort(),
 			Cores: e.Cores, AddTime: e.Time, LogURLs: maps.Clone(e.LogURLs), Attributes: maps.Clone(e.Attributes)})
@@ -159,7 +159,7 @@ func (s *AppStore) OnEvent(ev endpoints.Event) {
 		s.removeExecutor(e)
 	case endpoints.JobStart:
 		// The count is the event's: nothing is sized from it.
-		s.jobs[e.JobID] = &jobStatus{ID: e.JobID, Name: e.TaskName, NumTasks: max(0, e.NumTasks), Submitted: e.Time,
+		s.jobs[e.JobID] = &jobStatus{ID: e.JobID, Name: ClipText(e.TaskName, MaxNameText), NumTasks: max(0, e.NumTasks), Submitted: e.Time,
 			Status: "RUNNING", runningFloor: -1}
 	case endpoints.JobEnd:
 		s.jobEnd(e)
@@ -181,7 +181,7 @@ func (s *AppStore) applicationStart(e endpoints.ApplicationStart) {
 	}
 	set(&a.ID, e.AppID)
 	set(&a.AttemptID, e.AttemptID)
-	set(&a.Name, e.AppName)
+	set(&a.Name, ClipText(e.AppName, MaxNameText))
 	set(&a.User, e.User)
 	set(&a.Version, e.Version)
 	set(&a.DriverHostPort, e.DriverHostPort)
@@ -234,7 +234,7 @@ func (s *AppStore) jobEnd(e endpoints.JobEnd) {
 	}
 	j.Ended, j.Status = e.Time, "SUCCEEDED"
 	if e.Err != nil {
-		j.Status, j.Error = "FAILED", e.Err.Error()
+		j.Status, j.Error = "FAILED", ClipText(e.Err.Error(), MaxErrorText)
 	}
 	s.ended = append(s.ended, j.ID)
 	if len(s.ended) > s.retainedJobs {
@@ -314,7 +314,7 @@ func (s *AppStore) taskEnd(e endpoints.TaskEnd) {
 	case was != taskRunning && r.state == taskRunning:
 		j.endedRows-- // an end that says running
 	}
-	r.duration, r.runTime, r.resultSize, r.err = int64(e.Duration), int64(e.RunTime), e.ResultSize, e.Error
+	r.duration, r.runTime, r.resultSize, r.err = int64(e.Duration), int64(e.RunTime), e.ResultSize, ClipText(e.Error, MaxErrorText)
 	if !ok {
 		s.keepRetained(j) // as a started row is
 	}
