@@ -93,6 +93,9 @@ func (s *stagingArea) write(m *messages.RmStageChunk) (int64, error) {
 	st := s.app(appID)
 	r := st.resources[name]
 	switch off := m.GetOffset(); {
+	case off == 0 && r == nil && len(st.resources) >= maxStagedResources:
+		return 0, fmt.Errorf("%w: application %s may stage at most %d resources; %q was refused",
+			cluster.ErrStagingLimit, appID, maxStagedResources, name)
 	case off == 0:
 		s.drop(appID, name)
 		if err := privatefile.MkdirAll(filepath.Join(s.root, appID)); err != nil {
@@ -124,6 +127,12 @@ func (s *stagingArea) write(m *messages.RmStageChunk) (int64, error) {
 	st.staged += n
 	return r.size, nil
 }
+
+// maxStagedResources bounds the resources one application stages: its
+// program and its files. spark.sparkrpc.yarn.staging.maxAppSize bounds
+// their bytes, which empty files do not count, while each takes a file of
+// the staging folder and an entry in the resource manager's memory.
+const maxStagedResources = 10_000
 
 func appendFile(path string, data []byte) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
