@@ -71,6 +71,8 @@ type cell struct {
 	// memory of the one it is handling, nil for an owned one (its loop only).
 	borrows bool
 	loan    Loan
+
+	peers bool // the endpoint is PeerAware (peer.go)
 }
 
 // newCell builds the endpoint's runtime, its mailbox on disp, and queues
@@ -101,6 +103,9 @@ func newCell(e *Env, name string, ep Endpoint) *cell {
 		c.threads = max(1, iso.ThreadCount())
 	}
 	c.borrows = borrows(ep, c.threads)
+	if pa, ok := ep.(PeerAware); ok {
+		c.peers = pa.PeerAware()
+	}
 	c.ref = &Ref{env: e, pid: c.pid, name: name, addr: e.info.Address, client: e.info.ClientMode, cell: c}
 	c.self.Store(c.ref)
 	var disp *poolDispatcher = e.shared
@@ -151,6 +156,8 @@ func (c *cell) InvokeUserMessage(msg any) {
 		c.receiveAsk(m)
 	case *deferredInbound:
 		c.receiveDeferredAsk(m)
+	case *inboundFrom:
+		c.receiveFrom(m)
 	case *protoactor.MessageEnvelope:
 		c.receive(m.Message, m.Sender)
 	default:

@@ -69,7 +69,8 @@ func (e *Env) countDropped(name string, msg proto.Message) {
 //
 // A reply to an ask (no sender, a "future$" target) is not delivered here:
 // a transport hands it to LookupReply, which checks the peer it came from.
-func (e *Env) deliver(target, sender *protoactor.PID, msg proto.Message) {
+func (e *Env) deliver(target *protoactor.PID, in Inbound) {
+	sender, msg := in.Sender, in.Msg
 	if sender == nil && isFutureID(target.Id) {
 		e.log.Debug().Str("to", target.Id).Msg("Ignored a reply that is not bound to its ask's peer")
 		return
@@ -81,7 +82,7 @@ func (e *Env) deliver(target, sender *protoactor.PID, msg proto.Message) {
 			e.undeliverable(target, sender, msg, fmt.Errorf("%w: %s does not take %s from other envs", ErrUnsupportedMessage, target.Id, name))
 			return
 		}
-		c.postInbound(sender, msg)
+		c.postInbound(in)
 		return
 	}
 	if p, ok := e.localProcess(target.Id); ok {

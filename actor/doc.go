@@ -33,7 +33,8 @@
 // NetworkErrorHandler (network events), Isolated (a dedicated loop), and
 // Borrower (large messages from other envs that alias the transport's read
 // buffer instead of owning a copy, valid until the handler returns unless it
-// calls Context.Retain; see Borrower).
+// calls Context.Retain; see Borrower), and PeerAware (Context.Peer says which
+// env each message came from, one-way messages included).
 //
 // # Lifecycle
 //
@@ -224,7 +225,10 @@
 // from other envs; a transport refuses the others before decoding them. A
 // bare *Router takes the types it has handlers for (Router.Handles). AskAs
 // binds its ask to the reply type it expects, and a remote reply of another
-// type is refused undecoded. Reply-to ids are random.
+// type is refused undecoded. Reply-to ids are random. An endpoint that
+// decides what a peer may do by who it is implements PeerAware and reads
+// Context.Peer, which its transport takes from the connection, not from the
+// message.
 //
 // # File server
 //

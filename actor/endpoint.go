@@ -114,6 +114,7 @@ type Isolated interface {
 // long as the endpoint; it is passed to every hook.
 type Context struct {
 	cell *cell
+	peer string // see Peer; set while a PeerAware endpoint handles a one-way message
 }
 
 // Self returns the endpoint's own reference. It is valid from OnStart on and

@@ -42,6 +42,9 @@ var (
 	ErrMessageTooLarge = errors.New("message exceeds spark.rpc.message.maxSize")
 	// ErrNoTransport is returned for a remote reference on an env without a transport.
 	ErrNoTransport = errors.New("env has no transport")
+	// ErrInvalidEndpoint is returned by RegisterEndpoint for an endpoint
+	// that cannot run as it is: a PeerAware one that is not serial.
+	ErrInvalidEndpoint = errors.New("invalid endpoint")
 )
 
 // EndpointNotFoundError reports a message to an endpoint name that is not

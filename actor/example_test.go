@@ -370,3 +370,59 @@ func ExampleEnv_FileServer() {
 	// my app.conf
 	// true
 }
+
+// owner remembers the env that claimed it first, and takes orders from that
+// env (or its own) only.
+type owner struct {
+	claimedBy string
+	done      chan struct{}
+}
+
+func (*owner) PeerAware() bool { return true }
+
+func (o *owner) Receive(ctx *actor.Context, msg proto.Message) error {
+	switch m := msg.(type) {
+	case *wrapperspb.StringValue: // "claim"
+		if o.claimedBy == "" {
+			o.claimedBy = ctx.Peer()
+		}
+	case *wrapperspb.Int64Value: // an order
+		if p := ctx.Peer(); p != "" && p != o.claimedBy {
+			fmt.Println("order", m.GetValue(), "refused: not from the owner's env")
+		} else {
+			fmt.Println("order", m.GetValue(), "taken")
+		}
+		if m.GetValue() == 2 {
+			close(o.done)
+		}
+	}
+	return nil
+}
+
+func ExamplePeerAware() {
+	// One-way messages carry no sender, so an endpoint that authorizes by
+	// who sends asks its transport (PeerAware) and reads Context.Peer: the
+	// env of the connection a message arrived on, never a field of it.
+	network := actor.NewMemNetwork()
+	quiet := actor.WithLogger(zerolog.Nop())
+	server, _ := actor.NewEnv("driver", nil, quiet, actor.WithTransport(network.Transport("driver", 7077)))
+	first, _ := actor.NewEnv("first", nil, quiet, actor.WithTransport(network.ClientTransport()))
+	second, _ := actor.NewEnv("second", nil, quiet, actor.WithTransport(network.ClientTransport()))
+	defer server.Shutdown(context.Background())
+	defer first.Shutdown(context.Background())
+	defer second.Shutdown(context.Background())
+
+	o := &owner{done: make(chan struct{})}
+	_, _ = server.RegisterEndpoint("owner", o)
+	ctx := context.Background()
+	fromFirst, _ := first.SetupEndpointRef(ctx, server.Address(), "owner")
+	fromSecond, _ := second.SetupEndpointRef(ctx, server.Address(), "owner")
+
+	_ = fromFirst.Send(wrapperspb.String("claim"))
+	_ = fromSecond.Send(wrapperspb.Int64(1))
+	_ = fromFirst.Send(wrapperspb.Int64(2))
+	<-o.done
+	// Output:
+	// order 1 refused: not from the owner's env
+	// order 2 taken
+}

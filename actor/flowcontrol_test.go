@@ -21,8 +21,8 @@ func TestAfterProcessed(t *testing.T) {
 		return nil
 	}})
 	target := &protoactor.PID{Address: e.Identity(), Id: "slow"}
-	actor.HostOf(e).Deliver(target, nil, str("a"))
-	actor.HostOf(e).Deliver(target, nil, str("b"))
+	actor.HostOf(e).Deliver(target, actor.Inbound{Msg: str("a")})
+	actor.HostOf(e).Deliver(target, actor.Inbound{Msg: str("b")})
 	marked := make(chan struct{})
 	actor.HostOf(e).AfterProcessed(target, func() { close(marked) })
 	select {

@@ -85,7 +85,7 @@ func TestRegistrationRacesMessages(t *testing.T) {
 			for !done.Load() {
 				i := cur.Load()
 				_ = client.RemoteRef(server.Address(), names[i]).Send(str("remote"))
-				actor.HostOf(server).Deliver(protoactor.NewPID(server.Identity(), names[i]), nil, str("frame"))
+				actor.HostOf(server).Deliver(protoactor.NewPID(server.Identity(), names[i]), actor.Inbound{Msg: str("frame")})
 			}
 		})
 	}

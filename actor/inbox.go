@@ -26,14 +26,14 @@ func newInbox(c *cell) *inbox {
 	return in
 }
 
-// Post queues msg as Deliver would for a running endpoint, and reports
+// Post queues in as Deliver would for a running endpoint, and reports
 // false once the endpoint is stopping.
-func (in *inbox) Post(sender *protoactor.PID, msg proto.Message) bool {
+func (in *inbox) Post(m Inbound) bool {
 	c := in.c.Load()
 	if c == nil || c.stopping.Load() {
 		return false
 	}
-	c.postInbound(sender, msg)
+	c.postInbound(m)
 	return true
 }
 
@@ -51,7 +51,7 @@ func (in *inbox) PostBatch(batch []Inbound) bool {
 	if c == nil || c.stopping.Load() {
 		return false
 	}
-	c.mb.postInbound(batch)
+	c.mb.postInbound(batch, c.peers)
 	return true
 }
 
@@ -66,10 +66,13 @@ func (e *Env) runningCell(name string) *cell {
 	return nil
 }
 
-// postInbound queues msg, from sender (nil for a one-way message), to c as
-// a transport delivers it.
-func (c *cell) postInbound(sender *protoactor.PID, msg proto.Message) {
-	c.postMessage(inboundMessage(sender, msg), reflect.TypeOf(msg))
+// postInbound queues in.Msg (not deferred) to c as a transport delivers it.
+func (c *cell) postInbound(in Inbound) {
+	item := inboundMessage(in.Sender, in.Msg)
+	if c.peers && in.Sender == nil {
+		item = fromPeer(item, in.From)
+	}
+	c.postMessage(item, reflect.TypeOf(in.Msg))
 }
 
 // inboundMessage is what an endpoint's mailbox queues for msg from sender:

@@ -25,14 +25,14 @@ func TestInboxPostsUntilTheEndpointStops(t *testing.T) {
 	if in == nil {
 		t.Fatal("Inbox of a running endpoint is nil")
 	}
-	if !in.Post(nil, wrapperspb.String("posted")) {
+	if !in.Post(actor.Inbound{Msg: wrapperspb.String("posted")}) {
 		t.Fatal("Post to a running endpoint reported false")
 	}
 	barrier(t, ref)
 	if err := e.Stop(ref); err != nil {
 		t.Fatal(err)
 	}
-	if in.Post(nil, wrapperspb.String("late")) {
+	if in.Post(actor.Inbound{Msg: wrapperspb.String("late")}) {
 		t.Fatal("Post to a stopped endpoint reported true")
 	}
 	if got := host.Inbox("inbox"); got != nil {
@@ -40,7 +40,7 @@ func TestInboxPostsUntilTheEndpointStops(t *testing.T) {
 	}
 	second := &testEndpoint{}
 	ref2 := register(t, e, "inbox", second)
-	if !host.Inbox("inbox").Post(nil, wrapperspb.String("to the new one")) {
+	if !host.Inbox("inbox").Post(actor.Inbound{Msg: wrapperspb.String("to the new one")}) {
 		t.Fatal("Post to the endpoint that took the name reported false")
 	}
 	barrier(t, ref2)

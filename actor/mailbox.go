@@ -110,17 +110,23 @@ func (m *mailbox) postCounted(msg any, typ reflect.Type) {
 }
 
 // postInbound is postCounted of each message of batch, as a transport
-// delivers it (see inboundMessage), under one lock.
-func (m *mailbox) postInbound(batch []Inbound) {
+// delivers it (see inboundMessage), under one lock; with peers (the
+// endpoint is PeerAware), each one-way message with the peer it came from.
+func (m *mailbox) postInbound(batch []Inbound, peers bool) {
 	m.mu.Lock()
 	for _, in := range batch {
+		var item any
 		if in.Deferred != nil {
 			m.countLocked(in.Deferred.Type())
-			m.postLocked(deferredMessage(in.Sender, in.Deferred))
-			continue
+			item = deferredMessage(in.Sender, in.Deferred)
+		} else {
+			m.countLocked(reflect.TypeOf(in.Msg))
+			item = inboundMessage(in.Sender, in.Msg)
 		}
-		m.countLocked(reflect.TypeOf(in.Msg))
-		m.postLocked(inboundMessage(in.Sender, in.Msg))
+		if peers && in.Sender == nil {
+			item = fromPeer(item, in.From)
+		}
+		m.postLocked(item)
 	}
 	m.mu.Unlock()
 	m.schedule()

@@ -107,7 +107,7 @@ func (t *memTransport) Send(target, sender *protoactor.PID, msg proto.Message) e
 		}
 		return nil
 	}
-	peer.host.Deliver(target, sender, proto.Clone(msg))
+	peer.host.Deliver(target, Inbound{Sender: sender, Msg: proto.Clone(msg), From: t.info.Identity})
 	return nil
 }
 

@@ -21,6 +21,12 @@ func (e *Env) RegisterEndpoint(name string, ep Endpoint) (*Ref, error) {
 	if ep == nil {
 		return nil, fmt.Errorf("%w: nil endpoint for %q", ErrInvalidName, name)
 	}
+	if pa, ok := ep.(PeerAware); ok && pa.PeerAware() {
+		if iso, ok := ep.(Isolated); ok && iso.ThreadCount() > 1 {
+			return nil, fmt.Errorf("%w: endpoint %q is PeerAware with %d threads: a PeerAware endpoint must be serial",
+				ErrInvalidEndpoint, name, iso.ThreadCount())
+		}
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.stopped.Load() {

@@ -81,14 +81,15 @@ type TransportHost interface {
 	Conf() *Conf
 	// Logger is the env's logger (see Env.Logger).
 	Logger() zerolog.Logger
-	// Deliver hands an inbound message to the local endpoint (or plain
-	// protoactor process) whose id is target.Id. sender is nil for a one-way
-	// message; a reply to an ask goes to LookupReply instead. A target that is
-	// not registered fails the asker ("Could not find NAME.") or counts the
-	// message as dropped, and so does a message of a type the endpoint
-	// does not accept from other envs (Acceptor), with an error that
-	// matches ErrUnsupportedMessage.
-	Deliver(target, sender *protoactor.PID, msg proto.Message)
+	// Deliver hands an inbound message, in.Msg (in.Deferred must be nil:
+	// the transport decodes it first), to the local endpoint (or plain
+	// protoactor process) whose id is target.Id. in.Sender is nil for a
+	// one-way message; a reply to an ask goes to LookupReply instead. A
+	// target that is not registered fails the asker ("Could not find
+	// NAME.") or counts the message as dropped, and so does a message of a
+	// type the endpoint does not accept from other envs (Acceptor), with an
+	// error that matches ErrUnsupportedMessage.
+	Deliver(target *protoactor.PID, in Inbound)
 	// NoEndpoint handles a message for the local target id that runs no
 	// endpoint (Inbox returned nil), of the type typ, without its payload:
 	// it fails the asker ("Could not find NAME.", or the env is stopped),
@@ -152,15 +153,15 @@ type TransportHost interface {
 // An Inbox is the queue of one running local endpoint, as a transport
 // delivers to it (see TransportHost.Inbox).
 type Inbox interface {
-	// Post queues msg from sender (nil for a one-way message), as Deliver
-	// would for the endpoint, and reports whether the endpoint took it. It
-	// reports false once the endpoint is stopping; the transport then calls
-	// Deliver, which finds the endpoint registered under the name now, if
-	// any. A message posted is delivered as by Deliver in every other way:
+	// Post queues in (in.Deferred must be nil), as Deliver would for the
+	// endpoint, and reports whether the endpoint took it. It reports false
+	// once the endpoint is stopping; the transport then calls Deliver,
+	// which finds the endpoint registered under the name now, if any. A
+	// message posted is delivered as by Deliver in every other way:
 	// AfterProcessed counts it, and it keeps its order behind what was
 	// delivered to the endpoint before. Post is for endpoints only: a reply
 	// to an ask goes to LookupReply.
-	Post(sender *protoactor.PID, msg proto.Message) bool
+	Post(in Inbound) bool
 	// PostBatch is Post of every message of batch, in order, under one
 	// lock of the endpoint's queue, and one wake-up of the endpoint's
 	// loop: all of them are taken, or, once the endpoint is stopping, none
@@ -176,11 +177,18 @@ type Inbox interface {
 	Accepts(name protoreflect.FullName) bool
 }
 
-// Inbound is one message a transport posts with Inbox.PostBatch: the
-// message, and its sender (nil for a one-way message).
+// Inbound is one message a transport hands on (Inbox.Post, PostBatch,
+// TransportHost.Deliver): the message, its sender (nil for a one-way
+// message) and the peer it came from.
 type Inbound struct {
 	Sender *protoactor.PID
 	Msg    proto.Message
+	// From is the identity of the env the message came from (a Peer's
+	// Identity): the peer of the connection it was read on, never a field
+	// of the message. Endpoints that ask for it (PeerAware) read it with
+	// Context.Peer; a transport that leaves it empty makes Peer say
+	// UnknownPeer.
+	From string
 	// Deferred, when not nil, stands for Msg, which is then nil: the
 	// endpoint's loop decodes the message just before it handles it. Only
 	// PostBatch takes a deferred message.

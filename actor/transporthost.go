@@ -19,9 +19,7 @@ var _ TransportHost = transportSink{}
 func (s transportSink) Conf() *Conf            { return s.e.conf }
 func (s transportSink) Logger() zerolog.Logger { return s.e.baseLog }
 
-func (s transportSink) Deliver(target, sender *protoactor.PID, msg proto.Message) {
-	s.e.deliver(target, sender, msg)
-}
+func (s transportSink) Deliver(target *protoactor.PID, in Inbound) { s.e.deliver(target, in) }
 
 func (s transportSink) NoEndpoint(target, sender *protoactor.PID, typ protoreflect.FullName) bool {
 	return s.e.noEndpoint(target, sender, typ)

@@ -184,8 +184,8 @@
 // "Unsupported message". The driver endpoint, for example:
 //
 //	e := &driverEndpoint{Router: actor.NewRouter(), d: d}
-//	actor.Handle(e.Router, func(_ *actor.Context, m *messages.StatusUpdate) error {
-//		d.statusUpdate(m)
+//	actor.Handle(e.Router, func(ctx *actor.Context, m *messages.StatusUpdate) error {
+//		d.statusUpdate(m, ctx.Peer()) // the env it came from (actor.PeerAware)
 //		return nil
 //	})
 //	actor.HandleAsk(e.Router, d.register) // *RegisterExecutor -> *BoolReply

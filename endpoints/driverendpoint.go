@@ -27,16 +27,16 @@ func newDriverEndpoint(d *Driver) *driverEndpoint {
 	e := &driverEndpoint{Router: actor.NewRouter(), d: d}
 	r := e.Router
 	// One-way messages (Spark's receive).
-	actor.Handle(r, func(_ *actor.Context, m *messages.StatusUpdate) error {
-		d.statusUpdate(m)
+	actor.Handle(r, func(ctx *actor.Context, m *messages.StatusUpdate) error {
+		d.statusUpdate(m, ctx.Peer())
 		return nil
 	})
 	actor.Handle(r, func(*actor.Context, *messages.ReviveOffers) error {
 		d.reviveOffers()
 		return nil
 	})
-	actor.Handle(r, func(_ *actor.Context, m *messages.LaunchedExecutor) error {
-		d.launched(m.GetExecutorId())
+	actor.Handle(r, func(ctx *actor.Context, m *messages.LaunchedExecutor) error {
+		d.launched(m.GetExecutorId(), ctx.Peer())
 		return nil
 	})
 	actor.Handle(r, e.killTask)
@@ -93,6 +93,11 @@ func nameOf(msg proto.Message) protoreflect.FullName {
 func (e *driverEndpoint) Accepts(name protoreflect.FullName) bool {
 	return e.Handles(name) && !driverOnly[name]
 }
+
+// PeerAware makes Context.Peer say which env each one-way message came
+// from: an executor's LaunchedExecutor and StatusUpdate count only from the
+// env it registered from.
+func (e *driverEndpoint) PeerAware() bool { return true }
 
 // ThreadCount makes the endpoint serial on a dedicated goroutine.
 func (e *driverEndpoint) ThreadCount() int { return 1 }

@@ -87,11 +87,11 @@ func hasType[M proto.Message](ms []proto.Message) bool {
 }
 
 // A connected executor (b) cannot act on another executor (a) by naming
-// it in an ask, nor give the driver's own orders: an ask about an executor
-// must come from the env that executor registered from, and the driver's
-// internal orders come from its own env only. (One-way messages carry no
-// sender: an executor's LaunchedExecutor is taken for the executor it
-// names, as in Spark; docs/security.md.)
+// it in a message, nor give the driver's own orders: what is about an
+// executor must come from the env that executor registered from (one-way
+// messages too: the driver endpoint is actor.PeerAware), and the driver's
+// internal orders come from its own env only. Before, the driver took the
+// executor a message was about from the message.
 func TestPeerCannotActForAnotherExecutor(t *testing.T) {
 	setup := func(t *testing.T) (*endpoints.Driver, *actor.Env, *victimExecutor, *fakeExecutor) {
 		nw := memNetwork()
@@ -161,6 +161,17 @@ func TestPeerCannotActForAnotherExecutor(t *testing.T) {
 		_, _ = b.driver.AskSync(ctx, &messages.ExecutorDecommissioning{ExecutorId: "a"})
 		if ex, _ := executor(d, "a"); ex.Decommissioning {
 			t.Error("executor b decommissioned executor a")
+		}
+	})
+
+	t.Run("LaunchedExecutor", func(t *testing.T) {
+		d, _, _, b := setup(t)
+		if err := b.driver.Send(&messages.LaunchedExecutor{ExecutorId: "a"}); err != nil {
+			t.Fatal(err)
+		}
+		roundTrip(t, b)
+		if ex, _ := executor(d, "a"); ex.Ready {
+			t.Error("executor b declared executor a ready for tasks")
 		}
 	})
 

@@ -137,7 +137,7 @@ func (d *Driver) reviveOffers() {
 	d.unlockAndSend(out.launches, out.kills)
 }
 
-func (d *Driver) statusUpdate(m *messages.StatusUpdate) {
+func (d *Driver) statusUpdate(m *messages.StatusUpdate, peer string) {
 	switch m.GetState() {
 	case messages.TaskState_TASK_STATE_LAUNCHING, messages.TaskState_TASK_STATE_RUNNING:
 		return
@@ -145,7 +145,7 @@ func (d *Driver) statusUpdate(m *messages.StatusUpdate) {
 	out := getOfferResult()
 	defer putOfferResult(out)
 	d.mu.Lock()
-	a := d.sched.statusUpdate(m, out)
+	a := d.sched.statusUpdate(m, peer, out)
 	if a != nil {
 		if ex := a.exec; d.executors[ex.id] == ex {
 			ex.freeCores += d.sched.cpus

@@ -251,10 +251,17 @@ func (d *Driver) askerIs(cc *actor.CallContext, id string) error {
 // fields and keys of the driver's maps.
 const maxExecutorIDLen = 256
 
-func (d *Driver) launched(id string) {
+// launched makes executor id ready for tasks, on its LaunchedExecutor from
+// the env peer ("" for this one), which must be the one it registered from.
+func (d *Driver) launched(id, peer string) {
 	var out offerResult
 	d.mu.Lock()
 	ex := d.executors[id]
+	if ex != nil && peer != "" && peer != ex.identity {
+		d.mu.Unlock()
+		d.log.Warn().Str("executor", id).Str("from", peer).Msg("LaunchedExecutor from another env than the executor's: ignored")
+		return
+	}
 	if ex != nil && !ex.ready {
 		ex.ready = true
 		ex.freeCores = ex.totalCores

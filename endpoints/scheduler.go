@@ -300,13 +300,14 @@ func putOfferResult(out *offerResult) {
 	offerResults.Put(out)
 }
 
-// statusUpdate applies a task's final state. It returns the attempt (nil
-// for an unknown or already handled task id, or an update that names
-// another executor than the one the task runs on), whose cores the caller
-// frees.
-func (s *taskScheduler) statusUpdate(u *messages.StatusUpdate, out *offerResult) *attempt {
+// statusUpdate applies a task's final state, sent from the env peer (""
+// for this one). It returns the attempt (nil for an unknown or already
+// handled task id, or an update that does not come from the executor the
+// task runs on: that names another, or comes from another env), whose
+// cores the caller frees.
+func (s *taskScheduler) statusUpdate(u *messages.StatusUpdate, peer string, out *offerResult) *attempt {
 	a := s.running[u.GetTaskId()]
-	if a == nil || a.exec.id != u.GetExecutorId() {
+	if a == nil || a.exec.id != u.GetExecutorId() || peer != "" && peer != a.exec.identity {
 		return nil
 	}
 	delete(s.running, a.id)

@@ -42,7 +42,7 @@ func TestSchedulerTakesEachPartitionsResultOnce(t *testing.T) {
 	finish := func(m *messages.LaunchTask, result string) {
 		t.Helper()
 		if s.statusUpdate(&messages.StatusUpdate{ExecutorId: execOf[m.TaskId], TaskId: m.TaskId, State: messages.TaskState_TASK_STATE_FINISHED,
-			Result: []byte(result)}, &out) == nil {
+			Result: []byte(result)}, "", &out) == nil {
 			t.Fatalf("task %d unknown to the scheduler", m.TaskId)
 		}
 	}

@@ -47,7 +47,7 @@ func (c *conn) flush() {
 	if len(c.batch) == 1 && c.batch[0].Deferred == nil {
 		// A lone message (an ask with one in flight): Post is the same
 		// without the batch's loop.
-		posted = tg.inbox.Post(c.batch[0].Sender, c.batch[0].Msg)
+		posted = tg.inbox.Post(c.batch[0])
 	} else {
 		posted = tg.inbox.PostBatch(c.batch)
 	}
@@ -73,5 +73,5 @@ func (c *conn) deliver(tg *target, in actor.Inbound) {
 			return
 		}
 	}
-	c.t.host.Deliver(tg.pid, in.Sender, msg)
+	c.t.host.Deliver(tg.pid, actor.Inbound{Sender: in.Sender, Msg: msg, From: in.From})
 }

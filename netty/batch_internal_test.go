@@ -7,7 +7,6 @@ import (
 
 	protoactor "github.com/asynkron/protoactor-go/actor"
 	"github.com/sparkrpc/sparkrpc/actor"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
@@ -28,8 +27,8 @@ type batchHost struct {
 
 func (h *batchHost) Inbox(id string) actor.Inbox { return h.inboxes[id] }
 
-func (h *batchHost) Deliver(target, _ *protoactor.PID, msg proto.Message) {
-	h.log.events = append(h.log.events, fmt.Sprintf("deliver %s %s", target.Id, msg.(*wrapperspb.StringValue).GetValue()))
+func (h *batchHost) Deliver(target *protoactor.PID, in actor.Inbound) {
+	h.log.events = append(h.log.events, fmt.Sprintf("deliver %s %s", target.Id, in.Msg.(*wrapperspb.StringValue).GetValue()))
 }
 
 // batchInbox records the batches it takes, or refuses them as an endpoint
@@ -42,7 +41,8 @@ type batchInbox struct {
 
 func (*batchInbox) Accepts(protoreflect.FullName) bool { return true }
 
-func (in *batchInbox) Post(_ *protoactor.PID, msg proto.Message) bool {
+func (in *batchInbox) Post(m actor.Inbound) bool {
+	msg := m.Msg
 	if in.stopping {
 		return false
 	}

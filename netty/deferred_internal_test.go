@@ -8,9 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	protoactor "github.com/asynkron/protoactor-go/actor"
 	"github.com/sparkrpc/sparkrpc/actor"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
@@ -24,8 +22,8 @@ type deferInbox struct {
 
 func (*deferInbox) Accepts(protoreflect.FullName) bool { return true }
 
-func (in *deferInbox) Post(sender *protoactor.PID, msg proto.Message) bool {
-	return in.PostBatch([]actor.Inbound{{Sender: sender, Msg: msg}})
+func (in *deferInbox) Post(m actor.Inbound) bool {
+	return in.PostBatch([]actor.Inbound{m})
 }
 
 func (in *deferInbox) PostBatch(batch []actor.Inbound) bool {

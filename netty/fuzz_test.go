@@ -144,8 +144,8 @@ func (h *fuzzHost) NoEndpoint(target, _ *protoactor.PID, _ protoreflect.FullName
 	return true
 }
 
-func (h *fuzzHost) Deliver(target, _ *protoactor.PID, msg proto.Message) {
-	h.t.Fatalf("Deliver of a %T to %s, which runs no endpoint", msg, target.Id)
+func (h *fuzzHost) Deliver(target *protoactor.PID, in actor.Inbound) {
+	h.t.Fatalf("Deliver of a %T to %s, which runs no endpoint", in.Msg, target.Id)
 }
 
 func (h *fuzzHost) Undeliverable(*protoactor.PID, *protoactor.PID, proto.Message, error) {}
@@ -183,8 +183,8 @@ func (in *fuzzInbox) Accepts(name protoreflect.FullName) bool {
 	return !in.strict || name == "google.protobuf.StringValue"
 }
 
-func (in *fuzzInbox) Post(_ *protoactor.PID, msg proto.Message) bool {
-	return in.PostBatch([]actor.Inbound{{Msg: msg}})
+func (in *fuzzInbox) Post(m actor.Inbound) bool {
+	return in.PostBatch([]actor.Inbound{m})
 }
 
 func (in *fuzzInbox) PostBatch(batch []actor.Inbound) bool {

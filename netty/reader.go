@@ -155,7 +155,7 @@ func (c *conn) handle(b []byte) error {
 		// A frame larger than the read buffer: the endpoint's loop
 		// decodes it (deferred.go).
 		chunk := c.fr.takeChunk()
-		c.post(tg, actor.Inbound{Sender: sender, Deferred: newPendingDecode(c, mt, target, sender, chunk, e.payload)})
+		c.post(tg, actor.Inbound{Sender: sender, Deferred: newPendingDecode(c, mt, target, sender, chunk, e.payload), From: c.info.Identity})
 		return nil
 	}
 	msg, err := mt.decodeOwned(e.payload, &c.slabs)
@@ -164,7 +164,7 @@ func (c *conn) handle(b []byte) error {
 		c.undecodable(target, sender, string(e.typ), err)
 		return nil
 	}
-	c.post(tg, actor.Inbound{Sender: sender, Msg: msg})
+	c.post(tg, actor.Inbound{Sender: sender, Msg: msg, From: c.info.Identity})
 	return nil
 }
 

@@ -152,9 +152,9 @@ type tapHost struct {
 	t *tapped
 }
 
-func (h *tapHost) Deliver(target, sender *protoactor.PID, msg proto.Message) {
-	h.t.w.tcp.tap(tapRecord{t: h.t, target: target, sender: sender, msg: msg})
-	h.TransportHost.Deliver(target, sender, msg)
+func (h *tapHost) Deliver(target *protoactor.PID, in actor.Inbound) {
+	h.t.w.tcp.tap(tapRecord{t: h.t, target: target, sender: in.Sender, msg: in.Msg})
+	h.TransportHost.Deliver(target, in)
 }
 
 func (h *tapHost) Inbox(id string) actor.Inbox {
@@ -178,15 +178,15 @@ func (in *tapInbox) pid() *protoactor.PID {
 
 // Post and PostBatch are where a connection's reader hands messages on
 // (handedOn: in a race's step the reader then yields and is slow).
-func (in *tapInbox) Post(sender *protoactor.PID, msg proto.Message) bool {
-	if !in.Inbox.Post(sender, msg) {
+func (in *tapInbox) Post(m actor.Inbound) bool {
+	if !in.Inbox.Post(m) {
 		return false
 	}
 	in.t.w.tcp.handedOn()
 	if in.target == seqEndpointName {
 		return true
 	}
-	in.t.w.tcp.tap(tapRecord{t: in.t, target: in.pid(), sender: sender, msg: msg})
+	in.t.w.tcp.tap(tapRecord{t: in.t, target: in.pid(), sender: m.Sender, msg: m.Msg})
 	return true
 }
 

@@ -325,7 +325,7 @@ func (n *network) deliverNow(e *envelope) {
 			}
 			return
 		}
-		to.host.Deliver(e.target, e.sender, e.msg)
+		to.host.Deliver(e.target, actor.Inbound{Sender: e.sender, Msg: e.msg, From: e.from})
 		if e.to == n.w.app.driverID {
 			n.w.raceAfter(e)
 		}
