@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/internal/regularfile"
 	"github.com/sparkrpc/sparkrpc/messages"
 )
 
@@ -84,12 +85,11 @@ func (nm *NodeManager) readLog(req *messages.NmReadContainerLog) (*messages.NmCo
 		return nil, fmt.Errorf("%w: invalid request for container %q, file %q, offset %d", cluster.ErrNoSuchLog, ct, name, req.GetOffset())
 	}
 	path := filepath.Join(nm.cfg.Dir, "logs", req.GetAppId(), ct, name)
-	if info, err := os.Lstat(path); err != nil || !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: %s of container %s of %s on %s", cluster.ErrNoSuchLog, name, ct, req.GetAppId(), nm.nodeID)
-	}
-	f, err := os.Open(path)
+	// The container may replace its logs with anything: a FIFO would
+	// block an open, and this endpoint with it.
+	f, err := regularfile.OpenNoFollow(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s of container %s: %v", cluster.ErrNoSuchLog, name, ct, err)
+		return nil, fmt.Errorf("%w: %s of container %s of %s on %s", cluster.ErrNoSuchLog, name, ct, req.GetAppId(), nm.nodeID)
 	}
 	defer f.Close()
 	n := int(req.GetLength())

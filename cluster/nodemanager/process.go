@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/sparkrpc/sparkrpc/internal/privatefile"
+	"github.com/sparkrpc/sparkrpc/internal/regularfile"
 )
 
 // containerSpec is what a node manager needs to start a container.
@@ -195,7 +196,7 @@ func (p *containerProc) stop(grace time.Duration, exitStatus int, diag string) {
 
 // tailFile returns the last max bytes of the file at path, from a line start.
 func tailFile(path string, max int64) string {
-	f, err := os.Open(path)
+	f, err := regularfile.OpenNoFollow(path) // the container's to replace
 	if err != nil {
 		return ""
 	}

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/internal/regularfile"
 )
 
 // MaxWebLogBytes bounds the bytes of one container log read through the
@@ -105,7 +106,7 @@ func (nm *NodeManager) ReadContainerLog(id, owner, file, requester string, start
 	if info, err := root.Lstat(file); err != nil || !info.Mode().IsRegular() {
 		return ContainerLogPart{}, notFound
 	}
-	f, err := root.Open(file)
+	f, err := regularfile.OpenIn(root, file) // the container may have replaced it since
 	if err != nil {
 		return ContainerLogPart{}, notFound
 	}
