@@ -379,6 +379,13 @@ func (nm *NodeManager) heartbeat(ctx context.Context) {
 	}
 }
 
+// statusesQueued reports whether completed containers wait to be reported.
+func (nm *NodeManager) statusesQueued() bool {
+	nm.mu.Lock()
+	defer nm.mu.Unlock()
+	return len(nm.completed) > 0
+}
+
 func (nm *NodeManager) kickHeartbeat() {
 	select {
 	case nm.kick <- struct{}{}:
@@ -429,7 +436,7 @@ func (nm *NodeManager) Shutdown(ctx context.Context) error {
 			err = ctx.Err()
 		}
 		if len(procs) > 0 || localizing {
-			// Wait for the watchers to queue the final statuses, then report them.
+			// Wait for the watchers to queue the final statuses.
 			watched := make(chan struct{})
 			go func() { nm.watchers.Wait(); close(watched) }()
 			select {
@@ -437,6 +444,10 @@ func (nm *NodeManager) Shutdown(ctx context.Context) error {
 			case <-ctx.Done():
 				err = ctx.Err()
 			}
+		}
+		// Report what is queued: those statuses, and any that a failed
+		// heartbeat (or the loop's, ended by cancelStop) put back.
+		if nm.statusesQueued() {
 			nm.heartbeat(ctx)
 		}
 		if nm.registered {
