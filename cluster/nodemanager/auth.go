@@ -82,6 +82,28 @@ func (nm *NodeManager) appACLs(appID string) *messages.RmAppAcls {
 	return a
 }
 
+// forgetACLsLocked drops appID's ACLs from memory once the node runs and
+// localizes none of its containers: what it keeps of them then (the logs'
+// readers) reads the copy in the application's log folder (keepACLs), and
+// memory does not grow with every application the node ever ran. nm.mu is
+// held.
+func (nm *NodeManager) forgetACLsLocked(appID string) {
+	if _, ok := nm.acls[appID]; !ok {
+		return
+	}
+	for _, p := range nm.containers {
+		if p.appID == appID {
+			return
+		}
+	}
+	for _, l := range nm.localizing {
+		if l.appID == appID {
+			return
+		}
+	}
+	delete(nm.acls, appID)
+}
+
 // keepACLs writes acls into appID's log folder (created 0700).
 func (nm *NodeManager) keepACLs(appID string, acls *messages.RmAppAcls) error {
 	if acls == nil {

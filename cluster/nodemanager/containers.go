@@ -36,7 +36,7 @@ func (nm *NodeManager) startContainer(req *messages.NmStartContainer) (*messages
 	}
 	var loc *localizing
 	if len(lc.GetResources()) > 0 {
-		loc = newLocalizing(nm.stopCtx)
+		loc = newLocalizing(nm.stopCtx, req.GetAppId())
 	}
 	if err := nm.admit(req.GetAppId(), id, lc.GetAcls(), loc); err != nil {
 		return nil, err
@@ -57,6 +57,9 @@ func (nm *NodeManager) startContainer(req *messages.NmStartContainer) (*messages
 	p, err := launchContainer(spec, nm.cfg.Launcher, nm.cfg.Executable, workDir, logDir)
 	if err != nil {
 		removeWorkDir(workDir)
+		nm.mu.Lock()
+		nm.forgetACLsLocked(spec.appID)
+		nm.mu.Unlock()
 		return nil, err
 	}
 	nm.mu.Lock()
@@ -65,6 +68,9 @@ func (nm *NodeManager) startContainer(req *messages.NmStartContainer) (*messages
 		p.stop(nm.cfg.KillGrace, cluster.ContainerExitKilledByRM, "node manager shutting down")
 		<-p.done
 		removeWorkDir(workDir)
+		nm.mu.Lock()
+		nm.forgetACLsLocked(spec.appID)
+		nm.mu.Unlock()
 		return nil, errors.New("cluster: node manager is shutting down")
 	}
 	nm.adoptLocked(p, spec)
@@ -128,6 +134,7 @@ func (nm *NodeManager) watch(p *containerProc) {
 	delete(nm.containers, p.id)
 	nm.completed = append(nm.completed, &messages.RmContainerStatus{ContainerId: p.id,
 		State: messages.RmContainerState_RM_CONTAINER_STATE_COMPLETE, ExitStatus: int32(status), Diagnostics: diag})
+	nm.forgetACLsLocked(p.appID)
 	nm.mu.Unlock()
 	nm.kickHeartbeat()
 }

@@ -22,6 +22,7 @@ import (
 // status. Its fields but ctx and cancel are guarded by the node manager's
 // mu.
 type localizing struct {
+	appID   string
 	ctx     context.Context
 	cancel  context.CancelFunc
 	stopped bool
@@ -29,10 +30,11 @@ type localizing struct {
 	diag    string
 }
 
-// newLocalizing returns a localizing container whose ctx ends with parent.
-func newLocalizing(parent context.Context) *localizing {
+// newLocalizing returns a localizing container of appID whose ctx ends
+// with parent.
+func newLocalizing(parent context.Context, appID string) *localizing {
 	ctx, cancel := context.WithCancel(parent)
-	return &localizing{ctx: ctx, cancel: cancel}
+	return &localizing{appID: appID, ctx: ctx, cancel: cancel}
 }
 
 // stop records a stop with its status and diagnostics and cancels the
@@ -72,6 +74,7 @@ func (nm *NodeManager) startLocalized(loc *localizing, spec containerSpec, lc *m
 	if err != nil {
 		nm.mu.Lock()
 		delete(nm.localizing, spec.id)
+		nm.forgetACLsLocked(spec.appID)
 		nm.mu.Unlock()
 		loc.cancel()
 		nm.starting.Done()
@@ -123,6 +126,7 @@ func (nm *NodeManager) localizeAndLaunch(loc *localizing, spec containerSpec, re
 	}
 	nm.completed = append(nm.completed, &messages.RmContainerStatus{ContainerId: spec.id,
 		State: messages.RmContainerState_RM_CONTAINER_STATE_COMPLETE, ExitStatus: int32(status), Diagnostics: diag})
+	nm.forgetACLsLocked(spec.appID)
 	nm.mu.Unlock()
 	if status == cluster.ContainerExitInvalid {
 		nm.log.Warn().Str("container", spec.id).Str("diagnostics", diag).Msg("container failed before it started")
