@@ -13,6 +13,7 @@ import (
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/internal/privatefile"
 	"github.com/sparkrpc/sparkrpc/messages"
 )
 
@@ -116,7 +117,7 @@ func (nm *NodeManager) adoptLocked(p *containerProc, spec containerSpec) {
 // removeWorkDir removes the working folder of a container that has ended
 // or never started, and its application's folder once that is empty.
 func removeWorkDir(workDir string) {
-	_ = os.RemoveAll(workDir)
+	_ = privatefile.RemoveAll(workDir)
 	_ = os.Remove(filepath.Dir(workDir))
 }
 
@@ -124,7 +125,9 @@ func (nm *NodeManager) watch(p *containerProc) {
 	defer nm.watchers.Done()
 	<-p.done
 	status, diag := p.status()
-	_ = os.RemoveAll(p.workDir)
+	if err := privatefile.RemoveAll(p.workDir); err != nil {
+		nm.log.Warn().Err(err).Str("container", p.id).Msg("cannot remove the container's working folder")
+	}
 	if p.localized {
 		nm.loc.release(p.appID)
 	}

@@ -118,7 +118,7 @@ func (l *localizer) removeIfDone(appID string, app *appCache) {
 		return
 	}
 	delete(l.apps, appID)
-	if err := os.RemoveAll(l.cacheDir(appID)); err != nil {
+	if err := privatefile.RemoveAll(l.cacheDir(appID)); err != nil {
 		l.log.Warn().Err(err).Str("app", appID).Msg("cannot remove the application's localized resources")
 	}
 	_ = os.Remove(filepath.Join(l.root, appID)) // the application's folder, once empty

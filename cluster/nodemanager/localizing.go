@@ -133,7 +133,7 @@ func (nm *NodeManager) localizeAndLaunch(loc *localizing, spec containerSpec, re
 	} else {
 		nm.log.Info().Str("container", spec.id).Int("exitStatus", status).Msg("container stopped while it localized")
 	}
-	_ = os.RemoveAll(workDir)
+	_ = privatefile.RemoveAll(workDir)
 	nm.loc.release(spec.appID)
 	_ = os.Remove(filepath.Dir(workDir)) // the application's folder, once empty
 	nm.kickHeartbeat()

@@ -19,6 +19,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/internal/privatefile"
 	"github.com/sparkrpc/sparkrpc/messages"
 )
 
@@ -220,7 +221,7 @@ func prepareNodeDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	if err := os.RemoveAll(filepath.Join(dir, "apps")); err != nil {
+	if err := privatefile.RemoveAll(filepath.Join(dir, "apps")); err != nil {
 		return err
 	}
 	logs := filepath.Join(dir, "logs")

@@ -1,6 +1,11 @@
 package privatefile
 
-import "os"
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
 
 // MkdirAll creates dir and its missing parents with mode 0700 (and
 // makes dir itself 0700 if it existed).
@@ -35,4 +40,22 @@ func Create(path string) (*os.File, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// RemoveAll removes path and everything under it, as os.RemoveAll does,
+// and also what is inside folders without write permission (an unpacked
+// archive, a module cache, a folder a program made read-only), which the
+// owner may remove once it makes them writable again.
+func RemoveAll(path string) error {
+	err := os.RemoveAll(path)
+	if err == nil || !errors.Is(err, fs.ErrPermission) {
+		return err
+	}
+	_ = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			_ = os.Chmod(p, 0o700)
+		}
+		return nil
+	})
+	return os.RemoveAll(path)
 }
