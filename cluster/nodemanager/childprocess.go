@@ -26,6 +26,7 @@ type processLauncher struct{}
 // childProcess is a container's child process: the leader of its own
 // process group, so that a signal reaches everything it started.
 type childProcess struct {
+	id             string // the container's
 	cmd            *exec.Cmd
 	stdout, stderr *os.File
 }
@@ -62,7 +63,7 @@ func (processLauncher) Launch(c ContainerLaunch) (ContainerProcess, error) {
 		stderr.Close()
 		return nil, fmt.Errorf("cannot start %q: %w", c.Command[0], err)
 	}
-	return &childProcess{cmd: cmd, stdout: stdout, stderr: stderr}, nil
+	return &childProcess{id: c.ID, cmd: cmd, stdout: stdout, stderr: stderr}, nil
 }
 
 // secretPipe returns the read end of a pipe that holds secret and is
@@ -92,7 +93,8 @@ func (p *childProcess) Pid() int { return p.cmd.Process.Pid }
 
 // Wait implements ContainerProcess: once the leader has exited, the
 // stragglers of its group (children it left behind) are killed too, and
-// Wait returns when they are gone (boundedly: the kernel gives no
+// so are the processes of the container that left the group (escapees),
+// and Wait returns when they are gone (boundedly: the kernel gives no
 // notification).
 func (p *childProcess) Wait() int {
 	err := p.cmd.Wait()
@@ -110,17 +112,38 @@ func (p *childProcess) Wait() int {
 		status = cluster.ContainerExitInvalid
 	}
 	pid := p.Pid()
-	if syscall.Kill(-pid, syscall.SIGKILL) == nil {
+	grouped := syscall.Kill(-pid, syscall.SIGKILL) == nil
+	escaped := p.signalEscapees(syscall.SIGKILL)
+	if grouped || escaped > 0 {
 		deadline := time.Now().Add(2 * time.Second)
-		for groupAlive(pid) && time.Now().Before(deadline) {
+		for (groupAlive(pid) || len(escapees(p.id, pid)) > 0) && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}
 	return status
 }
 
-// Signal implements ContainerProcess: sig goes to the whole process group.
-func (p *childProcess) Signal(sig syscall.Signal) error { return syscall.Kill(-p.Pid(), sig) }
+// Signal implements ContainerProcess: sig goes to the whole process group,
+// and to the processes of the container that left it.
+func (p *childProcess) Signal(sig syscall.Signal) error {
+	err := syscall.Kill(-p.Pid(), sig)
+	if p.signalEscapees(sig) > 0 {
+		return nil
+	}
+	return err
+}
+
+// signalEscapees sends sig to the container's processes outside its
+// process group, and returns how many it signalled.
+func (p *childProcess) signalEscapees(sig syscall.Signal) int {
+	n := 0
+	for _, pid := range escapees(p.id, p.Pid()) {
+		if syscall.Kill(pid, sig) == nil {
+			n++
+		}
+	}
+	return n
+}
 
 // groupAlive reports whether a process of the process group pgid is still
 // running (zombies waiting for their new parent to reap them do not count).

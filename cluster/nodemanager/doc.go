@@ -12,7 +12,9 @@
 // process in its own process group, with GOMEMLIMIT from the container's
 // memory and stdout/stderr in the container's log folder, reports exit
 // codes, and stops containers with SIGTERM and then SIGKILL after a grace
-// period, on request and when it shuts down. On Linux the kernel also kills
+// period, on request and when it shuts down: their process group and, on
+// Linux, the processes that left it but still carry the container's
+// CONTAINER_ID in their environment. On Linux the kernel also kills
 // a container whose node manager dies without stopping it; other Unix
 // systems have no parent-death signal. The package needs Unix process
 // groups, so it builds on Unix systems only. Config.Launcher replaces how
@@ -64,6 +66,7 @@
 //	process.go         a container's process: folders, environment, launch, status, stop
 //	launcher.go        Launcher: the seam that starts a container's process
 //	childprocess.go    the default Launcher: a child process in its own process group
+//	escapees_*.go      the processes of a container that left its process group
 //	procattr_linux.go  the process attributes on Linux (parent-death signal)
 //	procattr_unix.go   the process attributes on other Unix systems
 //	status.go          the snapshot of running containers (for the UI)
