@@ -19,11 +19,11 @@ import (
 // runKubernetesAction is --kill and --status NAMESPACE:DRIVER_POD on a
 // k8s:// master.
 func runKubernetesAction(ctx context.Context, cmd *cobra.Command, master cluster.Master, f *submitFlags) error {
-	conf := actor.NewConf()
-	for _, kv := range f.confs {
-		if err := conf.SetFromArg(kv); err != nil {
-			return cli.Usagef("%v", err)
-		}
+	// As every client command reads them: a secret on the command line is
+	// refused, and the properties file is where credentials belong.
+	conf, err := cli.DaemonConf(f.propertiesFile, f.confs)
+	if err != nil {
+		return err
 	}
 	id := f.kill + f.status
 	if _, _, err := kubernetes.ParseSubmissionID(id, "default"); err != nil {

@@ -155,6 +155,12 @@ func runOtherProgram(ctx context.Context, program string, raw []string, stdout, 
 	close(done)
 	var xe *exec.ExitError
 	if errors.As(err, &xe) {
+		if ws, ok := xe.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			// It could say nothing (SIGKILL, the OOM killer): say it, and
+			// exit as a shell does for a program a signal ended.
+			return &cli.ExitError{Code: 128 + int(ws.Signal()),
+				Err: fmt.Errorf("the primary resource %s was killed by signal %d (%v)", program, int(ws.Signal()), ws.Signal())}
+		}
 		// The program printed its own messages.
 		return &cli.ExitError{Code: max(xe.ExitCode(), 1), Err: errSilent}
 	}

@@ -27,7 +27,7 @@ type submitFlags struct {
 	driverMemory, executorMemory             string
 	driverCores, executorCores, numExecutors int
 	confs                                    []string
-	files                                    []string
+	files                                    string
 	propertiesFile                           string
 	verbose, version                         bool
 	kill, status                             string
@@ -90,7 +90,8 @@ It exits 0 only when the application succeeded. With --kill APP_ID or
 	fl.SetInterspersed(false)
 	fl.BoolP("help", "h", false, "help for submit")
 	fl.StringVar(&f.class, "class", "", "the application `APP` to run: one the program registered (optional when it registered one)")
-	fl.StringVar(&f.master, "master", "local[*]", "`MASTER`: local[N], local[*], local-cluster[W,C,M], rm://host:port or k8s://https://host:port")
+	fl.StringVar(&f.master, "master", "", "`MASTER`: local[N], local[*], local-cluster[W,C,M], rm://host:port or k8s://https://host:port "+
+		"(default: spark.master from --conf or --properties-file, else local[*])")
 	fl.StringVar(&f.deployMode, "deploy-mode", "", "`MODE`: client (the driver runs here) or cluster (the driver runs in the application master); default client")
 	fl.StringVar(&f.name, "name", "", "the application's `NAME` (default: the class)")
 	fl.StringVar(&f.queue, "queue", "", "the resource manager's `QUEUE` (default \"default\")")
@@ -100,7 +101,7 @@ It exits 0 only when the application succeeded. With --kill APP_ID or
 	fl.IntVar(&f.executorCores, "executor-cores", 0, "cores per executor (default 1)")
 	fl.IntVar(&f.numExecutors, "num-executors", 0, "number of executors (default 2; on local-cluster as many as fit)")
 	fl.StringArrayVar(&f.confs, "conf", nil, "a configuration property `KEY=VALUE` (repeatable)")
-	fl.StringSliceVar(&f.files, "files", nil, "comma-separated `FILES` for the executors, where a task finds them with TaskContext.File "+
+	fl.StringVar(&f.files, "files", "", "comma-separated `FILES` for the executors, where a task finds them with TaskContext.File "+
 		"(on a cluster, in each container's working folder; on Kubernetes in cluster mode, local:///PATH in the image)")
 	fl.StringVar(&f.propertiesFile, "properties-file", "", "a `FILE` of extra properties (key value or key=value lines)")
 	fl.BoolVar(&f.verbose, "verbose", false, "print the parsed arguments and log at info level")
@@ -108,6 +109,40 @@ It exits 0 only when the application succeeded. With --kill APP_ID or
 	fl.StringVar(&f.status, "status", "", "print the status of the application `APP_ID` (rm:// master) or of the driver pods `NAMESPACE:POD` (k8s:// master)")
 	fl.BoolVar(&f.version, "version", false, "print the version and exit")
 	return cmd
+}
+
+// splitList splits a comma-separated list as spark-submit does
+// (Utils.stringToSeq): on every comma, each entry trimmed, empty entries
+// dropped, no quoting.
+func splitList(s string) []string {
+	var out []string
+	for e := range strings.SplitSeq(s, ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// masterOf returns the master to submit to: --master when given (given),
+// else spark.master from the properties file and --conf, else local[*], as
+// spark-submit takes it. f.master is set to it.
+func masterOf(given bool, f *submitFlags) (cluster.Master, error) {
+	if !given {
+		conf, err := cli.DaemonConf(f.propertiesFile, f.confs)
+		if err != nil {
+			return cluster.Master{}, err
+		}
+		f.master = conf.Get(cluster.KeyMaster, "local[*]")
+	}
+	m, err := cluster.ParseMaster(f.master)
+	if err != nil {
+		if !given {
+			return m, cli.Usagef("%s: %v", cluster.KeyMaster, err)
+		}
+		return m, cli.Usagef("%v", err)
+	}
+	return m, nil
 }
 
 // appList lists the registered applications for the help text.
@@ -134,9 +169,9 @@ func (p *program) runSubmit(cmd *cobra.Command, f *submitFlags, raw, positional 
 	// Signals interrupt every step from here on: a submission, a report or a kill.
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	master, err := cluster.ParseMaster(f.master)
+	master, err := masterOf(cmd.Flags().Changed("master"), f)
 	if err != nil {
-		return cli.Usagef("%v", err)
+		return err
 	}
 	if f.kill != "" || f.status != "" {
 		if f.class != "" || len(positional) > 0 {
@@ -176,7 +211,7 @@ func (p *program) runSubmit(cmd *cobra.Command, f *submitFlags, raw, positional 
 		program = exe // spark-internal: this program holds the application
 	}
 	err = managers.Submit(ctx, cluster.SubmitConfig{Master: master, Class: f.class, Args: args, Conf: conf,
-		Program: program, Files: f.files, Executable: exe,
+		Program: program, Files: splitList(f.files), Executable: exe,
 		Stdout: out, Stderr: errOut, Logger: cli.NewLogger(errOut, level, "submit")})
 	return submitError(err)
 }
@@ -274,7 +309,7 @@ func printParsed(w io.Writer, f *submitFlags, master cluster.Master, conf *actor
 		primary = InternalResource
 	}
 	fmt.Fprintf(w, "Parsed arguments:\n  master                  %s\n  deployMode              %s\n  class                   %s\n  primaryResource         %s\n  childArgs               [%s]\n  files                   %s\n  propertiesFile          %s\n\nSpark properties used:\n",
-		master, conf.Get(cluster.KeyDeployMode, "client"), f.class, primary, strings.Join(args, " "), strings.Join(f.files, ","), f.propertiesFile)
+		master, conf.Get(cluster.KeyDeployMode, "client"), f.class, primary, strings.Join(args, " "), strings.Join(splitList(f.files), ","), f.propertiesFile)
 	// Values that spark.redaction.regex matches, by key or by value, are
 	// hidden as Spark hides them; a regex that does not compile hides all.
 	re, _ := webui.RedactionRegex(conf)
