@@ -297,6 +297,9 @@ func (t *Transport) advertiseHost() string {
 // when the port is taken (Spark's Utils.startServiceOnPort). Port 0 binds a
 // random port.
 func listen(nw Network, host string, port, retries int) (net.Listener, error) {
+	if port < 0 || port > 65535 {
+		return nil, fmt.Errorf("netty: port %d is not between 0 and 65535", port)
+	}
 	var lastErr error
 	for i := 0; i <= max(retries, 0); i++ {
 		p := port

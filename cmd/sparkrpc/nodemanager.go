@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime"
 	"syscall"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/sparkrpc/sparkrpc/cluster/nodemanager"
 	"github.com/sparkrpc/sparkrpc/cluster/nodemanager/nmui"
 	"github.com/sparkrpc/sparkrpc/internal/cli"
+	"github.com/sparkrpc/sparkrpc/internal/privatefile"
 	"github.com/sparkrpc/sparkrpc/webui"
 	"github.com/spf13/cobra"
 )
@@ -66,7 +66,8 @@ listens on --webui-port, moving up the same way.`,
 	fl.IntVar(&f.uiPort, "webui-port", webui.DefaultNodeManagerUIPort, "the web UI's port, on --bind-address (0: a random port; -1: no web UI)")
 	fl.StringVar(&f.memory, "memory", "4g", "memory offered to containers, e.g. 8g or 2048m")
 	fl.IntVar(&f.cores, "cores", runtime.NumCPU(), "cores offered to containers")
-	fl.StringVar(&f.dir, "dir", "", "the node's folder for container working folders and logs (default: under the temporary folder)")
+	fl.StringVar(&f.dir, "dir", "", "the node's folder for container working folders and logs "+
+		"(default: a new private folder under the temporary folder, removed when the node manager stops)")
 	fl.StringArrayVar(&f.confs, "conf", nil, "a configuration property `KEY=VALUE` (repeatable), e.g. spark.port.maxRetries=0")
 	fl.DurationVar(&f.regTimeout, "register-timeout", 15*time.Minute, "how long to keep trying to register with the resource manager")
 	fl.DurationVar(&f.grace, "kill-grace", 250*time.Millisecond, "time between SIGTERM and SIGKILL when a container is stopped")
@@ -102,7 +103,12 @@ func runNodeManager(cmd *cobra.Command, f *nodeManagerFlags) error {
 	}
 	defer cli.ShutdownEnv(env)
 	if f.dir == "" {
-		f.dir = filepath.Join(os.TempDir(), fmt.Sprintf("sparkrpc-nodemanager-%d", env.Address().Port))
+		// A name no one can take first in the shared temporary folder,
+		// private (0700), and gone with this node manager.
+		if f.dir, err = os.MkdirTemp("", "sparkrpc-nodemanager-"); err != nil {
+			return fmt.Errorf("the node's folder: %w", err)
+		}
+		defer privatefile.RemoveAll(f.dir)
 	}
 	// The web UI starts first, so that every container gets its log URLs;
 	// it shows the node manager once it runs.
@@ -159,6 +165,9 @@ func (f *nodeManagerFlags) check() (actor.RpcAddress, int64, error) {
 	}
 	if f.cores < 1 {
 		return actor.RpcAddress{}, 0, cli.Usagef("--cores must be at least 1")
+	}
+	if f.port < 0 || f.port > 65535 {
+		return actor.RpcAddress{}, 0, cli.Usagef("--port must be between 0 and 65535")
 	}
 	if f.uiPort > 65535 {
 		return actor.RpcAddress{}, 0, cli.Usagef("--webui-port must be at most 65535")
