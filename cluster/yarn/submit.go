@@ -83,8 +83,13 @@ func runOnLocalCluster(ctx context.Context, cfg cluster.SubmitConfig, fn cluster
 		}
 	}()
 	conf.SetIfMissing(cluster.KeyReportInterval, "200ms")
-	if mode == "cluster" && !conf.Contains(cluster.KeyWaitAppCompletion) {
-		// The embedded cluster lives only as long as this command.
+	if mode == "cluster" {
+		// The embedded cluster lives only as long as this command: not
+		// waiting would shut it down under the application.
+		if wait, err := conf.GetBool(cluster.KeyWaitAppCompletion, true); err == nil && !wait {
+			cfg.Logger.Warn().Msgf("%s=false has no effect on local-cluster: the embedded cluster lives as long as submit, which waits for the application",
+				cluster.KeyWaitAppCompletion)
+		}
 		conf.Set(cluster.KeyWaitAppCompletion, "true")
 	}
 	return runOnRM(ctx, cfg, fn, lc.Address(), mode, true)
