@@ -311,9 +311,9 @@ func printParsed(w io.Writer, f *submitFlags, master cluster.Master, conf *actor
 	fmt.Fprintf(w, "Parsed arguments:\n  master                  %s\n  deployMode              %s\n  class                   %s\n  primaryResource         %s\n  childArgs               [%s]\n  files                   %s\n  propertiesFile          %s\n\nSpark properties used:\n",
 		master, conf.Get(cluster.KeyDeployMode, "client"), f.class, primary, strings.Join(args, " "), strings.Join(splitList(f.files), ","), f.propertiesFile)
 	// Values that spark.redaction.regex matches, by key or by value, are
-	// hidden as Spark hides them; a regex that does not compile hides all.
-	re, _ := webui.RedactionRegex(conf)
-	for _, kv := range webui.Redact(re, conf.All()) {
+	// hidden as Spark hides them, and the secret whatever the regex; a
+	// regex that does not compile hides all.
+	for _, kv := range webui.RedactConf(conf) {
 		fmt.Fprintf(w, "  (%s,%s)\n", kv[0], kv[1])
 	}
 	fmt.Fprintln(w)

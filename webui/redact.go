@@ -67,6 +67,15 @@ func redactAgain(props [][2]string, re *regexp.Regexp, secret string) [][2]strin
 	return out
 }
 
+// RedactConf returns conf's entries as a page, or a command's listing,
+// shows them: redactConf with conf's own secret, which is thus hidden
+// whatever spark.redaction.regex lets through. A bad regex redacts every
+// value.
+func RedactConf(conf *actor.Conf) [][2]string {
+	out, _ := redactConf(conf, conf.Get(KeyAuthenticateSecret, ""))
+	return out
+}
+
 // redactConf returns conf's entries as the UI shows them: Redact with
 // spark.redaction.regex, and whatever that regex lets through, the value
 // of spark.authenticate.secret and any value holding secret (the secret
