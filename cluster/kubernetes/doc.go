@@ -282,8 +282,9 @@
 // Each file holds one concept:
 //
 //   - submit.go: Submit and RunDriverPod, the driver here and its executors
-//     in pods; driverpod.go: cluster mode (the driver pod, its service,
-//     following it); ops.go: submit --kill and --status;
+//     in pods; driverpod.go: cluster mode (the driver pod, its service);
+//     followdriver.go: following the driver pod until it ends; ops.go:
+//     submit --kill and --status;
 //   - authsecret.go: the application's secret as a Kubernetes Secret;
 //     redaction.go: which keys are sensitive;
 //   - dryrun.go: the dry run of the pods at submit; access.go: the review

@@ -16,7 +16,6 @@ import (
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
-	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/executorpods"
 	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeclient"
 	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeconf"
 	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/podspec"
@@ -26,8 +25,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/watch"
-	toolswatch "k8s.io/client-go/tools/watch"
 	"sigs.k8s.io/yaml"
 )
 
@@ -348,125 +345,6 @@ func deployDriver(ctx context.Context, c *kubeclient.Client, ns string, pod *cor
 		return err
 	}
 	return nil
-}
-
-// errDriverDeleted ends followDriver's watch when the driver pod is deleted.
-var errDriverDeleted = errors.New("driver pod deleted")
-
-// followDriver watches the driver pod, prints its state changes (and every
-// interval its state), and returns when it ends: nil when it succeeded.
-// The watch's end, a deletion of the pod included, comes after every event
-// the watch saw before it, so a pod that succeeded and was then deleted
-// succeeded, and a deleted pod never looks like a watch that ended well.
-func followDriver(ctx context.Context, cfg cluster.SubmitConfig, client *kubeclient.Client, ns, name string, interval time.Duration) error {
-	lw := kubeclient.NamedPodListWatch(client.CoreV1().Pods(ns), name)
-	var last *corev1.Pod
-	lastDesc := ""
-	tick := time.NewTicker(interval)
-	defer tick.Stop()
-	events := make(chan *corev1.Pod, 16)
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	watchDone := make(chan error, 1)
-	watching := true
-	defer func() {
-		cancel()
-		if watching {
-			<-watchDone
-		}
-	}()
-	go func() {
-		_, err := toolswatch.UntilWithSync(wctx, lw, &corev1.Pod{}, nil, func(ev watch.Event) (bool, error) {
-			if ev.Type == watch.Deleted {
-				return true, errDriverDeleted
-			}
-			if p, ok := ev.Object.(*corev1.Pod); ok {
-				select {
-				case events <- p:
-				case <-wctx.Done():
-				}
-			}
-			return false, nil
-		})
-		watchDone <- err
-	}()
-	// seen prints p's state and reports whether the driver ended, and how.
-	seen := func(p *corev1.Pod) (bool, error) {
-		last = p
-		if d := describeDriver(p); d != lastDesc {
-			lastDesc = d
-			fmt.Fprintf(cfg.Stderr, "Application status for driver pod %s:%s: %s\n", ns, name, d)
-		}
-		switch p.Status.Phase {
-		case corev1.PodSucceeded:
-			fmt.Fprintf(cfg.Stderr, "Application %s finished: driver pod %s succeeded\n", p.Labels[kubeconf.LabelAppSelector], name)
-			return true, nil
-		case corev1.PodFailed:
-			return true, driverFailedError(ctx, client, cfg.Stderr, p)
-		}
-		return false, nil
-	}
-	keepsRunning := func() error {
-		return fmt.Errorf("%w: the application keeps running (stop it with submit --master %s --kill %s:%s)",
-			context.Cause(ctx), cfg.Master, ns, name)
-	}
-	for {
-		select {
-		case p := <-events:
-			if done, err := seen(p); done {
-				return err
-			}
-		case err := <-watchDone:
-			watching = false
-			for len(events) > 0 { // what the watch saw before it ended
-				if done, err := seen(<-events); done {
-					return err
-				}
-			}
-			switch {
-			case errors.Is(err, errDriverDeleted):
-				return fmt.Errorf("%w: driver pod %s:%s was deleted", ErrDriverFailed, ns, name)
-			case ctx.Err() != nil:
-				return keepsRunning()
-			case err == nil:
-				return fmt.Errorf("%w: the watch of driver pod %s:%s ended before the pod did", ErrDriverFailed, ns, name)
-			}
-			return client.APIError(err, "watch", "pods/"+name, ns)
-		case <-tick.C:
-			if last != nil {
-				fmt.Fprintf(cfg.Stderr, "Application status for driver pod %s:%s (phase: %s)\n", ns, name, last.Status.Phase)
-			}
-		case <-ctx.Done():
-			return keepsRunning()
-		}
-	}
-}
-
-// describeDriver is a one-line state of the driver pod: phase, container
-// state, and the scheduler's reason when it is not placed.
-func describeDriver(p *corev1.Pod) string {
-	d := "phase: " + string(p.Status.Phase)
-	if msg := executorpods.Unschedulable(p); msg != "" {
-		d += ", FailedScheduling: " + msg
-	}
-	for _, cs := range p.Status.ContainerStatuses {
-		switch {
-		case cs.State.Running != nil:
-			d += ", container running"
-		case cs.State.Terminated != nil:
-			d += fmt.Sprintf(", container terminated (exit code %d%s)", cs.State.Terminated.ExitCode, suffix(cs.State.Terminated.Reason))
-		case cs.State.Waiting != nil:
-			d += ", container waiting" + suffix(cs.State.Waiting.Reason)
-		}
-	}
-	return d
-}
-
-func suffix(s string) string {
-	if s == "" {
-		return ""
-	}
-	return ", " + s
 }
 
 func driverFailure(p *corev1.Pod) string {
