@@ -28,7 +28,9 @@
 // partition order. The scheduler keeps jobs in FIFO order and offers tasks to
 // free cores round-robin across executors whenever something changes (a job
 // is submitted, an executor becomes ready, a task ends) and every
-// spark.scheduler.revive.interval (1s). A task that fails (an error or a panic)
+// spark.scheduler.revive.interval (1s); a job that has launched no task says
+// so in the driver's log every spark.starvation.timeout (15s), as Spark's
+// "Initial job has not accepted any resources". A task that fails (an error or a panic)
 // runs again, up to spark.task.maxFailures (4) attempts; the job then fails
 // with a *JobAbortedError carrying the last error. A task whose LaunchTask
 // message reaches spark.rpc.message.maxSize aborts its job (ErrTaskTooLarge),

@@ -33,6 +33,7 @@ type Driver struct {
 	hbTimes heartbeatTimes
 
 	reviveInterval time.Duration
+	starvation     time.Duration // spark.starvation.timeout
 	excluded       map[string]bool
 	// logURLPattern is spark.ui.custom.executor.log.url ("": none).
 	logURLPattern string
@@ -97,6 +98,13 @@ func NewDriver(env *actor.Env, opts ...DriverOption) (*Driver, error) {
 	if err != nil {
 		return nil, err
 	}
+	starvation, err := conf.GetDuration(KeyStarvationTimeout, "15s", time.Millisecond)
+	if err != nil {
+		return nil, err
+	}
+	if starvation <= 0 {
+		return nil, fmt.Errorf("%w: %s must be positive", ErrInvalidConfig, KeyStarvationTimeout)
+	}
 	hb, err := newHeartbeatReceiver(conf)
 	if err != nil {
 		return nil, err
@@ -112,6 +120,7 @@ func NewDriver(env *actor.Env, opts ...DriverOption) (*Driver, error) {
 		env:            env,
 		log:            base.With().Str("component", "driver").Logger(),
 		reviveInterval: revive,
+		starvation:     starvation,
 		logURLPattern:  conf.Get(KeyCustomExecutorLogURL, ""),
 		excluded:       make(map[string]bool),
 		cm:             o.cm,

@@ -10,12 +10,42 @@ import (
 	"github.com/sparkrpc/sparkrpc/messages"
 )
 
+// await waits until job j has ended, cancelling it when ctx ends first.
+// Every spark.starvation.timeout until j launches a task, it says in the
+// log that the job waits for resources, as Spark does: with no executor,
+// or none with enough cores, a job would otherwise wait without a word.
+func (d *Driver) await(ctx context.Context, j *job) {
+	starve := time.NewTicker(d.starvation)
+	defer starve.Stop()
+	for {
+		select {
+		case <-j.done:
+			return
+		case <-ctx.Done():
+			d.cancelJob(j, context.Cause(ctx))
+			<-j.done
+			return
+		case <-starve.C:
+			d.mu.Lock()
+			waiting := j.launches == 0 && !j.ended
+			d.mu.Unlock()
+			if !waiting {
+				starve.Stop()
+				continue
+			}
+			d.log.Warn().Int64("job", j.id).Msg("Initial job has not accepted any resources; " +
+				"check your cluster UI to ensure that workers are registered and have sufficient resources")
+		}
+	}
+}
+
 // RunJob runs one task of the registered function taskName per payload
 // (partition i gets payloads[i]) on the executors, and returns the results
 // in partition order. A failed task is retried up to spark.task.maxFailures
 // times in all; the job then fails with a *JobAbortedError carrying the last
 // error. Tasks wait for executors: with none registered, RunJob waits until
-// one is ready or ctx ends. Cancelling ctx kills the job's running tasks and
+// one is ready or ctx ends, and says so in the driver's log every
+// spark.starvation.timeout until the job launches a task. Cancelling ctx kills the job's running tasks and
 // returns ctx's cause.
 func (d *Driver) RunJob(ctx context.Context, taskName string, payloads [][]byte) ([][]byte, error) {
 	if _, ok := LookupTask(taskName); !ok {
@@ -44,12 +74,7 @@ func (d *Driver) RunJob(ctx context.Context, taskName string, payloads [][]byte)
 		d.cancelJob(j, err)
 		return nil, fmt.Errorf("job %d: %w", j.id, err)
 	}
-	select {
-	case <-j.done:
-	case <-ctx.Done():
-		d.cancelJob(j, context.Cause(ctx))
-		<-j.done
-	}
+	d.await(ctx, j)
 	// A job ends under d.mu, in the scheduling step that also posts its last
 	// events (the final TaskEnd, JobEnd) to the listener bus: reading its
 	// outcome under the lock returns after that step, so that, as in Spark,

@@ -26,6 +26,10 @@ const (
 	// KeyReviveInterval is how often the driver offers free cores to pending
 	// tasks even when nothing happened (default 1s).
 	KeyReviveInterval = "spark.scheduler.revive.interval"
+	// KeyStarvationTimeout is how often a job that has launched no task
+	// yet says so in the driver's log, as Spark's "Initial job has not
+	// accepted any resources" (default 15s).
+	KeyStarvationTimeout = "spark.starvation.timeout"
 	// KeyTaskMaxFailures is how many times a task may fail before its job is
 	// aborted (default 4).
 	KeyTaskMaxFailures = "spark.task.maxFailures"

@@ -31,6 +31,7 @@ type job struct {
 	results  [][]byte
 	left     int // partitions without a result
 	running  int // attempts in flight
+	launches int // attempts launched, of every partition
 
 	ended bool
 	err   error
@@ -236,6 +237,7 @@ func (s *taskScheduler) resourceOffers(offers []*executorData, out *offerResult)
 				a := s.newAttempt()
 				*a = attempt{id: msg.TaskId, job: j, partition: p, attempt: j.attempts[p], exec: ex, launched: time.Now()}
 				j.attempts[p]++
+				j.launches++
 				j.running++
 				s.running[a.id] = a
 				ex.freeCores -= s.cpus
