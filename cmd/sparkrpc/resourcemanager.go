@@ -77,8 +77,8 @@ func runResourceManager(cmd *cobra.Command, f *resourceManagerFlags) error {
 	if f.port < 0 || f.port > 65535 {
 		return cli.Usagef("--port must be between 0 and 65535")
 	}
-	if f.uiPort > 65535 {
-		return cli.Usagef("--webui-port must be at most 65535")
+	if f.uiPort < -1 || f.uiPort > 65535 {
+		return cli.Usagef("--webui-port must be between 0 and 65535, or -1 for no web UI")
 	}
 	conf, err := cli.ParseConfs(f.propertiesFile, f.confs)
 	if err != nil {

@@ -93,7 +93,7 @@ func TestDaemonWebUIAuth(t *testing.T) {
 		t.Fatalf("with the secret: %d %q", code, body)
 	}
 	// A bad --webui-port is a usage error.
-	if _, stderr, code := runBin(t, marker, 30*time.Second, "resourcemanager", "--port", "0", "--webui-port", "70000"); code != 1 || !strings.Contains(stderr, "--webui-port must be at most 65535") {
+	if _, stderr, code := runBin(t, marker, 30*time.Second, "resourcemanager", "--port", "0", "--webui-port", "70000"); code != 1 || !strings.Contains(stderr, "--webui-port must be between 0 and 65535") {
 		t.Fatalf("--webui-port 70000: exit %d %s", code, stderr)
 	}
 }
