@@ -198,8 +198,11 @@ func requireSecret(secret, verifier string, log zerolog.Logger, now func() time.
 	})
 }
 
-// writeUnauthorized writes the 401 of a request without the secret.
+// writeUnauthorized writes the 401 of a request without the secret, and
+// closes its connection: a client without the secret holds none of the
+// UI's connections (maxConnections) between its requests.
 func writeUnauthorized(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Connection", "close")
 	w.Header().Add("WWW-Authenticate", `Basic realm="`+Realm+`"`)
 	w.Header().Add("WWW-Authenticate", `Bearer realm="`+Realm+`"`)
 	w.Header().Set("Cache-Control", "no-store")

@@ -3,6 +3,8 @@ package webui
 import (
 	"bufio"
 	"context"
+	"errors"
+	"io"
 	"net"
 	"net/http"
 	"testing"
@@ -10,12 +12,11 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// A client without the secret, answered 401 on a connection kept alive,
-// does not hold that connection for ever: the UI's server closes a
-// connection that sends no request within its idle timeout, and bounds a
-// request's reading. Before, it set ReadHeaderTimeout only, so such a
-// connection waited for its next request with no deadline, each holding a
-// descriptor and a goroutine of the daemon that serves the UI.
+// A client without the secret does not hold a UI connection: its 401
+// closes the connection (the server reads the next byte as its end), and
+// the server's timeouts bound a connection's reading and idling for
+// everyone. Before, a 401 left the connection kept alive with no deadline,
+// each holding a descriptor and a goroutine of the daemon.
 func TestUnauthenticatedIdleConnectionsAreNotHeldForever(t *testing.T) {
 	s, err := Start("test UI", requireSecret("s3cret", "", zerolog.Nop(), nil, http.NotFoundHandler()),
 		"127.0.0.1", "", 0, 0, zerolog.Nop())
@@ -31,18 +32,21 @@ func TestUnauthenticatedIdleConnectionsAreNotHeldForever(t *testing.T) {
 	if _, err := c.Write([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n")); err != nil {
 		t.Fatal(err)
 	}
-	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusUnauthorized || resp.Close {
-		t.Fatalf("status %d, close %v: want a 401 on a connection kept alive", resp.StatusCode, resp.Close)
+	if resp.StatusCode != http.StatusUnauthorized || !resp.Close {
+		t.Fatalf("status %d, close %v: want a 401 that closes the connection", resp.StatusCode, resp.Close)
 	}
-	// The connection now waits for a next request: for how long?
-	if s.srv.IdleTimeout <= 0 && s.srv.ReadTimeout <= 0 {
-		t.Fatalf("an unauthenticated client's idle keep-alive connection is held with no deadline "+
-			"(IdleTimeout %v, ReadTimeout %v, ReadHeaderTimeout %v) and without a bound on how many",
+	if _, err := br.ReadByte(); !errors.Is(err, io.EOF) {
+		t.Fatalf("after the 401, reading the connection: %v, want EOF (the server closed it)", err)
+	}
+	if s.srv.IdleTimeout <= 0 || s.srv.ReadTimeout <= 0 {
+		t.Fatalf("a connection's idling and reading are not bounded (IdleTimeout %v, ReadTimeout %v, ReadHeaderTimeout %v)",
 			s.srv.IdleTimeout, s.srv.ReadTimeout, s.srv.ReadHeaderTimeout)
 	}
 }
