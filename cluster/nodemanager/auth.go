@@ -5,13 +5,16 @@ package nodemanager
 // read by the users its ACLs allow.
 
 import (
+	"errors"
 	"fmt"
-	"os"
+	"io"
+	"io/fs"
 	"path/filepath"
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/internal/privatefile"
+	"github.com/sparkrpc/sparkrpc/internal/regularfile"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"google.golang.org/protobuf/proto"
 )
@@ -70,9 +73,20 @@ func (nm *NodeManager) appACLs(appID string) *messages.RmAppAcls {
 	if ok {
 		return a
 	}
-	b, err := os.ReadFile(filepath.Join(nm.cfg.Dir, "logs", appID, aclsFile))
-	if err != nil {
+	// The application's log folder is its containers' to write in: the
+	// copy may have been replaced by a FIFO (whose open would block this
+	// endpoint) or a link to /dev/zero.
+	f, err := regularfile.OpenNoFollow(filepath.Join(nm.cfg.Dir, "logs", appID, aclsFile))
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil
+	}
+	if err != nil {
+		return &messages.RmAppAcls{Enabled: true} // unreadable: nobody but admins
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxACLsFile+1))
+	f.Close()
+	if err != nil || len(b) > maxACLsFile {
+		return &messages.RmAppAcls{Enabled: true} // unreadable: nobody but admins
 	}
 	a = &messages.RmAppAcls{}
 	if proto.Unmarshal(b, a) != nil {
@@ -103,6 +117,10 @@ func (nm *NodeManager) forgetACLsLocked(appID string) {
 	}
 	delete(nm.acls, appID)
 }
+
+// maxACLsFile bounds the copy of an application's ACLs that appACLs reads:
+// they came in one message.
+const maxACLsFile = 64 << 20
 
 // keepACLs writes acls into appID's log folder (created 0700).
 func (nm *NodeManager) keepACLs(appID string, acls *messages.RmAppAcls) error {
