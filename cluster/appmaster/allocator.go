@@ -93,10 +93,13 @@ func newAllocator(env *actor.Env, rm *actor.Ref, appID, driverURL string, target
 }
 
 // run heartbeats until ctx ends. It returns true when the resource manager
-// says the application is gone, once the starts of containers it waits for
-// have ended (those that ctx ended are not executors lost).
+// says the application is gone. Either way it first ends the starts of
+// containers it still waits for, and waits for their goroutines: such a
+// start is not an executor lost.
 func (a *allocator) run(ctx context.Context) bool {
+	ctx, cancel := context.WithCancel(ctx)
 	defer a.starts.Wait()
+	defer cancel()
 	failures := 0
 	for {
 		shutdown, err := a.allocate(ctx)
