@@ -138,6 +138,11 @@ type NodeManager struct {
 	// runs in the heartbeat loop.
 	stopCtx    context.Context
 	cancelStop context.CancelFunc
+	// loopCtx ends when Shutdown, its containers stopped, ends the loop:
+	// it bounds the loop's heartbeats, which go on while the containers
+	// take their grace period.
+	loopCtx    context.Context
+	cancelLoop context.CancelFunc
 }
 
 // Start registers a node manager endpoint on env (which must
@@ -193,6 +198,7 @@ func Start(ctx context.Context, env *actor.Env, cfg Config) (*NodeManager, error
 		containers: make(map[string]*containerProc), acls: make(map[string]*messages.RmAppAcls), kick: make(chan struct{}, 1),
 		stop: make(chan struct{}), loopDone: make(chan struct{})}
 	nm.stopCtx, nm.cancelStop = context.WithCancel(context.Background())
+	nm.loopCtx, nm.cancelLoop = context.WithCancel(context.Background())
 	nm.rm = env.RemoteRef(cfg.ResourceManager, cluster.ResourceManagerEndpointName)
 	nm.localizing = make(map[string]*localizing)
 	nm.loc = newLocalizer(nm.stopCtx, filepath.Join(cfg.Dir, "apps"), nm.fetchResource, nm.log)
@@ -307,7 +313,7 @@ func (nm *NodeManager) loop() {
 		case <-t.C:
 		case <-nm.kick:
 		}
-		nm.heartbeat(nm.stopCtx)
+		nm.heartbeat(nm.loopCtx)
 	}
 }
 
@@ -335,7 +341,7 @@ func (nm *NodeManager) unregister(ctx context.Context) {
 const heartbeatTimeout = 10 * time.Second
 
 // heartbeat reports the node's containers to the resource manager and acts
-// on its answer. The loop's heartbeats end with nm.stopCtx, so that
+// on its answer. The loop's heartbeats end with nm.loopCtx, so that
 // Shutdown does not wait behind one the resource manager leaves
 // unanswered; Shutdown's own last one ends with Shutdown's ctx.
 func (nm *NodeManager) heartbeat(ctx context.Context) {
@@ -430,6 +436,7 @@ func (nm *NodeManager) Shutdown(ctx context.Context) error {
 	}
 	started := false
 	nm.stopOnce.Do(func() { started = true; close(nm.stop) })
+	nm.cancelLoop()
 	if started {
 		select {
 		case <-nm.loopDone:
