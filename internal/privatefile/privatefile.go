@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"path/filepath"
 )
 
 // MkdirAll creates dir and its missing parents with mode 0700 (and
@@ -45,17 +44,25 @@ func Create(path string) (*os.File, error) {
 // RemoveAll removes path and everything under it, as os.RemoveAll does,
 // and also what is inside folders without write permission (an unpacked
 // archive, a module cache, a folder a program made read-only), which the
-// owner may remove once it makes them writable again.
+// owner may remove once it makes them writable again. The folders are
+// made writable through an os.Root of path, so that a folder that a
+// running program swaps for a symbolic link meanwhile never leads the
+// change of mode out of path.
 func RemoveAll(path string) error {
 	err := os.RemoveAll(path)
 	if err == nil || !errors.Is(err, fs.ErrPermission) {
 		return err
 	}
-	_ = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+	root, rerr := os.OpenRoot(path)
+	if rerr != nil {
+		return err
+	}
+	_ = fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.IsDir() {
-			_ = os.Chmod(p, 0o700)
+			_ = root.Chmod(p, 0o700)
 		}
 		return nil
 	})
+	root.Close()
 	return os.RemoveAll(path)
 }
