@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 )
 
 // MkdirAll creates dir and its missing parents with mode 0700 (and
@@ -52,6 +53,12 @@ func RemoveAll(path string) error {
 	err := os.RemoveAll(path)
 	if err == nil || !errors.Is(err, fs.ErrPermission) {
 		return err
+	}
+	// path itself first, from its parent (it may be unreadable), through
+	// an os.Root of the parent for the same reason.
+	if parent, perr := os.OpenRoot(filepath.Dir(path)); perr == nil {
+		_ = parent.Chmod(filepath.Base(path), 0o700)
+		parent.Close()
 	}
 	root, rerr := os.OpenRoot(path)
 	if rerr != nil {
