@@ -111,19 +111,6 @@ It exits 0 only when the application succeeded. With --kill APP_ID or
 	return cmd
 }
 
-// splitList splits a comma-separated list as spark-submit does
-// (Utils.stringToSeq): on every comma, each entry trimmed, empty entries
-// dropped, no quoting.
-func splitList(s string) []string {
-	var out []string
-	for e := range strings.SplitSeq(s, ",") {
-		if e = strings.TrimSpace(e); e != "" {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
 // masterOf returns the master to submit to: --master when given (given),
 // else spark.master from the properties file and --conf, else local[*], as
 // spark-submit takes it. f.master is set to it.
@@ -211,7 +198,7 @@ func (p *program) runSubmit(cmd *cobra.Command, f *submitFlags, raw, positional 
 		program = exe // spark-internal: this program holds the application
 	}
 	err = managers.Submit(ctx, cluster.SubmitConfig{Master: master, Class: f.class, Args: args, Conf: conf,
-		Program: program, Files: splitList(f.files), Executable: exe,
+		Program: program, Files: cluster.SplitList(f.files), Executable: exe,
 		Stdout: out, Stderr: errOut, Logger: cli.NewLogger(errOut, level, "submit")})
 	return submitError(err)
 }
@@ -309,7 +296,7 @@ func printParsed(w io.Writer, f *submitFlags, master cluster.Master, conf *actor
 		primary = InternalResource
 	}
 	fmt.Fprintf(w, "Parsed arguments:\n  master                  %s\n  deployMode              %s\n  class                   %s\n  primaryResource         %s\n  childArgs               [%s]\n  files                   %s\n  propertiesFile          %s\n\nSpark properties used:\n",
-		master, conf.Get(cluster.KeyDeployMode, "client"), f.class, primary, strings.Join(args, " "), strings.Join(splitList(f.files), ","), f.propertiesFile)
+		master, conf.Get(cluster.KeyDeployMode, "client"), f.class, primary, strings.Join(args, " "), strings.Join(cluster.SplitList(f.files), ","), f.propertiesFile)
 	// Values that spark.redaction.regex matches, by key or by value, are
 	// hidden as Spark hides them, and the secret whatever the regex; a
 	// regex that does not compile hides all.
