@@ -43,7 +43,7 @@ func newHeartbeatReceiver(conf *actor.Conf) (*heartbeatReceiver, error) {
 	h := &heartbeatReceiver{Router: actor.NewRouter(), timeout: timeout, interval: interval, lastSeen: make(map[string]time.Time)}
 	r := h.Router
 	// One-way messages: from the driver endpoint and from its own timer
-	// (heartbeatOnly: from this env only).
+	// (Accepts takes none of them from other envs).
 	actor.Handle(r, func(_ *actor.Context, m *messages.ExecutorRegistered) error {
 		now := time.Now()
 		h.lastSeen[m.GetExecutorId()] = now

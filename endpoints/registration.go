@@ -241,11 +241,16 @@ func (d *Driver) askerIs(cc *actor.CallContext, id string) error {
 	d.mu.Lock()
 	ex := d.executors[id]
 	d.mu.Unlock()
-	if ex == nil || ex.identity == asker {
+	if ex == nil || ex.from(asker) {
 		return nil
 	}
 	return fmt.Errorf("%w: %s asked about executor %q", ErrNotTheExecutor, asker, id)
 }
+
+// from reports whether a message from the env peer ("" for the driver's
+// own) may speak for ex: it comes from the driver or from the env ex
+// registered from.
+func (ex *executorData) from(peer string) bool { return peer == "" || peer == ex.identity }
 
 // maxExecutorIDLen bounds an executor id: ids are metric labels, log
 // fields and keys of the driver's maps.
@@ -257,7 +262,7 @@ func (d *Driver) launched(id, peer string) {
 	var out offerResult
 	d.mu.Lock()
 	ex := d.executors[id]
-	if ex != nil && peer != "" && peer != ex.identity {
+	if ex != nil && !ex.from(peer) {
 		d.mu.Unlock()
 		d.log.Warn().Str("executor", id).Str("from", peer).Msg("LaunchedExecutor from another env than the executor's: ignored")
 		return

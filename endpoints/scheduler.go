@@ -309,7 +309,7 @@ func putOfferResult(out *offerResult) {
 // cores the caller frees.
 func (s *taskScheduler) statusUpdate(u *messages.StatusUpdate, peer string, out *offerResult) *attempt {
 	a := s.running[u.GetTaskId()]
-	if a == nil || a.exec.id != u.GetExecutorId() || peer != "" && peer != a.exec.identity {
+	if a == nil || a.exec.id != u.GetExecutorId() || !a.exec.from(peer) {
 		return nil
 	}
 	delete(s.running, a.id)
