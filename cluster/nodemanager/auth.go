@@ -96,6 +96,13 @@ func (nm *NodeManager) appACLs(appID string) *messages.RmAppAcls {
 	return a
 }
 
+// forgetACLs is forgetACLsLocked with nm.mu taken.
+func (nm *NodeManager) forgetACLs(appID string) {
+	nm.mu.Lock()
+	defer nm.mu.Unlock()
+	nm.forgetACLsLocked(appID)
+}
+
 // forgetACLsLocked drops appID's ACLs from memory once the node runs and
 // localizes none of its containers: what it keeps of them then (the logs'
 // readers) reads the copy in the application's log folder (keepACLs), and

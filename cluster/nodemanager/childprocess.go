@@ -156,19 +156,28 @@ func groupAlive(pgid int) bool {
 		if c := e.Name()[0]; c < '0' || c > '9' {
 			continue
 		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid pgrp ...
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(b[i+1:]))
-		if len(f) >= 3 && f[0] != "Z" && f[2] == strconv.Itoa(pgid) {
+		if state, pgrp, ok := procState(e.Name()); ok && state != "Z" && pgrp == pgid {
 			return true
 		}
 	}
 	return false
+}
+
+// procState returns the state and process group of process pid, from
+// /proc/PID/stat ("pid (comm) state ppid pgrp ...").
+func procState(pid string) (state string, pgrp int, ok bool) {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return "", 0, false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return "", 0, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 3 {
+		return "", 0, false
+	}
+	pgrp, err = strconv.Atoi(f[2])
+	return f[0], pgrp, err == nil
 }

@@ -58,9 +58,7 @@ func (nm *NodeManager) startContainer(req *messages.NmStartContainer) (*messages
 	p, err := launchContainer(spec, nm.cfg.Launcher, nm.cfg.Executable, workDir, logDir)
 	if err != nil {
 		removeWorkDir(workDir)
-		nm.mu.Lock()
-		nm.forgetACLsLocked(spec.appID)
-		nm.mu.Unlock()
+		nm.forgetACLs(spec.appID)
 		return nil, err
 	}
 	nm.mu.Lock()
@@ -69,9 +67,7 @@ func (nm *NodeManager) startContainer(req *messages.NmStartContainer) (*messages
 		p.stop(nm.cfg.KillGrace, cluster.ContainerExitKilledByRM, "node manager shutting down")
 		<-p.done
 		removeWorkDir(workDir)
-		nm.mu.Lock()
-		nm.forgetACLsLocked(spec.appID)
-		nm.mu.Unlock()
+		nm.forgetACLs(spec.appID)
 		return nil, errors.New("cluster: node manager is shutting down")
 	}
 	nm.adoptLocked(p, spec)

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"os"
 	"strconv"
-	"strings"
 )
 
 // escapees returns the live processes, outside process group pgid, whose
@@ -47,23 +46,4 @@ func hasEntry(env, entry []byte) bool {
 		}
 	}
 	return false
-}
-
-// procState returns the state and process group of process pid, from
-// /proc/PID/stat ("pid (comm) state ppid pgrp ...").
-func procState(pid string) (state string, pgrp int, ok bool) {
-	b, err := os.ReadFile("/proc/" + pid + "/stat")
-	if err != nil {
-		return "", 0, false
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return "", 0, false
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 3 {
-		return "", 0, false
-	}
-	pgrp, err = strconv.Atoi(f[2])
-	return f[0], pgrp, err == nil
 }

@@ -454,7 +454,7 @@ func (nm *NodeManager) Shutdown(ctx context.Context) error {
 			}
 		}
 		// Report what is queued: those statuses, and any that a failed
-		// heartbeat (or the loop's, ended by cancelStop) put back.
+		// heartbeat (or the loop's, ended by cancelLoop) put back.
 		if nm.statusesQueued() {
 			nm.heartbeat(ctx)
 		}
