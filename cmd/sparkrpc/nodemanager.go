@@ -166,11 +166,8 @@ func (f *nodeManagerFlags) check() (actor.RpcAddress, int64, error) {
 	if f.cores < 1 {
 		return actor.RpcAddress{}, 0, cli.Usagef("--cores must be at least 1")
 	}
-	if f.port < 0 || f.port > 65535 {
-		return actor.RpcAddress{}, 0, cli.Usagef("--port must be between 0 and 65535")
-	}
-	if f.uiPort < -1 || f.uiPort > 65535 {
-		return actor.RpcAddress{}, 0, cli.Usagef("--webui-port must be between 0 and 65535, or -1 for no web UI")
+	if err := checkDaemonPorts(f.port, f.uiPort); err != nil {
+		return actor.RpcAddress{}, 0, err
 	}
 	if f.regTimeout <= 0 {
 		return actor.RpcAddress{}, 0, cli.Usagef("--register-timeout must be positive")

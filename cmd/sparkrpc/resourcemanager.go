@@ -74,11 +74,8 @@ func runResourceManager(cmd *cobra.Command, f *resourceManagerFlags) error {
 	if f.bind == "" {
 		f.bind = f.host
 	}
-	if f.port < 0 || f.port > 65535 {
-		return cli.Usagef("--port must be between 0 and 65535")
-	}
-	if f.uiPort < -1 || f.uiPort > 65535 {
-		return cli.Usagef("--webui-port must be between 0 and 65535, or -1 for no web UI")
+	if err := checkDaemonPorts(f.port, f.uiPort); err != nil {
+		return err
 	}
 	conf, err := cli.ParseConfs(f.propertiesFile, f.confs)
 	if err != nil {

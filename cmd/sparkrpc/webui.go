@@ -13,6 +13,18 @@ import (
 	"github.com/sparkrpc/sparkrpc/webui"
 )
 
+// checkDaemonPorts checks a daemon's --port and --webui-port (-1: no web
+// UI).
+func checkDaemonPorts(port, uiPort int) error {
+	if port < 0 || port > 65535 {
+		return cli.Usagef("--port must be between 0 and 65535")
+	}
+	if uiPort < -1 || uiPort > 65535 {
+		return cli.Usagef("--webui-port must be between 0 and 65535, or -1 for no web UI")
+	}
+	return nil
+}
+
 // startDaemonUI serves a daemon's web UI h on bind (the daemon's bind
 // address) from port up, moving up as spark.port.maxRetries allows; a
 // negative port serves none (nil). It prints "NAME web UI at URL" to out.
