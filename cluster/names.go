@@ -22,7 +22,8 @@ const NodeManagerEndpointName = "NodeManager"
 // ContainerSecretFile is the file a container reads its application's
 // secret from (spark.authenticate.secret.file in its conf): the read end of
 // a pipe the node manager hands it as file descriptor 3, so that the secret
-// is in no file, argument or environment variable.
+// is in no file, argument or environment variable. submit hands a secret
+// from its environment on to the program it runs the same way.
 const ContainerSecretFile = "/proc/self/fd/3"
 
 // ResourceManagerEndpointName is the name of the resource manager's endpoint.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/internal/cli"
+	"github.com/sparkrpc/sparkrpc/netty"
 )
 
 // InternalResource is the primary resource that names the applications
@@ -139,8 +140,19 @@ func chooseApplication(class string, positional []string) (string, error) {
 func runOtherProgram(ctx context.Context, program string, raw []string, stdout, stderr io.Writer) error {
 	cmd := exec.Command(program, append([]string{"submit"}, raw...)...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
-	cmd.Env = append(os.Environ(), envSubmitProgram+"="+program)
-	if err := cmd.Start(); err != nil {
+	env, secret, err := handOverEnv(program)
+	if err != nil {
+		return err
+	}
+	cmd.Env = env
+	if secret != nil {
+		cmd.ExtraFiles = []*os.File{secret}
+	}
+	err = cmd.Start()
+	if secret != nil {
+		secret.Close() // the child has its own copy once started
+	}
+	if err != nil {
 		return &cli.ExitError{Code: 1, Err: fmt.Errorf("cannot start the primary resource %s: %w", program, err)}
 	}
 	done := make(chan struct{})
@@ -151,7 +163,7 @@ func runOtherProgram(ctx context.Context, program string, raw []string, stdout, 
 		case <-done:
 		}
 	}()
-	err := cmd.Wait()
+	err = cmd.Wait()
 	close(done)
 	var xe *exec.ExitError
 	if errors.As(err, &xe) {
@@ -165,6 +177,33 @@ func runOtherProgram(ctx context.Context, program string, raw []string, stdout, 
 		return &cli.ExitError{Code: max(xe.ExitCode(), 1), Err: errSilent}
 	}
 	return err
+}
+
+// handOverEnv returns the environment of program's submit: this process's,
+// with the cluster's secret, when SPARKRPC_AUTH_SECRET gives it, moved
+// from the environment to a pipe (returned, for file descriptor 3) that
+// SPARKRPC_AUTH_SECRET_FILE names. A secret is never in the environment of
+// a process sparkrpc starts, where others who may read /proc/PID/environ
+// could.
+func handOverEnv(program string) ([]string, *os.File, error) {
+	secret := os.Getenv(cli.EnvAuthSecret)
+	env := make([]string, 0, len(os.Environ())+2)
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if secret != "" && (name == cli.EnvAuthSecret || name == cli.EnvAuthSecretFile) || name == envSubmitProgram {
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env, envSubmitProgram+"="+program)
+	if secret == "" {
+		return env, nil, nil
+	}
+	r, err := netty.SecretPipe([]byte(secret))
+	if err != nil {
+		return nil, nil, fmt.Errorf("$%s: %w", cli.EnvAuthSecret, err)
+	}
+	return append(env, cli.EnvAuthSecretFile+"="+cluster.ContainerSecretFile), r, nil
 }
 
 // errSilent is the error of a command whose messages were already printed.

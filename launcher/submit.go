@@ -116,7 +116,8 @@ It exits 0 only when the application succeeded. With --kill APP_ID or
 // spark-submit takes it. f.master is set to it.
 func masterOf(given bool, f *submitFlags) (cluster.Master, error) {
 	if !given {
-		conf, err := cli.DaemonConf(f.propertiesFile, f.confs)
+		// Not DaemonConf, which reads the secret, and only once.
+		conf, err := cli.PropertiesConf(f.propertiesFile, f.confs)
 		if err != nil {
 			return cluster.Master{}, err
 		}

@@ -62,6 +62,31 @@ func ReadSecretFile(path string) ([]byte, error) {
 	return []byte(s), nil
 }
 
+// SecretPipe returns the read end of a pipe that holds secret and is
+// closed for writing, for a child process to inherit (exec.Cmd.ExtraFiles)
+// and read as its spark.authenticate.secret.file (/proc/self/fd/N): the
+// secret reaches the child in neither a file, its command line nor its
+// environment. A secret is far smaller than a pipe's buffer (at most 4096
+// bytes here), so the write does not block.
+func SecretPipe(secret []byte) (*os.File, error) {
+	if len(secret) > 4096 {
+		return nil, fmt.Errorf("the secret has %d bytes, more than 4096", len(secret))
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	_, err = w.Write(secret)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
 // WriteSecretFile writes secret to path with mode 0600 (replacing a file
 // there), so that ReadSecretFile accepts it.
 func WriteSecretFile(path string, secret []byte) error {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/internal/privatefile"
+	"github.com/sparkrpc/sparkrpc/netty"
 )
 
 // processLauncher starts containers as child processes of this one.
@@ -49,7 +50,7 @@ func (processLauncher) Launch(c ContainerLaunch) (ContainerProcess, error) {
 	cmd.Env = c.Env
 	cmd.SysProcAttr = containerProcAttr()
 	if len(c.Secret) > 0 {
-		r, err := secretPipe(c.Secret)
+		r, err := netty.SecretPipe(c.Secret)
 		if err != nil {
 			stdout.Close()
 			stderr.Close()
@@ -64,28 +65,6 @@ func (processLauncher) Launch(c ContainerLaunch) (ContainerProcess, error) {
 		return nil, fmt.Errorf("cannot start %q: %w", c.Command[0], err)
 	}
 	return &childProcess{id: c.ID, cmd: cmd, stdout: stdout, stderr: stderr}, nil
-}
-
-// secretPipe returns the read end of a pipe that holds secret and is
-// closed for writing. A secret is far smaller than a pipe's buffer, so the
-// write does not block.
-func secretPipe(secret []byte) (*os.File, error) {
-	if len(secret) > 4096 {
-		return nil, fmt.Errorf("the application secret has %d bytes, more than 4096", len(secret))
-	}
-	r, w, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
-	_, err = w.Write(secret)
-	if cerr := w.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		r.Close()
-		return nil, err
-	}
-	return r, nil
 }
 
 // Pid implements ContainerProcess.

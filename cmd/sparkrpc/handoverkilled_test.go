@@ -21,22 +21,7 @@ import (
 func TestHandOverSaysWhenTheProgramIsKilled(t *testing.T) {
 	marker := newMarker(t)
 	dir := t.TempDir()
-	other := filepath.Join(dir, "otherprog") // a launcher program that is not this binary
-	src, err := os.Open(binary)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst, err := os.OpenFile(other, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o700)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		t.Fatal(err)
-	}
-	src.Close()
-	if err := dst.Close(); err != nil {
-		t.Fatal(err)
-	}
+	other := otherProgram(t, dir)
 	existing, _ := filepath.Glob(filepath.Join(os.TempDir(), "sparkrpc-executor-files-*"))
 	p := startIn(t, marker, dir, nil, "submit", "--master", "local[1]", "--conf", "spark.examples.sparkPi.taskDelay=200ms",
 		"--class", "SparkPi", other, "1000")
@@ -70,4 +55,28 @@ func TestHandOverSaysWhenTheProgramIsKilled(t *testing.T) {
 	if code == 0 || said == "" {
 		t.Fatalf("the program %s was killed by SIGKILL; submit exited %d and said nothing about it\nstderr:\n%s", other, code, p.stderr)
 	}
+}
+
+// otherProgram returns a copy of this binary in dir: a launcher program
+// that is not this one, to which submit hands a submission over.
+func otherProgram(t *testing.T, dir string) string {
+	t.Helper()
+	other := filepath.Join(dir, "otherprog")
+	src, err := os.Open(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(other, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o700)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		dst.Close()
+		t.Fatal(err)
+	}
+	if err := dst.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return other
 }

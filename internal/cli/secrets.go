@@ -20,6 +20,13 @@ import (
 // not inherit it.
 const EnvAuthSecret = "SPARKRPC_AUTH_SECRET"
 
+// EnvAuthSecretFile names a file that holds the cluster's secret, of mode
+// 0600, or a pipe a parent process hands on (/proc/self/fd/N), for when
+// neither the conf nor SPARKRPC_AUTH_SECRET gives one. With authentication
+// on, the command reads it once, at the start, into its memory. submit
+// hands SPARKRPC_AUTH_SECRET on to the program it runs this way.
+const EnvAuthSecretFile = "SPARKRPC_AUTH_SECRET_FILE"
+
 // EnvContainerEnvWhitelist names, comma-separated, variables of a node
 // manager's environment (the nodemanager daemon's, or submit's for an
 // embedded local cluster) that containers get too
@@ -73,20 +80,45 @@ func LoadPropertiesFile(conf *actor.Conf, path string) error {
 }
 
 // applyEnvironment fills in what the environment gives a command: the
-// cluster's secret from SPARKRPC_AUTH_SECRET when conf names none, and the
-// containers' environment whitelist.
-func applyEnvironment(conf *actor.Conf) {
-	if s := os.Getenv(EnvAuthSecret); s != "" && !conf.Contains(netty.KeyAuthenticateSecret) && !conf.Contains(netty.KeyAuthenticateSecretFile) {
-		conf.Set(netty.KeyAuthenticateSecret, s)
+// cluster's secret from SPARKRPC_AUTH_SECRET or SPARKRPC_AUTH_SECRET_FILE
+// when conf names none, and the containers' environment whitelist.
+func applyEnvironment(conf *actor.Conf) error {
+	if !conf.Contains(netty.KeyAuthenticateSecret) && !conf.Contains(netty.KeyAuthenticateSecretFile) {
+		if s := os.Getenv(EnvAuthSecret); s != "" {
+			conf.Set(netty.KeyAuthenticateSecret, s)
+		} else if path := os.Getenv(EnvAuthSecretFile); path != "" {
+			if err := inlineEnvSecretFile(conf, path); err != nil {
+				return err
+			}
+		}
 	}
 	if w := os.Getenv(EnvContainerEnvWhitelist); w != "" {
 		conf.SetIfMissing(cluster.KeyContainerEnvWhitelist, w)
 	}
+	return nil
 }
 
-// DaemonConf is the conf of a daemon or client command: its
-// --properties-file, its --conf flags, then the environment.
-func DaemonConf(propertiesFile string, kvs []string) (*actor.Conf, error) {
+// inlineEnvSecretFile reads the secret file path, which
+// SPARKRPC_AUTH_SECRET_FILE names, into conf when conf turns
+// authentication on. A pipe can be read only once: the secret is kept in
+// this process's memory, not the path.
+func inlineEnvSecretFile(conf *actor.Conf, path string) error {
+	on, err := conf.GetBool(netty.KeyAuthenticate, false)
+	if err != nil || !on {
+		return err
+	}
+	secret, err := netty.ReadSecretFile(path)
+	if err != nil {
+		return fmt.Errorf("$%s: %w", EnvAuthSecretFile, err)
+	}
+	conf.Set(netty.KeyAuthenticateSecret, string(secret))
+	return nil
+}
+
+// PropertiesConf is the conf a command's flags give: its
+// --properties-file, then its --conf flags; DaemonConf adds the
+// environment's.
+func PropertiesConf(propertiesFile string, kvs []string) (*actor.Conf, error) {
 	conf := actor.NewConf()
 	if err := LoadPropertiesFile(conf, propertiesFile); err != nil {
 		return nil, err
@@ -96,7 +128,21 @@ func DaemonConf(propertiesFile string, kvs []string) (*actor.Conf, error) {
 			return nil, err
 		}
 	}
-	applyEnvironment(conf)
+	return conf, nil
+}
+
+// DaemonConf is the conf of a daemon or client command: its
+// --properties-file, its --conf flags, then the environment. A process
+// calls it once: a secret file that SPARKRPC_AUTH_SECRET_FILE names may be
+// a pipe, which only the first call can read.
+func DaemonConf(propertiesFile string, kvs []string) (*actor.Conf, error) {
+	conf, err := PropertiesConf(propertiesFile, kvs)
+	if err != nil {
+		return nil, err
+	}
+	if err := applyEnvironment(conf); err != nil {
+		return nil, err
+	}
 	return conf, nil
 }
 
@@ -104,7 +150,7 @@ func DaemonConf(propertiesFile string, kvs []string) (*actor.Conf, error) {
 // authentication on without a usable secret.
 func authSecretCheck(conf *actor.Conf) error {
 	if _, err := netty.AuthSecret(conf); err != nil {
-		return fmt.Errorf("%w (or set %s)", err, EnvAuthSecret)
+		return fmt.Errorf("%w (or set %s or %s)", err, EnvAuthSecret, EnvAuthSecretFile)
 	}
 	return nil
 }
