@@ -44,6 +44,20 @@ func (e *rmEndpoint) requireClusterKey(ctx *actor.CallContext, what string) erro
 	return nil
 }
 
+// requireNode fails a node manager's ask about nodeID that does not come
+// from that node itself, over its own connection (its identity is its node
+// id), with the cluster's key: a peer registers, heartbeats for and
+// unregisters no node but its own.
+func (e *rmEndpoint) requireNode(ctx *actor.CallContext, nodeID, what string) error {
+	if err := e.requireClusterKey(ctx, what); err != nil {
+		return err
+	}
+	if id := ctx.SenderIdentity(); id != "" && id != nodeID {
+		return fmt.Errorf("%w: %s of node %s comes from that node only, not from %s", cluster.ErrPermissionDenied, what, nodeID, id)
+	}
+	return nil
+}
+
 // requireAppKey fails an application master's ask for appID that does not
 // come from a peer authenticated with appID's key (with spark.authenticate
 // on).

@@ -17,6 +17,7 @@ import (
 	"github.com/sparkrpc/sparkrpc/internal/testutil"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"github.com/sparkrpc/sparkrpc/netty"
+	"google.golang.org/protobuf/proto"
 )
 
 // authEnv returns a client-mode env that authenticates with secret,
@@ -123,8 +124,28 @@ func TestResourceManagerAuthorisesByKey(t *testing.T) {
 		&messages.NmUnregister{NodeId: nodes[0].GetNodeId()}); err == nil || !strings.Contains(err.Error(), "permission denied") {
 		t.Errorf("a client's unregistration of node %s: %v, want permission denied", nodes[0].GetNodeId(), err)
 	}
-	if nodes, err = client.Nodes(ctx); err != nil || nodes[0].GetState() != "RUNNING" {
-		t.Errorf("after a refused unregistration: %v, %v; want the node RUNNING", nodes, err)
+	// Nor does it register one again (which would lose its containers) or
+	// heartbeat for it (reporting its containers completed).
+	var r *rmclient.AppReport
+	testutil.Eventually(t, 10*time.Second, "application A's AM container", func() bool {
+		r, err = client.Report(ctx, appA)
+		return err == nil && r.AMContainerID != ""
+	})
+	for _, m := range []proto.Message{
+		&messages.NmRegister{NodeId: nodes[0].GetNodeId(), Address: nodes[0].GetAddress(), Host: nodes[0].GetHost(),
+			Capability: &messages.RmResource{MemoryMb: 1 << 20, Cores: 64}},
+		&messages.NmHeartbeat{NodeId: nodes[0].GetNodeId(), Completed: []*messages.RmContainerStatus{{ContainerId: r.AMContainerID, ExitStatus: 1}}},
+	} {
+		if _, err := clientEnv.RemoteRef(lc.Address(), cluster.ResourceManagerEndpointName).AskSync(ctx, m); err == nil ||
+			!strings.Contains(err.Error(), "permission denied") {
+			t.Errorf("a client's %T for node %s: %v, want permission denied", m, nodes[0].GetNodeId(), err)
+		}
+	}
+	if nodes, err = client.Nodes(ctx); err != nil || nodes[0].GetState() != "RUNNING" || nodes[0].GetNumContainers() == 0 {
+		t.Errorf("after refused node messages: %v, %v; want the node RUNNING with its containers", nodes, err)
+	}
+	if r, err := client.Report(ctx, appA); err != nil || r.State.Terminal() {
+		t.Errorf("after a client's heartbeat for node %s: %+v, %v; want application %s running", nodes[0].GetNodeId(), r, err, appA)
 	}
 	// An application's master messages with the cluster's key are refused too.
 	if _, err := clientEnv.RemoteRef(lc.Address(), cluster.ResourceManagerEndpointName).AskSync(ctx,

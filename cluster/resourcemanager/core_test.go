@@ -474,3 +474,24 @@ func TestEndedApplicationWithoutHistoryHasNoTrackingURL(t *testing.T) {
 		t.Fatalf("ended: tracking URL %q, want none", r.GetTrackingUrl())
 	}
 }
+
+// A node's heartbeat completes the containers of that node only: another
+// node's report of them is ignored. Before, a heartbeat from any node
+// completed any container of the cluster, and one that named an
+// application master's failed its application.
+func TestHeartbeatCompletesOnlyItsNodesContainers(t *testing.T) {
+	c, _, id, amNode, other := twoNodesRunning(t)
+	am := c.apps[id].amContainer.id
+	c.heartbeat(&messages.NmHeartbeat{NodeId: other, Completed: []*messages.RmContainerStatus{{ContainerId: am, ExitStatus: 1}}})
+	if r, _ := c.report(id); cluster.AppState(r.GetState()).Terminal() {
+		t.Fatalf("node %s reported node %s's AM container completed, and the application ended: %v", other, amNode, r)
+	}
+	if _, ok := c.nodes[amNode].containers[am]; !ok {
+		t.Fatalf("the AM container left node %s on node %s's report", amNode, other)
+	}
+	checkNoOversubscription(t, c)
+	c.heartbeat(&messages.NmHeartbeat{NodeId: amNode, Completed: []*messages.RmContainerStatus{{ContainerId: am, ExitStatus: 1}}})
+	if r, _ := c.report(id); cluster.AppState(r.GetState()) != cluster.StateFailed {
+		t.Fatalf("its own node reported the AM container completed: %v, want FAILED", r)
+	}
+}

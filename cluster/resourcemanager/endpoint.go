@@ -182,11 +182,11 @@ func (e *rmEndpoint) handleAppMasters(r *actor.Router) {
 }
 
 // handleNodes registers the messages of node managers, which need the
-// cluster's key.
+// cluster's key and come from the node they are about.
 func (e *rmEndpoint) handleNodes(r *actor.Router) {
 	core := e.core
 	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.NmRegister) (*messages.NmRegisterResponse, error) {
-		if err := e.requireClusterKey(ctx, "a node's registration"); err != nil {
+		if err := e.requireNode(ctx, m.GetNodeId(), "a node's registration"); err != nil {
 			return nil, err
 		}
 		acts := core.registerNode(m)
@@ -196,7 +196,7 @@ func (e *rmEndpoint) handleNodes(r *actor.Router) {
 		return &messages.NmRegisterResponse{HeartbeatIntervalMs: 1000}, nil
 	})
 	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.NmHeartbeat) (*messages.NmHeartbeatResponse, error) {
-		if err := e.requireClusterKey(ctx, "a node's heartbeat"); err != nil {
+		if err := e.requireNode(ctx, m.GetNodeId(), "a node's heartbeat"); err != nil {
 			return nil, err
 		}
 		resp, acts := core.heartbeat(m)
@@ -204,12 +204,8 @@ func (e *rmEndpoint) handleNodes(r *actor.Router) {
 		return resp, nil
 	})
 	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.NmUnregister) (*messages.NmUnregisterResponse, error) {
-		if err := e.requireClusterKey(ctx, "a node's unregistration"); err != nil {
+		if err := e.requireNode(ctx, m.GetNodeId(), "a node's unregistration"); err != nil {
 			return nil, err
-		}
-		if id := ctx.SenderIdentity(); id != "" && id != m.GetNodeId() {
-			// A node unregisters itself, over its own connection.
-			return nil, fmt.Errorf("%w: node %s may not unregister node %s", cluster.ErrPermissionDenied, id, m.GetNodeId())
 		}
 		acts, ok := core.unregisterNode(m.GetNodeId())
 		if ok {

@@ -39,7 +39,9 @@ func (c *rmCore) heartbeat(req *messages.NmHeartbeat) (*messages.NmHeartbeatResp
 	n.lastSeen = c.now()
 	var acts []rmAction
 	for _, st := range req.GetCompleted() {
-		acts = append(acts, c.containerCompleted(st)...)
+		if _, ok := n.containers[st.GetContainerId()]; ok { // a node reports its own containers only
+			acts = append(acts, c.containerCompleted(st)...)
+		}
 	}
 	resp := &messages.NmHeartbeatResponse{}
 	for _, id := range req.GetCachedApps() {
