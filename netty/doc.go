@@ -326,7 +326,8 @@
 //	spark.rpc.io.poisonReleasedBuffers  poison released lent buffers (tests), default false
 //	spark.authenticate               default false
 //	spark.authenticate.secret        the shared secret; required with spark.authenticate
-//	spark.authenticate.secret.file   a file (mode 0600) holding it, when the key above is unset
+//	spark.authenticate.secret.file   a file (mode 0600 or 0400: no permission for group or
+//	                                 others) holding it, when the key above is unset
 //	spark.authenticate.keyId         the id of the secret this env dials with, default ""
 //	                                 (the acceptor's default secret); see Scoped secrets
 //	spark.ssl.rpc.enabled            TLS on every connection, default false

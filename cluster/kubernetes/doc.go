@@ -98,8 +98,9 @@
 // both), keeps its own instead. deploy/kubernetes/rbac.yaml grants the
 // driver's account only what a driver does: pods (create, get, list, watch,
 // delete, deletecollection), pods/log (get, for its UI's executor log
-// links) and, for a client-mode driver in a pod with spark.authenticate,
-// secrets (create, delete).
+// links), for a client-mode driver in a pod with spark.authenticate,
+// secrets (create, delete), and events (create, for the Events the driver
+// posts on its pod).
 //
 // In cluster mode the executors' template, a file of the submitting
 // machine, reaches the driver as an annotation of the driver pod
