@@ -54,11 +54,14 @@ const (
 type DecodeLimitError struct {
 	Type  string // the message type
 	Size  int    // the payload's size
-	Cost  int64  // the estimated cost once decoded (at least), 0 for nesting
+	Cost  int64  // the estimated cost once decoded (at least), 0 for nesting, -1 for bytes it cannot parse
 	Limit int64  // the bound for that size
 }
 
 func (e *DecodeLimitError) Error() string {
+	if e.Cost < 0 {
+		return fmt.Sprintf("netty: %s of %d bytes is malformed where the decode bound is checked", e.Type, e.Size)
+	}
 	if e.Cost == 0 {
 		return fmt.Sprintf("netty: %s of %d bytes nests sub-messages deeper than %d", e.Type, e.Size, decodeDepthLimit)
 	}
@@ -217,10 +220,7 @@ func packedWidth(k protoreflect.Kind) int {
 func (p *costPlan) check(typ protoreflect.FullName, payload []byte) error {
 	limit := decodeLimit(len(payload))
 	cost, ok := p.cost(payload, 0, limit)
-	switch {
-	case !ok && cost == 0:
-		return &DecodeLimitError{Type: string(typ), Size: len(payload), Limit: limit}
-	case !ok:
+	if !ok {
 		return &DecodeLimitError{Type: string(typ), Size: len(payload), Cost: cost, Limit: limit}
 	}
 	return nil
@@ -228,8 +228,12 @@ func (p *costPlan) check(typ protoreflect.FullName, payload []byte) error {
 
 // cost estimates what decoding b, a message of p's type at depth depth,
 // allocates besides its own struct. It stops once the estimate exceeds
-// limit, or the nesting decodeDepthLimit (then with cost 0), and returns
-// false. Malformed bytes cost nothing here: the decoder refuses them.
+// limit, or the nesting decodeDepthLimit (then with cost 0), or at bytes
+// it cannot parse (then with cost -1), and returns false. Bytes protowire
+// cannot parse are refused, not left to the decoder: vtprotobuf's takes some
+// (groups nested past protowire's limit or ended by another number, tags
+// whose field number overflows), and would decode what follows them
+// unscanned.
 func (p *costPlan) cost(b []byte, depth int, limit int64) (int64, bool) {
 	if depth > decodeDepthLimit {
 		return 0, false
@@ -238,13 +242,13 @@ func (p *costPlan) cost(b []byte, depth int, limit int64) (int64, bool) {
 	for len(b) > 0 {
 		num, typ, n := protowire.ConsumeTag(b)
 		if n < 0 {
-			return cost, true
+			return -1, false
 		}
 		b = b[n:]
 		fc := p.fields[num]
 		if fc == nil {
 			if n = protowire.ConsumeFieldValue(num, typ, b); n < 0 {
-				return cost, true
+				return -1, false
 			}
 			b = b[n:]
 			continue
@@ -259,7 +263,7 @@ func (p *costPlan) cost(b []byte, depth int, limit int64) (int64, bool) {
 			n = protowire.ConsumeFieldValue(num, typ, b)
 		}
 		if n < 0 {
-			return cost, true
+			return -1, false
 		}
 		b = b[n:]
 		switch {
@@ -270,8 +274,8 @@ func (p *costPlan) cost(b []byte, depth int, limit int64) (int64, bool) {
 			cost += fc.elem + fc.child.size
 			c, ok := fc.child.cost(v, depth+1, limit-cost)
 			if !ok {
-				if c == 0 {
-					return 0, false
+				if c <= 0 {
+					return c, false
 				}
 				return cost + c, false
 			}

@@ -120,13 +120,19 @@ func checkValue(fd protoreflect.FieldDescriptor, v protoreflect.Value) error {
 // protobuf-go parses unknown fields: valid field numbers, and groups that
 // end where they should, at any depth.
 func wellFormed(b []byte) bool {
-	n, ok := consumeFields(b, 0)
+	n, ok := consumeFields(b, 0, protowire.DefaultRecursionLimit)
 	return ok && n == len(b)
 }
 
 // consumeFields consumes fields until b ends or, inside the group group,
-// until that group's end; it returns the bytes consumed.
-func consumeFields(b []byte, group protowire.Number) (int, bool) {
+// until that group's end; it returns the bytes consumed. Groups nested
+// deeper than depth are refused, as protobuf-go refuses them: vtprotobuf's
+// decoder keeps them at any depth, and a recursion per level would let a
+// frame overflow the reader's stack.
+func consumeFields(b []byte, group protowire.Number, depth int) (int, bool) {
+	if depth < 0 {
+		return 0, false
+	}
 	done := 0
 	for done < len(b) {
 		num, typ, n := protowire.ConsumeTag(b[done:])
@@ -138,7 +144,7 @@ func consumeFields(b []byte, group protowire.Number) (int, bool) {
 		case protowire.EndGroupType:
 			return done, group != 0 && num == group
 		case protowire.StartGroupType:
-			n, ok := consumeFields(b[done:], num)
+			n, ok := consumeFields(b[done:], num, depth-1)
 			if !ok {
 				return 0, false
 			}
