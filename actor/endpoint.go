@@ -146,7 +146,7 @@ type CallContext struct {
 
 // Reply answers the ask with msg. A nil msg fails the asker with ErrNilMessage.
 func (c *CallContext) Reply(msg proto.Message) {
-	if msg == nil {
+	if isNilMessage(msg) {
 		c.SendFailure(ErrNilMessage)
 		return
 	}

@@ -1282,3 +1282,23 @@ func TestNonPositiveTimeoutsRefused(t *testing.T) {
 		}
 	}
 }
+
+// Env.Stop of another env's ref is refused (ErrEndpointNotFound) and leaves
+// that endpoint running under its name. Before, it stopped the endpoint and
+// left its env's name table holding it: every Send failed, and the name
+// could not be registered again for the rest of that env's life.
+func TestStopOfAnotherEnvsRefIsRefused(t *testing.T) {
+	a := newEnv(t, nil)
+	b, err := actor.NewEnv("other", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { shutdown(t, b) })
+	refB := register(t, b, "worker", &testEndpoint{})
+	if err := a.Stop(refB); !errors.Is(err, actor.ErrEndpointNotFound) {
+		t.Errorf("a.Stop(ref of b) = %v, want an error matching ErrEndpointNotFound", err)
+	}
+	if got := askString(t, refB, "still there?"); got != "still there?" {
+		t.Errorf("b's endpoint after a.Stop(refB) answered %q", got)
+	}
+}

@@ -318,15 +318,23 @@ func errorCode(err error) messages.ErrorCode {
 }
 
 // ValidateName reports whether name can be an endpoint name: not empty, no
-// '/', '@', ':', '$' or white space. Names with '$' are the transports'
-// own: reply futures ("future$...") and control frames (netty's
-// "credit$").
+// '/', '@', ':', '$' or white space, and written as it is in its address,
+// spark://NAME@host:port, so that the address leads back to it: ASCII
+// letters, digits and the characters a URL's user part takes unescaped
+// ("-._~!&'()*+,;=", not '%', '?', '#', '[' or ']'). Names with '$' are
+// the transports' own: reply futures ("future$...") and control frames
+// (netty's "credit$").
 func ValidateName(name string) error {
 	if name == "" || strings.ContainsAny(name, "/@: \t\r\n") {
 		return fmt.Errorf("%w: %q", ErrInvalidName, name)
 	}
 	if strings.ContainsRune(name, '$') {
 		return fmt.Errorf("%w: %q: names with '$' are reserved for reply futures and the transport's control frames", ErrInvalidName, name)
+	}
+	// The name is the user info of its endpoint's address: it must come
+	// back unchanged from "spark://NAME@host:port".
+	if a, err := ParseEndpointAddress("spark://" + name + "@h:1"); err != nil || a.Name != name {
+		return fmt.Errorf("%w: %q: not valid as is in spark://NAME@host:port", ErrInvalidName, name)
 	}
 	return nil
 }

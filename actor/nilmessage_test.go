@@ -3,6 +3,7 @@ package actor_test
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/internal/testutil"
@@ -73,5 +74,39 @@ func TestNilCheckAsksOnlyTheMessage(t *testing.T) {
 	ref := register(t, env, "echo", &testEndpoint{})
 	if err := ref.Send(&delegatingMessage{inner: wrapperspb.String("x")}); err != nil {
 		t.Errorf("Send(a message that delegates to a valid one) = %v", err)
+	}
+}
+
+// A reply of a typed nil ((*T)(nil), such as a lookup's miss) is no reply:
+// the asker fails with ErrNilMessage, as Send and Ask refuse a typed nil.
+// Before, a local asker got (*T)(nil) and no error, a remote one an empty T.
+func TestReplyWithTypedNilFailsTheAsker(t *testing.T) {
+	env := newEnv(t, nil)
+	ref := register(t, env, "typednil", &testEndpoint{ask: func(ctx *actor.CallContext, _ proto.Message) error {
+		var miss *wrapperspb.StringValue
+		ctx.Reply(miss)
+		return nil
+	}})
+	res, err := ref.AskSync(testutil.Context(t, 10*time.Second), str("x"))
+	if !errors.Is(err, actor.ErrNilMessage) {
+		t.Errorf("AskSync = (%#v, %v), want an error matching ErrNilMessage", res, err)
+	}
+}
+
+// SendEvery refuses a typed nil at once, as Send does. Before, it returned
+// no error and never sent anything.
+func TestSendEveryRefusesTypedNil(t *testing.T) {
+	env := newEnv(t, nil)
+	got := make(chan error, 1)
+	register(t, env, "every", &testEndpoint{start: func(ctx *actor.Context) error {
+		stop, err := ctx.SendEvery(time.Millisecond, (*wrapperspb.StringValue)(nil))
+		if stop != nil {
+			stop()
+		}
+		got <- err
+		return nil
+	}})
+	if err := <-got; !errors.Is(err, actor.ErrNilMessage) {
+		t.Errorf("SendEvery((*T)(nil)) = %v, want ErrNilMessage", err)
 	}
 }

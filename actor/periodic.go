@@ -18,7 +18,7 @@ import (
 // endpoint's loop, in turn with the rest of its mail. A non-positive interval
 // is an ErrInvalidTimeout.
 func (c *Context) SendEvery(interval time.Duration, msg proto.Message) (stop func(), err error) {
-	if msg == nil {
+	if isNilMessage(msg) {
 		return nil, ErrNilMessage
 	}
 	if interval <= 0 {

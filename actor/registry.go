@@ -72,7 +72,7 @@ func (e *Env) Stop(ref *Ref) error {
 	if ref == nil {
 		return fmt.Errorf("%w: nil ref", ErrInvalidName)
 	}
-	if !ref.local() {
+	if ref.env != e || !ref.local() {
 		return fmt.Errorf("%w: %s is not an endpoint of this env", ErrEndpointNotFound, ref)
 	}
 	c := ref.localCell()

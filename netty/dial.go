@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strings"
 	"syscall"
 	"time"
@@ -128,6 +129,9 @@ func (t *Transport) connect(p *peer) (*conn, error) {
 	}()
 	nc, err := t.network().DialContext(ctx, "tcp", p.identity)
 	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, &ConnectTimeoutError{Peer: p.identity, Duration: t.connectTimeout, Key: KeyConnectionCreationTimeout, Stage: "connect"}
+		}
 		return nil, err
 	}
 	if !t.track(nc) {
@@ -145,6 +149,9 @@ func (t *Transport) connect(p *peer) (*conn, error) {
 		if err := tc.Handshake(); err != nil {
 			t.untrack(nc)
 			t.hsFailures.Add(1)
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				return nil, &ConnectTimeoutError{Peer: p.identity, Duration: t.hsTimeout, Key: KeyAuthTimeout, Stage: "TLS handshake"}
+			}
 			return nil, fmt.Errorf("netty: TLS handshake with %s: %w", p.identity, err)
 		}
 		rw = tc
@@ -157,6 +164,9 @@ func (t *Transport) connect(p *peer) (*conn, error) {
 			t.authFailures.Add(1)
 		} else {
 			t.hsFailures.Add(1)
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return nil, &ConnectTimeoutError{Peer: p.identity, Duration: t.hsTimeout, Key: KeyAuthTimeout, Stage: "handshake"}
 		}
 		if t.tlsClient == nil && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)) {
 			// A TLS server closes on a plain-text hello without a word.

@@ -139,7 +139,11 @@
 // socket. Messages to one peer go out in the order of Send. When there is
 // no connection, the first Send starts one connect; if it fails, every
 // queued message fails at once
-// (TransportHost.Undeliverable) with a *ConnectError. For a backoff window
+// (TransportHost.Undeliverable) with a *ConnectError; one that timed out
+// wraps a *ConnectTimeoutError, which names the key to raise
+// (spark.rpc.io.connectionCreationTimeout for the dial,
+// spark.network.auth.rpcTimeout for the handshake) and matches
+// actor.ErrTimeout. For a backoff window
 // after that, Send and Ask to the peer fail at once with the same error
 // rather than dialling again, so a peer that is down is not redialled by
 // every message; the first Send after the window connects again. The window
