@@ -73,9 +73,12 @@ func newProgram(opts []Option) *program {
 //	func main() { os.Exit(launcher.Run(os.Args[1:])) }
 //
 // Run is the process's main: it owns the command line, handles SIGINT and
-// SIGTERM while a command runs, and passes its log settings on to the
-// processes it starts through their environment.
+// SIGTERM while a command runs, passes its log settings on to the
+// processes it starts through their environment, and keeps from them the
+// file descriptors the process inherited (3 and up: they become
+// close-on-exec), so that no container gets what a shell left open.
 func Run(args []string, opts ...Option) int {
+	cli.CloseInheritedOnExec()
 	p := newProgram(opts)
 	root := p.command()
 	root.SetArgs(args)

@@ -121,10 +121,18 @@ func start(t *testing.T, marker string, args ...string) *proc {
 // environment.
 func startIn(t *testing.T, marker, dir string, env []string, args ...string) *proc {
 	t.Helper()
+	return startInherited(t, marker, dir, env, nil, args...)
+}
+
+// startInherited is startIn with files inherited as file descriptors 3 and
+// up.
+func startInherited(t *testing.T, marker, dir string, env []string, files []*os.File, args ...string) *proc {
+	t.Helper()
 	p := &proc{cmd: exec.Command(binary, args...), stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
 	p.cmd.Env = append(append(os.Environ(), env...), marker)
 	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
 	p.cmd.Dir = dir
+	p.cmd.ExtraFiles = files
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
