@@ -81,12 +81,19 @@ func fileInfo(p string) (Info, error) {
 }
 
 func rollingInfo(dir string) (Info, error) {
+	in := Info{Path: dir, Rolling: true, InProgress: true,
+		AppID: strings.TrimPrefix(filepath.Base(dir), rollingDirPrefix)}
 	files, done, err := rollingFiles(dir)
-	if err != nil {
+	if errors.Is(err, os.ErrNotExist) {
 		return Info{}, err
 	}
-	in := Info{Path: dir, Rolling: true, InProgress: !done,
-		AppID: strings.TrimPrefix(filepath.Base(dir), rollingDirPrefix)}
+	if err != nil {
+		// One log that cannot be read (a folder of another user's, mode
+		// 0700) is listed as it is: its reader reports why, and the
+		// folder's other logs are listed.
+		return in, nil
+	}
+	in.InProgress = !done
 	for _, f := range files {
 		st, err := os.Lstat(f.path)
 		if err != nil {

@@ -18,7 +18,7 @@ var ErrNotRegular = regularfile.ErrNotRegular
 // openLog opens the log's file p for reading, without waiting for a FIFO's
 // writer, and refuses it unless it is a regular file.
 func openLog(p string) (*os.File, error) {
-	f, err := regularfile.Open(p)
+	f, err := regularfile.OpenNoFollow(p)
 	if err != nil {
 		return nil, fmt.Errorf("eventlog: %w", err)
 	}

@@ -76,8 +76,9 @@ type Log struct {
 
 	maxLine int64 // > 0: the longest line decoded (a test's), else MaxLineSize
 	budget  int64 // > 0: the bytes of a file to read at most (a peek's)
-	// cut says the finished compressed file being read ends in the middle
-	// of its stream, which a reading reported (once).
+	// cut says a reading reported (once) that the compressed file being
+	// read stops short: its finished stream ends in the middle, or it
+	// decompresses past its bound (ErrExpands).
 	cut bool
 }
 
@@ -86,7 +87,7 @@ type Log struct {
 // Update.
 func Open(path string) *Log {
 	path = strings.TrimSuffix(filepath.Clean(path), inProgressSuffix)
-	st, err := os.Stat(path)
+	st, err := os.Lstat(path)
 	rolling := strings.HasPrefix(filepath.Base(path), rollingDirPrefix) || (err == nil && st.IsDir())
 	return &Log{path: path, rolling: rolling}
 }
@@ -107,7 +108,7 @@ func (lg *Log) read(l endpoints.Listener, final bool) (Result, error) {
 	var res Result
 	if !lg.rolling {
 		p, done := lg.path, true
-		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
 			p, done = p+inProgressSuffix, false
 		}
 		return res, lg.readFile(p, final || done, l, &res)
@@ -140,6 +141,13 @@ type eventsFile struct {
 // rollingFiles returns the events files of a rolling folder in order (its
 // regular files named as events files), and whether the log is finished.
 func rollingFiles(dir string) (files []eventsFile, done bool, err error) {
+	// The folder itself must be one of the log folder's: a symbolic link
+	// would lead out of it.
+	if st, err := os.Lstat(dir); err != nil {
+		return nil, false, fmt.Errorf("eventlog: %w", err)
+	} else if !st.IsDir() {
+		return nil, false, fmt.Errorf("eventlog: %w: %s (%s)", ErrNotRegular, dir, st.Mode().Type())
+	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, false, fmt.Errorf("eventlog: %w", err)
@@ -169,8 +177,12 @@ func (lg *Log) readFile(p string, final bool, l endpoints.Listener, res *Result)
 	}
 	defer f.Close()
 	compressed := strings.HasSuffix(strings.TrimSuffix(p, inProgressSuffix), codecSuffix)
-	if st, err := f.Stat(); err == nil && !compressed && st.Size() < lg.offset {
-		lg.offset, lg.lines, res.Restarted = 0, 0, true
+	expansion := int64(minExpansionBudget) // compressed: the work this reading may do
+	if st, err := f.Stat(); err == nil {
+		if !compressed && st.Size() < lg.offset {
+			lg.offset, lg.lines, res.Restarted = 0, 0, true
+		}
+		expansion = max(expansion, st.Size()*maxExpansion)
 	}
 	br, skip, done, err := lg.stream(f, compressed)
 	if err != nil {
@@ -184,6 +196,17 @@ func (lg *Log) readFile(p string, final bool, l endpoints.Listener, res *Result)
 		b, err := br.ReadSlice('\n')
 		if read += int64(len(b)); lg.budget > 0 && read > lg.budget {
 			return nil // a peek reads no further
+		}
+		if compressed {
+			// A line costs its bytes, and a short line as much as
+			// minLineCost: a line of the log is longer.
+			if expansion -= max(int64(len(b)), minLineCost); expansion < 0 {
+				if !lg.cut {
+					lg.cut = true
+					res.skip(Problem{File: p, Line: lg.lines + 1, Err: ErrExpands})
+				}
+				return nil
+			}
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			if longN += int64(len(b)); longN <= lg.lineCap() {
@@ -264,6 +287,23 @@ func (lg *Log) stream(f *os.File, compressed bool) (br *bufio.Reader, skip int, 
 	}
 	return bufio.NewReaderSize(r, bufSize), skip, done, nil
 }
+
+// maxExpansion bounds what a reading of a compressed file decompresses:
+// at most this many times the file's size (and at least
+// minExpansionBudget), each line counted as minLineCost bytes at least.
+// A real log compresses some 10 to 100 times; without a bound, a zstd
+// frame of RLE blocks made 4 bytes of file 128 KiB of empty lines, and a
+// 130 KB file kept the folder's reading busy for minutes.
+const (
+	maxExpansion       = 1000
+	minExpansionBudget = 16 << 20
+	minLineCost        = 64
+)
+
+// ErrExpands is the Err of a Problem for a compressed file that
+// decompresses to more than maxExpansion times its size: the rest of it
+// is not read.
+var ErrExpands = fmt.Errorf("eventlog: a compressed file decompresses to over %d times its size", maxExpansion)
 
 // MaxLineSize bounds a line that a reader decodes: 16 MiB, far over any
 // line a writer writes (a failed task's error, an environment of

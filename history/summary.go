@@ -25,7 +25,12 @@ type summary struct {
 func (s *summary) OnEvent(ev endpoints.Event) {
 	switch e := ev.(type) {
 	case endpoints.ApplicationStart:
+		// The list keeps every log's summary: what it shows, clipped
+		// (a line may hold 16 MiB), and nothing else.
 		e.AppName = webui.ClipText(e.AppName, webui.MaxNameText)
+		e.AppID, e.AttemptID = webui.ClipText(e.AppID, webui.MaxNameText), webui.ClipText(e.AttemptID, webui.MaxNameText)
+		e.User, e.Version = webui.ClipText(e.User, webui.MaxNameText), webui.ClipText(e.Version, webui.MaxNameText)
+		e.DriverHostPort, e.DriverLogURLs = "", nil
 		s.start, s.started = e, true
 	case endpoints.ApplicationEnd:
 		e.Error = webui.ClipText(e.Error, webui.MaxErrorText)

@@ -4,6 +4,8 @@ package webui
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -30,4 +32,24 @@ func ClipText(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + fmt.Sprintf("… (%d bytes in all)", len(s))
+}
+
+// maxMapEntries bounds the entries a store keeps of an event's map (an
+// executor's log URLs and attributes, the driver's log URLs).
+const maxMapEntries = 64
+
+// clipMap returns a copy of m with at most maxMapEntries entries (the
+// first by key), each key and value clipped to n bytes; nil for nil.
+func clipMap(m map[string]string, n int) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, min(len(m), maxMapEntries))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if len(out) == maxMapEntries {
+			break
+		}
+		out[ClipText(k, n)] = ClipText(m[k], n)
+	}
+	return out
 }

@@ -153,8 +153,10 @@ func (s *AppStore) OnEvent(ev endpoints.Event) {
 	case endpoints.ApplicationEnd:
 		s.app.End, s.app.Error, s.completed = e.Time, ClipText(e.Error, MaxErrorText), true
 	case endpoints.ExecutorAdded:
-		s.addExecutor(&executorStatus{ID: e.ExecutorID, Host: e.Host, HostPort: e.Address.HostPort(),
-			Cores: e.Cores, AddTime: e.Time, LogURLs: maps.Clone(e.LogURLs), Attributes: maps.Clone(e.Attributes)})
+		// A line may hold 16 MiB: a store keeps what a page shows.
+		s.addExecutor(&executorStatus{ID: ClipText(e.ExecutorID, MaxNameText), Host: ClipText(e.Host, MaxNameText),
+			HostPort: ClipText(e.Address.HostPort(), MaxNameText), Cores: e.Cores, AddTime: e.Time,
+			LogURLs: clipMap(e.LogURLs, MaxNameText), Attributes: clipMap(e.Attributes, MaxNameText)})
 	case endpoints.ExecutorRemoved:
 		s.removeExecutor(e)
 	case endpoints.JobStart:
@@ -182,14 +184,14 @@ func (s *AppStore) applicationStart(e endpoints.ApplicationStart) {
 	set(&a.ID, e.AppID)
 	set(&a.AttemptID, e.AttemptID)
 	set(&a.Name, ClipText(e.AppName, MaxNameText))
-	set(&a.User, e.User)
-	set(&a.Version, e.Version)
-	set(&a.DriverHostPort, e.DriverHostPort)
+	set(&a.User, ClipText(e.User, MaxNameText))
+	set(&a.Version, ClipText(e.Version, MaxNameText))
+	set(&a.DriverHostPort, ClipText(e.DriverHostPort, MaxNameText))
 	if !e.Time.IsZero() {
 		a.Start = e.Time
 	}
 	if e.DriverLogURLs != nil {
-		a.DriverLogURLs = maps.Clone(e.DriverLogURLs)
+		a.DriverLogURLs = clipMap(e.DriverLogURLs, MaxNameText)
 	}
 	s.started = true
 }
@@ -215,11 +217,11 @@ func (s *AppStore) intern(id, host string) int32 {
 }
 
 func (s *AppStore) removeExecutor(e endpoints.ExecutorRemoved) {
-	ex := s.executors[e.ExecutorID]
+	ex := s.executors[ClipText(e.ExecutorID, MaxNameText)]
 	if ex == nil || !ex.IsActive() {
 		return
 	}
-	ex.RemoveTime, ex.RemoveReason, ex.Active = e.Time, e.Reason, 0
+	ex.RemoveTime, ex.RemoveReason, ex.Active = e.Time, ClipText(e.Reason, MaxErrorText), 0
 	s.dead = append(s.dead, ex.ID)
 	if len(s.dead) > s.retainedX {
 		delete(s.executors, s.dead[0])
@@ -244,6 +246,7 @@ func (s *AppStore) jobEnd(e endpoints.JobEnd) {
 }
 
 func (s *AppStore) taskStart(e endpoints.TaskStart) {
+	e.ExecutorID = ClipText(e.ExecutorID, MaxNameText) // as addExecutor keeps it, and interned once per id
 	if ex := s.executors[e.ExecutorID]; ex != nil {
 		ex.Active++
 	}
@@ -263,6 +266,7 @@ func (s *AppStore) taskStart(e endpoints.TaskStart) {
 }
 
 func (s *AppStore) taskEnd(e endpoints.TaskEnd) {
+	e.ExecutorID = ClipText(e.ExecutorID, MaxNameText)
 	if ex := s.executors[e.ExecutorID]; ex != nil {
 		ex.Active = max(0, ex.Active-1)
 		ex.TotalDuration += e.Duration

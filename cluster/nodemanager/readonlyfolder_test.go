@@ -2,12 +2,9 @@ package nodemanager_test
 
 import (
 	"context"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -27,8 +24,7 @@ import (
 // start at all, its cleaning of Dir/apps failing. Root ignores folder
 // modes, so as root the test runs itself again as nobody.
 func TestAReadOnlyFolderInAContainerIsRemoved(t *testing.T) {
-	if os.Geteuid() == 0 && os.Getenv("SPARKRPC_TEST_AS_NOBODY") == "" {
-		runAsNobody(t)
+	if !testutil.AsNobody(t) {
 		return
 	}
 	mc := clustertest.NewMemCluster(t, cluster.Resource{MemoryMB: 1024, Cores: 2})
@@ -73,42 +69,4 @@ func TestAReadOnlyFolderInAContainerIsRemoved(t *testing.T) {
 		t.Fatalf("a node manager restarted on the folder of one whose container left a read-only folder does not start: %v", err)
 	}
 	nm.Shutdown(testutil.Context(t, 10*time.Second))
-}
-
-// runAsNobody runs the calling test in a copy of the test binary as user
-// nobody, and fails t with its output when it fails.
-func runAsNobody(t *testing.T) {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "nobody-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o777); err != nil {
-		t.Fatal(err)
-	}
-	exe := filepath.Join(dir, "nodemanager.test")
-	src, err := os.Open(os.Args[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst, err := os.OpenFile(exe, os.O_CREATE|os.O_WRONLY, 0o755)
-	if err == nil {
-		_, err = io.Copy(dst, src)
-		if cerr := dst.Close(); err == nil {
-			err = cerr
-		}
-	}
-	src.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe, "-test.run=^"+t.Name()+"$", "-test.v")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "SPARKRPC_TEST_AS_NOBODY=1", "TMPDIR="+dir, "HOME="+dir)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("as nobody: %v\n%s", err, out)
-	}
 }
