@@ -197,16 +197,8 @@ func (lg *Log) readFile(p string, final bool, l endpoints.Listener, res *Result)
 		if read += int64(len(b)); lg.budget > 0 && read > lg.budget {
 			return nil // a peek reads no further
 		}
-		if compressed {
-			// A line costs its bytes, and a short line as much as
-			// minLineCost: a line of the log is longer.
-			if expansion -= max(int64(len(b)), minLineCost); expansion < 0 {
-				if !lg.cut {
-					lg.cut = true
-					res.skip(Problem{File: p, Line: lg.lines + 1, Err: ErrExpands})
-				}
-				return nil
-			}
+		if compressed && !lg.spend(&expansion, len(b), p, res) {
+			return nil
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			if longN += int64(len(b)); longN <= lg.lineCap() {
@@ -286,6 +278,21 @@ func (lg *Log) stream(f *os.File, compressed bool) (br *bufio.Reader, skip int, 
 		bufSize = int(min(lg.budget, 64<<10))
 	}
 	return bufio.NewReaderSize(r, bufSize), skip, done, nil
+}
+
+// spend takes a line of n bytes from left, what the reading of the
+// compressed file p may still decompress, and reports whether the reading
+// goes on. A line costs its bytes, a short one minLineCost (a line of a log
+// is longer); past the bound the reading stops, which it reports once.
+func (lg *Log) spend(left *int64, n int, p string, res *Result) bool {
+	if *left -= max(int64(n), minLineCost); *left >= 0 {
+		return true
+	}
+	if !lg.cut {
+		lg.cut = true
+		res.skip(Problem{File: p, Line: lg.lines + 1, Err: ErrExpands})
+	}
+	return false
 }
 
 // maxExpansion bounds what a reading of a compressed file decompresses:

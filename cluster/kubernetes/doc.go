@@ -95,7 +95,8 @@
 // escalation, a read-only root file system and every capability dropped.
 // No key turns this off: a template that sets a security context, even an
 // empty one (securityContext: {} on the pod, on Spark's container, or
-// both), keeps its own instead. deploy/kubernetes/rbac.yaml grants the
+// both), keeps its own on both levels instead, so that a filled-in level
+// never contradicts the template's (runAsNonRoot beside its runAsUser: 0). deploy/kubernetes/rbac.yaml grants the
 // driver's account only what a driver does: pods (create, get, list, watch,
 // delete, deletecollection), pods/log (get, for its UI's executor log
 // links), for a client-mode driver in a pod with spark.authenticate,
@@ -166,7 +167,9 @@
 // no owner) as a dry run (DryRun: All): admission runs (PodSecurity,
 // LimitRange, ResourceQuota, the service account's existence, webhooks) and
 // nothing is stored; a rejection is an error matching ErrPodRejected with
-// the API server's message. In cluster mode it first reviews, with a
+// the API server's message, except the executor pod's refusal by a
+// ResourceQuota it fits but that is used up for now, which is noted and
+// left to the allocator, whose executors wait for the quota. In cluster mode it first reviews, with a
 // SubjectAccessReview per permission for the user
 // system:serviceaccount:<namespace>:<spark.kubernetes.authenticate.driver.serviceAccountName,
 // or default>, what the driver does with its account (pods: create, get,

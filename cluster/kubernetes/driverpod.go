@@ -146,6 +146,11 @@ func driverMetadata(c *kubeconf.Config, conf *actor.Conf) (labels, annotations m
 	if annotations, err = kubeconf.Annotations(conf, kubeconf.KeyDriverAnnotationPrefix); err != nil {
 		return nil, nil, err
 	}
+	for _, reserved := range []string{kubeconf.LabelAppSelector, kubeconf.LabelAppName, kubeconf.LabelRole} {
+		if v, ok := labels[reserved]; ok {
+			return nil, nil, kubeconf.Invalid(kubeconf.KeyDriverLabelPrefix+reserved, v, "label "+reserved+" is reserved for Spark")
+		}
+	}
 	labels[kubeconf.LabelAppSelector] = c.AppID
 	labels[kubeconf.LabelAppName] = kubeconf.AppNameLabel(c.AppName)
 	labels[kubeconf.LabelRole] = kubeconf.RoleDriver

@@ -10,12 +10,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"regexp"
+	"strings"
 
 	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/executorpods"
 	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeclient"
 	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeconf"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -33,7 +37,7 @@ const dryRunURL = "spark://CoarseGrainedScheduler@dry-run.invalid:7078"
 // with the API server's message when it rejects either. The executor pod
 // has no owner and a generated name: the driver pod it would belong to does
 // not exist yet.
-func dryRunPods(ctx context.Context, client *kubeclient.Client, c *kubeconf.Config, driver *corev1.Pod) error {
+func dryRunPods(ctx context.Context, client *kubeclient.Client, c *kubeconf.Config, driver *corev1.Pod, out io.Writer) error {
 	exec := executorpods.Pod(c, 1, dryRunURL, "", nil)
 	exec.GenerateName, exec.Name = exec.Name[:len(exec.Name)-1], ""
 	pods := []struct {
@@ -47,6 +51,11 @@ func dryRunPods(ctx context.Context, client *kubeclient.Client, c *kubeconf.Conf
 		cctx, cancel := context.WithTimeout(ctx, client.Timeout)
 		_, err := client.CoreV1().Pods(c.Namespace).Create(cctx, p.pod, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 		cancel()
+		if err != nil && p.pod == exec && quotaUsedUp(client.APIError(err, "create (dry run)", "pods", c.Namespace)) {
+			// The executor pods wait for the quota, as the allocator does.
+			fmt.Fprintf(out, "The namespace's quota is used up for now; the executor pods wait for it: %v\n", err)
+			continue
+		}
 		if err != nil {
 			return dryRunError(client, c.Namespace, p.what, err)
 		}
@@ -71,4 +80,40 @@ func podName(p *corev1.Pod) string {
 		return ""
 	}
 	return p.Name
+}
+
+// quotaFigures are the figures of a quota refusal: "requested: R, used: U,
+// limited: L", each a comma-separated list of RESOURCE=QUANTITY.
+var quotaFigures = regexp.MustCompile(`requested: (\S+), used: \S+, limited: (\S+)`)
+
+// quotaUsedUp reports whether err is a ResourceQuota refusal that the pod
+// passes once the namespace's usage drops: none of its requests is over
+// the quota's hard limit.
+func quotaUsedUp(err error) bool {
+	var ae *kubeclient.APIError
+	if !errors.Is(err, kubeclient.ErrQuotaExceeded) || !errors.As(err, &ae) {
+		return false
+	}
+	m := quotaFigures.FindStringSubmatch(ae.Message)
+	if m == nil {
+		return false
+	}
+	limited := map[string]resource.Quantity{}
+	for kv := range strings.SplitSeq(m[2], ",") {
+		k, v, _ := strings.Cut(kv, "=")
+		q, err := resource.ParseQuantity(v)
+		if err != nil {
+			return false
+		}
+		limited[k] = q
+	}
+	for kv := range strings.SplitSeq(m[1], ",") {
+		k, v, _ := strings.Cut(kv, "=")
+		q, err := resource.ParseQuantity(v)
+		l, ok := limited[k]
+		if err != nil || !ok || q.Cmp(l) > 0 {
+			return false
+		}
+	}
+	return true
 }

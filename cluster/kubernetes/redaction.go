@@ -35,11 +35,27 @@ func newRedactor(conf *actor.Conf) (*redactor, error) {
 }
 
 func (r *redactor) sensitive(key string) bool {
-	if strings.HasSuffix(strings.ToLower(key), "file") {
+	if strings.HasSuffix(strings.ToLower(key), "file") || namesSecret(key) {
 		return false
 	}
 	for _, re := range r.res {
 		if re.MatchString(key) {
+			return true
+		}
+	}
+	return false
+}
+
+// namesSecret reports whether key's value names Kubernetes Secrets (and
+// where they are mounted or which of their keys are read), never a
+// secret's value: the role's secrets.*, secretKeyRef.* and the image pull
+// secrets. A driver pod needs its executors' ones to build their pods.
+func namesSecret(key string) bool {
+	if key == kubeconf.KeyImagePullSecrets {
+		return true
+	}
+	for _, k := range []kubeconf.RoleKeys{kubeconf.DriverKeys, kubeconf.ExecutorKeys} {
+		if strings.HasPrefix(key, k.SecretsPrefix) || strings.HasPrefix(key, k.SecretKeyRefPrefix) {
 			return true
 		}
 	}

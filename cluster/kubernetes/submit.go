@@ -214,7 +214,7 @@ func checkSubmission(ctx context.Context, cfg cluster.SubmitConfig, client *kube
 			return err
 		}
 	}
-	if err := dryRunPods(ctx, client, kcfg, driver); err != nil {
+	if err := dryRunPods(ctx, client, kcfg, driver, out); err != nil {
 		return err
 	}
 	cfg.Logger.Info().Str("namespace", kcfg.Namespace).Bool("driverPod", driver != nil).

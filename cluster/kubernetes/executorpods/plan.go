@@ -350,9 +350,17 @@ func podState(pod *corev1.Pod, deleted bool) (executorPodState, bool) {
 	if pod.Status.Message != "" {
 		parts = append(parts, "The API gave the following message: "+pod.Status.Message)
 	}
+	for _, cs := range pod.Status.InitContainerStatuses {
+		if w := cs.State.Waiting; w != nil && startFailures[w.Reason] && st.StartFailure == "" {
+			parts = append(parts, fmt.Sprintf("Init container %s waiting: %s %s", cs.Name, w.Reason, w.Message))
+			st.StartFailure, st.Image = w.Reason, initContainerImage(pod, cs)
+		}
+	}
 	for _, cs := range pod.Status.ContainerStatuses {
 		if t := cs.State.Terminated; t != nil {
-			st.ExitCode = t.ExitCode
+			if st.ExitCode == -1 || cs.Name == kubeconf.ExecutorContainerName {
+				st.ExitCode = t.ExitCode // Spark's container's, when it ended
+			}
 			d := fmt.Sprintf("Container %s terminated with exit code %d", cs.Name, t.ExitCode)
 			if t.Reason != "" {
 				d += ", reason " + t.Reason
@@ -361,7 +369,7 @@ func podState(pod *corev1.Pod, deleted bool) (executorPodState, bool) {
 				d += ": " + strings.TrimSpace(t.Message)
 			}
 			parts = append(parts, d+".")
-			break
+			continue
 		}
 		if w := cs.State.Waiting; w != nil && w.Reason != "" && w.Reason != "ContainerCreating" {
 			parts = append(parts, fmt.Sprintf("Container %s waiting: %s %s", cs.Name, w.Reason, w.Message))
@@ -371,6 +379,7 @@ func podState(pod *corev1.Pod, deleted bool) (executorPodState, bool) {
 		}
 	}
 	st.Reason = strings.Join(parts, " ")
+	ended, failed := containersEnded(pod)
 	switch {
 	case !deleted && pod.DeletionTimestamp != nil && pod.Status.Phase == corev1.PodRunning && st.ExitCode == -1:
 		st.Phase, st.GraceEnd = podDecommissioning, pod.DeletionTimestamp.Time
@@ -378,8 +387,10 @@ func podState(pod *corev1.Pod, deleted bool) (executorPodState, bool) {
 		st.Phase = podDeleted
 	case st.StartFailure != "":
 		st.Phase = podFailed
-	case pod.Status.Phase == corev1.PodFailed:
+	case pod.Status.Phase == corev1.PodFailed, pod.Status.Phase == corev1.PodRunning && failed:
 		st.Phase = podFailed
+	case pod.Status.Phase == corev1.PodRunning && ended:
+		st.Phase = podSucceeded
 	case pod.Status.Phase == corev1.PodSucceeded:
 		st.Phase = podSucceeded
 	case pod.Status.Phase == corev1.PodRunning:
@@ -390,9 +401,38 @@ func podState(pod *corev1.Pod, deleted bool) (executorPodState, bool) {
 	return st, true
 }
 
+// containersEnded reports, for a pod that does not restart its containers
+// (restartPolicy Never), whether Spark's container has ended, and whether
+// any of its containers ended in failure: with a sidecar the pod stays
+// Running after either, and, as Spark's
+// spark.kubernetes.executor.checkAllContainers (on by default) does, the
+// executor is then over.
+func containersEnded(pod *corev1.Pod) (ended, failed bool) {
+	if pod.Spec.RestartPolicy != corev1.RestartPolicyNever {
+		return false, false
+	}
+	for _, cs := range pod.Status.ContainerStatuses {
+		if t := cs.State.Terminated; t != nil {
+			failed = failed || t.ExitCode != 0
+			ended = ended || cs.Name == kubeconf.ExecutorContainerName
+		}
+	}
+	return ended, failed
+}
+
 // containerImage is the image of the container of cs.
 func containerImage(pod *corev1.Pod, cs corev1.ContainerStatus) string {
 	for _, c := range pod.Spec.Containers {
+		if c.Name == cs.Name {
+			return c.Image
+		}
+	}
+	return cs.Image
+}
+
+// initContainerImage is the image of the init container of cs.
+func initContainerImage(pod *corev1.Pod, cs corev1.ContainerStatus) string {
+	for _, c := range pod.Spec.InitContainers {
 		if c.Name == cs.Name {
 			return c.Image
 		}

@@ -28,20 +28,22 @@ func NoTokenUnless(ownAccount bool) Step {
 // as NonRootUID (the pod's volumes owned by its group), no privilege
 // escalation, a read-only root file system, every capability dropped,
 // the runtime's default seccomp profile. A template that sets a security
-// context, even an empty one, keeps its own: that is how to turn this off.
+// context, even an empty one, on the pod or on Spark's container, keeps
+// its own on both levels, as Spark does: filled in, the other level could
+// contradict it (runAsNonRoot beside a template's runAsUser 0 is a
+// container the kubelet never starts). That is how to turn this off.
 func Restricted() Step {
 	return func(pod *corev1.Pod) {
+		c := &pod.Spec.Containers[0]
+		if pod.Spec.SecurityContext != nil || c.SecurityContext != nil {
+			return
+		}
 		yes, no, uid := true, false, int64(NonRootUID)
 		seccomp := &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}
-		if pod.Spec.SecurityContext == nil {
-			pod.Spec.SecurityContext = &corev1.PodSecurityContext{RunAsNonRoot: &yes, RunAsUser: &uid, RunAsGroup: &uid,
-				FSGroup: &uid, SeccompProfile: seccomp}
-		}
-		c := &pod.Spec.Containers[0]
-		if c.SecurityContext == nil {
-			c.SecurityContext = &corev1.SecurityContext{RunAsNonRoot: &yes, AllowPrivilegeEscalation: &no,
-				ReadOnlyRootFilesystem: &yes, Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-				SeccompProfile: seccomp.DeepCopy()}
-		}
+		pod.Spec.SecurityContext = &corev1.PodSecurityContext{RunAsNonRoot: &yes, RunAsUser: &uid, RunAsGroup: &uid,
+			FSGroup: &uid, SeccompProfile: seccomp}
+		c.SecurityContext = &corev1.SecurityContext{RunAsNonRoot: &yes, AllowPrivilegeEscalation: &no,
+			ReadOnlyRootFilesystem: &yes, Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+			SeccompProfile: seccomp.DeepCopy()}
 	}
 }
