@@ -37,9 +37,16 @@ type runState struct {
 // arrive records a one-way message at receiver r.
 func (s *sink) arrive(r int, m *messages.BenchPing) {
 	st := s.state.Load()
-	st.checkers[r].check(m.Sender, m.Seq)
+	st.checkers[r].check(m.Sender, m.Seq&^fenceBit)
+	if m.Seq&fenceBit != 0 {
+		st.tally.fenced()
+	}
 	st.tally.arrived()
 }
+
+// fenceBit marks the sequence number of a one-way sender's fence, its
+// last message (see sendAll).
+const fenceBit = uint64(1) << 62
 
 // split divides a total over n senders.
 func split(total int64, n, i int) int64 {
@@ -148,12 +155,15 @@ func (h *harness) runOneway(ctx context.Context, spec onewaySpec, b budget) (sam
 	for _, n := range sent {
 		total += n
 	}
-	awaitErr := st.tally.await(ctx, total, stall)
+	// Each sender's fence follows its messages (see sendAll).
+	awaitErr := st.tally.awaitFences(ctx, int32(spec.senders), stall)
 	elapsed := time.Since(start)
 	if err := errors.Join(errs...); err != nil {
 		return sample{}, err
 	}
 	v := spec.verification(st, sent)
+	v.Sent -= int64(spec.senders)
+	v.Received = max(0, v.Received-int64(spec.senders))
 	if awaitErr != nil && v.OK {
 		return sample{}, awaitErr
 	}
@@ -164,13 +174,21 @@ func (h *harness) runOneway(ctx context.Context, spec onewaySpec, b budget) (sam
 // until the deadline or spec.stop), each when it fits in the window, and
 // flushes at the end. It returns how many messages it sent and the error
 // that ended it early, if any.
+//
+// Its last message is a fence: one more of its sequence, marked with
+// fenceBit, sent when the run's are, not counted among them. The
+// receiver's checker sees it in order like the others, and the run waits
+// for every sender's fence rather than for a count of arrivals, so that
+// it reads the checkers once each stream has delivered everything before
+// its fence: a duplicate (of the last message, say) is then counted, not
+// missed, and a duplicate that made the count early no longer lets the
+// harness read a checker that a receiver still writes.
 func (spec *onewaySpec) sendAll(ctx context.Context, st *runState, s int, limit int64, deadline time.Time, stall time.Duration) (int64, error) {
 	var seq uint64
 	var seen int64 // the arrivals this sender read last
-	for ; limit < 0 || int64(seq) < limit; seq++ {
-		if limit < 0 && seq%64 == 0 && (time.Now().After(deadline) || spec.stop != nil && spec.stop.Load()) {
-			break
-		}
+	for ; ; seq++ {
+		fence := limit >= 0 && int64(seq) >= limit ||
+			limit < 0 && seq%64 == 0 && (time.Now().After(deadline) || spec.stop != nil && spec.stop.Load())
 		n := st.tally.sent.Add(1)
 		if n-seen > st.tally.window {
 			// Arrivals only grow: they are read again only when
@@ -190,9 +208,16 @@ func (spec *onewaySpec) sendAll(ctx context.Context, st *runState, s int, limit 
 				return int64(seq), err
 			}
 		}
-		if err := spec.send(s, newPing(s, seq, spec.payload)); err != nil {
+		m := newPing(s, seq, spec.payload)
+		if fence {
+			m.Seq |= fenceBit
+		}
+		if err := spec.send(s, m); err != nil {
 			st.tally.unsend()
 			return int64(seq), err
+		}
+		if fence {
+			break
 		}
 	}
 	if spec.flush != nil {
@@ -206,7 +231,7 @@ func (spec *onewaySpec) sendAll(ctx context.Context, st *runState, s int, limit 
 func (spec *onewaySpec) verification(st *runState, sent []int64) Verification {
 	perReceiver := make([]int64, spec.receivers)
 	for s, n := range sent {
-		perReceiver[spec.route(s)] += n
+		perReceiver[spec.route(s)] += n + 1 // and its fence
 	}
 	var vs []Verification
 	for r, c := range st.checkers {

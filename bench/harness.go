@@ -318,8 +318,12 @@ func (h *harness) runVariant(ctx context.Context, s *scenario, p Params) Result 
 		}
 	}
 	if s.targets != nil {
+		var runs []*Figures
+		if out[0].err == nil {
+			runs = out[0].runs
+		}
 		for _, t := range s.targets(&h.cfg, p) {
-			res.Targets = append(res.Targets, evalTarget(t, &res))
+			res.Targets = append(res.Targets, evalTarget(t, &res, runs))
 		}
 	}
 	return res
@@ -344,8 +348,7 @@ func pairedRatio(a, b []*Figures, metric string) (float64, bool) {
 	if len(rs) != len(a) {
 		return 0, false
 	}
-	slices.Sort(rs)
-	return rs[(len(rs)-1)/2], true
+	return medianOf(rs), true
 }
 
 // pickMedian returns the run with the median messages per second (the

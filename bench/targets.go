@@ -1,5 +1,7 @@
 package bench
 
+import "slices"
+
 // This file holds how a measurement is compared: its ratios to the
 // baselines of the same run, and the design's targets (docs/design.md §6)
 // it is held against.
@@ -53,23 +55,27 @@ const (
 	metricP99 = "p99_us"
 )
 
-func evalTarget(t targetSpec, r *Result) TargetResult {
+// evalTarget evaluates t on r; runs are sparkrpc's rounds (several with
+// Config.Rounds), an absolute target being held against the median of its
+// own metric over them.
+func evalTarget(t targetSpec, r *Result, runs []*Figures) TargetResult {
 	tr := TargetResult{Name: t.name, Baseline: t.baseline, Metric: t.metric, AtLeast: t.atLeast, Threshold: t.threshold}
 	if t.subject != "" {
 		tr.Value, tr.Measured = baselineRatio(r, t.subject, t.baseline)
 	} else if t.baseline != "" {
 		tr.Value, tr.Measured = r.Ratio(t.baseline, t.metric)
-	} else if r.Figures != nil && r.Figures.Verified.OK {
-		switch l := r.Figures.Latency; {
-		case t.metric == "msgs_per_sec":
-			tr.Value, tr.Measured = r.Figures.MsgsPerSec, true
-		case t.metric == metricP50 && l != nil:
-			tr.Value, tr.Measured = l.P50, true
-		case t.metric == metricP99 && l != nil:
-			tr.Value, tr.Measured = l.P99, true
-		default:
-			tr.Value, tr.Measured = r.Figures.Extra[t.metric]
+	} else if len(runs) > 1 {
+		var vs []float64
+		for _, f := range runs {
+			if v, ok := absoluteValue(f, t.metric); ok {
+				vs = append(vs, v)
+			}
 		}
+		if len(vs) == len(runs) {
+			tr.Value, tr.Measured = medianOf(vs), true
+		}
+	} else {
+		tr.Value, tr.Measured = absoluteValue(r.Figures, t.metric)
 	}
 	if tr.Measured {
 		if t.atLeast {
@@ -97,4 +103,34 @@ func verifiedFigures(b *Baseline) *Figures {
 		return nil
 	}
 	return b.Figures
+}
+
+// absoluteValue is the figure of f that an absolute target on metric names.
+func absoluteValue(f *Figures, metric string) (float64, bool) {
+	if f == nil || !f.Verified.OK {
+		return 0, false
+	}
+	switch l := f.Latency; {
+	case metric == "msgs_per_sec":
+		return f.MsgsPerSec, true
+	case metric == metricP50 && l != nil:
+		return l.P50, true
+	case metric == metricP99 && l != nil:
+		return l.P99, true
+	default:
+		v, ok := f.Extra[metric]
+		return v, ok
+	}
+}
+
+// medianOf is the median of vs: the mean of the middle two when their
+// number is even.
+func medianOf(vs []float64) float64 {
+	s := slices.Clone(vs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
 }

@@ -114,16 +114,18 @@ func mergeVerifications(vs ...Verification) Verification {
 // A sender reads received only when the count it read last says the window
 // is full (see runOneway).
 type tally struct {
-	received atomic.Int64
-	_        [56]byte
-	sent     atomic.Int64
-	_        [56]byte
-	target   atomic.Int64
-	window   int64
-	waiting  atomic.Int32
-	wake     chan struct{}
-	done     chan struct{}
-	doneOnce sync.Once
+	received    atomic.Int64
+	_           [56]byte
+	sent        atomic.Int64
+	_           [56]byte
+	target      atomic.Int64
+	fences      atomic.Int32 // senders' fences arrived (see sendAll)
+	fenceTarget atomic.Int32
+	window      int64
+	waiting     atomic.Int32
+	wake        chan struct{}
+	done        chan struct{}
+	doneOnce    sync.Once
 }
 
 func newTally(window int) *tally {
@@ -136,7 +138,29 @@ func newTally(window int) *tally {
 		t.window = 1 << 62
 	}
 	t.target.Store(1 << 62)
+	t.fenceTarget.Store(1<<31 - 1)
 	return t
+}
+
+// fenced counts the arrival of a sender's fence, before arrived counts it
+// as a message.
+func (t *tally) fenced() {
+	if t.fences.Add(1) >= t.fenceTarget.Load() {
+		t.doneOnce.Do(func() { close(t.done) })
+	}
+}
+
+// awaitFences waits until the fences of n senders have arrived, and so
+// everything their streams delivered before them. It gives up as await
+// does.
+func (t *tally) awaitFences(ctx context.Context, n int32, stall time.Duration) error {
+	t.fenceTarget.Store(n)
+	if t.fences.Load() >= n {
+		t.doneOnce.Do(func() { close(t.done) })
+	}
+	return t.wait(ctx, stall, func(r int64) string {
+		return fmt.Sprintf("%d of %d senders' last messages arrived", t.fences.Load(), n)
+	})
 }
 
 // arrived counts one arrival.
@@ -201,6 +225,11 @@ func (t *tally) await(ctx context.Context, n int64, stall time.Duration) error {
 	if t.received.Load() >= n {
 		t.doneOnce.Do(func() { close(t.done) })
 	}
+	return t.wait(ctx, stall, func(r int64) string { return fmt.Sprintf("%d of %d messages arrived", r, n) })
+}
+
+// wait waits until done is closed, ctx ends or nothing arrives for stall.
+func (t *tally) wait(ctx context.Context, stall time.Duration, what func(received int64) string) error {
 	last := t.received.Load()
 	ticker := time.NewTicker(stall / 10)
 	defer ticker.Stop()
@@ -217,7 +246,7 @@ func (t *tally) await(ctx context.Context, n int64, stall time.Duration) error {
 				last = r
 				deadline = time.Now().Add(stall)
 			} else if time.Now().After(deadline) {
-				return fmt.Errorf("%w: %d of %d messages arrived, none for %v", ErrStalled, r, n, stall)
+				return fmt.Errorf("%w: %s, none for %v", ErrStalled, what(r), stall)
 			}
 		}
 	}

@@ -29,6 +29,7 @@ const (
 	invMetrics       = "metrics agree with what was delivered"
 	invNothingLeft   = "nothing outlives the application"
 	invKillAfter     = "a KillTask never overtakes its LaunchTask"
+	invCores         = "an executor is never sent more tasks than its cores"
 	killBound        = time.Second // for a KillTask to reach a task and stop it
 	askSlack         = time.Second // past an ask's timeout, for its timer
 	nothingLeftSleep = 10 * time.Minute
@@ -66,6 +67,9 @@ func (w *World) observeSend(e *envelope) {
 			w.fail("%s: task %d sent to executor %s, which the driver removed at %s", invLaunchToDead, lt.GetTaskId(), ex.id,
 				fmtDur(a.removedAt[ex.id]))
 		}
+		if ex != nil {
+			w.cores.launched(lt.GetTaskId(), ex.id, int(lt.GetCpus()))
+		}
 	}
 }
 
@@ -82,6 +86,13 @@ func (w *World) observeDelivery(e *envelope) {
 		w.stats.check(invKillAfter)
 		if !w.launched[m.GetTaskId()] {
 			w.fail("%s: the KillTask of task %d reached %s before its LaunchTask", invKillAfter, m.GetTaskId(), e.to)
+		}
+	}
+	if u, ok := e.msg.(*messages.StatusUpdate); ok && e.to == w.app.driverID {
+		switch u.GetState() {
+		case messages.TaskState_TASK_STATE_LAUNCHING, messages.TaskState_TASK_STATE_RUNNING:
+		default:
+			w.cores.ended(u.GetTaskId(), u.GetExecutorId())
 		}
 	}
 	if e.to == w.app.driverID && e.target.Id == endpoints.DriverEndpointName {
@@ -119,6 +130,12 @@ func (w *World) checkStep() {
 		}
 	}
 	a.mu.Unlock()
+	// On a netty seed a step's sends are observed before its deliveries:
+	// the cores are counted once the step's all are.
+	w.stats.check(invCores)
+	if id, n, over := w.cores.over(w.cfg.cores); over {
+		w.fail("%s: executor %s, of %d cores, was sent tasks of %d cores that have not ended", invCores, id, w.cfg.cores, n)
+	}
 	w.checkAsks(now)
 	if a.yarn != nil {
 		a.yarn.checkStep(now)

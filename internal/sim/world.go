@@ -47,6 +47,7 @@ type World struct {
 	asks      []askSent      // asks seen, oldest first
 	delivered map[string]int // messages delivered to the driver's scheduler, by type
 	launched  map[int64]bool // tasks whose LaunchTask was delivered
+	cores     coreLedger     // the cores of the tasks launched on each executor
 	raceWhat  string         // armRace's
 	raceFn    func()
 	racing    atomic.Bool // an armed race's step runs, its driver lock not yet released
