@@ -152,7 +152,7 @@ func (t *Transport) connect(p *peer) (*conn, error) {
 			if errors.Is(err, os.ErrDeadlineExceeded) {
 				return nil, &ConnectTimeoutError{Peer: p.identity, Duration: t.hsTimeout, Key: KeyAuthTimeout, Stage: "TLS handshake"}
 			}
-			return nil, fmt.Errorf("netty: TLS handshake with %s: %w", p.identity, err)
+			return nil, tlsDialError(p.identity, err)
 		}
 		rw = tc
 	}
@@ -160,6 +160,11 @@ func (t *Transport) connect(p *peer) (*conn, error) {
 	res, err := dialHandshake(fr, rw, t.hs)
 	if err != nil {
 		t.untrack(nc)
+		if t.tlsClient != nil && isRemoteCertAlert(err) {
+			// TLS 1.3: the listener refuses this env's certificate after
+			// the dialer's side of the TLS handshake has completed.
+			err = tlsDialError(p.identity, err)
+		}
 		if errors.Is(err, ErrAuthFailed) {
 			t.authFailures.Add(1)
 		} else {
@@ -170,7 +175,7 @@ func (t *Transport) connect(p *peer) (*conn, error) {
 		}
 		if t.tlsClient == nil && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)) {
 			// A TLS server closes on a plain-text hello without a word.
-			err = fmt.Errorf("%w (the peer closed the connection during the handshake: does it require TLS? %s is off here)", err, KeySSLEnabled)
+			err = fmt.Errorf("%w: %w (the peer closed the connection during the handshake: does it require TLS? %s is off here)", ErrProtocol, err, KeySSLEnabled)
 		}
 		return nil, err
 	}

@@ -111,7 +111,10 @@
 // is taken at its word, as the address that replies and sends to it use
 // until the connection closes: with spark.authenticate on, only a holder
 // of a secret this env accepts can claim one (Transport.PeerKeyID tells
-// which), and TLS with a trust store authenticates the hosts. When a
+// which). TLS with a trust store authenticates the listener a dialer
+// reaches and, as a listener with a trust store requires a client
+// certificate it accepts, the dialer; it does not tie the address a dialer
+// claims to its certificate. When a
 // connection is replaced, the old connection's
 // reader delivers what it had already read and stops before the new
 // connection delivers anything, so a peer's messages keep their order

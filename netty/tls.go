@@ -5,10 +5,14 @@ package netty
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/sparkrpc/sparkrpc/actor"
 )
@@ -92,4 +96,35 @@ func tlsConfigs(conf *actor.Conf) (server, client *tls.Config, err error) {
 		}
 	}
 	return server, client, nil
+}
+
+// isRemoteCertAlert reports whether err is a TLS alert by which the peer
+// refused this env's certificate (bad, unknown CA, expired, required...).
+func isRemoteCertAlert(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "remote error" && strings.Contains(op.Err.Error(), "certificate")
+}
+
+// tlsDialError classifies err, a dialer's failure in or right after the TLS
+// handshake with peer, as a handshake failure (ErrAuthFailed for a refused
+// certificate, either side's; ErrProtocol otherwise) naming the key to fix.
+func tlsDialError(peer string, err error) error {
+	var (
+		verr    *tls.CertificateVerificationError
+		unknown x509.UnknownAuthorityError
+		invalid x509.CertificateInvalidError
+		host    x509.HostnameError
+	)
+	switch {
+	case errors.As(err, &verr), errors.As(err, &unknown), errors.As(err, &invalid), errors.As(err, &host):
+		return fmt.Errorf("%w: TLS handshake with %s: its certificate does not verify (%s, %s): %w",
+			ErrAuthFailed, peer, KeySSLTrustStore, KeySSLVerifyHostname, err)
+	case isRemoteCertAlert(err):
+		return fmt.Errorf("%w: TLS handshake with %s: the peer refused this env's certificate (%s, %s): %w",
+			ErrAuthFailed, peer, KeySSLCertChain, KeySSLTrustStore, err)
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET):
+		return fmt.Errorf("%w: TLS handshake with %s: %w (the peer closed the connection: is TLS off there? %s is on here)",
+			ErrProtocol, peer, err, KeySSLEnabled)
+	}
+	return fmt.Errorf("%w: TLS handshake with %s: %w", ErrProtocol, peer, err)
 }
