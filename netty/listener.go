@@ -5,7 +5,6 @@ package netty
 import (
 	"crypto/tls"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"time"
@@ -78,7 +77,7 @@ func (t *Transport) serve(nc net.Conn, src string) {
 		tc := tls.Server(nc, t.tlsServer)
 		if err := tc.Handshake(); err != nil {
 			t.untrack(nc)
-			t.badConn(nc, fmt.Errorf("%w: TLS handshake: %v", ErrProtocol, err))
+			t.tlsAcceptFailed(nc, tlsAcceptError(err))
 			return
 		}
 		rw = tc
@@ -155,6 +154,22 @@ func (t *Transport) handshakeFailed(nc net.Conn, c *conn, err error) {
 	default:
 		t.hsFailures.Add(1)
 		t.badConn(nc, err)
+	}
+}
+
+// tlsAcceptFailed counts and logs (rate-limited) an inbound connection
+// whose TLS handshake failed with err (tlsAcceptError's): a refused client
+// certificate is an authentication failure, anything else a connection that
+// does not speak the protocol.
+func (t *Transport) tlsAcceptFailed(nc net.Conn, err error) {
+	if !errors.Is(err, ErrAuthFailed) {
+		t.badConn(nc, err)
+		return
+	}
+	n := t.authFailures.Add(1)
+	if t.authLog.allow() {
+		t.log.Warn().Err(err).Str("remote", nc.RemoteAddr().String()).Int64("failures", n).
+			Msg("authentication failed (logged at most every 10s; Stats.AuthFailures counts them all)")
 	}
 }
 

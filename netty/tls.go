@@ -128,3 +128,25 @@ func tlsDialError(peer string, err error) error {
 	}
 	return fmt.Errorf("%w: TLS handshake with %s: %w", ErrProtocol, peer, err)
 }
+
+// tlsAcceptError classifies err, a listener's failure in the TLS handshake
+// of an inbound connection, naming the key to fix: a client certificate
+// missing or not verified by the trust store is ErrAuthFailed; a peer that
+// does not speak TLS, and anything else, ErrProtocol.
+func tlsAcceptError(err error) error {
+	var (
+		header  tls.RecordHeaderError
+		verr    *tls.CertificateVerificationError
+		unknown x509.UnknownAuthorityError
+		invalid x509.CertificateInvalidError
+	)
+	switch {
+	case errors.As(err, &header):
+		return fmt.Errorf("%w: TLS handshake: the peer does not speak TLS (is %s off there?): %w", ErrProtocol, KeySSLEnabled, err)
+	case errors.As(err, &verr), errors.As(err, &unknown), errors.As(err, &invalid),
+		strings.Contains(err.Error(), "didn't provide a certificate"):
+		return fmt.Errorf("%w: TLS handshake: the peer's certificate is missing or not trusted (%s there, %s here): %w",
+			ErrAuthFailed, KeySSLCertChain, KeySSLTrustStore, err)
+	}
+	return fmt.Errorf("%w: TLS handshake: %w", ErrProtocol, err)
+}

@@ -54,3 +54,40 @@ func TestTLSFailuresAreTypedAndNameTheKey(t *testing.T) {
 		})
 	}
 }
+
+// On the listener's side, a dialer whose certificate is missing or not
+// trusted is an authentication failure (Stats.AuthFailures), and one that
+// does not speak TLS a protocol error. Before, both counted as protocol
+// errors, and the log named no key.
+func TestTLSRefusalsAreCountedByKind(t *testing.T) {
+	a, aKey := testutil.SelfSignedCert(t, t.TempDir())
+	b, bKey := testutil.SelfSignedCert(t, t.TempDir())
+	server, tr := serverWithTransport(t, tlsConfOf(a, aKey, a))
+	register(t, server, "echo", newEcho())
+	for _, tc := range []struct {
+		name string
+		conf *actor.Conf
+		auth bool
+	}{
+		{"without a certificate", tlsConfOf("", "", a), true},
+		{"with a certificate the listener does not trust", tlsConfOf(b, bKey, a), true},
+		{"without TLS", actor.NewConf(), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := tr.Stats()
+			client := newClientEnv(t, "client", tc.conf)
+			if _, err := client.RemoteRef(server.Address(), "echo").AskSync(testutil.Context(t, waitFor), str("x")); err == nil {
+				t.Fatal("the ask succeeded")
+			}
+			testutil.Eventually(t, waitFor, "the refusal counted", func() bool {
+				st := tr.Stats()
+				return st.AuthFailures > before.AuthFailures || st.ProtocolErrors > before.ProtocolErrors
+			})
+			st := tr.Stats()
+			if got := st.AuthFailures > before.AuthFailures; got != tc.auth {
+				t.Errorf("counted as an authentication failure: %v, want %v (protocol errors %d → %d)", got, tc.auth,
+					before.ProtocolErrors, st.ProtocolErrors)
+			}
+		})
+	}
+}
