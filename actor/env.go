@@ -59,8 +59,11 @@ type Env struct {
 
 	metrics     *prometheus.Registry // see Metrics
 	metricsOnce sync.Once            // makes metrics when the env was given none
-	msgs        msgTable             // messages sent and received
-	asks        askStats             // ask latency and failures
+	// metricsGiven: metrics came from WithMetricsRegistry, which the
+	// env leaves when it terminates.
+	metricsGiven bool
+	msgs         msgTable // messages sent and received
+	asks         askStats // ask latency and failures
 
 	filesOnce sync.Once   // makes files
 	files     *FileServer // see FileServer

@@ -19,6 +19,8 @@ const MetricsNamespace = "sparkrpc"
 // such as the Go runtime and process ones. Two envs cannot share a registry
 // as they are (their metrics have the same names): wrap one with
 // prometheus.WrapRegistererWith to tell them apart, or give each its own.
+// The env leaves reg when it terminates, so that envs made one after
+// another can use it in turn.
 func WithMetricsRegistry(reg *prometheus.Registry) Option {
 	return optionFunc(func(o *envOptions) { o.metrics = reg })
 }
@@ -55,7 +57,7 @@ func (e *Env) setupMetrics(reg *prometheus.Registry) error {
 		return nil // made when first asked for (see Metrics)
 	}
 	e.metricsOnce.Do(func() {}) // given: never make one
-	e.metrics = reg
+	e.metrics, e.metricsGiven = reg, true
 	return e.registerCollectors(reg)
 }
 

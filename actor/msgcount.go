@@ -54,6 +54,31 @@ type msgTable struct {
 	m     sync.Map   // msgKey -> *msgCounter
 	names sync.Map   // reflect.Type -> string, the full name of a message type
 	mu    sync.Mutex // orders retire against collect: a count is never seen twice, or missed
+	// sentNames counts the counters made for sent messages: their names
+	// come from references, which peers may write (an executor's), so
+	// past maxSentCounters they are counted under OtherEndpoints.
+	sentNames atomic.Int64
+}
+
+// maxSentCounters bounds the counters of sent messages by endpoint name
+// and type; the rest are counted under the endpoint name OtherEndpoints.
+const maxSentCounters = 256
+
+// OtherEndpoints is the endpoint label of the messages sent to endpoint
+// names beyond the first maxSentCounters (name, type) pairs.
+const OtherEndpoints = "_other"
+
+// sentCounter is counter for a message sent to endpoint, bounded by
+// maxSentCounters.
+func (t *msgTable) sentCounter(endpoint string, typ reflect.Type, msg proto.Message) *msgCounter {
+	if v, ok := t.m.Load(msgKey{endpoint, typ}); ok {
+		return v.(*msgCounter)
+	}
+	if t.sentNames.Add(1) > maxSentCounters {
+		t.sentNames.Add(-1)
+		endpoint = OtherEndpoints
+	}
+	return t.counter(endpoint, typ, msg)
 }
 
 // counter returns the counter of endpoint and typ, making it if needed;
@@ -157,7 +182,7 @@ func (r *Ref) countSent(msg proto.Message) {
 	typ := reflect.TypeOf(msg)
 	c := r.sentTo.Load()
 	if c == nil || c.typ != typ {
-		c = r.env.msgs.counter(r.name, typ, msg)
+		c = r.env.msgs.sentCounter(r.name, typ, msg)
 		r.sentTo.Store(c)
 	}
 	c.sent.Add(1)

@@ -93,6 +93,9 @@ func (e *Env) finishShutdown() {
 	if s != nil {
 		s.Shutdown()
 	}
+	if e.metricsGiven {
+		e.unregisterMetrics() // a registry the env was given outlives it
+	}
 	e.log.Debug().Msg("env terminated")
 	close(e.terminated)
 }

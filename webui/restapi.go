@@ -186,7 +186,15 @@ func (u *appUI) apiJobs(w http.ResponseWriter, r *http.Request) {
 	if !u.apiApp(w, r) {
 		return
 	}
-	want := r.URL.Query()["status"]
+	var want []string
+	for _, st := range r.URL.Query()["status"] {
+		st = strings.ToUpper(st) // Spark's JobExecutionStatus.fromString ignores case
+		if !contains(jobStatuses, st) {
+			writeJSONError(w, http.StatusBadRequest, "unknown status: "+st+" (RUNNING, SUCCEEDED, FAILED, UNKNOWN)")
+			return
+		}
+		want = append(want, st)
+	}
 	out := []jobData{}
 	for _, j := range u.store.jobsSnapshot() {
 		if len(want) > 0 && !contains(want, j.Status) {
@@ -214,6 +222,9 @@ func (u *appUI) apiJob(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, toJobData(j))
 }
+
+// jobStatuses are Spark's JobExecutionStatus values.
+var jobStatuses = []string{"RUNNING", "SUCCEEDED", "FAILED", "UNKNOWN"}
 
 func contains(list []string, s string) bool {
 	for _, x := range list {
@@ -276,16 +287,30 @@ func (u *appUI) apiTaskList(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	tq := taskQuery{Sort: colTaskID, Length: 20}
-	if v, err := strconv.Atoi(q.Get("offset")); err == nil {
-		tq.Offset = v
+	for _, p := range []struct {
+		name string
+		to   *int
+	}{{"offset", &tq.Offset}, {"length", &tq.Length}} {
+		raw := q.Get(p.name)
+		if raw == "" {
+			continue
+		}
+		v, err := strconv.Atoi(raw)
+		if err != nil || v < 0 {
+			writeJSONError(w, http.StatusBadRequest, p.name+" must be an integer of at least 0, not "+raw)
+			return
+		}
+		*p.to = v
 	}
-	if v, err := strconv.Atoi(q.Get("length")); err == nil {
-		tq.Length = min(v, maxTaskPageSize)
-	}
-	switch by := q.Get("sortBy"); by {
+	tq.Length = min(tq.Length, maxTaskPageSize)
+	// Spark's TaskSorting.fromString: runtime and -runtime in any case,
+	// else the enum's names, ignoring case.
+	switch by := q.Get("sortBy"); strings.ToUpper(by) {
 	case "", "ID":
-	case "runtime", "-runtime":
-		tq.Sort, tq.Desc = colRunTime, by == "-runtime"
+	case "RUNTIME", "INCREASING_RUNTIME":
+		tq.Sort = colRunTime
+	case "-RUNTIME", "DECREASING_RUNTIME":
+		tq.Sort, tq.Desc = colRunTime, true
 	default:
 		tq.Desc = by[0] == '-'
 		tq.Sort = strings.TrimPrefix(by, "-")
