@@ -148,9 +148,18 @@ func (m *ExecutorAllocationManager) step(ctx context.Context) {
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if len(p.Kill) > 0 {
-		if _, err := m.d.KillExecutors(cctx, p.Kill); err != nil && !errors.Is(err, ErrDriverStopped) {
+		killed, err := m.d.killExecutors(cctx, p.Kill, false)
+		if err != nil && !errors.Is(err, ErrDriverStopped) {
 			m.log.Warn().Err(err).Strs("executors", p.Kill).Msg("releasing idle executors")
 		}
+		// Those that turned busy since they were seen idle stay.
+		m.mu.Lock()
+		for _, id := range p.Kill {
+			if !slices.Contains(killed, id) {
+				delete(m.core.removing, id)
+			}
+		}
+		m.mu.Unlock()
 	}
 	if p.Sync {
 		err := m.d.RequestTotalExecutors(cctx, p.Target)

@@ -124,9 +124,9 @@
 // spark.dynamicAllocation.shuffleTracking.enabled must be on): sparkrpc's
 // tasks return their results to the driver and leave nothing behind on
 // the executor, so an idle executor has nothing to lose and is released
-// once idle past the timeout, with no such key. A task launched on an
-// executor in the instant it is released runs again elsewhere, as for any
-// lost executor, not counted as a failure.
+// once idle past the timeout, with no such key. An executor that took a
+// task after it was seen idle is not released (Spark's force = false): its
+// idleness is checked again under the lock its removal holds.
 //
 // Each decision is logged at info level with its numbers (decision,
 // target, previous_target, backlog, running, executors, idle) and kept

@@ -30,20 +30,35 @@ func (d *Driver) RemoveExecutor(id, reason string) error {
 // KillExecutor removes executor id with the reason ReasonKilled.
 func (d *Driver) KillExecutor(id string) error { return d.RemoveExecutor(id, ReasonKilled) }
 
-func (d *Driver) removeExecutor(id, reason string) {
+func (d *Driver) removeExecutor(id, reason string) { d.removeExecutorIf(id, reason, nil) }
+
+// busy reports whether a task runs on the executor (Spark's isExecutorBusy).
+func (ex *executorData) busy() bool { return ex.ready && ex.freeCores < ex.totalCores }
+
+// removeExecutorIf removes executor id unless keep, asked under the lock
+// that the removal holds, says to keep it; it reports whether it removed it.
+func (d *Driver) removeExecutorIf(id, reason string, keep func(*executorData) bool) bool {
 	var out offerResult
 	d.mu.Lock()
 	ex := d.executors[id]
 	if ex == nil {
 		d.mu.Unlock()
 		d.log.Debug().Str("executor", id).Str("reason", reason).Msg("asked to remove an unknown executor")
-		return
+		return false
+	}
+	if keep != nil && keep(ex) {
+		d.mu.Unlock()
+		d.log.Info().Str("executor", id).Msg("Not removing executor: it is running tasks")
+		return false
 	}
 	delete(d.executors, id)
 	expected := ex.stopAsked && reason == ReasonDisassociated
 	d.totalCores -= ex.totalCores
 	d.notifyChanged()
-	d.sched.executorLost(ex, reason, &out)
+	// Spark's exitCausedByApp: not when the driver killed or stopped it,
+	// nor when it was leaving (decommissioned).
+	byApp := !expected && !ex.stopAsked && reason != ReasonKilled && !ex.decommissioning
+	d.sched.executorLost(ex, reason, byApp, &out)
 	if !expected {
 		d.metrics.lost.WithLabelValues(lossClass(reason)).Inc()
 	}
@@ -67,6 +82,7 @@ func (d *Driver) removeExecutor(id, reason string) {
 	}
 	_ = ex.ref.Send(&messages.StopExecutor{})
 	_ = d.hbRef.Send(&messages.ExecutorRemoved{ExecutorId: id})
+	return true
 }
 
 // stopExecutors tells every registered executor to shut down. Their
@@ -98,6 +114,12 @@ const ReasonPendingLoss = "Pending loss reason."
 // order given; unknown ids are skipped, as in Spark. Without a cluster
 // manager the executors are only removed (they exit on StopExecutor).
 func (d *Driver) KillExecutors(ctx context.Context, ids []string) ([]string, error) {
+	return d.killExecutors(ctx, ids, true)
+}
+
+// killExecutors is KillExecutors; without force (dynamic allocation's
+// releases, Spark's force = false) it skips the executors running a task.
+func (d *Driver) killExecutors(ctx context.Context, ids []string, force bool) ([]string, error) {
 	if d.isStopped() {
 		return nil, ErrDriverStopped
 	}
@@ -114,10 +136,22 @@ func (d *Driver) KillExecutors(ctx context.Context, ids []string) ([]string, err
 			d.log.Warn().Str("executor", id).Msg("Executor to kill does not exist")
 		}
 	}
-	for _, id := range known {
-		if _, err := d.ref.AskSync(ctx, &messages.RemoveExecutor{ExecutorId: id, Reason: ReasonKilled}); err != nil {
-			return nil, fmt.Errorf("killing executor %s: %w", id, err)
+	if force {
+		for _, id := range known {
+			if _, err := d.ref.AskSync(ctx, &messages.RemoveExecutor{ExecutorId: id, Reason: ReasonKilled}); err != nil {
+				return nil, fmt.Errorf("killing executor %s: %w", id, err)
+			}
 		}
+	} else {
+		// Whether an executor is idle is asked under the lock its removal
+		// holds: one that took a task since it was seen idle stays.
+		idle := known[:0]
+		for _, id := range known {
+			if d.removeExecutorIf(id, ReasonKilled, (*executorData).busy) {
+				idle = append(idle, id)
+			}
+		}
+		known = idle
 	}
 	if d.cm == nil || len(known) == 0 {
 		return known, nil
@@ -149,7 +183,7 @@ func (d *Driver) disableExecutor(id string) {
 	}
 	ex.pendingLoss = true
 	d.notifyChanged()
-	d.sched.executorLost(ex, ReasonPendingLoss, &out)
+	d.sched.executorLost(ex, ReasonPendingLoss, false, &out)
 	d.makeOffers(nil, &out)
 	d.publish(&out)
 	d.bg.Add(1) // under d.mu: Stop sets d.stopped under it before it waits

@@ -70,7 +70,7 @@ func newSchedulerMetrics(d *Driver) *schedulerMetrics {
 		failed: prometheus.NewCounter(prometheus.CounterOpts(opts("tasks_failed_total",
 			"Task attempts that ended FAILED."))),
 		killed: prometheus.NewCounter(prometheus.CounterOpts(opts("tasks_killed_total",
-			"Task attempts that ended KILLED or LOST (run again elsewhere, not counted as failures)."))),
+			"Task attempts that ended KILLED or LOST (run again elsewhere; a LOST one may count towards spark.task.maxFailures)."))),
 		duration: prometheus.NewHistogram(prometheus.HistogramOpts{Namespace: actor.MetricsNamespace, Subsystem: "scheduler",
 			Name: "task_duration_seconds", Help: "Time from a task attempt's launch to the driver learning of its end.",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 12)}),

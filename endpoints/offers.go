@@ -74,12 +74,14 @@ func (d *Driver) publish(out *offerResult) {
 	for _, e := range out.endedAt {
 		d.bus.post(e)
 	}
-	for _, j := range out.ended {
-		d.postJobEnd(j)
-	}
+	// A job's TaskStarts come before its JobEnd: a step may launch a task
+	// of a job that it then aborts (a later task too large).
 	for _, a := range out.started {
 		d.bus.post(TaskStart{Time: a.launched, JobID: a.job.id, TaskID: a.id, Partition: a.partition,
 			Attempt: a.attempt, ExecutorID: a.exec.id})
+	}
+	for _, j := range out.ended {
+		d.postJobEnd(j)
 	}
 }
 
@@ -139,7 +141,14 @@ func (d *Driver) reviveOffers() {
 
 func (d *Driver) statusUpdate(m *messages.StatusUpdate, peer string) {
 	switch m.GetState() {
-	case messages.TaskState_TASK_STATE_LAUNCHING, messages.TaskState_TASK_STATE_RUNNING:
+	case messages.TaskState_TASK_STATE_LAUNCHING:
+		return
+	case messages.TaskState_TASK_STATE_RUNNING:
+		d.mu.Lock()
+		if a := d.sched.running[m.GetTaskId()]; a != nil && a.exec.id == m.GetExecutorId() && a.exec.from(peer) {
+			a.running = true
+		}
+		d.mu.Unlock()
 		return
 	}
 	out := getOfferResult()
@@ -152,7 +161,10 @@ func (d *Driver) statusUpdate(m *messages.StatusUpdate, peer string) {
 			if ex.freeCores == ex.totalCores {
 				ex.idleSince = time.Now()
 			}
-			if len(out.ended) > 0 {
+			// A task that did not finish runs again: offer every
+			// executor, as Spark's handleFailedTask revives offers (its
+			// own may get no task: decommissioning, say).
+			if len(out.ended) > 0 || m.GetState() != messages.TaskState_TASK_STATE_FINISHED {
 				d.makeOffers(nil, out)
 			} else {
 				d.makeOffers(ex, out)

@@ -59,6 +59,7 @@ type attempt struct {
 	attempt   int
 	exec      *executorData
 	launched  time.Time
+	running   bool // its executor reported it RUNNING (Spark's !launching)
 }
 
 // launch is a task to send to an executor once the lock is released.
@@ -342,7 +343,7 @@ func (s *taskScheduler) statusUpdate(u *messages.StatusUpdate, peer string, out 
 			return a
 		}
 		j.requeue(a.partition)
-	default: // KILLED, LOST: run it again, not counted as a failure
+	default: // KILLED, LOST: run it again, not counted as a failure (a lost executor's may be: executorLost)
 		j.requeue(a.partition)
 	}
 	return a
@@ -351,7 +352,11 @@ func (s *taskScheduler) statusUpdate(u *messages.StatusUpdate, peer string, out 
 // executorLost re-queues the running attempts of ex, in the order they
 // were launched (not the map's, which would make the order the tasks run
 // again in random).
-func (s *taskScheduler) executorLost(ex *executorData, reason string, out *offerResult) {
+//
+// When byApp is set (the loss may be the task's doing: Spark's
+// exitCausedByApp), an attempt that had started running counts as a
+// failure of its partition, as Spark's ExecutorLostFailure does.
+func (s *taskScheduler) executorLost(ex *executorData, reason string, byApp bool, out *offerResult) {
 	var lost []*attempt
 	for _, a := range s.running {
 		if a.exec == ex {
@@ -364,9 +369,21 @@ func (s *taskScheduler) executorLost(ex *executorData, reason string, out *offer
 		j := a.job
 		j.running--
 		out.endedAt = append(out.endedAt, taskEnd(a, messages.TaskState_TASK_STATE_LOST, reason))
-		if !j.ended && !j.finished[a.partition] {
-			j.requeue(a.partition)
+		if j.ended || j.finished[a.partition] {
+			continue
 		}
+		if byApp && a.running {
+			j.failures[a.partition]++
+			if j.failures[a.partition] >= s.maxFailures {
+				why := fmt.Sprintf("Task %d in job %d failed %d times, most recent failure: Lost task %d.%d (TID %d) (executor %s): "+
+					"ExecutorLostFailure (executor %s exited caused by one of the running tasks) Reason: %s",
+					a.partition, j.id, j.failures[a.partition], a.partition, a.attempt, a.id, ex.id, ex.id, reason)
+				out.kills = append(out.kills, s.abort(j, why, ErrTaskFailed)...)
+				out.ended = append(out.ended, j)
+				continue
+			}
+		}
+		j.requeue(a.partition)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/endpoints"
+	"github.com/sparkrpc/sparkrpc/messages"
 )
 
 // app is what the world runs: the production driver and executors on the
@@ -39,6 +40,11 @@ type app struct {
 	added     int
 	jobs      []*job
 	running   map[int64]*taskRun // by task id
+	// launched are the task ids whose LaunchTask left the driver, with their
+	// job and partition; reported, those whose RUNNING reached the driver
+	// (see lostRunning).
+	launched map[int64]taskOf
+	reported map[int64]bool
 
 	yarn   *yarnCluster // the YARN-shaped cluster, for the seeds that run one
 	appErr error        // the application ended before its jobs (the cluster ended it)
@@ -73,7 +79,14 @@ type job struct {
 	res       [][]byte
 	err       error
 	injected  map[int]int // injected failures by partition
+	// lostRunning counts, by partition, the attempts lost with their
+	// executor after their RUNNING reached the driver: Spark's
+	// ExecutorLostFailure, which may count as a failure of the partition.
+	lostRunning map[int]int
 }
+
+// taskOf is the job and partition of a task id.
+type taskOf struct{ job, part int }
 
 // taskRun is one execution of the simulator's task function.
 type taskRun struct {
@@ -88,7 +101,8 @@ var errJobCancelled = errors.New("sim: job cancelled by the simulator")
 
 func newApp(w *World) *app {
 	return &app{w: w, executors: make(map[string]*executor), byNode: make(map[string]*executor),
-		removedAt: make(map[string]time.Duration), removedIn: make(map[string]uint64), running: make(map[int64]*taskRun)}
+		removedAt: make(map[string]time.Duration), removedIn: make(map[string]uint64), running: make(map[int64]*taskRun),
+		launched: make(map[int64]taskOf), reported: make(map[int64]bool)}
 }
 
 // start creates the driver and the first executors, and schedules the
@@ -125,7 +139,7 @@ func (a *app) start() error {
 		}
 	}
 	for i, jc := range w.cfg.jobs {
-		j := &job{idx: i, parts: jc.parts, injected: make(map[int]int)}
+		j := &job{idx: i, parts: jc.parts, injected: make(map[int]int), lostRunning: make(map[int]int)}
 		a.jobs = append(a.jobs, j)
 		w.at(jc.submit, fmt.Sprintf("submit job %d (%d partitions)", i, jc.parts), func() { a.submit(j) })
 		switch {
@@ -366,6 +380,14 @@ func (a *app) onEvent(ev endpoints.Event) {
 	case endpoints.ExecutorAdded:
 		a.mu.Lock()
 		a.added++
+		a.mu.Unlock()
+	case endpoints.TaskEnd:
+		a.mu.Lock()
+		if t, ok := a.launched[e.TaskID]; ok && e.State == messages.TaskState_TASK_STATE_LOST && a.reported[e.TaskID] {
+			a.jobs[t.job].lostRunning[t.part]++
+		}
+		delete(a.launched, e.TaskID)
+		delete(a.reported, e.TaskID)
 		a.mu.Unlock()
 	}
 }

@@ -8,6 +8,7 @@ package sim
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"runtime"
@@ -70,6 +71,11 @@ func (w *World) observeSend(e *envelope) {
 		if ex != nil {
 			w.cores.launched(lt.GetTaskId(), ex.id, int(lt.GetCpus()))
 		}
+		if p := lt.GetPayload(); len(p) >= 16 {
+			a.mu.Lock()
+			a.launched[lt.GetTaskId()] = taskOf{job: int(binary.BigEndian.Uint32(p[8:])), part: int(binary.BigEndian.Uint32(p[12:]))}
+			a.mu.Unlock()
+		}
 	}
 }
 
@@ -90,7 +96,13 @@ func (w *World) observeDelivery(e *envelope) {
 	}
 	if u, ok := e.msg.(*messages.StatusUpdate); ok && e.to == w.app.driverID {
 		switch u.GetState() {
-		case messages.TaskState_TASK_STATE_LAUNCHING, messages.TaskState_TASK_STATE_RUNNING:
+		case messages.TaskState_TASK_STATE_RUNNING:
+			w.app.mu.Lock()
+			if _, ok := w.app.launched[u.GetTaskId()]; ok {
+				w.app.reported[u.GetTaskId()] = true
+			}
+			w.app.mu.Unlock()
+		case messages.TaskState_TASK_STATE_LAUNCHING:
 		default:
 			w.cores.ended(u.GetTaskId(), u.GetExecutorId())
 		}
@@ -168,9 +180,15 @@ func (a *app) checkJob(j *job) {
 	w.stats.check(invJobResult)
 	a.mu.Lock()
 	res, err, cancelled := j.res, j.err, j.cancelled
+	// A partition may fail its job by injected failures and attempts lost
+	// with their executor while they ran (which the driver counts unless it
+	// killed, stopped or decommissioned the executor itself).
 	injected := make(map[int]int, len(j.injected))
 	for p, n := range j.injected {
 		injected[p] = n
+	}
+	for p, n := range j.lostRunning {
+		injected[p] += n
 	}
 	a.mu.Unlock()
 	switch {
@@ -193,7 +211,7 @@ func (a *app) checkJob(j *job) {
 				return
 			}
 		}
-		w.fail("%s: job %d failed with %v, but no partition failed %d times (injected: %v)", invJobResult, j.idx, err,
+		w.fail("%s: job %d failed with %v, but no partition failed %d times (injected or lost while running: %v)", invJobResult, j.idx, err,
 			w.cfg.maxFailures, injected)
 	default:
 		w.fail("%s: job %d failed with an unexpected error: %v", invJobResult, j.idx, err)
