@@ -109,13 +109,16 @@ func (t *Transport) newConn(rw net.Conn, fr *frameReader, outbound bool) *conn {
 		// A dialer's handshake is over before it attaches the connection.
 		established: outbound,
 	}
-	_, c.vectored = rw.(*net.TCPConn)
-	if w := inlineWriter(c); w != nil {
-		if sc, ok := rw.(syscall.Conn); ok {
-			if raw, err := sc.SyscallConn(); err == nil {
-				c.raw = raw
-				c.inlineWrite = w
-			}
+	// Plaintext TCP as the operating system gives it, and nothing else:
+	// a Network's connection that wraps a *net.TCPConn (and so has its
+	// SyscallConn) may change the bytes its Write writes, which a write
+	// on the descriptor would go around.
+	tc, isTCP := rw.(*net.TCPConn)
+	c.vectored = isTCP
+	if w := inlineWriter(c); w != nil && isTCP {
+		if raw, err := tc.SyscallConn(); err == nil {
+			c.raw = raw
+			c.inlineWrite = w
 		}
 	}
 	return c
@@ -191,6 +194,7 @@ func (t *Transport) attachOnce(c *conn, p *peer) error {
 	// Keep the lock of the peer until the connection is installed: the
 	// close of its current connection could otherwise remove the peer in
 	// between, leaving c on a peer that no Send finds.
+	inbound := p == nil
 	p, err := t.lockPeer(c, p)
 	if err != nil {
 		return err
@@ -204,6 +208,11 @@ func (t *Transport) attachOnce(c *conn, p *peer) error {
 	}
 	if err != nil {
 		p.mu.Unlock()
+		if inbound {
+			// lockPeer may have made p for c: a refused connection
+			// leaves no peer behind.
+			t.dropIfUnused(p)
+		}
 		return err
 	}
 	c.p = p

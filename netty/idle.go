@@ -198,7 +198,10 @@ func (r *idleReader) check() error {
 		}
 	}
 	if r.idle > 0 && now.Sub(r.since) >= r.idle {
-		return r.idleFail(now.Sub(r.since), KeyIdleTimeout, false)
+		if r.c.detachIdle() {
+			return r.idleFail(now.Sub(r.since), KeyIdleTimeout, false)
+		}
+		r.since = now // something was queued for it since sending looked
 	}
 	r.deadline = now.Add(r.period)
 	return r.rw.SetReadDeadline(r.deadline)
@@ -231,4 +234,29 @@ func (c *conn) sending() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.conn == c && (!p.out.empty() || p.writing > 0 || c.busy || p.credit.heldB > 0)
+}
+
+// detachIdle takes c, found idle, from its peer, so that a Send from now on
+// dials a new connection rather than queue a frame that c's close would
+// drop; it reports false, and leaves c, when something was queued for c
+// since sending looked. The check and the detach are one step under the
+// peer's lock.
+func (c *conn) detachIdle() bool {
+	p := c.p
+	if p == nil {
+		return true
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.conn != c {
+		return true
+	}
+	if !p.out.empty() || p.writing > 0 || c.busy || p.credit.heldB > 0 {
+		return false
+	}
+	p.conn = nil
+	p.endDrain()
+	p.removed = true
+	c.t.peers.CompareAndDelete(p.identity, p)
+	return true
 }
