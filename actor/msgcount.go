@@ -58,6 +58,7 @@ type msgTable struct {
 	// come from references, which peers may write (an executor's), so
 	// past maxSentCounters they are counted under OtherEndpoints.
 	sentNames atomic.Int64
+	sentMu    sync.Mutex // makes sent counters one at a time
 }
 
 // maxSentCounters bounds the counters of sent messages by endpoint name
@@ -71,12 +72,20 @@ const OtherEndpoints = "_other"
 // sentCounter is counter for a message sent to endpoint, bounded by
 // maxSentCounters.
 func (t *msgTable) sentCounter(endpoint string, typ reflect.Type, msg proto.Message) *msgCounter {
-	if v, ok := t.m.Load(msgKey{endpoint, typ}); ok {
+	k := msgKey{endpoint, typ}
+	if v, ok := t.m.Load(k); ok {
 		return v.(*msgCounter)
 	}
-	if t.sentNames.Add(1) > maxSentCounters {
-		t.sentNames.Add(-1)
+	// Senders that make the same pair at once count it once.
+	t.sentMu.Lock()
+	defer t.sentMu.Unlock()
+	if v, ok := t.m.Load(k); ok {
+		return v.(*msgCounter)
+	}
+	if t.sentNames.Load() >= maxSentCounters {
 		endpoint = OtherEndpoints
+	} else {
+		t.sentNames.Add(1)
 	}
 	return t.counter(endpoint, typ, msg)
 }

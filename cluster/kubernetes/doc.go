@@ -95,8 +95,8 @@
 // escalation, a read-only root file system and every capability dropped.
 // No key turns this off: a template that sets a security context, even an
 // empty one (securityContext: {} on the pod, on Spark's container, or
-// both), keeps its own on both levels instead, so that a filled-in level
-// never contradicts the template's (runAsNonRoot beside its runAsUser: 0). deploy/kubernetes/rbac.yaml grants the
+// both), keeps its own there; a user it names on one level (runAsUser,
+// runAsNonRoot) is not contradicted by the other's. deploy/kubernetes/rbac.yaml grants the
 // driver's account only what a driver does: pods (create, get, list, watch,
 // delete, deletecollection), pods/log (get, for its UI's executor log
 // links), for a client-mode driver in a pod with spark.authenticate,

@@ -29,21 +29,34 @@ func NoTokenUnless(ownAccount bool) Step {
 // escalation, a read-only root file system, every capability dropped,
 // the runtime's default seccomp profile. A template that sets a security
 // context, even an empty one, on the pod or on Spark's container, keeps
-// its own on both levels, as Spark does: filled in, the other level could
-// contradict it (runAsNonRoot beside a template's runAsUser 0 is a
-// container the kubelet never starts). That is how to turn this off.
+// its own on that level: that is how to turn this off there. When it names
+// a user (runAsUser or runAsNonRoot) on either level, the other level gets
+// no user and no runAsNonRoot of ours, which could contradict it
+// (runAsNonRoot beside a template's runAsUser 0 is a container the kubelet
+// never starts).
 func Restricted() Step {
 	return func(pod *corev1.Pod) {
 		c := &pod.Spec.Containers[0]
-		if pod.Spec.SecurityContext != nil || c.SecurityContext != nil {
-			return
-		}
 		yes, no, uid := true, false, int64(NonRootUID)
 		seccomp := &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}
-		pod.Spec.SecurityContext = &corev1.PodSecurityContext{RunAsNonRoot: &yes, RunAsUser: &uid, RunAsGroup: &uid,
-			FSGroup: &uid, SeccompProfile: seccomp}
-		c.SecurityContext = &corev1.SecurityContext{RunAsNonRoot: &yes, AllowPrivilegeEscalation: &no,
-			ReadOnlyRootFilesystem: &yes, Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-			SeccompProfile: seccomp.DeepCopy()}
+		podSet, cSet := pod.Spec.SecurityContext != nil, c.SecurityContext != nil
+		// The user a template names on one level, the other level does not
+		// contradict: no runAsNonRoot or user of ours beside it.
+		userSet := podSet && (pod.Spec.SecurityContext.RunAsUser != nil || pod.Spec.SecurityContext.RunAsNonRoot != nil) ||
+			cSet && (c.SecurityContext.RunAsUser != nil || c.SecurityContext.RunAsNonRoot != nil)
+		if !podSet {
+			pod.Spec.SecurityContext = &corev1.PodSecurityContext{FSGroup: &uid, SeccompProfile: seccomp}
+			if !userSet {
+				pod.Spec.SecurityContext.RunAsNonRoot, pod.Spec.SecurityContext.RunAsUser, pod.Spec.SecurityContext.RunAsGroup = &yes, &uid, &uid
+			}
+		}
+		if !cSet {
+			c.SecurityContext = &corev1.SecurityContext{AllowPrivilegeEscalation: &no,
+				ReadOnlyRootFilesystem: &yes, Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+				SeccompProfile: seccomp.DeepCopy()}
+			if !userSet {
+				c.SecurityContext.RunAsNonRoot = &yes
+			}
+		}
 	}
 }

@@ -7,13 +7,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// A template that sets a security context, on the pod or on Spark's
-// container, keeps its own, as Spark does. A template whose image must run
-// as root says so on one level. Before, the restricted context was added on
-// the other, where its runAsNonRoot made the kubelet refuse to start the
-// container (CreateContainerConfigError: "container's runAsUser breaks
-// non-root policy").
-func TestTemplateSecurityContextIsKeptOnBothLevels(t *testing.T) {
+// A template whose image must run as root says so on one level; the
+// restricted context added on the other does not contradict it. Before,
+// its runAsNonRoot made the kubelet refuse to start the container
+// (CreateContainerConfigError: "container's runAsUser breaks non-root
+// policy").
+func TestTemplateSecurityContextIsNotContradicted(t *testing.T) {
 	root, no := int64(0), false
 	own := &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "spark", Image: "img"}}}}
 	for _, tc := range []struct {
@@ -45,5 +44,24 @@ func TestTemplateSecurityContextIsKeptOnBothLevels(t *testing.T) {
 					pod.Spec.SecurityContext, c.SecurityContext)
 			}
 		})
+	}
+}
+
+// A template that sets only a pod-level security context for its volumes
+// (fsGroup, as Spark's docs show for PVCs) says nothing about Spark's
+// container: the container keeps the restricted context (no privilege
+// escalation, every capability dropped, non-root). A version of this day's
+// fix for contradicting levels kept the template's context on both levels
+// whenever it set either, and left the container without any.
+func TestPodLevelFSGroupKeepsTheContainerRestricted(t *testing.T) {
+	group := int64(185)
+	tmpl := &corev1.Pod{Spec: corev1.PodSpec{SecurityContext: &corev1.PodSecurityContext{FSGroup: &group},
+		Containers: []corev1.Container{{Name: "spark"}}}}
+	own := &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "spark", Image: "img"}}}}
+	pod := Pod(kubeconf.PodShape{Template: tmpl}, own)
+	sc := pod.Spec.Containers[0].SecurityContext
+	if sc == nil || sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation ||
+		sc.Capabilities == nil || len(sc.Capabilities.Drop) == 0 || sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot {
+		t.Fatalf("Spark's container's security context = %+v, want the restricted one (the template set only the pod's fsGroup)", sc)
 	}
 }
