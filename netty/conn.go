@@ -330,15 +330,8 @@ func (c *conn) close(cause error) {
 		p.mu.Lock()
 		if p.conn == c {
 			held = p.credit.take()
-			p.conn = nil
 			lost = p.out.take(nil) // lost with the connection: reported below
-			p.endDrain()           // Shutdown's flush waits for nothing more here
-			// Forget the peer until it is used again: a client-mode peer
-			// is reachable only over its own connections, and a
-			// listening one is dialled again by the next Send. So the
-			// map holds only peers in use, however many come and go.
-			p.removed = true
-			t.peers.CompareAndDelete(p.identity, p)
+			p.detachLocked(t)
 		}
 		p.mu.Unlock()
 		close(c.detached)
@@ -379,4 +372,16 @@ func rawConn(nc net.Conn) net.Conn {
 		return tc.NetConn()
 	}
 	return nc
+}
+
+// detachLocked takes its connection from p (p.mu held) and p from the
+// transport's map until it is used again: a client-mode peer is reachable
+// only over its own connections, and a listening one is dialled again by
+// the next Send, so the map holds only peers in use, however many come and
+// go. Shutdown's flush then waits for nothing more of p's.
+func (p *peer) detachLocked(t *Transport) {
+	p.conn = nil
+	p.endDrain()
+	p.removed = true
+	t.peers.CompareAndDelete(p.identity, p)
 }

@@ -233,7 +233,13 @@ func (c *conn) sending() bool {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.conn == c && (!p.out.empty() || p.writing > 0 || c.busy || p.credit.heldB > 0)
+	return p.conn == c && c.sendingLocked()
+}
+
+// sendingLocked is sending for c, its peer's connection (p.mu held).
+func (c *conn) sendingLocked() bool {
+	p := c.p
+	return !p.out.empty() || p.writing > 0 || c.busy || p.credit.heldB > 0
 }
 
 // detachIdle takes c, found idle, from its peer, so that a Send from now on
@@ -251,12 +257,9 @@ func (c *conn) detachIdle() bool {
 	if p.conn != c {
 		return true
 	}
-	if !p.out.empty() || p.writing > 0 || c.busy || p.credit.heldB > 0 {
+	if c.sendingLocked() {
 		return false
 	}
-	p.conn = nil
-	p.endDrain()
-	p.removed = true
-	c.t.peers.CompareAndDelete(p.identity, p)
+	p.detachLocked(c.t)
 	return true
 }

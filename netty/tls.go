@@ -109,14 +109,8 @@ func isRemoteCertAlert(err error) bool {
 // handshake with peer, as a handshake failure (ErrAuthFailed for a refused
 // certificate, either side's; ErrProtocol otherwise) naming the key to fix.
 func tlsDialError(peer string, err error) error {
-	var (
-		verr    *tls.CertificateVerificationError
-		unknown x509.UnknownAuthorityError
-		invalid x509.CertificateInvalidError
-		host    x509.HostnameError
-	)
 	switch {
-	case errors.As(err, &verr), errors.As(err, &unknown), errors.As(err, &invalid), errors.As(err, &host):
+	case untrustedCert(err):
 		return fmt.Errorf("%w: TLS handshake with %s: its certificate does not verify (%s, %s): %w",
 			ErrAuthFailed, peer, KeySSLTrustStore, KeySSLVerifyHostname, err)
 	case isRemoteCertAlert(err):
@@ -134,19 +128,25 @@ func tlsDialError(peer string, err error) error {
 // missing or not verified by the trust store is ErrAuthFailed; a peer that
 // does not speak TLS, and anything else, ErrProtocol.
 func tlsAcceptError(err error) error {
-	var (
-		header  tls.RecordHeaderError
-		verr    *tls.CertificateVerificationError
-		unknown x509.UnknownAuthorityError
-		invalid x509.CertificateInvalidError
-	)
+	var header tls.RecordHeaderError
 	switch {
 	case errors.As(err, &header):
 		return fmt.Errorf("%w: TLS handshake: the peer does not speak TLS (is %s off there?): %w", ErrProtocol, KeySSLEnabled, err)
-	case errors.As(err, &verr), errors.As(err, &unknown), errors.As(err, &invalid),
-		strings.Contains(err.Error(), "didn't provide a certificate"):
+	case untrustedCert(err), strings.Contains(err.Error(), "didn't provide a certificate"):
 		return fmt.Errorf("%w: TLS handshake: the peer's certificate is missing or not trusted (%s there, %s here): %w",
 			ErrAuthFailed, KeySSLCertChain, KeySSLTrustStore, err)
 	}
 	return fmt.Errorf("%w: TLS handshake: %w", ErrProtocol, err)
+}
+
+// untrustedCert reports whether err is a certificate that did not verify
+// against the trust store (or, for a dialer, against the host's name).
+func untrustedCert(err error) bool {
+	var (
+		verr    *tls.CertificateVerificationError
+		unknown x509.UnknownAuthorityError
+		invalid x509.CertificateInvalidError
+		host    x509.HostnameError
+	)
+	return errors.As(err, &verr) || errors.As(err, &unknown) || errors.As(err, &invalid) || errors.As(err, &host)
 }
