@@ -77,15 +77,10 @@ func newDriverEndpoint(d *Driver) *driverEndpoint {
 // which it takes from no other env: orders that stop the driver or its
 // executors, remove an executor without an ask, or kill a task.
 var driverOnly = map[protoreflect.FullName]bool{
-	nameOf(&messages.LoseExecutor{}):  true,
-	nameOf(&messages.StopExecutors{}): true,
-	nameOf(&messages.StopDriver{}):    true,
-	nameOf(&messages.KillTask{}):      true,
-}
-
-// nameOf returns the full name of msg's type.
-func nameOf(msg proto.Message) protoreflect.FullName {
-	return msg.ProtoReflect().Descriptor().FullName()
+	proto.MessageName(&messages.LoseExecutor{}):  true,
+	proto.MessageName(&messages.StopExecutors{}): true,
+	proto.MessageName(&messages.StopDriver{}):    true,
+	proto.MessageName(&messages.KillTask{}):      true,
 }
 
 // Accepts takes from other envs what executors send the driver, and none

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/messages"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -78,7 +79,7 @@ func newHeartbeatReceiver(conf *actor.Conf) (*heartbeatReceiver, error) {
 // else: the driver's notices of executors coming and going, and the
 // expiry, come from this env (actor.Acceptor).
 func (h *heartbeatReceiver) Accepts(name protoreflect.FullName) bool {
-	return name == nameOf(&messages.Heartbeat{})
+	return name == proto.MessageName(&messages.Heartbeat{})
 }
 
 // heartbeatTimeout is spark.storage.blockManagerHeartbeatTimeoutMs, else

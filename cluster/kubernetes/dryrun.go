@@ -98,22 +98,30 @@ func quotaUsedUp(err error) bool {
 	if m == nil {
 		return false
 	}
-	limited := map[string]resource.Quantity{}
-	for kv := range strings.SplitSeq(m[2], ",") {
-		k, v, _ := strings.Cut(kv, "=")
-		q, err := resource.ParseQuantity(v)
-		if err != nil {
-			return false
-		}
-		limited[k] = q
+	requested, ok := quantities(m[1])
+	limited, lok := quantities(m[2])
+	if !ok || !lok {
+		return false
 	}
-	for kv := range strings.SplitSeq(m[1], ",") {
-		k, v, _ := strings.Cut(kv, "=")
-		q, err := resource.ParseQuantity(v)
-		l, ok := limited[k]
-		if err != nil || !ok || q.Cmp(l) > 0 {
+	for k, q := range requested {
+		if l, ok := limited[k]; !ok || q.Cmp(l) > 0 {
 			return false
 		}
 	}
 	return true
+}
+
+// quantities parses a quota refusal's list of RESOURCE=QUANTITY, comma
+// separated; ok is false when a quantity does not parse.
+func quantities(list string) (map[string]resource.Quantity, bool) {
+	out := map[string]resource.Quantity{}
+	for kv := range strings.SplitSeq(list, ",") {
+		k, v, _ := strings.Cut(kv, "=")
+		q, err := resource.ParseQuantity(v)
+		if err != nil {
+			return nil, false
+		}
+		out[k] = q
+	}
+	return out, true
 }
