@@ -56,9 +56,10 @@ type msgTable struct {
 	mu    sync.Mutex // orders retire against collect: a count is never seen twice, or missed
 	// sentNames counts the counters made for sent messages: their names
 	// come from references, which peers may write (an executor's), so
-	// past maxSentCounters they are counted under OtherEndpoints.
-	sentNames atomic.Int64
-	sentMu    sync.Mutex // makes sent counters one at a time
+	// past maxSentCounters they are counted under OtherEndpoints. sentMu
+	// guards it, and makes sent counters one at a time.
+	sentMu    sync.Mutex
+	sentNames int
 }
 
 // maxSentCounters bounds the counters of sent messages by endpoint name
@@ -82,10 +83,10 @@ func (t *msgTable) sentCounter(endpoint string, typ reflect.Type, msg proto.Mess
 	if v, ok := t.m.Load(k); ok {
 		return v.(*msgCounter)
 	}
-	if t.sentNames.Load() >= maxSentCounters {
+	if t.sentNames >= maxSentCounters {
 		endpoint = OtherEndpoints
 	} else {
-		t.sentNames.Add(1)
+		t.sentNames++
 	}
 	return t.counter(endpoint, typ, msg)
 }

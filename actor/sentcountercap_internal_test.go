@@ -34,7 +34,7 @@ func TestSentCounterCapCountsEachPairOnce(t *testing.T) {
 			close(start)
 			wg.Wait()
 		}
-		if n := tb.sentNames.Load(); n != maxSentCounters {
+		if n := tb.sentNames; n != maxSentCounters {
 			t.Fatalf("trial %d: %d distinct (name, type) pairs counted as %d against the cap of %d", trial, maxSentCounters, n, maxSentCounters)
 		}
 		if _, ok := tb.m.Load(msgKey{OtherEndpoints, typ}); ok {
