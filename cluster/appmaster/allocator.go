@@ -58,6 +58,7 @@ type allocator struct {
 	running     map[string]*executorContainer // by container id
 	byExecutor  map[string]string             // executor id -> container id
 	reasons     map[string]lossReason
+	reasonOrder []string // the executor ids of reasons, oldest first
 	release     []string
 	failures    int
 	nextID      int
@@ -236,7 +237,7 @@ func (a *allocator) completed(st *messages.RmContainerStatus) {
 	status := st.GetExitStatus()
 	byApp := !ec.killed && exitCausedByApp(status)
 	msg := lossMessage(ec, st)
-	a.reasons[ec.executorID] = lossReason{exitStatus: status, message: msg, causedByApp: byApp}
+	a.keepReason(ec.executorID, lossReason{exitStatus: status, message: msg, causedByApp: byApp})
 	if byApp {
 		a.failures++
 	}
@@ -258,6 +259,28 @@ func (a *allocator) completed(st *messages.RmContainerStatus) {
 	}
 	if byApp && failures >= a.maxFailures {
 		a.fail(&cluster.AMExitError{Code: cluster.ExitMaxExecutorFailures, Reason: fmt.Sprintf("Max number of executor failures (%d) reached", a.maxFailures)})
+	}
+}
+
+// maxLossReasons bounds the loss reasons the allocator keeps: the driver
+// asks for an executor's soon after losing it, so only the most recent
+// are kept, the oldest forgotten first (an application master runs as
+// long as its application, through any number of executors).
+const maxLossReasons = 1000
+
+// keepReason records executor id's loss reason, forgetting the oldest past
+// maxLossReasons; a.mu is held.
+func (a *allocator) keepReason(id string, r lossReason) {
+	if _, ok := a.reasons[id]; !ok {
+		a.reasonOrder = append(a.reasonOrder, id)
+	}
+	a.reasons[id] = r
+	if n := len(a.reasonOrder) - maxLossReasons; n > 0 {
+		for _, old := range a.reasonOrder[:n] {
+			delete(a.reasons, old)
+		}
+		clear(a.reasonOrder[:n])
+		a.reasonOrder = a.reasonOrder[n:] // append copies the rest into a new array as it grows
 	}
 }
 

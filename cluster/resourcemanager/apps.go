@@ -162,6 +162,11 @@ func (c *rmCore) finishApp(a *rmApp, state cluster.AppState, final cluster.Final
 		a.secret = nil
 		acts = append(acts, rmAction{kind: actForgetSecret, appID: a.id})
 	}
+	// Its AM's launch context holds the secret too, and nothing starts
+	// from it any more.
+	a.amLaunch = nil
+	c.ended = append(c.ended, a.id)
+	c.pruneEnded()
 	return acts
 }
 

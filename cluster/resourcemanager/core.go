@@ -25,6 +25,14 @@ type rmCore struct {
 	apps             map[string]*rmApp
 	appOrder         []string
 	amStopGrace      time.Duration
+	// ended holds the ids of the ended applications in the order they
+	// ended; past maxCompleted of them the oldest, once no node holds a
+	// container of theirs, are forgotten (pruneEnded).
+	ended        []string
+	maxCompleted int
+	// nodeRetention is how long a lost or shut-down node stays listed
+	// before it is forgotten (checkNodes).
+	nodeRetention time.Duration
 	// amNodes are reserved for application masters: AM containers go there
 	// first, executor containers never.
 	amNodes map[string]bool
@@ -35,8 +43,9 @@ type rmNode struct {
 	capability, used  cluster.Resource
 	containers        map[string]*rmContainer
 	lastSeen          time.Time
-	lost              bool // lost, or shut down: it runs nothing
-	shutdown          bool // it said it was shutting down (NmUnregister)
+	lost              bool      // lost, or shut down: it runs nothing
+	inactiveSince     time.Time // when it was lost or shut down
+	shutdown          bool      // it said it was shutting down (NmUnregister)
 }
 
 type rmContainer struct {
@@ -119,6 +128,8 @@ func newRMCore(clusterTimestamp int64, queues []string, now func() time.Time) *r
 		nodes:            make(map[string]*rmNode),
 		apps:             make(map[string]*rmApp),
 		amStopGrace:      10 * time.Second,
+		maxCompleted:     DefaultMaxCompletedApps,
+		nodeRetention:    DefaultInactiveNodeRetention,
 		amNodes:          make(map[string]bool),
 	}
 }
@@ -153,4 +164,50 @@ func (c *rmCore) app(id string) (*rmApp, error) {
 		return nil, fmt.Errorf("%w: Application with id '%s' doesn't exist in RM", cluster.ErrUnknownAppID, id)
 	}
 	return a, nil
+}
+
+// DefaultMaxCompletedApps is how many ended applications a resource
+// manager keeps by default (Config.MaxCompletedApps), YARN's
+// yarn.resourcemanager.max-completed-applications.
+const DefaultMaxCompletedApps = 1000
+
+// DefaultInactiveNodeRetention is how long a resource manager lists a
+// lost or shut-down node by default (Config.InactiveNodeRetention).
+const DefaultInactiveNodeRetention = 10 * time.Minute
+
+// pruneEnded forgets the oldest ended applications beyond maxCompleted,
+// skipping those a node still holds a container of (an AM in its grace
+// period, a container not reported complete yet): they go once it has.
+// A forgotten application is unknown to reports and listings, as YARN's.
+func (c *rmCore) pruneEnded() {
+	excess := len(c.ended) - c.maxCompleted
+	if excess <= 0 {
+		return
+	}
+	gone := make(map[string]bool, excess)
+	kept := make([]string, 0, len(c.ended))
+	for _, id := range c.ended {
+		a := c.apps[id]
+		if a == nil || gone[id] {
+			continue // ended twice: listed once
+		}
+		if len(gone) < excess && len(a.containers) == 0 {
+			gone[id] = true
+			delete(c.apps, id)
+			continue
+		}
+		kept = append(kept, id)
+	}
+	if len(gone) == 0 {
+		return
+	}
+	c.ended = kept
+	// A new slice: a caller may be ranging over the old one.
+	order := make([]string, 0, len(c.appOrder)-len(gone))
+	for _, id := range c.appOrder {
+		if !gone[id] {
+			order = append(order, id)
+		}
+	}
+	c.appOrder = order
 }

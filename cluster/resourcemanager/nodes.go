@@ -76,6 +76,7 @@ func (c *rmCore) containerCompleted(st *messages.RmContainerStatus) []rmAction {
 	ct.node.used = ct.node.used.Sub(ct.resource)
 	delete(a.containers, ct.id)
 	if a.state.Terminal() {
+		c.pruneEnded() // it may have waited for this container
 		return nil
 	}
 	if ct.am {
@@ -99,8 +100,22 @@ func (c *rmCore) checkNodes(expiry time.Duration) []rmAction {
 		n := c.nodes[id]
 		if !n.lost && now.Sub(n.lastSeen) > expiry {
 			acts = append(acts, c.loseNode(n, fmt.Sprintf("Container released on a *lost* node %s (no heartbeat for %s)", n.id, now.Sub(n.lastSeen).Round(time.Millisecond)))...)
-			n.lost = true
+			n.lost, n.inactiveSince = true, now
 		}
+	}
+	// A node manager restarted on a new port is a new node: the old one
+	// is forgotten once it has been listed lost or shut down for
+	// nodeRetention (its next heartbeat, if any, is told to register).
+	forget := false
+	for _, id := range c.nodeOrder {
+		n := c.nodes[id]
+		if n.lost && len(n.containers) == 0 && now.Sub(n.inactiveSince) > c.nodeRetention {
+			delete(c.nodes, id)
+			forget = true
+		}
+	}
+	if forget {
+		c.nodeOrder = slices.DeleteFunc(slices.Clone(c.nodeOrder), func(id string) bool { return c.nodes[id] == nil })
 	}
 	for _, id := range c.appOrder {
 		a := c.apps[id]
@@ -124,7 +139,7 @@ func (c *rmCore) unregisterNode(id string) (acts []rmAction, ok bool) {
 		return nil, false
 	}
 	acts = c.loseNode(n, "Container released on a node that shut down: "+n.id)
-	n.lost, n.shutdown = true, true
+	n.lost, n.shutdown, n.inactiveSince = true, true, c.now()
 	return append(acts, c.schedule()...), true
 }
 

@@ -63,6 +63,16 @@ type Config struct {
 	// application's logs (the resource manager's spark.admin.acls; "*":
 	// everyone).
 	AdminACLs []string
+	// MaxCompletedApps is how many ended applications the resource manager
+	// keeps for reports and listings; past it the oldest are forgotten
+	// (YARN's yarn.resourcemanager.max-completed-applications). Zero:
+	// DefaultMaxCompletedApps (1000).
+	MaxCompletedApps int
+	// InactiveNodeRetention is how long a node that was lost or shut down
+	// stays listed (SHUTDOWN or LOST) before it is forgotten; a node
+	// manager restarted on a new port registers as a new node. Zero:
+	// DefaultInactiveNodeRetention (10 minutes).
+	InactiveNodeRetention time.Duration
 	// Logger is the resource manager's logger (nil: the env's).
 	Logger *zerolog.Logger
 	// Now returns the current time (nil: time.Now); for tests.
@@ -131,6 +141,12 @@ func Start(env *actor.Env, cfg Config) (*ResourceManager, error) {
 		return nil, err
 	}
 	core := newRMCore(rm.ts, cfg.Queues, cfg.Now)
+	if cfg.MaxCompletedApps > 0 {
+		core.maxCompleted = cfg.MaxCompletedApps
+	}
+	if cfg.InactiveNodeRetention > 0 {
+		core.nodeRetention = cfg.InactiveNodeRetention
+	}
 	for _, id := range cfg.AMNodes {
 		core.amNodes[id] = true
 	}

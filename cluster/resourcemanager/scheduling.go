@@ -78,6 +78,9 @@ func (c *rmCore) free(ct *rmContainer) {
 	delete(ct.node.containers, ct.id)
 	ct.node.used = ct.node.used.Sub(ct.resource)
 	delete(ct.app.containers, ct.id)
+	if ct.app.state.Terminal() {
+		c.pruneEnded()
+	}
 }
 
 func (c *rmCore) containerProto(ct *rmContainer) *messages.RmContainer {
