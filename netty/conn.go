@@ -360,7 +360,13 @@ func (c *conn) close(cause error) {
 			cause = nil
 		}
 		if cause != nil {
-			t.log.Warn().Err(cause).Str("peer", c.info.Identity).Msg("connection failed")
+			switch {
+			case !errors.Is(cause, ErrProtocol):
+				t.log.Warn().Err(cause).Str("peer", c.info.Identity).Msg("connection failed")
+			case t.protoLog.allow(): // a peer's every connection must not be a log line
+				t.log.Warn().Err(cause).Str("peer", c.info.Identity).Int64("protocolErrors", t.protocolErrors.Load()).
+					Msg("connection failed (protocol errors are logged at most every 10s; Stats.ProtocolErrors counts them all)")
+			}
 			t.host.NetworkError(c.info, cause)
 		}
 		t.host.Disconnected(c.info, cause)

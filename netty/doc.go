@@ -287,7 +287,9 @@
 // with the connect error. Handshake failures match ErrAuthFailed,
 // ErrProtocol, ErrDuplicateConnection, ErrTooManyHandshakes,
 // ErrTooManyConnections or ErrIdentityInUse (a
-// *RefusedError carries the peer's reason). A connection closed for a silent
+// *RefusedError carries the peer's reason); a peer of another protocol
+// version is a *VersionError, which names both versions and matches
+// ErrProtocol, on both sides. A connection closed for a silent
 // peer fails its asks with an *actor.ConnectionClosedError wrapping a
 // *ConnectionTimeoutError that names the key; an idle connection closes
 // with an *IdleTimeoutError, reported as a normal disconnect.

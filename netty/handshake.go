@@ -65,10 +65,25 @@ var (
 	ErrTooManyConnections = errors.New("netty: too many connections")
 )
 
+// VersionError is a handshake with a peer that speaks another protocol
+// version than this package (ProtocolVersion): on the dialer's side too
+// when the peer refused it for that, with the version the peer answered.
+// It matches ErrProtocol.
+type VersionError struct {
+	Local, Peer uint32 // the protocol versions of this env and of the peer
+}
+
+func (e *VersionError) Error() string {
+	return fmt.Sprintf("netty: protocol version mismatch: the peer speaks protocol version %d, this env %d", e.Peer, e.Local)
+}
+
+// Is reports whether target is ErrProtocol.
+func (e *VersionError) Is(target error) bool { return target == ErrProtocol }
+
 // RefusedError is a handshake that the peer refused, with the peer's reason.
 type RefusedError struct {
 	Reason string
-	Err    error // ErrAuthFailed, ErrDuplicateConnection, ErrTooManyHandshakes, ErrTooManyConnections, ErrIdentityInUse, ErrProtocol
+	Err    error // ErrAuthFailed, ErrDuplicateConnection, ErrTooManyHandshakes, ErrTooManyConnections, ErrIdentityInUse, ErrProtocol or a *VersionError
 }
 
 func (e *RefusedError) Error() string { return "netty: connection refused by peer: " + e.Reason }
@@ -182,10 +197,17 @@ func dialHandshake(fr *frameReader, w io.Writer, cfg handshakeConfig) (handshake
 		return handshakeResult{}, err
 	}
 	if reply.Error != "" {
-		return handshakeResult{}, refused(reply.Error, reply.Duplicate)
+		r := refused(reply.Error, reply.Duplicate)
+		if r.Err == ErrProtocol && reply.Version != 0 && reply.Version != ProtocolVersion {
+			// Refused by a peer of another version, whose reason may name
+			// only this env's version: say which the peer speaks.
+			r.Err = &VersionError{Local: ProtocolVersion, Peer: reply.Version}
+			r.Reason += fmt.Sprintf(" (the peer speaks protocol version %d, this env %d)", reply.Version, ProtocolVersion)
+		}
+		return handshakeResult{}, r
 	}
 	if reply.Version != ProtocolVersion {
-		return handshakeResult{}, fmt.Errorf("%w: peer speaks protocol version %d, want %d", ErrProtocol, reply.Version, ProtocolVersion)
+		return handshakeResult{}, &VersionError{Local: ProtocolVersion, Peer: reply.Version}
 	}
 	if err := validIdentity(reply.Identity, false); err != nil {
 		return handshakeResult{}, err
@@ -241,7 +263,7 @@ func dialHandshake(fr *frameReader, w io.Writer, cfg handshakeConfig) (handshake
 	return res, nil
 }
 
-func refused(reason string, duplicate bool) error {
+func refused(reason string, duplicate bool) *RefusedError {
 	var class error
 	switch {
 	case duplicate:
@@ -272,8 +294,9 @@ type acceptVerdict func(peer handshakeResult) error
 // the reason to tell the dialer.
 func checkHello(hello *messages.Handshake) (reason string, err error) {
 	if hello.Version != ProtocolVersion {
-		return fmt.Sprintf("unsupported protocol version %d", hello.Version),
-			fmt.Errorf("%w: unsupported protocol version %d", ErrProtocol, hello.Version)
+		// The reason is all a peer of another version shows: name both.
+		return fmt.Sprintf("unsupported protocol version %d: this peer speaks protocol version %d", hello.Version, ProtocolVersion),
+			&VersionError{Local: ProtocolVersion, Peer: hello.Version}
 	}
 	if err := validIdentity(hello.Identity, hello.ClientMode); err != nil {
 		return "bad identity", err

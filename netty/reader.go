@@ -282,7 +282,12 @@ func (c *conn) undecodable(target, sender *protoactor.PID, typ string, err error
 		Message: fmt.Sprintf("Cannot decode message of type %s for %s on %s: %v", typ, target.Id, t.info.Identity, err),
 		Type:    "netty.DecodeError",
 	}
-	t.log.Warn().Str("type", typ).Str("to", target.Id).Err(err).Msg("cannot decode message")
+	// A peer's every frame must not become a log line: rate-limited,
+	// and counted in Stats.Undecodable.
+	if n := t.undecodable.Add(1); t.undecodableLog.allow() {
+		t.log.Warn().Str("type", typ).Str("to", target.Id).Str("peer", c.info.Identity).Err(err).Int64("undecodable", n).
+			Msg("cannot decode message (logged at most every 10s)")
+	}
 	if sender != nil {
 		if serr := t.Send(sender, nil, f); serr != nil {
 			t.log.Warn().Err(serr).Msg("cannot report a decode failure")

@@ -44,6 +44,10 @@ type Stats struct {
 	// RefusedTypes counts messages refused without being decoded because
 	// their target (endpoint or ask) does not take their type.
 	RefusedTypes int64
+	// Undecodable counts messages that could not be decoded: a type this
+	// process does not link, bytes that are not the type, a decoded form
+	// over the decode bound. An asker is answered ERROR_CODE_DECODE.
+	Undecodable int64
 	// LentBuffers is the number of buffers lent to the messages of
 	// borrowing endpoints (actor.Borrower) and not yet released, and
 	// LentBytes their bytes.
@@ -57,6 +61,6 @@ func (t *Transport) Stats() Stats {
 		Handshaking: int(t.handshaking.Load()), Refused: t.refused.Load(), TimedOut: t.timeouts.Load(),
 		IdentityInUse: t.identityInUse.Load(), RefusedConnections: t.refusedConns.Load(), IdleClosed: t.idleClosed.Load(),
 		ForgedReplies: t.forgedReplies.Load(), UnroutedReplies: t.unrouted.Load(), RefusedTypes: t.refusedTypes.Load(),
-		LentBuffers: t.lentBuffers.Load(), LentBytes: t.lentBytes.Load(),
+		Undecodable: t.undecodable.Load(), LentBuffers: t.lentBuffers.Load(), LentBytes: t.lentBytes.Load(),
 	}
 }

@@ -94,6 +94,7 @@ type Transport struct {
 	connsLog       rateLog
 	authLog        rateLog // failed authentications of inbound connections
 	badLog         rateLog // inbound connections that do not speak the protocol
+	protoLog       rateLog // established connections closed for a protocol error
 	timeouts       atomic.Int64
 	hsFailures     atomic.Int64 // handshakes failed for another reason than authentication
 	identityInUse  atomic.Int64 // inbound connections refused with ErrIdentityInUse
@@ -103,6 +104,8 @@ type Transport struct {
 	forgedLog      rateLog       // forged replies, logged at most once a minute
 	unrouted       atomic.Int64  // replies and failure notices whose connection is gone
 	refusedTypes   atomic.Int64  // frames refused undecoded: a type their target does not take
+	undecodable    atomic.Int64  // requests that could not be decoded (unknown type, bad bytes, decode bound)
+	undecodableLog rateLog       // those, logged at most every refusedLogInterval
 	lentBuffers    atomic.Int64  // buffers lent to borrowed messages, not yet released
 	lentBytes      atomic.Int64  // their bytes
 }
