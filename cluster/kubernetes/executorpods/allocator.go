@@ -65,21 +65,23 @@ type Allocator struct {
 	kick   chan struct{}
 	failed chan error
 
-	mu        sync.Mutex
-	target    int
-	pods      map[int64]executorPodState
-	gone      map[int64]bool
-	created   map[int64]time.Time
-	handled   map[int64]bool
-	killed    map[int64]bool
-	deleting  map[int64]bool
-	reasons   map[int64]string
-	waiters   map[int64][]chan string
-	nextID    int64
-	lastBatch time.Time
-	failures  int
-	lastStall string
-	stallAt   time.Time
+	mu       sync.Mutex
+	target   int
+	pods     map[int64]executorPodState
+	gone     map[int64]bool
+	created  map[int64]time.Time
+	handled  map[int64]bool
+	killed   map[int64]bool
+	deleting map[int64]bool
+	reasons  map[int64]string
+	// reasonOrder are the executor ids of reasons, oldest first.
+	reasonOrder []int64
+	waiters     map[int64][]chan string
+	nextID      int64
+	lastBatch   time.Time
+	failures    int
+	lastStall   string
+	stallAt     time.Time
 	// Backoff and refusals of creations (refusals.go).
 	createFailures int
 	createAfter    time.Time
@@ -261,17 +263,7 @@ func (a *Allocator) round(ctx context.Context) {
 		a.mu.Unlock()
 		return
 	}
-	p := decide(a.cfg, planInput{Now: now, Target: a.target, Pods: a.pods, Created: a.created, Handled: a.handled,
-		Killed: a.killed, Deleting: a.deleting, NextID: a.nextID, SinceLastBatch: now.Sub(a.lastBatch),
-		DeleteAfter: a.deleteAfter, Decommissioned: a.decommissioned, CreateAfter: a.createAfter,
-		RefusedSince: a.refusedSince, RefusedBy: a.refusedBy})
-	for _, d := range p.Decommission {
-		a.decommissioned[d.ID] = true
-	}
-	wake := a.recordLosses(p.Lost)
-	failures := a.failures
-	a.recordPlan(p, now)
-	a.forgetGonePods()
+	p, wake, failures := a.planLocked(now)
 	stall := a.stallToReport(p.Stalled, now)
 	a.mu.Unlock()
 	for _, w := range wake {
@@ -304,6 +296,24 @@ func (a *Allocator) round(ctx context.Context) {
 	a.createPods(ctx, p.Create)
 }
 
+// planLocked plans a round at now and records the plan: the executors it
+// decommissions and the losses it finds (returning the ExecutorLossReason
+// calls to wake and the failures counted), the pods it forgets, deletes
+// and creates. The round then carries it out. a.mu is held.
+func (a *Allocator) planLocked(now time.Time) (p plan, wake []lossWaiter, failures int) {
+	p = decide(a.cfg, planInput{Now: now, Target: a.target, Pods: a.pods, Created: a.created, Handled: a.handled,
+		Killed: a.killed, Deleting: a.deleting, NextID: a.nextID, SinceLastBatch: now.Sub(a.lastBatch),
+		DeleteAfter: a.deleteAfter, Decommissioned: a.decommissioned, CreateAfter: a.createAfter,
+		RefusedSince: a.refusedSince, RefusedBy: a.refusedBy})
+	for _, d := range p.Decommission {
+		a.decommissioned[d.ID] = true
+	}
+	wake = a.recordLosses(p.Lost)
+	a.recordPlan(p, now)
+	a.forgetGonePods()
+	return p, wake, a.failures
+}
+
 // lossWaiter is an ExecutorLossReason call to wake with reason.
 type lossWaiter struct {
 	ch     chan string
@@ -317,7 +327,7 @@ func (a *Allocator) recordLosses(lost []loss) []lossWaiter {
 	var wake []lossWaiter
 	for _, l := range lost {
 		a.handled[l.ID] = true
-		a.reasons[l.ID] = l.Reason
+		a.keepReason(l.ID, l.Reason)
 		for _, ch := range a.waiters[l.ID] {
 			wake = append(wake, lossWaiter{ch, l.Reason})
 		}
@@ -358,7 +368,30 @@ func (a *Allocator) forgetGonePods() {
 			delete(a.deleteFailures, id)
 			delete(a.deleteAfter, id)
 			delete(a.decommissioned, id)
+			delete(a.handled, id)
+			delete(a.killed, id)
 		}
+	}
+}
+
+// maxLossReasons bounds the loss reasons an allocator keeps: the driver
+// asks for an executor's as it loses it, and an application with dynamic
+// allocation goes through any number of executors, so the most recent are
+// kept and the oldest forgotten first.
+const maxLossReasons = 1000
+
+// keepReason records executor id's loss reason, forgetting the oldest past
+// maxLossReasons. a.mu is held.
+func (a *Allocator) keepReason(id int64, reason string) {
+	if _, ok := a.reasons[id]; !ok {
+		a.reasonOrder = append(a.reasonOrder, id)
+	}
+	a.reasons[id] = reason
+	if n := len(a.reasonOrder) - maxLossReasons; n > 0 {
+		for _, old := range a.reasonOrder[:n] {
+			delete(a.reasons, old)
+		}
+		a.reasonOrder = a.reasonOrder[n:] // append moves the rest to a new array as it grows
 	}
 }
 
