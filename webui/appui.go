@@ -70,6 +70,12 @@ func (u *appUI) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, u.o.base+"/jobs/", http.StatusFound)
 	})
+	// A page asked for without its trailing slash is redirected under the
+	// base: the mux's own redirect would drop the base (a history server
+	// serves the UI under http.StripPrefix).
+	for _, p := range []string{"/jobs", "/jobs/job", "/executors", "/environment"} {
+		mux.HandleFunc("GET "+p, u.addSlash)
+	}
 	mux.HandleFunc("GET /jobs/{$}", u.jobsPage)
 	mux.HandleFunc("GET /jobs/job/{$}", u.jobPage)
 	mux.HandleFunc("GET /executors/{$}", u.executorsPage)
@@ -85,6 +91,16 @@ func (u *appUI) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusNotFound, "no such API route: "+r.URL.Path)
 	})
+}
+
+// addSlash redirects a page's path without its trailing slash (one of the
+// fixed routes above) to the page under the UI's base, its query kept.
+func (u *appUI) addSlash(w http.ResponseWriter, r *http.Request) {
+	target := u.href(r.URL.Path + "/")
+	if r.URL.RawQuery != "" {
+		target += "?" + r.URL.RawQuery
+	}
+	http.Redirect(w, r, target, http.StatusFound)
 }
 
 // live reports whether a running driver backs the pages.

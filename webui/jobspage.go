@@ -6,6 +6,7 @@ package webui
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -107,6 +108,9 @@ func taskParams(q url.Values) (sortCol string, desc bool, page, size int) {
 	if err != nil || page < 1 {
 		page = 1
 	}
+	// Past the end is the last page; bounded so that the page's offset,
+	// (page-1) * size, cannot overflow.
+	page = min(page, math.MaxInt32)
 	size, err = strconv.Atoi(q.Get("task.pageSize"))
 	if err != nil || size < 1 {
 		size = defaultTaskPageSize

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"net/url"
 	"time"
 )
 
@@ -48,6 +49,9 @@ var funcs = template.FuncMap{
 		}
 		return fmt.Sprintf("%d MB", mb)
 	},
+	// pathEscape escapes a value for one segment of a URL's path: "/",
+	// "?", "#" and "%" in it stay in that segment.
+	"pathEscape": url.PathEscape,
 	"rate": func(r float64) string {
 		if r < 0 {
 			return "—"

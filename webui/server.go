@@ -20,13 +20,16 @@ import (
 
 // What one client may hold of a web UI, authenticated or not: a
 // connection has readHeaderTimeout to send a request's headers and
-// readTimeout for the whole request, and is closed after idleTimeout
+// readTimeout for the whole request, writeTimeout from the end of its
+// headers until its response is written (so that a client that stops
+// reading does not hold the connection), and is closed after idleTimeout
 // without one; at most maxConnections are open at once (more wait to be
 // accepted), so that clients cannot take the file descriptors the daemon
 // that serves the UI needs for its RPC connections.
 const (
 	readHeaderTimeout = 10 * time.Second
 	readTimeout       = time.Minute
+	writeTimeout      = 2 * time.Minute
 	idleTimeout       = 2 * time.Minute
 	maxConnections    = 256
 )
@@ -83,7 +86,7 @@ func Start(name string, handler http.Handler, host, advertise string, port, maxR
 	}
 	s := &Server{
 		srv: &http.Server{Handler: handler, ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout,
-			IdleTimeout: idleTimeout, ErrorLog: nil},
+			WriteTimeout: writeTimeout, IdleTimeout: idleTimeout, ErrorLog: nil},
 		ln:   netutil.LimitListener(ln, maxConnections),
 		url:  "http://" + net.JoinHostPort(advertise, strconv.Itoa(bound)),
 		done: make(chan struct{}),

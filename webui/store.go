@@ -197,6 +197,12 @@ func (s *AppStore) applicationStart(e endpoints.ApplicationStart) {
 }
 
 func (s *AppStore) addExecutor(ex *executorStatus) {
+	if old := s.executors[ex.ID]; old != nil && !old.IsActive() {
+		// Registered again after its removal: its old record goes, and
+		// with it its place among the removed, which would otherwise
+		// delete this one when it ages out.
+		s.dead = slices.DeleteFunc(s.dead, func(id string) bool { return id == ex.ID })
+	}
 	s.executors[ex.ID] = ex
 	if i, ok := s.execIndex[ex.ID]; ok {
 		s.execHosts[i] = ex.Host
