@@ -64,6 +64,10 @@ var (
 	// only package launcher plays; submitting again would start containers
 	// without end.
 	ErrInContainer = errors.New("cluster: submit called in a container")
+	// ErrTooManyNewApps is returned for a new application while the
+	// resource manager holds its limit of applications created and not yet
+	// submitted (NEW): submit or kill some first.
+	ErrTooManyNewApps = errors.New("cluster: too many applications created and not submitted")
 )
 
 // InvalidIDError is the error for a malformed application or container id.

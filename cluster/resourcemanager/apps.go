@@ -12,15 +12,33 @@ import (
 	"github.com/sparkrpc/sparkrpc/messages"
 )
 
-// newApplication creates an application in state NEW.
-func (c *rmCore) newApplication() (string, cluster.Resource) {
+// MaxNewApps bounds the applications a resource manager holds created and
+// not yet submitted (NEW): a client with the cluster's key that creates
+// applications and never submits them would otherwise grow its memory
+// without end. Past it a new application is refused with
+// cluster.ErrTooManyNewApps until some are submitted or killed.
+const MaxNewApps = 1000
+
+// newApplication creates an application in state NEW, unless MaxNewApps
+// are NEW already.
+func (c *rmCore) newApplication() (string, cluster.Resource, error) {
+	fresh := 0
+	for _, id := range c.appOrder {
+		if c.apps[id].state == cluster.StateNew {
+			fresh++
+		}
+	}
+	if fresh >= MaxNewApps {
+		return "", cluster.Resource{}, fmt.Errorf("%w: %d applications are NEW (at most %d); submit or kill some",
+			cluster.ErrTooManyNewApps, fresh, MaxNewApps)
+	}
 	c.nextApp++
 	id := cluster.AppID(c.clusterTimestamp, c.nextApp)
 	a := &rmApp{id: id, seq: c.nextApp, state: cluster.StateNew, final: cluster.FinalUndefined, start: c.now(),
 		containers: make(map[string]*rmContainer)}
 	c.apps[id] = a
 	c.appOrder = append(c.appOrder, id)
-	return id, c.maxResource()
+	return id, c.maxResource(), nil
 }
 
 // submit moves a NEW application to SUBMITTED and then ACCEPTED, and

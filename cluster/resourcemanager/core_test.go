@@ -27,7 +27,7 @@ func newTestCore(t *testing.T, nodes ...cluster.Resource) (*rmCore, *fakeClock) 
 
 func submitApp(t *testing.T, c *rmCore, am cluster.Resource) (string, []rmAction) {
 	t.Helper()
-	id, _ := c.newApplication()
+	id, _, _ := c.newApplication()
 	acts, err := c.submit(&messages.RmSubmitApplication{AppId: id, Name: "test", AmResource: am.Proto(),
 		AmLaunchContext: &messages.RmLaunchContext{Command: []string{"sparkrpc", "am"}}})
 	if err != nil {
@@ -52,8 +52,8 @@ func checkNoOversubscription(t *testing.T, c *rmCore) {
 
 func TestAppIDFormat(t *testing.T) {
 	c, _ := newTestCore(t, cluster.Resource{MemoryMB: 1024, Cores: 1})
-	id1, _ := c.newApplication()
-	id2, _ := c.newApplication()
+	id1, _, _ := c.newApplication()
+	id2, _, _ := c.newApplication()
 	if id1 != "application_1700000000000_0001" || id2 != "application_1700000000000_0002" {
 		t.Fatalf("ids %s %s", id1, id2)
 	}
@@ -137,7 +137,7 @@ func TestSubmitRefused(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			id, max := c.newApplication()
+			id, max, _ := c.newApplication()
 			if max != (cluster.Resource{MemoryMB: 1024, Cores: 4}) {
 				t.Fatalf("max resource = %+v", max)
 			}
@@ -151,7 +151,7 @@ func TestSubmitRefused(t *testing.T) {
 		})
 	}
 	var rte *cluster.ResourceTooLargeError
-	id, _ := c.newApplication()
+	id, _, _ := c.newApplication()
 	_, err := c.submit(&messages.RmSubmitApplication{AppId: id, AmResource: cluster.Resource{MemoryMB: 4096, Cores: 1}.Proto()})
 	if !errors.As(err, &rte) || !regexp.MustCompile(`Required AM memory \(4096 MB\) is above the max threshold \(1024 MB\)`).MatchString(err.Error()) {
 		t.Fatalf("error text: %v", err)
@@ -344,7 +344,7 @@ func TestAMNodeIsReservedForApplicationMasters(t *testing.T) {
 func TestResourcesGoToEveryContainerAndAwayWithTheApplication(t *testing.T) {
 	c, _ := newTestCore(t, cluster.Resource{MemoryMB: 4096, Cores: 4})
 	res := []*messages.RmLocalResource{{Name: cluster.AppResourceName, Kind: messages.RmResourceKind_RM_RESOURCE_KIND_PROGRAM, Size: 1, Sha256: make([]byte, 32)}}
-	id, _ := c.newApplication()
+	id, _, _ := c.newApplication()
 	acts, err := c.submit(&messages.RmSubmitApplication{AppId: id, AmResource: (cluster.Resource{MemoryMB: 512, Cores: 1}).Proto(),
 		AmLaunchContext: &messages.RmLaunchContext{Command: []string{"sparkrpc", "am"}, Resources: res}})
 	if err != nil || len(acts) != 1 || len(acts[0].start.GetLaunchContext().GetResources()) != 1 {

@@ -83,7 +83,11 @@ func (e *rmEndpoint) handleClients(r *actor.Router) {
 		if err := e.requireClusterKey(ctx, "a new application"); err != nil {
 			return nil, err
 		}
-		id, maxRes := core.newApplication()
+		id, maxRes, err := core.newApplication()
+		if err != nil {
+			e.log.Warn().Err(err).Str("user", m.GetUser()).Msg("new application refused")
+			return nil, err
+		}
 		a := core.apps[id]
 		a.creator, a.creatorIdentity = m.GetUser(), ctx.SenderIdentity()
 		e.log.Info().Str("app", id).Str("user", m.GetUser()).Msg("new application")

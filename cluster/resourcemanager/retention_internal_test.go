@@ -125,7 +125,7 @@ func TestEndedApplicationWithContainersIsKept(t *testing.T) {
 func TestEndedApplicationKeepsNoSecret(t *testing.T) {
 	c, _ := newTestCore(t, cluster.Resource{MemoryMB: 4096, Cores: 8})
 	secret := []byte("0123456789abcdef0123456789abcdef")
-	id, _ := c.newApplication()
+	id, _, _ := c.newApplication()
 	if _, err := c.submit(&messages.RmSubmitApplication{AppId: id, Name: "test", AmResource: cluster.Resource{MemoryMB: 512, Cores: 1}.Proto(),
 		AppSecret: secret, AmLaunchContext: &messages.RmLaunchContext{Command: []string{"sparkrpc", "am"}, Secret: secret}}); err != nil {
 		t.Fatal(err)
@@ -177,5 +177,36 @@ func TestDeadNodesAreNotKeptForEver(t *testing.T) {
 	}
 	if n := c.nodes[live]; n == nil || n.lost {
 		t.Fatalf("the live node %s: %+v", live, n)
+	}
+}
+
+// A client with the cluster's key that creates applications and never
+// submits them cannot grow the resource manager without end: past
+// MaxNewApps NEW applications a new one is refused with ErrTooManyNewApps,
+// and once one is killed (and so ended) there is room again. Before, every
+// RmNewApplication added an application that stayed until it was killed.
+func TestApplicationsCreatedAndNeverSubmittedAreBounded(t *testing.T) {
+	c, _ := newTestCore(t, cluster.Resource{MemoryMB: 4096, Cores: 8})
+	var first string
+	for i := range MaxNewApps {
+		id, _, err := c.newApplication()
+		if err != nil {
+			t.Fatalf("new application %d: %v", i, err)
+		}
+		if i == 0 {
+			first = id
+		}
+	}
+	if _, _, err := c.newApplication(); !errors.Is(err, cluster.ErrTooManyNewApps) {
+		t.Fatalf("new application past %d NEW ones: %v, want ErrTooManyNewApps", MaxNewApps, err)
+	}
+	if len(c.apps) != MaxNewApps {
+		t.Fatalf("%d applications held, want %d", len(c.apps), MaxNewApps)
+	}
+	if _, _, _, err := c.kill(first, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.newApplication(); err != nil {
+		t.Fatalf("new application once one NEW was killed: %v", err)
 	}
 }
