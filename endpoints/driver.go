@@ -16,6 +16,7 @@ import (
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/internal/lockhook"
 	"github.com/sparkrpc/sparkrpc/messages"
+	"google.golang.org/protobuf/proto"
 )
 
 // Driver is the driver side of an application: the CoarseGrainedScheduler
@@ -226,22 +227,25 @@ func (d *Driver) DroppedEvents() int64 { return d.bus.droppedEvents() }
 // does not shut the env down. Calling it again returns the first result.
 func (d *Driver) Stop(ctx context.Context) error {
 	d.stopOnce.Do(func() {
-		d.mu.Lock()
-		d.stopped = true
-		var kills []kill
-		for _, j := range slices.Clone(d.sched.jobs) {
-			d.sched.end(j, ErrDriverStopped)
-			kills = append(kills, d.sched.killRunning(j, "Driver stopped")...)
-			d.postJobEnd(j)
-		}
-		d.publish(&offerResult{endedAt: d.sched.abandonRunning("Driver stopped")})
-		d.unlockAndSend(nil, kills)
+		d.endJobs()
 		var errs []error
-		if _, err := d.ref.AskSync(ctx, &messages.StopExecutors{}); err != nil && !errors.Is(err, actor.ErrEnvStopped) {
-			errs = append(errs, fmt.Errorf("stopping executors: %w", err))
+		// Each stop is an ask, to wait for it; once ctx has ended (an ask
+		// would not even be sent) it is still ordered, without a wait.
+		stopStep := func(what string, ask proto.Message, order func() error) {
+			var err error
+			if ctx.Err() != nil {
+				err = order()
+			} else {
+				_, err = d.ref.AskSync(ctx, ask)
+			}
+			if err != nil && !errors.Is(err, actor.ErrEnvStopped) {
+				errs = append(errs, fmt.Errorf("stopping %s: %w", what, err))
+			}
 		}
-		if _, err := d.ref.AskSync(ctx, &messages.StopDriver{}); err != nil && !errors.Is(err, actor.ErrEnvStopped) {
-			errs = append(errs, fmt.Errorf("stopping driver: %w", err))
+		stopStep("executors", &messages.StopExecutors{}, func() error { return d.ref.Send(&messages.StopExecutors{}) })
+		stopStep("driver", &messages.StopDriver{}, func() error { return d.env.Stop(d.ref) })
+		if ctx.Err() != nil {
+			errs = append(errs, fmt.Errorf("stopping without waiting: %w", context.Cause(ctx)))
 		}
 		if err := d.env.Stop(d.hbRef); err != nil && !errors.Is(err, actor.ErrEnvStopped) {
 			errs = append(errs, err)
@@ -257,6 +261,23 @@ func (d *Driver) Stop(ctx context.Context) error {
 		d.stopErr = errors.Join(errs...)
 	})
 	return d.stopErr
+}
+
+// endJobs marks the driver stopped, ends the jobs still running with
+// ErrDriverStopped and kills their tasks. Stop calls it, and so does the
+// driver endpoint's OnStop, so that a driver whose env shuts down without
+// Stop does not leave RunJob waiting forever.
+func (d *Driver) endJobs() {
+	d.mu.Lock()
+	d.stopped = true
+	var kills []kill
+	for _, j := range slices.Clone(d.sched.jobs) {
+		d.sched.end(j, ErrDriverStopped)
+		kills = append(kills, d.sched.killRunning(j, "Driver stopped")...)
+		d.postJobEnd(j)
+	}
+	d.publish(&offerResult{endedAt: d.sched.abandonRunning("Driver stopped")})
+	d.unlockAndSend(nil, kills)
 }
 
 // unregisterMetrics takes the driver's metrics out of its env's registry,

@@ -108,6 +108,13 @@ func (e *driverEndpoint) OnStart(ctx *actor.Context) error {
 	return nil
 }
 
+// OnStop ends the jobs still running: the endpoint stops with Driver.Stop,
+// which has ended them already, or with its env, which no job survives.
+func (e *driverEndpoint) OnStop(*actor.Context) error {
+	e.d.endJobs()
+	return nil
+}
+
 // killTask forwards a KillTask to the executor that runs the task.
 func (e *driverEndpoint) killTask(_ *actor.Context, m *messages.KillTask) error {
 	d := e.d

@@ -93,6 +93,9 @@ func (b *executorBackend) ThreadCount() int { return 1 }
 // OnStart registers with the driver, off the loop.
 func (b *executorBackend) OnStart(ctx *actor.Context) error {
 	b.self.Store(ctx.Self())
+	if b.stopping.Load() {
+		return nil // RunExecutor's ctx ended before the executor started
+	}
 	go b.register(ctx.Self())
 	return nil
 }

@@ -53,6 +53,10 @@ func (b *executorBackend) decommission() {
 		}
 	}
 	if self := b.self.Load(); self == nil || self.Send(&messages.DecommissionExecutor{}) != nil {
+		// Not started yet (or stopping): the registration that OnStart
+		// may still begin must not turn this clean stop into an exit
+		// with code 1.
+		b.stopping.Store(true)
 		b.finish()
 	}
 }

@@ -42,6 +42,9 @@ type LocalCluster struct {
 	wg     sync.WaitGroup
 	mu     sync.Mutex
 	errs   map[string]error
+	// exited, while StartLocalCluster waits for its executors, is told of
+	// each executor that returns.
+	exited func(id string, err error)
 }
 
 // StartLocalCluster creates a driver on driverEnv (a listening env), starts
@@ -67,13 +70,27 @@ func StartLocalCluster(ctx context.Context, driverEnv *actor.Env, cfg LocalClust
 	c := &LocalCluster{Driver: d, errs: make(map[string]error)}
 	runCtx, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
+	// An executor that returns before the cluster is up never becomes
+	// ready: stop waiting for it rather than until ctx ends.
+	waitCtx, stopWaiting := context.WithCancelCause(ctx)
+	defer stopWaiting(nil)
+	c.exited = func(id string, err error) {
+		if err == nil {
+			err = errors.New("it stopped")
+		}
+		stopWaiting(fmt.Errorf("executor %s returned before it was ready: %w", id, err))
+	}
 	opts := append([]ExecutorOption{WithEnvFactory(cfg.NewEnv)}, cfg.ExecutorOptions...)
 	for i := 1; i <= cfg.Executors; i++ {
 		id := strconv.Itoa(i)
 		c.StartExecutor(runCtx, ExecutorConfig{DriverURL: d.URL(), ExecutorID: id, Hostname: cfg.Hostname, Cores: cfg.Cores,
 			FilesDir: cfg.FilesDir}, opts...)
 	}
-	if err := d.WaitForExecutors(ctx, cfg.Executors); err != nil {
+	err = d.WaitForExecutors(waitCtx, cfg.Executors)
+	c.mu.Lock()
+	c.exited = nil
+	c.mu.Unlock()
+	if err != nil {
 		_ = c.Stop(context.Background())
 		return nil, errors.Join(append([]error{err}, c.exitErrors()...)...)
 	}
@@ -89,7 +106,11 @@ func (c *LocalCluster) StartExecutor(ctx context.Context, cfg ExecutorConfig, op
 		err := RunExecutor(ctx, cfg, opts...)
 		c.mu.Lock()
 		c.errs[cfg.ExecutorID] = err
+		exited := c.exited
 		c.mu.Unlock()
+		if exited != nil {
+			exited(cfg.ExecutorID, err)
+		}
 	}()
 }
 
