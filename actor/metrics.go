@@ -17,8 +17,9 @@ const MetricsNamespace = "sparkrpc"
 // transport's, when the transport is a prometheus.Collector) in reg instead
 // of a registry of its own. The caller then owns reg's other collectors,
 // such as the Go runtime and process ones. Two envs cannot share a registry
-// as they are (their metrics have the same names): wrap one with
-// prometheus.WrapRegistererWith to tell them apart, or give each its own.
+// (their metrics have the same names, and a second env on a registry in use
+// fails to start): give each its own, served by its own handler
+// (Env.MetricsHandler).
 // The env leaves reg when it terminates, so that envs made one after
 // another can use it in turn.
 func WithMetricsRegistry(reg *prometheus.Registry) Option {

@@ -265,7 +265,10 @@ func (t *Transport) bind(conf *actor.Conf) error {
 	if err != nil {
 		return err
 	}
-	ln, err := listen(t.network(), t.opts.bindHost, t.opts.port, retries)
+	ln, err := listen(t.network(), t.opts.bindHost, t.opts.port, retries, func(p int) {
+		t.log.Warn().Msgf("Could not bind on port %d (in use). Attempting port %d (%s=%d).",
+			p, p+1, KeyPortMaxRetries, retries)
+	})
 	if err != nil {
 		return err
 	}
@@ -297,9 +300,9 @@ func (t *Transport) advertiseHost() string {
 }
 
 // listen binds host:port, trying port+1, port+2, ... up to retries times
-// when the port is taken (Spark's Utils.startServiceOnPort). Port 0 binds a
-// random port.
-func listen(nw Network, host string, port, retries int) (net.Listener, error) {
+// when the port is taken (Spark's Utils.startServiceOnPort), and tells
+// moved of each move. Port 0 binds a random port.
+func listen(nw Network, host string, port, retries int, moved func(port int)) (net.Listener, error) {
 	if port < 0 || port > 65535 {
 		return nil, fmt.Errorf("netty: port %d is not between 0 and 65535", port)
 	}
@@ -319,6 +322,9 @@ func listen(nw Network, host string, port, retries int) (net.Listener, error) {
 		lastErr = err
 		if port == 0 || !errors.Is(err, syscall.EADDRINUSE) {
 			break
+		}
+		if i < max(retries, 0) && p < 65535 {
+			moved(p)
 		}
 	}
 	return nil, fmt.Errorf("netty: could not bind on %s port %d after %d retries (%s): %w",
