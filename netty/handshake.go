@@ -197,14 +197,7 @@ func dialHandshake(fr *frameReader, w io.Writer, cfg handshakeConfig) (handshake
 		return handshakeResult{}, err
 	}
 	if reply.Error != "" {
-		r := refused(reply.Error, reply.Duplicate)
-		if r.Err == ErrProtocol && reply.Version != 0 && reply.Version != ProtocolVersion {
-			// Refused by a peer of another version, whose reason may name
-			// only this env's version: say which the peer speaks.
-			r.Err = &VersionError{Local: ProtocolVersion, Peer: reply.Version}
-			r.Reason += fmt.Sprintf(" (the peer speaks protocol version %d, this env %d)", reply.Version, ProtocolVersion)
-		}
-		return handshakeResult{}, r
+		return handshakeResult{}, refusedBy(&reply)
 	}
 	if reply.Version != ProtocolVersion {
 		return handshakeResult{}, &VersionError{Local: ProtocolVersion, Peer: reply.Version}
@@ -261,6 +254,18 @@ func dialHandshake(fr *frameReader, w io.Writer, cfg handshakeConfig) (handshake
 		return handshakeResult{}, fmt.Errorf("%w: peer does not know the secret", ErrAuthFailed)
 	}
 	return res, nil
+}
+
+// refusedBy is the error of a handshake reply that refused the dialer.
+func refusedBy(reply *messages.HandshakeReply) *RefusedError {
+	r := refused(reply.Error, reply.Duplicate)
+	if r.Err == ErrProtocol && reply.Version != 0 && reply.Version != ProtocolVersion {
+		// Refused by a peer of another version, whose reason may name
+		// only this env's version: say which the peer speaks.
+		r.Err = &VersionError{Local: ProtocolVersion, Peer: reply.Version}
+		r.Reason += fmt.Sprintf(" (the peer speaks protocol version %d, this env %d)", reply.Version, ProtocolVersion)
+	}
+	return r
 }
 
 func refused(reason string, duplicate bool) *RefusedError {
