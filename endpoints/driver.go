@@ -225,6 +225,8 @@ func (d *Driver) DroppedEvents() int64 { return d.bus.droppedEvents() }
 // endpoints (StopDriver), fails the jobs still running with
 // ErrDriverStopped, and delivers the remaining events to the listeners. It
 // does not shut the env down. Calling it again returns the first result.
+// Called from a listener, it does not wait for the listener bus (its own
+// goroutine): the remaining events are delivered once the listener returns.
 func (d *Driver) Stop(ctx context.Context) error {
 	d.stopOnce.Do(func() {
 		d.endJobs()

@@ -120,6 +120,7 @@ func (d *Driver) KillTask(taskID int64, reason string) error {
 	if a != nil {
 		exec = a.exec.id
 	}
+	reason = fitReason(reason, d.sched.maxSize)
 	d.mu.Unlock()
 	if stopped {
 		return ErrDriverStopped

@@ -4,7 +4,10 @@ package endpoints
 // of events to the listeners.
 
 import (
+	"bytes"
 	"context"
+	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -52,6 +55,9 @@ type listenerBus struct {
 
 	wake chan struct{}
 	done chan struct{}
+	// gid is the id of the goroutine that delivers the events (run's),
+	// so that stop, called from a listener, does not wait for itself.
+	gid atomic.Uint64
 }
 
 func newListenerBus(log zerolog.Logger, capacity int) *listenerBus {
@@ -134,6 +140,7 @@ func (b *listenerBus) droppedEvents() int64 { return b.dropped.Load() }
 
 func (b *listenerBus) run() {
 	defer close(b.done)
+	b.gid.Store(goid())
 	for {
 		b.mu.Lock()
 		batch := b.queue
@@ -171,7 +178,8 @@ func (b *listenerBus) deliver(l Listener, ev Event) {
 }
 
 // stop delivers the events already posted, then ends the bus goroutine.
-// Drops not reported yet are reported now.
+// Drops not reported yet are reported now. Called from a listener, it does
+// not wait: the bus delivers the rest once that listener has returned.
 func (b *listenerBus) stop(ctx context.Context) error {
 	b.mu.Lock()
 	report := func() {}
@@ -187,10 +195,31 @@ func (b *listenerBus) stop(ctx context.Context) error {
 	case b.wake <- struct{}{}:
 	default:
 	}
+	if goid() == b.gid.Load() {
+		// Called from a listener (Driver.Stop on a JobEnd, say): the bus
+		// goroutine is this one, and waiting for it would never end. It
+		// delivers the events left once the listener returns, then ends.
+		return nil
+	}
 	select {
 	case <-b.done:
 		return nil
 	case <-ctx.Done():
 		return context.Cause(ctx)
 	}
+}
+
+// goid returns the id of the calling goroutine, read from the header of
+// its stack trace ("goroutine 42 [running]:", as golang.org/x/net/http2
+// reads it for its own checks). Only stop, which is rare, and the bus's
+// start call it: it tells a listener's call of stop from another's.
+func goid() uint64 {
+	var buf [64]byte
+	s := buf[:runtime.Stack(buf[:], false)]
+	s = bytes.TrimPrefix(s, []byte("goroutine "))
+	if i := bytes.IndexByte(s, ' '); i > 0 {
+		s = s[:i]
+	}
+	id, _ := strconv.ParseUint(string(s), 10, 64)
+	return id
 }

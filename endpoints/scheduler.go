@@ -161,6 +161,7 @@ func (s *taskScheduler) killRunning(j *job, reason string) []kill {
 	if j.running == 0 {
 		return nil
 	}
+	reason = fitReason(reason, s.maxSize)
 	for _, a := range s.running {
 		if a.job == j {
 			ks = append(ks, kill{ref: a.exec.ref, msg: &messages.KillTask{

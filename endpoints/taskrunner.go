@@ -62,6 +62,7 @@ func (r *taskRunner) report(u *messages.StatusUpdate) {
 			u.Error = fmt.Sprintf("Task %d result was %d bytes, which %s", u.TaskId, size, maxAllowed(r.maxSize))
 		}
 	}
+	fitStatusError(u, r.maxSize)
 	err := r.driver.Send(u)
 	if errors.Is(err, actor.ErrMessageTooLarge) && u.State == messages.TaskState_TASK_STATE_FINISHED {
 		// The check above let it through and the transport did not: the
