@@ -140,6 +140,7 @@ func chooseApplication(class string, positional []string) (string, error) {
 func runOtherProgram(ctx context.Context, program string, raw []string, stdout, stderr io.Writer) error {
 	cmd := exec.Command(program, append([]string{"submit"}, raw...)...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
+	cmd.SysProcAttr = handOverProcAttr()
 	env, secret, err := handOverEnv(program)
 	if err != nil {
 		return err

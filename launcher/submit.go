@@ -157,6 +157,17 @@ func (p *program) runSubmit(cmd *cobra.Command, f *submitFlags, raw, positional 
 	// Signals interrupt every step from here on: a submission, a report or a kill.
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first signal starts a clean stop (the application killed, the
+	// embedded cluster shut down), which may wait on a peer that does not
+	// answer: a second signal ends the process at once, as it ends the
+	// daemons. Not in the submit of a program that a submission was handed
+	// over to: a Ctrl-C on a terminal reaches it, and the submit that
+	// started it passes the signal on, so it gets two for one; the second
+	// signal ends the submit that started it, and with it this one
+	// (handOverProcAttr).
+	if os.Getenv(envSubmitProgram) == "" {
+		context.AfterFunc(ctx, stop)
+	}
 	master, err := masterOf(cmd.Flags().Changed("master"), f)
 	if err != nil {
 		return err

@@ -23,6 +23,9 @@ type amEndpoint struct {
 	alloc    atomic.Pointer[allocator]
 	driver   *actor.Ref // client mode: the driver's endpoint, else nil
 	finished chan *messages.AmDriverFinished
+	// lost receives why a client-mode AM lost its driver, gone without
+	// sending its end (AmDriverFinished).
+	lost chan string
 	// ctx ends with the AM: it bounds the checks of a driver whose
 	// connection closed (OnDisconnected).
 	ctx context.Context
@@ -36,7 +39,7 @@ var errAMNotRegistered = errors.New("the application master has not registered y
 // driver's endpoint and finished receives the driver's end; ctx ends with
 // the AM.
 func newAMEndpoint(ctx context.Context, log zerolog.Logger, driver *actor.Ref, finished chan *messages.AmDriverFinished) *amEndpoint {
-	e := &amEndpoint{Router: actor.NewRouter(), log: log, driver: driver, finished: finished, ctx: ctx}
+	e := &amEndpoint{Router: actor.NewRouter(), log: log, driver: driver, finished: finished, lost: make(chan string, 1), ctx: ctx}
 	r := e.Router
 	actor.Handle(r, func(_ *actor.Context, m *messages.AmDriverFinished) error {
 		e.driverFinished(m)
@@ -117,10 +120,13 @@ func (e *amEndpoint) OnDisconnected(ctx *actor.Context, addr actor.RpcAddress) e
 		if e.ctx.Err() != nil {
 			return // the AM is ending anyway
 		}
-		e.log.Info().Err(err).Str("driver", addr.String()).Msg("Driver terminated or disconnected! Shutting down.")
+		// A driver that ends tells the AM how the application ended
+		// (AmDriverFinished) or has it killed: one that is gone without
+		// that word died (a signal, the OOM killer), and its application
+		// did not succeed (Spark's clientModeTreatDisconnectAsFailed).
+		e.log.Error().Err(err).Str("driver", addr.String()).Msg("Application Master lost connection with driver! Shutting down.")
 		select {
-		case e.finished <- &messages.AmDriverFinished{FinalStatus: messages.RmFinalStatus_RM_FINAL_STATUS_SUCCEEDED,
-			Diagnostics: "Driver " + addr.String() + " disconnected"}:
+		case e.lost <- "Application Master lost connection with the driver at " + addr.String() + " without its word on how the application ended":
 		default:
 		}
 	}()

@@ -64,6 +64,13 @@ func (am *appMaster) runExecutorLauncher(ctx context.Context) error {
 	select {
 	case f := <-ep.finished:
 		final, diag = cluster.FinalStatus(f.GetFinalStatus()), f.GetDiagnostics()
+	case why := <-ep.lost:
+		final, diag, code = cluster.FinalFailed, why, cluster.ExitDisconnected
+		select {
+		case f := <-ep.finished: // its word came after all
+			final, diag, code = cluster.FinalStatus(f.GetFinalStatus()), f.GetDiagnostics(), cluster.ExitSuccess
+		default:
+		}
 	case err := <-alloc.failed:
 		var ee *cluster.AMExitError
 		errors.As(err, &ee)

@@ -139,8 +139,15 @@ func (b *clientBackend) watch(h *rmclient.AppHandle) {
 			return false
 		}
 	})
-	if err == nil && r.State.Terminal() {
+	switch {
+	case err == nil && r.State.Terminal():
 		b.app.End(fmt.Errorf("%w: YARN application has exited unexpectedly with state %s! Diagnostics: %s", cluster.ErrAppFailed, r.State, r.Diagnostics))
+	case err != nil && cluster.RemoteIs(err, cluster.ErrUnknownAppID):
+		// A resource manager that restarted knows it no more, and its node
+		// managers stop its AM and executors (Spark's monitorApplication
+		// takes "Application not found" for KILLED).
+		b.app.End(fmt.Errorf("%w: YARN application %s is no longer known to the resource manager (was it restarted?): %v",
+			cluster.ErrAppFailed, h.AppID(), err))
 	}
 }
 
