@@ -117,11 +117,17 @@ func (sc *AppContext) RequestTotalExecutors(ctx context.Context, n int) error {
 }
 
 // KillExecutors asks the application master to kill the given executors
-// and not replace them (Spark's killExecutors).
+// and not replace them (Spark's killExecutors). With
+// spark.dynamicAllocation.enabled it returns endpoints.ErrDynamicAllocation,
+// as Spark refuses it: the driver's ExecutorAllocationManager owns the
+// number of executors, which the kill would lower behind its back.
 func (sc *AppContext) KillExecutors(ctx context.Context, ids ...string) error {
 	c := sc.executors()
 	if c == nil {
 		return ErrNoClusterManager
+	}
+	if on, _ := sc.conf.GetBool(endpoints.KeyDynamicAllocationEnabled, false); on {
+		return endpoints.ErrDynamicAllocation
 	}
 	return c.KillExecutors(ctx, ids)
 }

@@ -30,7 +30,8 @@ const (
 	// up its driver (default 100s).
 	KeyAMWaitTime = "spark.yarn.am.waitTime"
 	// KeyMaxExecutorFailures is how many executor failures fail the
-	// application (default max(3, 2 × executors)).
+	// application (default max(3, 2 × executors); with dynamic allocation
+	// 2 × spark.dynamicAllocation.maxExecutors, as in Spark).
 	KeyMaxExecutorFailures = "spark.executor.maxNumFailures"
 	// KeyHeartbeatIntervalMs is the AM's heartbeat interval to the resource
 	// manager (default 1000 ms here; Spark's is 3s).

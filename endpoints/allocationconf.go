@@ -79,8 +79,8 @@ type AllocationConfig struct {
 // maxExecutors not 0 and not below minExecutors, initialExecutors within
 // them, timeouts positive (the idle timeout may be 0), the ratio in (0, 1].
 // InitialExecutors is then raised to spark.executor.instances when that is
-// set and larger (see InitialExecutors), as in Spark. An
-// error wraps ErrInvalidConfig or an *actor.ConfError.
+// set and larger (see InitialExecutors), as in Spark, but not above
+// maxExecutors. An error wraps ErrInvalidConfig or an *actor.ConfError.
 func ParseAllocationConfig(conf *actor.Conf) (AllocationConfig, error) {
 	var c AllocationConfig
 	var err error
@@ -108,7 +108,9 @@ func ParseAllocationConfig(conf *actor.Conf) (AllocationConfig, error) {
 	if n, ok, err := executorInstances(conf); err != nil {
 		return c, err
 	} else if ok {
-		c.InitialExecutors = max(c.InitialExecutors, n)
+		// Never above maxExecutors: the target never is, and
+		// NewExecutorAllocationManager refuses an initial target above it.
+		c.InitialExecutors = min(max(c.InitialExecutors, n), c.MaxExecutors)
 	}
 	return c, nil
 }
@@ -204,9 +206,13 @@ func InitialExecutors(conf *actor.Conf) (n int, warning string, ok bool, err err
 		return 0, "", false, err
 	}
 	if c.InitialExecutors > max(initial, c.MinExecutors) {
+		instances, _, _ := executorInstances(conf)
 		warning = fmt.Sprintf("Dynamic allocation is enabled and %s (%d) is larger than %s (%d): the application "+
-			"starts with %d executors", keyExecutorInstances, c.InitialExecutors, KeyDynamicAllocationInitialExecutors,
+			"starts with %d executors", keyExecutorInstances, instances, KeyDynamicAllocationInitialExecutors,
 			initial, c.InitialExecutors)
+		if instances > c.MaxExecutors {
+			warning += fmt.Sprintf(" (%s)", KeyDynamicAllocationMaxExecutors)
+		}
 	}
 	return c.InitialExecutors, warning, true, nil
 }

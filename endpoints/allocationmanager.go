@@ -91,6 +91,7 @@ func (m *ExecutorAllocationManager) Start() {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m.cancel, m.done = cancel, make(chan struct{})
+	m.d.allocating.Add(1) // until Stop: see Driver.KillExecutors
 	go m.loop(ctx, m.done)
 }
 
@@ -99,12 +100,17 @@ func (m *ExecutorAllocationManager) Start() {
 func (m *ExecutorAllocationManager) Stop() {
 	m.runMu.Lock()
 	cancel, done := m.cancel, m.done
+	m.cancel = nil
 	m.runMu.Unlock()
 	if cancel == nil {
+		if done != nil {
+			<-done // a Stop under way
+		}
 		return
 	}
 	cancel()
 	<-done
+	m.d.allocating.Add(-1)
 }
 
 func (m *ExecutorAllocationManager) loop(ctx context.Context, done chan struct{}) {
@@ -135,31 +141,46 @@ func (m *ExecutorAllocationManager) step(ctx context.Context) {
 		p.Sync, m.resync = true, false
 	}
 	m.last = in
-	m.decisions = append(m.decisions, p.Decisions...)
-	if n := len(m.decisions) - keptDecisions; n > 0 {
-		m.decisions = slices.Delete(m.decisions, 0, n)
-	}
 	m.mu.Unlock()
-	for _, dec := range p.Decisions {
-		m.log.Info().Str("decision", dec.Kind).Int("target", dec.To).Int("previous_target", dec.From).
-			Int("backlog", dec.Pending).Int("running", dec.Running).Int("executors", dec.Executors).
-			Int("idle", dec.Idle).Strs("removed", dec.Removed).Msg(dec.String())
-	}
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
+	var kept []string // released by the plan but turned busy: they stay
 	if len(p.Kill) > 0 {
 		killed, err := m.d.killExecutors(cctx, p.Kill, false)
 		if err != nil && !errors.Is(err, ErrDriverStopped) {
 			m.log.Warn().Err(err).Strs("executors", p.Kill).Msg("releasing idle executors")
 		}
-		// Those that turned busy since they were seen idle stay.
-		m.mu.Lock()
 		for _, id := range p.Kill {
 			if !slices.Contains(killed, id) {
-				delete(m.core.removing, id)
+				kept = append(kept, id)
 			}
 		}
-		m.mu.Unlock()
+	}
+	// The decisions say what was done: a release names the executors
+	// released, and is no decision when none was.
+	decisions := p.Decisions[:0]
+	for _, dec := range p.Decisions {
+		if dec.Kind == DecisionRemove {
+			dec.Removed = slices.DeleteFunc(slices.Clone(dec.Removed), func(id string) bool { return slices.Contains(kept, id) })
+			if len(dec.Removed) == 0 {
+				continue
+			}
+		}
+		decisions = append(decisions, dec)
+	}
+	m.mu.Lock()
+	for _, id := range kept {
+		delete(m.core.removing, id)
+	}
+	m.decisions = append(m.decisions, decisions...)
+	if n := len(m.decisions) - keptDecisions; n > 0 {
+		m.decisions = slices.Delete(m.decisions, 0, n)
+	}
+	m.mu.Unlock()
+	for _, dec := range decisions {
+		m.log.Info().Str("decision", dec.Kind).Int("target", dec.To).Int("previous_target", dec.From).
+			Int("backlog", dec.Pending).Int("running", dec.Running).Int("executors", dec.Executors).
+			Int("idle", dec.Idle).Strs("removed", dec.Removed).Msg(dec.String())
 	}
 	if p.Sync {
 		err := m.d.RequestTotalExecutors(cctx, p.Target)

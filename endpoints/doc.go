@@ -127,6 +127,9 @@
 // once idle past the timeout, with no such key. An executor that took a
 // task after it was seen idle is not released (Spark's force = false): its
 // idleness is checked again under the lock its removal holds.
+// While a manager runs, Driver.KillExecutors returns ErrDynamicAllocation
+// (as Spark's killExecutors): the manager owns the cluster manager's
+// target, which the kill would lower behind its back.
 //
 // Each decision is logged at info level with its numbers (decision,
 // target, previous_target, backlog, running, executors, idle) and kept

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -65,6 +66,11 @@ type Driver struct {
 
 	metrics *schedulerMetrics // in env's registry while registered is true
 	metered bool
+
+	// allocating counts the ExecutorAllocationManagers running on the
+	// driver: they own the cluster manager's target, and KillExecutors,
+	// which would lower it behind their back, is refused.
+	allocating atomic.Int32
 }
 
 // NewDriver registers the driver's endpoints (CoarseGrainedScheduler and

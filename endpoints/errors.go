@@ -48,6 +48,12 @@ var (
 	// (RemoveExecutor, ExecutorDecommissioning, Heartbeat) that comes from
 	// another env than the one the executor registered from.
 	ErrNotTheExecutor = errors.New("endpoints: the executor named is not the asker's")
+	// ErrDynamicAllocation is returned by Driver.KillExecutors while an
+	// ExecutorAllocationManager runs on the driver (as Spark's
+	// "killExecutors() unsupported with Dynamic Allocation turned on"):
+	// the manager owns the cluster manager's target, which a kill would
+	// lower behind its back.
+	ErrDynamicAllocation = errors.New("endpoints: killing executors is not supported with dynamic allocation on")
 )
 
 // JobAbortedError is the error of a job that could not complete: a task

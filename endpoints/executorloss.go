@@ -113,7 +113,14 @@ const ReasonPendingLoss = "Pending loss reason."
 // the cluster manager to release them. It returns the ids it killed, in the
 // order given; unknown ids are skipped, as in Spark. Without a cluster
 // manager the executors are only removed (they exit on StopExecutor).
+// While an ExecutorAllocationManager runs on d it returns
+// ErrDynamicAllocation and kills none: the manager owns the cluster
+// manager's target, which the kill would lower behind its back (below
+// minExecutors, for good).
 func (d *Driver) KillExecutors(ctx context.Context, ids []string) ([]string, error) {
+	if d.allocating.Load() > 0 {
+		return nil, ErrDynamicAllocation
+	}
 	return d.killExecutors(ctx, ids, true)
 }
 

@@ -78,7 +78,7 @@ func newAllocator(env *actor.Env, rm *actor.Ref, appID, driverURL string, target
 	if err != nil {
 		return nil, err
 	}
-	maxFailures, err := conf.GetInt(cluster.KeyMaxExecutorFailures, max(3, 2*target))
+	maxFailures, err := cluster.MaxExecutorFailures(conf, target)
 	if err != nil {
 		return nil, err
 	}

@@ -160,7 +160,7 @@ func (c *Config) readAllocation(conf *actor.Conf) error {
 	if c.NumExecutors, err = intAtLeast(conf, cluster.KeyNumExecutors, 2, 0); err != nil {
 		return err
 	}
-	if c.MaxExecutorFailures, err = conf.GetInt(cluster.KeyMaxExecutorFailures, max(3, 2*c.NumExecutors)); err != nil {
+	if c.MaxExecutorFailures, err = cluster.MaxExecutorFailures(conf, c.NumExecutors); err != nil {
 		return WrapInvalid(err)
 	}
 	if c.BatchSize, err = intAtLeast(conf, KeyBatchSize, 10, 1); err != nil {
