@@ -4,6 +4,7 @@ package actor
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -109,7 +110,11 @@ func NewEnv(name string, conf *Conf, opts ...Option) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	if threads <= 0 {
+	if threads < 0 {
+		v, _ := conf.Lookup(KeyDispatcherThreads)
+		return nil, &ConfError{Key: KeyDispatcherThreads, Value: v, Err: errors.New("must not be negative (0: the default)")}
+	}
+	if threads == 0 {
 		cores := o.usableCores
 		if cores <= 0 {
 			cores = runtime.GOMAXPROCS(0)

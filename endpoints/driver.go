@@ -116,6 +116,9 @@ func NewDriver(env *actor.Env, opts ...DriverOption) (*Driver, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkHeartbeatInterval(conf, hb.timeout); err != nil {
+		return nil, err
+	}
 	busCapacity, err := conf.GetInt(KeyListenerBusCapacity, defaultListenerBusCapacity)
 	if err != nil {
 		return nil, err

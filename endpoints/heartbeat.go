@@ -91,6 +91,26 @@ func heartbeatTimeout(conf *actor.Conf) (time.Duration, error) {
 	return conf.GetDuration(actor.KeyNetworkTimeout, "120s", time.Second)
 }
 
+// checkHeartbeatInterval refuses an executor heartbeat interval that is
+// not below timeout, the driver's heartbeat timeout: every executor would
+// be taken for lost between two of its heartbeats (Spark's
+// SparkConf.validateSettings).
+func checkHeartbeatInterval(conf *actor.Conf, timeout time.Duration) error {
+	interval, err := conf.GetDuration(KeyHeartbeatInterval, "10s", time.Millisecond)
+	if err != nil {
+		return err
+	}
+	if interval < timeout {
+		return nil
+	}
+	timeoutKey := actor.KeyNetworkTimeout
+	if conf.Contains(KeyHeartbeatTimeout) {
+		timeoutKey = KeyHeartbeatTimeout
+	}
+	return fmt.Errorf("%w: the value of %s (%s) must be greater than the value of %s (%s)",
+		ErrInvalidConfig, timeoutKey, timeout, KeyHeartbeatInterval, interval)
+}
+
 // OnStart checks for silent executors every spark.network.timeoutInterval.
 func (h *heartbeatReceiver) OnStart(ctx *actor.Context) error {
 	_, err := ctx.SendEvery(h.interval, &messages.ExpireDeadHosts{})

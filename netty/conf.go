@@ -4,6 +4,7 @@ package netty
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/sparkrpc/sparkrpc/actor"
 )
@@ -178,4 +179,28 @@ func positiveSize(conf *actor.Conf, key, def string) (int64, error) {
 		return 0, &actor.ConfError{Key: key, Value: v, Err: fmt.Errorf("must be at least 1 byte")}
 	}
 	return n, nil
+}
+
+// positiveTimeout reads the timeout key (def when unset; a bare number is
+// in seconds), which must be positive: a zero timeout would fail every
+// connect, handshake or write at once, so it fails where the configuration
+// is read instead, as the ask timeouts do.
+func positiveTimeout(conf *actor.Conf, key, def string) (time.Duration, error) {
+	d, err := conf.GetDuration(key, def, time.Second)
+	if err != nil {
+		return 0, err
+	}
+	if d <= 0 {
+		return 0, &actor.ConfError{Key: key, Value: conf.Get(key, def), Err: fmt.Errorf("%w: must be positive", actor.ErrInvalidTimeout)}
+	}
+	return d, nil
+}
+
+// timeoutOr reads the timeout key with positiveTimeout, or returns def
+// when it is unset.
+func timeoutOr(conf *actor.Conf, key string, def time.Duration) (time.Duration, error) {
+	if !conf.Contains(key) {
+		return def, nil
+	}
+	return positiveTimeout(conf, key, "")
 }

@@ -187,14 +187,19 @@ func (t *Transport) readConf(conf *actor.Conf) error {
 // timeouts and the reconnect backoff.
 func (t *Transport) readTimeouts(conf *actor.Conf) error {
 	var err error
-	if t.hsTimeout, err = conf.GetDuration(KeyAuthTimeout, "30s", time.Second); err != nil {
+	if t.hsTimeout, err = positiveTimeout(conf, KeyAuthTimeout, "30s"); err != nil {
 		return err
 	}
-	netTimeout := conf.Get(actor.KeyNetworkTimeout, "120s")
-	if t.connectTimeout, err = conf.GetDuration(KeyConnectionCreationTimeout, netTimeout, time.Second); err != nil {
+	// The connect and connection timeouts default to spark.network.timeout,
+	// read (and reported) under its own key.
+	netTimeout, err := positiveTimeout(conf, actor.KeyNetworkTimeout, "120s")
+	if err != nil {
 		return err
 	}
-	if t.writeTimeout, err = conf.GetDuration(KeyConnectionTimeout, netTimeout, time.Second); err != nil {
+	if t.connectTimeout, err = timeoutOr(conf, KeyConnectionCreationTimeout, netTimeout); err != nil {
+		return err
+	}
+	if t.writeTimeout, err = timeoutOr(conf, KeyConnectionTimeout, netTimeout); err != nil {
 		return err
 	}
 	t.idleTimeout, t.idleTimeoutKey = t.writeTimeout, actor.KeyNetworkTimeout
@@ -264,6 +269,10 @@ func (t *Transport) bind(conf *actor.Conf) error {
 	retries, err := conf.GetInt(KeyPortMaxRetries, defaultMaxRetries)
 	if err != nil {
 		return err
+	}
+	if retries < 0 {
+		v, _ := conf.Lookup(KeyPortMaxRetries)
+		return &actor.ConfError{Key: KeyPortMaxRetries, Value: v, Err: errors.New("must be at least 0")}
 	}
 	ln, err := listen(t.network(), t.opts.bindHost, t.opts.port, retries, func(p int) {
 		t.log.Warn().Msgf("Could not bind on port %d (in use). Attempting port %d (%s=%d).",

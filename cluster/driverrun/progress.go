@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/endpoints"
 	"github.com/sparkrpc/sparkrpc/messages"
 )
@@ -211,21 +211,12 @@ func (c *consoleProgress) Stop() {
 // when the output is a terminal (a console, as the setting means); "true"
 // draws it on a file or pipe too, as one line per change at most every
 // NonTTYProgressInterval; "false" never draws it.
-const KeyShowConsoleProgress = "spark.ui.showConsoleProgress"
+const KeyShowConsoleProgress = cluster.KeyShowConsoleProgress
 
-// showConsoleProgress reports whether the bar is drawn on w under conf.
-func showConsoleProgress(conf *actor.Conf, w io.Writer) bool {
-	v, err := conf.GetBool(KeyShowConsoleProgress, false)
-	if !conf.Contains(KeyShowConsoleProgress) || err != nil {
+// showConsoleProgress reports whether the bar is drawn on w under dc.
+func showConsoleProgress(dc cluster.DriverConf, w io.Writer) bool {
+	if !dc.ShowConsoleProgressSet {
 		return IsTerminal(w)
 	}
-	return v
-}
-
-func progressInterval(conf *actor.Conf) time.Duration {
-	d, err := conf.GetDuration("spark.ui.consoleProgress.update.interval", "200", time.Millisecond)
-	if err != nil || d <= 0 {
-		return 200 * time.Millisecond
-	}
-	return d
+	return dc.ShowConsoleProgress
 }

@@ -9,13 +9,10 @@ import (
 	"fmt"
 	"runtime/debug"
 	"runtime/pprof"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
-	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/endpoints"
 )
@@ -82,9 +79,9 @@ func runUserApp(ctx context.Context, fn cluster.AppFunc, sc *cluster.AppContext,
 // spark.scheduler.minRegisteredResourcesRatio (default 0.8) of the expected
 // executors have registered, or spark.scheduler.maxRegisteredResourcesWaitingTime
 // (default 30s) has passed, or ctx ends. It returns how many executors are
-// then registered and ready for tasks. A ratio that does not parse is
-// logged and the default used.
-func waitBackendReady(ctx context.Context, d *endpoints.Driver, conf *actor.Conf, expected int, log zerolog.Logger) int {
+// then registered and ready for tasks. dc holds the keys, read and checked
+// by cluster.ParseDriverConf.
+func waitBackendReady(ctx context.Context, d *endpoints.Driver, dc cluster.DriverConf, expected int, log zerolog.Logger) int {
 	ready := func() int {
 		n := 0
 		for _, ex := range d.Executors() {
@@ -94,34 +91,17 @@ func waitBackendReady(ctx context.Context, d *endpoints.Driver, conf *actor.Conf
 		}
 		return n
 	}
-	ratio := defaultRegisteredRatio
-	if v, ok := conf.Lookup(cluster.KeyMinRegisteredRatio); ok {
-		r, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil {
-			log.Warn().Str("value", v).Msgf("invalid %s; using %g", cluster.KeyMinRegisteredRatio, defaultRegisteredRatio)
-		} else {
-			ratio = r
-		}
-	}
-	wait, err := conf.GetDuration(cluster.KeyMaxRegisteredWait, "30s", time.Millisecond)
-	if err != nil {
-		wait = 30 * time.Second
-	}
-	n := int(float64(expected)*min(1, ratio) + 0.999999)
+	n := int(float64(expected)*min(1, dc.RegisteredRatio) + 0.999999)
 	if n <= 0 {
 		return ready()
 	}
-	wctx, cancel := context.WithTimeout(ctx, wait)
+	wctx, cancel := context.WithTimeout(ctx, dc.MaxRegisteredWait)
 	defer cancel()
 	if err := d.WaitForExecutors(wctx, n); err != nil {
 		log.Info().Err(err).Msg("SchedulerBackend is ready for scheduling after waiting maxRegisteredResourcesWaitingTime")
 	}
 	return ready()
 }
-
-// defaultRegisteredRatio is spark.scheduler.minRegisteredResourcesRatio's
-// default on a cluster manager (Spark's YARN and Kubernetes backends).
-const defaultRegisteredRatio = 0.8
 
 // DriverGoroutineLabel is the pprof label value ("thread"=DriverGoroutineLabel)
 // of the goroutine that runs the application as the driver.

@@ -124,6 +124,11 @@ func (a *App) Status(line string) { a.status(line) }
 // and driver stop, and Backend.Finish decides the error Run returns.
 func Run(ctx context.Context, spec Spec) error {
 	conf, log := spec.Conf, spec.Logger
+	// The driver's own keys are checked before anything starts.
+	dc, err := cluster.ParseDriverConf(conf)
+	if err != nil {
+		return spec.Backend.Finish(err)
+	}
 	env, err := spec.Network.Listen("sparkDriver", conf, spec.Port)
 	if err != nil {
 		return spec.Backend.Finish(err)
@@ -163,8 +168,8 @@ func Run(ctx context.Context, spec Spec) error {
 	started, startFn := noticeStart(start)
 	out := spec.Stdout
 	var bar *consoleProgress
-	if spec.Progress != nil && showConsoleProgress(conf, spec.Progress) {
-		bar = startConsoleProgress(spec.Progress, progressInterval(conf), prog.Snapshot)
+	if spec.Progress != nil && showConsoleProgress(dc, spec.Progress) {
+		bar = startConsoleProgress(spec.Progress, dc.ProgressInterval, prog.Snapshot)
 		out = bar.Above(out)
 	}
 	sc := cluster.NewAppContext(spec.AppID, conf, log, out, startFn)
@@ -257,7 +262,13 @@ func launch(sctx, appCtx context.Context, env *actor.Env, spec Spec, cm endpoint
 	// The wait ends early when the application does (its backend ended it).
 	wctx, cancel := context.WithCancel(sctx)
 	stop := context.AfterFunc(appCtx, cancel)
-	up := waitBackendReady(wctx, d, spec.Conf, l.Expected, spec.Logger)
+	dc, err := cluster.ParseDriverConf(spec.Conf) // checked by Run
+	if err != nil {
+		cancel()
+		stop()
+		return cluster.Started{Driver: d}, err
+	}
+	up := waitBackendReady(wctx, d, dc, l.Expected, spec.Logger)
 	stop()
 	cancel()
 	if appCtx.Err() != nil {

@@ -221,6 +221,12 @@ func runOnRM(ctx context.Context, cfg cluster.SubmitConfig, fn cluster.AppFunc, 
 // embedded cluster's application, and says how to kill another.
 func runClusterMode(ctx context.Context, cfg cluster.SubmitConfig, client *rmclient.Client, sub rmclient.Submission, printer *reportPrinter, embedded bool) error {
 	conf := cfg.Conf
+	// Read before anything is submitted: a malformed value must not fail
+	// the command once the application runs.
+	wait, err := conf.GetBool(cluster.KeyWaitAppCompletion, true)
+	if err != nil {
+		return err
+	}
 	sub.AMCommand = append([]string{"sparkrpc", "applicationmaster", "--class", cfg.Class, "--rm", client.Address().HostPort(), "--"}, cfg.Args...)
 	sub.Conf = conf.All()
 	h, err := client.Submit(ctx, sub)
@@ -228,10 +234,6 @@ func runClusterMode(ctx context.Context, cfg cluster.SubmitConfig, client *rmcli
 		return err
 	}
 	fmt.Fprintf(cfg.Stderr, "Submitted application %s\n", h.AppID())
-	wait, err := conf.GetBool(cluster.KeyWaitAppCompletion, true)
-	if err != nil {
-		return err
-	}
 	if !wait {
 		r, err := h.Poll(ctx)
 		if err != nil {
