@@ -73,6 +73,9 @@ func validText(s string) string {
 // envelope. Otherwise the update could not be sent, and the driver would
 // wait for the attempt for ever, its core taken.
 func fitStatusError(u *messages.StatusUpdate, limit int) {
+	if u.Error == "" {
+		return // nothing to fit: most updates, every task's RUNNING
+	}
 	u.Error = validText(u.Error)
 	if size, over := tooLarge(u, limit); over {
 		// The error's room: the limit less the envelope's room, the rest
