@@ -156,8 +156,6 @@ func (c *cell) InvokeUserMessage(msg any) {
 		c.receiveAsk(m)
 	case *deferredInbound:
 		c.receiveDeferredAsk(m)
-	case *inboundFrom:
-		c.receiveFrom(m)
 	case *protoactor.MessageEnvelope:
 		c.receive(m.Message, m.Sender)
 	default:

@@ -68,11 +68,11 @@ func (e *Env) runningCell(name string) *cell {
 
 // postInbound queues in.Msg (not deferred) to c as a transport delivers it.
 func (c *cell) postInbound(in Inbound) {
-	item := inboundMessage(in.Sender, in.Msg)
+	from := ""
 	if c.peers && in.Sender == nil {
-		item = fromPeer(item, in.From)
+		from = peerOf(in.From)
 	}
-	c.postMessage(item, reflect.TypeOf(in.Msg))
+	c.mb.postCountedFrom(inboundMessage(in.Sender, in.Msg), reflect.TypeOf(in.Msg), from)
 }
 
 // inboundMessage is what an endpoint's mailbox queues for msg from sender:

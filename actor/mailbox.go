@@ -58,6 +58,11 @@ const segmentSize = 128
 
 type segment struct {
 	msgs [segmentSize]any
+	// from holds, beside each message a PeerAware endpoint gets from
+	// another env, that env (peer.go); made the first time a segment
+	// carries one, and kept with the segment in the pool, so that a one-way
+	// message's peer costs no allocation.
+	from *[segmentSize]string
 	n    int
 	next *segment
 }
@@ -102,9 +107,18 @@ func (m *mailbox) PostUserMessage(msg any) {
 // postCounted is PostUserMessage for a message counted under typ (see
 // counts).
 func (m *mailbox) postCounted(msg any, typ reflect.Type) {
+	m.postCountedFrom(msg, typ, "")
+}
+
+// postCountedFrom is postCounted of a message from the env from, for a
+// PeerAware endpoint ("": no peer to tell).
+func (m *mailbox) postCountedFrom(msg any, typ reflect.Type, from string) {
 	m.mu.Lock()
 	m.countLocked(typ)
 	m.postLocked(msg)
+	if from != "" {
+		m.fromLocked(from)
+	}
 	m.mu.Unlock()
 	m.schedule()
 }
@@ -123,10 +137,10 @@ func (m *mailbox) postInbound(batch []Inbound, peers bool) {
 			m.countLocked(reflect.TypeOf(in.Msg))
 			item = inboundMessage(in.Sender, in.Msg)
 		}
-		if peers && in.Sender == nil {
-			item = fromPeer(item, in.From)
-		}
 		m.postLocked(item)
+		if peers && in.Sender == nil {
+			m.fromLocked(peerOf(in.From))
+		}
 	}
 	m.mu.Unlock()
 	m.schedule()
@@ -185,6 +199,16 @@ func (m *mailbox) postLocked(msg any) {
 	}
 	t.msgs[t.n] = msg
 	t.n++
+}
+
+// fromLocked records the env the message posted last came from; the
+// caller holds mu.
+func (m *mailbox) fromLocked(from string) {
+	t := m.tail
+	if t.from == nil {
+		t.from = new([segmentSize]string)
+	}
+	t.from[t.n-1] = from
 }
 
 // PostSystemMessage queues a system message; it is handled before any
@@ -297,25 +321,36 @@ func (m *mailbox) run() (yield bool) {
 		if m.suspended {
 			return false
 		}
-		if msg = m.next(); msg == nil {
+		var from string
+		if msg, from = m.next(); msg == nil {
 			return false
+		}
+		if from != "" {
+			if pi, ok := m.invoker.(peerInvoker); ok {
+				pi.invokeFrom(msg, from)
+				continue
+			}
 		}
 		m.invoker.InvokeUserMessage(msg)
 	}
 }
 
-// next returns the next user message, or nil when none is queued.
-func (m *mailbox) next() any {
+// next returns the next user message and the env it came from when its
+// poster said ("" otherwise), or nil when none is queued.
+func (m *mailbox) next() (any, string) {
 	for {
 		if s := m.cur; s != nil {
 			if m.pos < s.n {
-				msg := s.msgs[m.pos]
+				msg, from := s.msgs[m.pos], ""
 				s.msgs[m.pos] = nil
+				if s.from != nil {
+					from, s.from[m.pos] = s.from[m.pos], ""
+				}
 				m.pos++
 				if msg == nil {
 					continue // nothing to deliver
 				}
-				return msg
+				return msg, from
 			}
 			m.cur, m.pos = s.next, 0
 			s.n, s.next = 0, nil
@@ -327,7 +362,7 @@ func (m *mailbox) next() any {
 		m.head, m.tail = nil, nil
 		m.mu.Unlock()
 		if m.cur == nil {
-			return nil
+			return nil, ""
 		}
 	}
 }

@@ -5,9 +5,8 @@ package actor
 // PeerAware is implemented by endpoints whose handlers read, with
 // Context.Peer, which env each message came from. One-way messages carry no
 // sender, as in Spark, so an endpoint that authorizes what a peer may do
-// by who it is, rather than by what its message says, needs this. It
-// costs one small allocation for each one-way message from another env,
-// so other endpoints do without. A PeerAware endpoint must be serial (a
+// by who it is, rather than by what its message says, needs this. Its
+// mailbox records the env beside each one-way message from another env. A PeerAware endpoint must be serial (a
 // ThreadCount of at most 1): RegisterEndpoint refuses one that is not.
 type PeerAware interface {
 	// PeerAware reports whether the endpoint reads Context.Peer; it is
@@ -32,27 +31,26 @@ func (c *Context) Peer() string { return c.peer }
 // this env.
 func (c *CallContext) Peer() string { return c.SenderIdentity() }
 
-// inboundFrom is a one-way message (or a Deferred one) from another env,
-// as the mailbox of a PeerAware endpoint queues it: the item, and the env
-// it came from.
-type inboundFrom struct {
-	item any
-	from string
-}
-
-// fromPeer wraps item, a one-way message from the env from, for a
-// PeerAware endpoint's mailbox.
-func fromPeer(item any, from string) *inboundFrom {
+// peerOf is what Context.Peer says of a one-way message from the env
+// from, as a PeerAware endpoint's mailbox records it beside the message.
+func peerOf(from string) string {
 	if from == "" {
-		from = UnknownPeer // from another env, whichever: never this one
+		return UnknownPeer // from another env, whichever: never this one
 	}
-	return &inboundFrom{item: item, from: from}
+	return from
 }
 
-// receiveFrom handles m's item with ctx.Peer saying where it came from.
-// The endpoint is serial, so the item is handled before this returns.
-func (c *cell) receiveFrom(m *inboundFrom) {
-	c.ctx.peer = m.from
+// peerInvoker is the consumer of a mailbox that takes the env a message
+// came from with it: a cell, for a PeerAware endpoint.
+type peerInvoker interface {
+	invokeFrom(msg any, from string)
+}
+
+// invokeFrom handles msg, a one-way message (or a Deferred one) from the
+// env from, with ctx.Peer saying so. The endpoint is serial, so msg is
+// handled before this returns.
+func (c *cell) invokeFrom(msg any, from string) {
+	c.ctx.peer = from
 	defer func() { c.ctx.peer = "" }()
-	c.receive(m.item, nil)
+	c.receive(msg, nil)
 }
