@@ -110,11 +110,11 @@ func (m *ExecutorAllocationManager) Stop() {
 	}
 	cancel()
 	<-done
-	m.d.allocating.Add(-1)
 }
 
 func (m *ExecutorAllocationManager) loop(ctx context.Context, done chan struct{}) {
 	defer close(done)
+	defer m.d.allocating.Add(-1) // before done: a Stop that returns has let KillExecutors go
 	t := time.NewTicker(m.interval)
 	defer t.Stop()
 	for {

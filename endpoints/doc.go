@@ -108,8 +108,10 @@
 //     target (never below spark.dynamicAllocation.minExecutors, 0); the
 //     cluster managers stop starting executors but stop none that runs;
 //   - it releases executors that have run no task for
-//     spark.dynamicAllocation.executorIdleTimeout (60s), through
-//     Driver.KillExecutors, keeping minExecutors and the target.
+//     spark.dynamicAllocation.executorIdleTimeout (60s), as
+//     Driver.KillExecutors would (which the application itself may not
+//     call while the manager runs, see below), keeping minExecutors and
+//     the target.
 //
 // The target starts at spark.dynamicAllocation.initialExecutors (default
 // minExecutors), raised, with a warning, to spark.executor.instances when

@@ -63,6 +63,9 @@ type Driver struct {
 
 	stopOnce sync.Once
 	stopErr  error
+	// stopCalled is set by the first Stop: a listener's Stop while another
+	// is under way must not wait for it (that Stop waits for the bus).
+	stopCalled, stopDone atomic.Bool
 
 	metrics *schedulerMetrics // in env's registry while registered is true
 	metered bool
@@ -235,8 +238,16 @@ func (d *Driver) DroppedEvents() int64 { return d.bus.droppedEvents() }
 // ErrDriverStopped, and delivers the remaining events to the listeners. It
 // does not shut the env down. Calling it again returns the first result.
 // Called from a listener, it does not wait for the listener bus (its own
-// goroutine): the remaining events are delivered once the listener returns.
+// goroutine): the remaining events are delivered once the listener returns;
+// nor, while another goroutine's Stop is under way (which waits for the
+// bus), for that Stop: it then returns nil at once.
 func (d *Driver) Stop(ctx context.Context) error {
+	if d.stopCalled.Swap(true) && !d.stopDone.Load() && d.bus.onBus() {
+		// A listener's Stop while another goroutine's is under way (its
+		// JobEnds reach the listener): that Stop waits for the bus, which
+		// is this goroutine, so this one must not wait for it.
+		return nil
+	}
 	d.stopOnce.Do(func() {
 		d.endJobs()
 		var errs []error
@@ -270,6 +281,7 @@ func (d *Driver) Stop(ctx context.Context) error {
 		}
 		d.unregisterMetrics()
 		d.stopErr = errors.Join(errs...)
+		d.stopDone.Store(true)
 	})
 	return d.stopErr
 }

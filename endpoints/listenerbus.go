@@ -195,7 +195,7 @@ func (b *listenerBus) stop(ctx context.Context) error {
 	case b.wake <- struct{}{}:
 	default:
 	}
-	if goid() == b.gid.Load() {
+	if b.onBus() {
 		// Called from a listener (Driver.Stop on a JobEnd, say): the bus
 		// goroutine is this one, and waiting for it would never end. It
 		// delivers the events left once the listener returns, then ends.
@@ -208,6 +208,10 @@ func (b *listenerBus) stop(ctx context.Context) error {
 		return context.Cause(ctx)
 	}
 }
+
+// onBus reports whether the caller runs on the bus goroutine: it is a
+// listener.
+func (b *listenerBus) onBus() bool { return goid() == b.gid.Load() }
 
 // goid returns the id of the calling goroutine, read from the header of
 // its stack trace ("goroutine 42 [running]:", as golang.org/x/net/http2
