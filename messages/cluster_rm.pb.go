@@ -1663,16 +1663,23 @@ func (x *AmRegisterResponse) GetQueue() string {
 // wants (an absolute count that replaces the previous one), the containers it
 // gives back, and its progress.
 type AmAllocate struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	AppId         string                 `protobuf:"bytes,1,opt,name=app_id,json=appId,proto3" json:"app_id,omitempty"`
-	NumPending    int32                  `protobuf:"varint,2,opt,name=num_pending,json=numPending,proto3" json:"num_pending,omitempty"`
-	Resource      *RmResource            `protobuf:"bytes,3,opt,name=resource,proto3" json:"resource,omitempty"`
-	Release       []string               `protobuf:"bytes,4,rep,name=release,proto3" json:"release,omitempty"`
-	TasksTotal    int32                  `protobuf:"varint,5,opt,name=tasks_total,json=tasksTotal,proto3" json:"tasks_total,omitempty"`
-	TasksDone     int32                  `protobuf:"varint,6,opt,name=tasks_done,json=tasksDone,proto3" json:"tasks_done,omitempty"`
-	TasksRunning  int32                  `protobuf:"varint,7,opt,name=tasks_running,json=tasksRunning,proto3" json:"tasks_running,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	AppId        string                 `protobuf:"bytes,1,opt,name=app_id,json=appId,proto3" json:"app_id,omitempty"`
+	NumPending   int32                  `protobuf:"varint,2,opt,name=num_pending,json=numPending,proto3" json:"num_pending,omitempty"`
+	Resource     *RmResource            `protobuf:"bytes,3,opt,name=resource,proto3" json:"resource,omitempty"`
+	Release      []string               `protobuf:"bytes,4,rep,name=release,proto3" json:"release,omitempty"`
+	TasksTotal   int32                  `protobuf:"varint,5,opt,name=tasks_total,json=tasksTotal,proto3" json:"tasks_total,omitempty"`
+	TasksDone    int32                  `protobuf:"varint,6,opt,name=tasks_done,json=tasksDone,proto3" json:"tasks_done,omitempty"`
+	TasksRunning int32                  `protobuf:"varint,7,opt,name=tasks_running,json=tasksRunning,proto3" json:"tasks_running,omitempty"`
+	// The response_id of the reply the AM expects: one more than that of the
+	// last reply it received, 1 before it received any (YARN's responseId).
+	// A reply it did not receive (lost with its connection, or its ask timed
+	// out after the RM handled it) is then not lost: the RM hands what it
+	// carried, its containers allocated and completed, to the next reply.
+	// 0: the AM does not track replies, and a lost one is lost.
+	ExpectedResponseId int64 `protobuf:"varint,8,opt,name=expected_response_id,json=expectedResponseId,proto3" json:"expected_response_id,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *AmAllocate) Reset() {
@@ -1754,6 +1761,13 @@ func (x *AmAllocate) GetTasksRunning() int32 {
 	return 0
 }
 
+func (x *AmAllocate) GetExpectedResponseId() int64 {
+	if x != nil {
+		return x.ExpectedResponseId
+	}
+	return 0
+}
+
 // AmAllocateResponse carries newly allocated containers and the containers
 // that completed since the previous heartbeat.
 type AmAllocateResponse struct {
@@ -1762,7 +1776,10 @@ type AmAllocateResponse struct {
 	Completed       []*RmContainerStatus   `protobuf:"bytes,2,rep,name=completed,proto3" json:"completed,omitempty"`
 	NumClusterNodes int32                  `protobuf:"varint,3,opt,name=num_cluster_nodes,json=numClusterNodes,proto3" json:"num_cluster_nodes,omitempty"`
 	// Set when the RM no longer knows the application (it was killed).
-	Shutdown      bool `protobuf:"varint,4,opt,name=shutdown,proto3" json:"shutdown,omitempty"`
+	Shutdown bool `protobuf:"varint,4,opt,name=shutdown,proto3" json:"shutdown,omitempty"`
+	// This reply's number, from 1 on, for AmAllocate.expected_response_id
+	// (0 when the request did not set that).
+	ResponseId    int64 `protobuf:"varint,5,opt,name=response_id,json=responseId,proto3" json:"response_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1823,6 +1840,13 @@ func (x *AmAllocateResponse) GetShutdown() bool {
 		return x.Shutdown
 	}
 	return false
+}
+
+func (x *AmAllocateResponse) GetResponseId() int64 {
+	if x != nil {
+		return x.ResponseId
+	}
+	return 0
 }
 
 // AmUnregister ends the application with its final status.
@@ -3983,7 +4007,7 @@ const file_cluster_rm_proto_rawDesc = "" +
 	"historyUrl\"l\n" +
 	"\x12AmRegisterResponse\x12@\n" +
 	"\fmax_resource\x18\x01 \x01(\v2\x1d.sparkrpc.messages.RmResourceR\vmaxResource\x12\x14\n" +
-	"\x05queue\x18\x02 \x01(\tR\x05queue\"\xfe\x01\n" +
+	"\x05queue\x18\x02 \x01(\tR\x05queue\"\xb0\x02\n" +
 	"\n" +
 	"AmAllocate\x12\x15\n" +
 	"\x06app_id\x18\x01 \x01(\tR\x05appId\x12\x1f\n" +
@@ -3995,12 +4019,15 @@ const file_cluster_rm_proto_rawDesc = "" +
 	"tasksTotal\x12\x1d\n" +
 	"\n" +
 	"tasks_done\x18\x06 \x01(\x05R\ttasksDone\x12#\n" +
-	"\rtasks_running\x18\a \x01(\x05R\ftasksRunning\"\xde\x01\n" +
+	"\rtasks_running\x18\a \x01(\x05R\ftasksRunning\x120\n" +
+	"\x14expected_response_id\x18\b \x01(\x03R\x12expectedResponseId\"\xff\x01\n" +
 	"\x12AmAllocateResponse\x12<\n" +
 	"\tallocated\x18\x01 \x03(\v2\x1e.sparkrpc.messages.RmContainerR\tallocated\x12B\n" +
 	"\tcompleted\x18\x02 \x03(\v2$.sparkrpc.messages.RmContainerStatusR\tcompleted\x12*\n" +
 	"\x11num_cluster_nodes\x18\x03 \x01(\x05R\x0fnumClusterNodes\x12\x1a\n" +
-	"\bshutdown\x18\x04 \x01(\bR\bshutdown\"\x8c\x01\n" +
+	"\bshutdown\x18\x04 \x01(\bR\bshutdown\x12\x1f\n" +
+	"\vresponse_id\x18\x05 \x01(\x03R\n" +
+	"responseId\"\x8c\x01\n" +
 	"\fAmUnregister\x12\x15\n" +
 	"\x06app_id\x18\x01 \x01(\tR\x05appId\x12C\n" +
 	"\ffinal_status\x18\x02 \x01(\x0e2 .sparkrpc.messages.RmFinalStatusR\vfinalStatus\x12 \n" +

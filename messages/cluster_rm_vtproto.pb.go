@@ -471,6 +471,7 @@ func (m *AmAllocate) CloneVT() *AmAllocate {
 	r.TasksTotal = m.TasksTotal
 	r.TasksDone = m.TasksDone
 	r.TasksRunning = m.TasksRunning
+	r.ExpectedResponseId = m.ExpectedResponseId
 	if rhs := m.Release; rhs != nil {
 		tmpContainer := make([]string, len(rhs))
 		copy(tmpContainer, rhs)
@@ -494,6 +495,7 @@ func (m *AmAllocateResponse) CloneVT() *AmAllocateResponse {
 	r := new(AmAllocateResponse)
 	r.NumClusterNodes = m.NumClusterNodes
 	r.Shutdown = m.Shutdown
+	r.ResponseId = m.ResponseId
 	if rhs := m.Allocated; rhs != nil {
 		tmpContainer := make([]*RmContainer, len(rhs))
 		for k, v := range rhs {
@@ -2514,6 +2516,11 @@ func (m *AmAllocate) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
 		i -= len(m.unknownFields)
 		copy(dAtA[i:], m.unknownFields)
 	}
+	if m.ExpectedResponseId != 0 {
+		i = protohelpers.EncodeVarint(dAtA, i, uint64(m.ExpectedResponseId))
+		i--
+		dAtA[i] = 0x40
+	}
 	if m.TasksRunning != 0 {
 		i = protohelpers.EncodeVarint(dAtA, i, uint64(m.TasksRunning))
 		i--
@@ -2592,6 +2599,11 @@ func (m *AmAllocateResponse) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
 	if m.unknownFields != nil {
 		i -= len(m.unknownFields)
 		copy(dAtA[i:], m.unknownFields)
+	}
+	if m.ResponseId != 0 {
+		i = protohelpers.EncodeVarint(dAtA, i, uint64(m.ResponseId))
+		i--
+		dAtA[i] = 0x28
 	}
 	if m.Shutdown {
 		i--
@@ -4959,6 +4971,9 @@ func (m *AmAllocate) SizeVT() (n int) {
 	if m.TasksRunning != 0 {
 		n += 1 + protohelpers.SizeOfVarint(uint64(m.TasksRunning))
 	}
+	if m.ExpectedResponseId != 0 {
+		n += 1 + protohelpers.SizeOfVarint(uint64(m.ExpectedResponseId))
+	}
 	n += len(m.unknownFields)
 	return n
 }
@@ -4986,6 +5001,9 @@ func (m *AmAllocateResponse) SizeVT() (n int) {
 	}
 	if m.Shutdown {
 		n += 2
+	}
+	if m.ResponseId != 0 {
+		n += 1 + protohelpers.SizeOfVarint(uint64(m.ResponseId))
 	}
 	n += len(m.unknownFields)
 	return n
@@ -9483,6 +9501,25 @@ func (m *AmAllocate) UnmarshalVT(dAtA []byte) error {
 					break
 				}
 			}
+		case 8:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field ExpectedResponseId", wireType)
+			}
+			m.ExpectedResponseId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return protohelpers.ErrIntOverflow
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.ExpectedResponseId |= int64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
 		default:
 			iNdEx = preIndex
 			skippy, err := protohelpers.Skip(dAtA[iNdEx:])
@@ -9641,6 +9678,25 @@ func (m *AmAllocateResponse) UnmarshalVT(dAtA []byte) error {
 				}
 			}
 			m.Shutdown = bool(v != 0)
+		case 5:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field ResponseId", wireType)
+			}
+			m.ResponseId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return protohelpers.ErrIntOverflow
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.ResponseId |= int64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
 		default:
 			iNdEx = preIndex
 			skippy, err := protohelpers.Skip(dAtA[iNdEx:])
@@ -17820,6 +17876,25 @@ func (m *AmAllocate) UnmarshalVTUnsafe(dAtA []byte) error {
 					break
 				}
 			}
+		case 8:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field ExpectedResponseId", wireType)
+			}
+			m.ExpectedResponseId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return protohelpers.ErrIntOverflow
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.ExpectedResponseId |= int64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
 		default:
 			iNdEx = preIndex
 			skippy, err := protohelpers.Skip(dAtA[iNdEx:])
@@ -17978,6 +18053,25 @@ func (m *AmAllocateResponse) UnmarshalVTUnsafe(dAtA []byte) error {
 				}
 			}
 			m.Shutdown = bool(v != 0)
+		case 5:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field ResponseId", wireType)
+			}
+			m.ResponseId = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return protohelpers.ErrIntOverflow
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.ResponseId |= int64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
 		default:
 			iNdEx = preIndex
 			skippy, err := protohelpers.Skip(dAtA[iNdEx:])

@@ -60,6 +60,9 @@ type allocator struct {
 	reasons     map[string]lossReason
 	reasonOrder []string // the executor ids of reasons, oldest first
 	release     []string
+	// replies is the number of the last allocate reply received: the next
+	// ask expects replies+1, and gets again what a lost reply carried.
+	replies     int64
 	failures    int
 	nextID      int
 	failedOnce  sync.Once
@@ -141,7 +144,7 @@ func (a *allocator) fail(err error) {
 func (a *allocator) allocate(ctx context.Context) (bool, error) {
 	a.mu.Lock()
 	req := &messages.AmAllocate{AppId: a.appID, NumPending: int32(max(0, a.target-len(a.running))),
-		Resource: a.resource.Proto(), Release: a.release}
+		Resource: a.resource.Proto(), Release: a.release, ExpectedResponseId: a.replies + 1}
 	a.release = nil
 	a.mu.Unlock()
 	if a.progress != nil {
@@ -158,6 +161,11 @@ func (a *allocator) allocate(ctx context.Context) (bool, error) {
 	}
 	if resp.GetShutdown() {
 		return true, nil
+	}
+	if id := resp.GetResponseId(); id > 0 {
+		a.mu.Lock()
+		a.replies = id
+		a.mu.Unlock()
 	}
 	for _, st := range resp.GetCompleted() {
 		a.completed(st)

@@ -98,7 +98,7 @@ func (c *rmCore) registerAM(req *messages.AmRegister) (*messages.AmRegisterRespo
 	a.state = cluster.StateRunning
 	a.amHost, a.driverURL, a.amRef = req.GetHost(), req.GetDriverUrl(), req.GetAm()
 	a.trackingURL, a.historyURL = req.GetTrackingUrl(), req.GetHistoryUrl()
-	return &messages.AmRegisterResponse{MaxResource: c.maxResource().Proto(), Queue: a.queue}, nil
+	return &messages.AmRegisterResponse{MaxResource: c.maxExecutorResource(false).Proto(), Queue: a.queue}, nil
 }
 
 // unregisterAM ends a RUNNING application with the AM's final status.
@@ -153,7 +153,8 @@ func (c *rmCore) taskProgress(m *messages.RmTaskProgress) {
 func (c *rmCore) finishApp(a *rmApp, state cluster.AppState, final cluster.FinalStatus, diag string, killAM bool) []rmAction {
 	a.state, a.final, a.diagnostics, a.finish = state, final, diag, c.now()
 	a.pending = 0
-	a.tasksRunning = 0 // no task runs once the application ended
+	a.tasksRunning = 0                  // no task runs once the application ended
+	a.completed, a.lastReply = nil, nil // no AM hears of them any more
 	var acts []rmAction
 	ids := make([]string, 0, len(a.containers))
 	for id := range a.containers {

@@ -55,6 +55,7 @@ type rmContainer struct {
 	resource cluster.Resource
 	am       bool
 	launched bool // its start was asked of its node manager
+	released bool // its application master gave it back: its node kills it
 }
 
 type rmApp struct {
@@ -75,6 +76,11 @@ type rmApp struct {
 	unmanagedDriver       bool
 	nextContainer         int
 	pending               int
+	// lastReply is the last AmAllocate reply (number lastReplyID) to an
+	// AM that tracks replies (AmAllocate.expected_response_id): an ask
+	// that expects it again did not get it, and gets what it carried.
+	lastReply             *messages.AmAllocateResponse
+	lastReplyID           int64
 	pendingResource       cluster.Resource
 	containers            map[string]*rmContainer
 	completed             []*messages.RmContainerStatus
@@ -140,6 +146,22 @@ func (c *rmCore) maxResource() cluster.Resource {
 	var m cluster.Resource
 	for _, n := range c.nodes {
 		if n.lost {
+			continue
+		}
+		m.MemoryMB = max(m.MemoryMB, n.capability.MemoryMB)
+		m.Cores = max(m.Cores, n.capability.Cores)
+	}
+	return m
+}
+
+// maxExecutorResource is maxResource among the nodes executor containers
+// may go to (not those reserved for application masters): the live ones,
+// or with listed also those lost or shut down that are still listed, which
+// may come back.
+func (c *rmCore) maxExecutorResource(listed bool) cluster.Resource {
+	var m cluster.Resource
+	for id, n := range c.nodes {
+		if c.amNodes[id] || n.lost && !listed {
 			continue
 		}
 		m.MemoryMB = max(m.MemoryMB, n.capability.MemoryMB)

@@ -51,7 +51,7 @@ func (c *rmCore) heartbeat(req *messages.NmHeartbeat) (*messages.NmHeartbeatResp
 	}
 	for _, id := range req.GetRunning() {
 		ct, ok := n.containers[id]
-		if !ok || ct.app.state.Terminal() && (!ct.am || !c.now().Before(ct.app.amStopAt)) {
+		if !ok || ct.released || ct.app.state.Terminal() && (!ct.am || !c.now().Before(ct.app.amStopAt)) {
 			resp.Kill = append(resp.Kill, id)
 		}
 	}

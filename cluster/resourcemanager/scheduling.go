@@ -6,6 +6,7 @@ package resourcemanager
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/messages"
@@ -100,6 +101,16 @@ func (c *rmCore) allocateFor(req *messages.AmAllocate) (*messages.AmAllocateResp
 		}
 		return nil, nil, fmt.Errorf("%w: application %s is %s; its application master has not registered", cluster.ErrInvalidState, a.id, a.state)
 	}
+	// An ask no node could ever hold is refused, as a submission's AM
+	// is (YARN's InvalidResourceRequestException), before anything of the
+	// heartbeat is taken: the AM gives up with the error instead of
+	// waiting for ever. Nodes lost or shut down and still listed count, as
+	// they may come back; with none at all, the AM waits for some.
+	if ask := cluster.ResourceFromProto(req.GetResource()); req.GetNumPending() > 0 && ask.MemoryMB > 0 && ask.Cores > 0 {
+		if m := c.maxExecutorResource(true); m != (cluster.Resource{}) && !ask.Fits(m) {
+			return nil, nil, &cluster.ResourceTooLargeError{What: "executor", Requested: ask, Max: m}
+		}
+	}
 	if !a.unmanagedDriver { // a client-mode driver reports its tasks itself (RmTaskProgress)
 		a.tasksTotal, a.tasksDone, a.tasksRunning = req.GetTasksTotal(), req.GetTasksDone(), req.GetTasksRunning()
 	}
@@ -111,6 +122,9 @@ func (c *rmCore) allocateFor(req *messages.AmAllocate) (*messages.AmAllocateResp
 		case !ct.launched: // given back unused: its node manager never heard of it
 			c.free(ct)
 		default:
+			// Stopped now, and killed by its node's heartbeats while it
+			// runs, should this stop be lost.
+			ct.released = true
 			acts = append(acts, rmAction{kind: actStopContainer, nodeAddress: ct.node.address, appID: a.id,
 				stop: &messages.NmStopContainer{ContainerId: id, ExitStatus: cluster.ContainerExitKilledByAM, Diagnostics: "Container released by the application master"}})
 		}
@@ -118,6 +132,23 @@ func (c *rmCore) allocateFor(req *messages.AmAllocate) (*messages.AmAllocateResp
 	a.pending = max(0, int(req.GetNumPending()))
 	a.pendingResource = cluster.ResourceFromProto(req.GetResource())
 	resp := &messages.AmAllocateResponse{}
+	expect := req.GetExpectedResponseId()
+	var unheard []string
+	if missed := a.lastReply; expect > 0 && missed != nil && expect <= a.lastReplyID {
+		// The AM did not receive the last reply (YARN's responseId): this
+		// one carries its containers again, those still allocated and not
+		// started, which its ask counted as pending, and its completed ones.
+		// One that completed since (its node was lost) it never hears of.
+		for _, p := range missed.GetAllocated() {
+			if ct, ok := a.containers[p.GetContainerId()]; ok && !ct.launched {
+				resp.Allocated = append(resp.Allocated, c.containerProto(ct))
+				a.pending = max(0, a.pending-1)
+			} else {
+				unheard = append(unheard, p.GetContainerId())
+			}
+		}
+		resp.Completed = slices.Clone(missed.GetCompleted())
+	}
 	if a.pendingResource.MemoryMB > 0 && a.pendingResource.Cores > 0 {
 		for a.pending > 0 {
 			n := c.pickNode(a.pendingResource, false)
@@ -129,9 +160,18 @@ func (c *rmCore) allocateFor(req *messages.AmAllocate) (*messages.AmAllocateResp
 			resp.Allocated = append(resp.Allocated, c.containerProto(ct))
 		}
 	}
-	resp.Completed = a.completed
+	for _, st := range a.completed {
+		if !slices.Contains(unheard, st.GetContainerId()) {
+			resp.Completed = append(resp.Completed, st)
+		}
+	}
 	a.completed = nil
 	resp.NumClusterNodes = int32(c.liveNodes())
+	if expect > 0 {
+		a.lastReplyID++
+		resp.ResponseId = a.lastReplyID
+		a.lastReply = resp
+	}
 	return resp, acts, nil
 }
 
