@@ -114,40 +114,14 @@ func (c *rmCore) allocateFor(req *messages.AmAllocate) (*messages.AmAllocateResp
 	if !a.unmanagedDriver { // a client-mode driver reports its tasks itself (RmTaskProgress)
 		a.tasksTotal, a.tasksDone, a.tasksRunning = req.GetTasksTotal(), req.GetTasksDone(), req.GetTasksRunning()
 	}
-	var acts []rmAction
-	for _, id := range req.GetRelease() {
-		ct, ok := a.containers[id]
-		switch {
-		case !ok || ct.am:
-		case !ct.launched: // given back unused: its node manager never heard of it
-			c.free(ct)
-		default:
-			// Stopped now, and killed by its node's heartbeats while it
-			// runs, should this stop be lost.
-			ct.released = true
-			acts = append(acts, rmAction{kind: actStopContainer, nodeAddress: ct.node.address, appID: a.id,
-				stop: &messages.NmStopContainer{ContainerId: id, ExitStatus: cluster.ContainerExitKilledByAM, Diagnostics: "Container released by the application master"}})
-		}
-	}
+	acts := c.release(a, req.GetRelease())
 	a.pending = max(0, int(req.GetNumPending()))
 	a.pendingResource = cluster.ResourceFromProto(req.GetResource())
 	resp := &messages.AmAllocateResponse{}
 	expect := req.GetExpectedResponseId()
 	var unheard []string
 	if missed := a.lastReply; expect > 0 && missed != nil && expect <= a.lastReplyID {
-		// The AM did not receive the last reply (YARN's responseId): this
-		// one carries its containers again, those still allocated and not
-		// started, which its ask counted as pending, and its completed ones.
-		// One that completed since (its node was lost) it never hears of.
-		for _, p := range missed.GetAllocated() {
-			if ct, ok := a.containers[p.GetContainerId()]; ok && !ct.launched {
-				resp.Allocated = append(resp.Allocated, c.containerProto(ct))
-				a.pending = max(0, a.pending-1)
-			} else {
-				unheard = append(unheard, p.GetContainerId())
-			}
-		}
-		resp.Completed = slices.Clone(missed.GetCompleted())
+		unheard = c.resend(a, missed, resp)
 	}
 	if a.pendingResource.MemoryMB > 0 && a.pendingResource.Cores > 0 {
 		for a.pending > 0 {
@@ -173,6 +147,45 @@ func (c *rmCore) allocateFor(req *messages.AmAllocate) (*messages.AmAllocateResp
 		a.lastReply = resp
 	}
 	return resp, acts, nil
+}
+
+// release gives back the containers ids of a that its AM released: an
+// unstarted one at once, a started one by a stop of its node manager.
+func (c *rmCore) release(a *rmApp, ids []string) []rmAction {
+	var acts []rmAction
+	for _, id := range ids {
+		ct, ok := a.containers[id]
+		switch {
+		case !ok || ct.am:
+		case !ct.launched: // given back unused: its node manager never heard of it
+			c.free(ct)
+		default:
+			// Stopped now, and killed by its node's heartbeats while it
+			// runs, should this stop be lost.
+			ct.released = true
+			acts = append(acts, rmAction{kind: actStopContainer, nodeAddress: ct.node.address, appID: a.id,
+				stop: &messages.NmStopContainer{ContainerId: id, ExitStatus: cluster.ContainerExitKilledByAM, Diagnostics: "Container released by the application master"}})
+		}
+	}
+	return acts
+}
+
+// resend puts in resp what missed, the last reply to a's AM, carried and
+// the AM did not receive (YARN's responseId): its containers still
+// allocated and not started, which the AM's ask counted as pending, and
+// its completed ones. It returns the containers of missed that completed
+// since (their node was lost), which the AM never hears of.
+func (c *rmCore) resend(a *rmApp, missed, resp *messages.AmAllocateResponse) (unheard []string) {
+	for _, p := range missed.GetAllocated() {
+		if ct, ok := a.containers[p.GetContainerId()]; ok && !ct.launched {
+			resp.Allocated = append(resp.Allocated, c.containerProto(ct))
+			a.pending = max(0, a.pending-1)
+		} else {
+			unheard = append(unheard, p.GetContainerId())
+		}
+	}
+	resp.Completed = slices.Clone(missed.GetCompleted())
+	return unheard
 }
 
 // startExecutor checks that container id was allocated to the running
