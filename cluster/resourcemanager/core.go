@@ -55,7 +55,9 @@ type rmContainer struct {
 	resource cluster.Resource
 	am       bool
 	launched bool // its start was asked of its node manager
-	released bool // its application master gave it back: its node kills it
+	// releasedAt is when its application master gave it back; its node's
+	// heartbeats kill it once releasedKillAfter has passed since.
+	releasedAt time.Time
 }
 
 type rmApp struct {

@@ -51,7 +51,7 @@ func (c *rmCore) heartbeat(req *messages.NmHeartbeat) (*messages.NmHeartbeatResp
 	}
 	for _, id := range req.GetRunning() {
 		ct, ok := n.containers[id]
-		if !ok || ct.released || ct.app.state.Terminal() && (!ct.am || !c.now().Before(ct.app.amStopAt)) {
+		if !ok || ct.stopLost(c.now()) || ct.app.state.Terminal() && (!ct.am || !c.now().Before(ct.app.amStopAt)) {
 			resp.Kill = append(resp.Kill, id)
 		}
 	}
@@ -173,4 +173,17 @@ func (c *rmCore) nodeReports() []*messages.RmNodeReport {
 			LastHeartbeatMs: n.lastSeen.UnixMilli()})
 	}
 	return out
+}
+
+// releasedKillAfter is how long after its release a container its node
+// still reports running is taken for one whose stop was lost, and killed
+// by the node's heartbeat. Not at once: the stop, which carries the AM's
+// exit status (ContainerExitKilledByAM), is on its way, and a kill that
+// overtook it would report the container killed by the resource manager.
+const releasedKillAfter = 30 * time.Second
+
+// stopLost reports whether ct was released by its AM releasedKillAfter
+// ago or more, and so should have stopped by now.
+func (ct *rmContainer) stopLost(now time.Time) bool {
+	return !ct.releasedAt.IsZero() && now.Sub(ct.releasedAt) >= releasedKillAfter
 }

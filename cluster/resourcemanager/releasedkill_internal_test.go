@@ -17,7 +17,7 @@ import (
 // containers to clean up in the heartbeat's answer); before, it ran and
 // held its node's room until its application ended.
 func TestReleasedContainerStillRunningIsKilledByTheHeartbeat(t *testing.T) {
-	c, _ := newTestCore(t, cluster.Resource{MemoryMB: 2048, Cores: 4})
+	c, clk := newTestCore(t, cluster.Resource{MemoryMB: 2048, Cores: 4})
 	const node = "127.0.0.1:1000"
 	id, _ := submitApp(t, c, cluster.Resource{MemoryMB: 512, Cores: 1})
 	if _, err := c.registerAM(&messages.AmRegister{AppId: id}); err != nil {
@@ -37,9 +37,17 @@ func TestReleasedContainerStillRunningIsKilledByTheHeartbeat(t *testing.T) {
 	if err != nil || len(acts) != 1 || acts[0].kind != actStopContainer {
 		t.Fatalf("release: %+v, %v", acts, err)
 	}
-	// That stop never reaches the node manager.
 	am := c.apps[id].amContainer.id
+	// A heartbeat right after the release does not kill it: the stop, with
+	// the AM's exit status, is on its way (a kill that overtook it would
+	// report the container killed by the resource manager).
 	hb, _ := c.heartbeat(&messages.NmHeartbeat{NodeId: node, Running: []string{am, released, kept}})
+	if len(hb.GetKill()) != 0 {
+		t.Errorf("a heartbeat right after the release kills %v, overtaking the release's stop", hb.GetKill())
+	}
+	// That stop never reaches the node manager.
+	clk.t = clk.t.Add(releasedKillAfter)
+	hb, _ = c.heartbeat(&messages.NmHeartbeat{NodeId: node, Running: []string{am, released, kept}})
 	if !slices.Contains(hb.GetKill(), released) {
 		t.Errorf("the node still runs container %s, which its application master released; its heartbeat's answer kills %v", released, hb.GetKill())
 	}

@@ -160,9 +160,9 @@ func (c *rmCore) release(a *rmApp, ids []string) []rmAction {
 		case !ct.launched: // given back unused: its node manager never heard of it
 			c.free(ct)
 		default:
-			// Stopped now, and killed by its node's heartbeats while it
-			// runs, should this stop be lost.
-			ct.released = true
+			// Stopped now, and killed by its node's heartbeats should
+			// this stop be lost (releasedKillAfter).
+			ct.releasedAt = c.now()
 			acts = append(acts, rmAction{kind: actStopContainer, nodeAddress: ct.node.address, appID: a.id,
 				stop: &messages.NmStopContainer{ContainerId: id, ExitStatus: cluster.ContainerExitKilledByAM, Diagnostics: "Container released by the application master"}})
 		}
