@@ -426,3 +426,13 @@ func ExamplePeerAware() {
 	// order 1 refused: not from the owner's env
 	// order 2 taken
 }
+
+// FitText makes an error's text one a message can carry: valid UTF-8, and
+// cut to a byte budget with a marker that says so.
+func ExampleFitText() {
+	fmt.Println(actor.FitText("bad record: \xff", 100))
+	fmt.Println(actor.FitText(strings.Repeat("x", 200), 80))
+	// Output:
+	// bad record: � [invalid UTF-8 replaced]
+	// xxxxxxxxxxxxxxxxxxxx [truncated to fit spark.rpc.message.maxSize; was 200 bytes]
+}

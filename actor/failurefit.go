@@ -46,7 +46,7 @@ func FitFailure(f *messages.RpcFailure, limit int) *messages.RpcFailure {
 	for i, s := range fields(f) {
 		if !utf8.ValidString(*s) {
 			own()
-			*fields(out)[i] = strings.ToValidUTF8(*s, "\uFFFD") + InvalidUTF8Marker
+			*fields(out)[i] = ValidText(*s)
 		}
 	}
 	if proto.Size(out) <= limit {
@@ -75,23 +75,45 @@ func FitFailure(f *messages.RpcFailure, limit int) *messages.RpcFailure {
 	return out
 }
 
-// cut shortens *s to at most n bytes, the truncation marker included, at a
-// character boundary; to nothing when not even the marker fits. Room is left
-// for the shorter length prefix, which may differ by a few bytes.
+// cut shortens *s to at most n bytes as FitText does, leaving room for the
+// shorter length prefix, which may differ by a few bytes.
 func cut(s *string, n int) {
 	if len(*s) <= n {
 		return
 	}
-	marker := fmt.Sprintf(TruncatedMarker, len(*s))
-	keep := n - len(marker) - binaryVarintMax
-	if keep <= 0 {
-		*s = ""
-		return
+	*s = cutText(*s, n-binaryVarintMax)
+}
+
+// ValidText returns s with its invalid UTF-8 replaced by U+FFFD and marked
+// with InvalidUTF8Marker (a protobuf string must be valid UTF-8: a message
+// that holds one that is not cannot be sent), or s itself when it is valid.
+func ValidText(s string) string {
+	if utf8.ValidString(s) {
+		return s
 	}
-	for keep > 0 && !utf8.RuneStart((*s)[keep]) {
+	return strings.ToValidUTF8(s, "\uFFFD") + InvalidUTF8Marker
+}
+
+// FitText returns s made valid (ValidText) and cut, at a character
+// boundary, to at most n bytes, the TruncatedMarker it then ends with
+// included; "" when not even the marker fits. An error's text that goes
+// into a message (a task's error, a kill's reason) can then always be sent.
+func FitText(s string, n int) string { return cutText(ValidText(s), n) }
+
+// cutText is FitText of a valid s.
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	marker := fmt.Sprintf(TruncatedMarker, len(s))
+	keep := n - len(marker)
+	if keep <= 0 {
+		return ""
+	}
+	for keep > 0 && !utf8.RuneStart(s[keep]) {
 		keep--
 	}
-	*s = (*s)[:keep] + marker
+	return s[:keep] + marker
 }
 
 // binaryVarintMax is the longest varint of a field length.

@@ -2,8 +2,6 @@ package endpoints
 
 import (
 	"fmt"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/messages"
@@ -39,35 +37,6 @@ func maxAllowed(limit int) string {
 		actor.KeyMessageMaxSize, limit, envelopeRoom)
 }
 
-// fitText returns s made valid UTF-8 (a protobuf string must be: the
-// transport refuses the message otherwise) and cut, at a character
-// boundary, to at most max bytes, each change marked as actor.FitFailure
-// marks it. Task errors and kill reasons are the texts of Go errors,
-// which may quote binary input or be of any length.
-func fitText(s string, max int) string {
-	s = validText(s)
-	if len(s) <= max {
-		return s
-	}
-	marker := fmt.Sprintf(actor.TruncatedMarker, len(s))
-	keep := max - len(marker)
-	if keep <= 0 {
-		return ""
-	}
-	for keep > 0 && !utf8.RuneStart(s[keep]) {
-		keep--
-	}
-	return s[:keep] + marker
-}
-
-// validText returns s with its invalid UTF-8 replaced and marked.
-func validText(s string) string {
-	if utf8.ValidString(s) {
-		return s
-	}
-	return strings.ToValidUTF8(s, "\uFFFD") + actor.InvalidUTF8Marker
-}
-
 // fitStatusError makes u's error text one that can cross the wire: valid
 // UTF-8, and short enough for u to fit spark.rpc.message.maxSize with its
 // envelope. Otherwise the update could not be sent, and the driver would
@@ -76,16 +45,16 @@ func fitStatusError(u *messages.StatusUpdate, limit int) {
 	if u.Error == "" {
 		return // nothing to fit: most updates, every task's RUNNING
 	}
-	u.Error = validText(u.Error)
+	u.Error = actor.ValidText(u.Error)
 	if size, over := tooLarge(u, limit); over {
 		// The error's room: the limit less the envelope's room, the rest
 		// of the update, and a longer length prefix than the cut one's.
-		u.Error = fitText(u.Error, limit-envelopeRoom-(size-len(u.Error))-16)
+		u.Error = actor.FitText(u.Error, limit-envelopeRoom-(size-len(u.Error))-16)
 	}
 }
 
 // fitReason returns a kill reason that a KillTask can carry within limit
 // (spark.rpc.message.maxSize).
 func fitReason(reason string, limit int) string {
-	return fitText(reason, limit-envelopeRoom-maxExecutorIDLen-64)
+	return actor.FitText(reason, limit-envelopeRoom-maxExecutorIDLen-64)
 }
