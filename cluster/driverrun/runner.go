@@ -163,7 +163,7 @@ func Run(ctx context.Context, spec Spec) error {
 	var alloc *endpoints.ExecutorAllocationManager
 	var events *appEvents
 	start := func(sctx context.Context) (cluster.Started, error) {
-		return launch(sctx, appCtx, env, spec, cm, prog, &launched{ui: &ui, alloc: &alloc, events: &events}, status)
+		return launch(sctx, appCtx, env, spec, dc, cm, prog, &launched{ui: &ui, alloc: &alloc, events: &events}, status)
 	}
 	started, startFn := noticeStart(start)
 	out := spec.Stdout
@@ -205,9 +205,9 @@ type launched struct {
 }
 
 // launch brings up the driver on env, its UI, its dynamic allocation and
-// its executors, and waits for the readiness rule; dynamic allocation
-// starts then.
-func launch(sctx, appCtx context.Context, env *actor.Env, spec Spec, cm endpoints.ClusterManager, prog *Progress,
+// its executors, and waits for the readiness rule (dc's); dynamic
+// allocation starts then.
+func launch(sctx, appCtx context.Context, env *actor.Env, spec Spec, dc cluster.DriverConf, cm endpoints.ClusterManager, prog *Progress,
 	out *launched, status func(string)) (cluster.Started, error) {
 	began := time.Now()
 	events, err := newAppEvents(spec.Conf, spec.DriverLogURLs, spec.Logger)
@@ -262,12 +262,6 @@ func launch(sctx, appCtx context.Context, env *actor.Env, spec Spec, cm endpoint
 	// The wait ends early when the application does (its backend ended it).
 	wctx, cancel := context.WithCancel(sctx)
 	stop := context.AfterFunc(appCtx, cancel)
-	dc, err := cluster.ParseDriverConf(spec.Conf) // checked by Run
-	if err != nil {
-		cancel()
-		stop()
-		return cluster.Started{Driver: d}, err
-	}
 	up := waitBackendReady(wctx, d, dc, l.Expected, spec.Logger)
 	stop()
 	cancel()
