@@ -145,15 +145,7 @@ func newRMCore(clusterTimestamp int64, queues []string, now func() time.Time) *r
 // maxResource is the capability of the largest live node (memory and cores
 // taken separately, as YARN's maximum allocation).
 func (c *rmCore) maxResource() cluster.Resource {
-	var m cluster.Resource
-	for _, n := range c.nodes {
-		if n.lost {
-			continue
-		}
-		m.MemoryMB = max(m.MemoryMB, n.capability.MemoryMB)
-		m.Cores = max(m.Cores, n.capability.Cores)
-	}
-	return m
+	return c.maxAmong(func(_ string, n *rmNode) bool { return !n.lost })
 }
 
 // maxExecutorResource is maxResource among the nodes executor containers
@@ -161,13 +153,18 @@ func (c *rmCore) maxResource() cluster.Resource {
 // or with listed also those lost or shut down that are still listed, which
 // may come back.
 func (c *rmCore) maxExecutorResource(listed bool) cluster.Resource {
+	return c.maxAmong(func(id string, n *rmNode) bool { return !c.amNodes[id] && (listed || !n.lost) })
+}
+
+// maxAmong is the largest memory and the most cores of the nodes that
+// count says to count.
+func (c *rmCore) maxAmong(count func(id string, n *rmNode) bool) cluster.Resource {
 	var m cluster.Resource
 	for id, n := range c.nodes {
-		if c.amNodes[id] || n.lost && !listed {
-			continue
+		if count(id, n) {
+			m.MemoryMB = max(m.MemoryMB, n.capability.MemoryMB)
+			m.Cores = max(m.Cores, n.capability.Cores)
 		}
-		m.MemoryMB = max(m.MemoryMB, n.capability.MemoryMB)
-		m.Cores = max(m.Cores, n.capability.Cores)
 	}
 	return m
 }
