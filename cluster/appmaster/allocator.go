@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
+	"github.com/sparkrpc/sparkrpc/cluster/internal/recent"
 	"github.com/sparkrpc/sparkrpc/messages"
 )
 
@@ -53,13 +54,12 @@ type allocator struct {
 	// pipe from its node manager when spark.authenticate is on.
 	execConf []byte
 
-	mu          sync.Mutex
-	target      int
-	running     map[string]*executorContainer // by container id
-	byExecutor  map[string]string             // executor id -> container id
-	reasons     map[string]lossReason
-	reasonOrder []string // the executor ids of reasons, oldest first
-	release     []string
+	mu         sync.Mutex
+	target     int
+	running    map[string]*executorContainer  // by container id
+	byExecutor map[string]string              // executor id -> container id
+	reasons    recent.Map[string, lossReason] // of the last maxLossReasons executors lost
+	release    []string
 	// replies is the number of the last allocate reply received: the next
 	// ask expects replies+1, and gets again what a lost reply carried.
 	replies     int64
@@ -93,7 +93,7 @@ func newAllocator(env *actor.Env, rm *actor.Ref, appID, driverURL string, target
 		execConf: cluster.PropertiesText(execConf),
 		log:      log.With().Str("component", "allocator").Logger(), failed: make(chan error, 1),
 		heartbeat: hb, initialInterval: initial, maxFailures: maxFailures,
-		running: make(map[string]*executorContainer), byExecutor: make(map[string]string), reasons: make(map[string]lossReason)}, nil
+		running: make(map[string]*executorContainer), byExecutor: make(map[string]string), reasons: recent.Map[string, lossReason]{Max: maxLossReasons}}, nil
 }
 
 // run heartbeats until ctx ends. It returns true when the resource manager
@@ -245,14 +245,14 @@ func (a *allocator) completed(st *messages.RmContainerStatus) {
 	status := st.GetExitStatus()
 	byApp := !ec.killed && exitCausedByApp(status)
 	msg := lossMessage(ec, st)
-	a.keepReason(ec.executorID, lossReason{exitStatus: status, message: msg, causedByApp: byApp})
+	a.reasons.Put(ec.executorID, lossReason{exitStatus: status, message: msg, causedByApp: byApp})
 	if byApp {
 		a.failures++
 	}
 	failures := a.failures
 	waiting := a.waiting[ec.executorID]
 	delete(a.waiting, ec.executorID)
-	reason := a.reasons[ec.executorID]
+	reason, _ := a.reasons.Get(ec.executorID)
 	a.mu.Unlock()
 	for _, fn := range waiting {
 		fn(reason, true)
@@ -275,22 +275,6 @@ func (a *allocator) completed(st *messages.RmContainerStatus) {
 // are kept, the oldest forgotten first (an application master runs as
 // long as its application, through any number of executors).
 const maxLossReasons = 1000
-
-// keepReason records executor id's loss reason, forgetting the oldest past
-// maxLossReasons; a.mu is held.
-func (a *allocator) keepReason(id string, r lossReason) {
-	if _, ok := a.reasons[id]; !ok {
-		a.reasonOrder = append(a.reasonOrder, id)
-	}
-	a.reasons[id] = r
-	if n := len(a.reasonOrder) - maxLossReasons; n > 0 {
-		for _, old := range a.reasonOrder[:n] {
-			delete(a.reasons, old)
-		}
-		clear(a.reasonOrder[:n])
-		a.reasonOrder = a.reasonOrder[n:] // append copies the rest into a new array as it grows
-	}
-}
 
 func exitCausedByApp(status int32) bool {
 	switch status {
@@ -360,7 +344,7 @@ func (a *allocator) kill(ids []string, replace bool) {
 // container has completed or is unknown, else when it completes.
 func (a *allocator) lossReason(id string, fn func(lossReason, bool)) {
 	a.mu.Lock()
-	r, ok := a.reasons[id]
+	r, ok := a.reasons.Get(id)
 	if ok {
 		a.mu.Unlock()
 		fn(r, true)

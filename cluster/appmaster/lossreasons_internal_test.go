@@ -70,7 +70,7 @@ func TestLossReasonsAreNotKeptForEver(t *testing.T) {
 		}
 	}
 	a.mu.Lock()
-	reasons, running, byExec, waiting := len(a.reasons), len(a.running), len(a.byExecutor), len(a.waiting)
+	reasons, running, byExec, waiting := a.reasons.Len(), len(a.running), len(a.byExecutor), len(a.waiting)
 	a.mu.Unlock()
 	if running != 0 || byExec != 0 || waiting != 0 {
 		t.Fatalf("after %d executors lost: %d running, %d by executor, %d waiting", cycles, running, byExec, waiting)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"github.com/sparkrpc/sparkrpc/cluster/internal/recent"
 	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeclient"
 	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeconf"
 	corev1 "k8s.io/api/core/v1"
@@ -65,23 +66,21 @@ type Allocator struct {
 	kick   chan struct{}
 	failed chan error
 
-	mu       sync.Mutex
-	target   int
-	pods     map[int64]executorPodState
-	gone     map[int64]bool
-	created  map[int64]time.Time
-	handled  map[int64]bool
-	killed   map[int64]bool
-	deleting map[int64]bool
-	reasons  map[int64]string
-	// reasonOrder are the executor ids of reasons, oldest first.
-	reasonOrder []int64
-	waiters     map[int64][]chan string
-	nextID      int64
-	lastBatch   time.Time
-	failures    int
-	lastStall   string
-	stallAt     time.Time
+	mu        sync.Mutex
+	target    int
+	pods      map[int64]executorPodState
+	gone      map[int64]bool
+	created   map[int64]time.Time
+	handled   map[int64]bool
+	killed    map[int64]bool
+	deleting  map[int64]bool
+	reasons   recent.Map[int64, string] // of the last maxLossReasons executors lost
+	waiters   map[int64][]chan string
+	nextID    int64
+	lastBatch time.Time
+	failures  int
+	lastStall string
+	stallAt   time.Time
 	// Backoff and refusals of creations (refusals.go).
 	createFailures int
 	createAfter    time.Time
@@ -109,7 +108,7 @@ func NewAllocator(cfg *kubeconf.Config, client *kubeclient.Client, opts Options)
 	return &Allocator{cfg: cfg, client: client, opts: opts, log: opts.Logger.With().Str("component", "k8s-allocator").Logger(),
 		kick: make(chan struct{}, 1), failed: make(chan error, 1), target: cfg.NumExecutors,
 		pods: map[int64]executorPodState{}, gone: map[int64]bool{}, created: map[int64]time.Time{}, handled: map[int64]bool{},
-		killed: map[int64]bool{}, deleting: map[int64]bool{}, reasons: map[int64]string{}, waiters: map[int64][]chan string{},
+		killed: map[int64]bool{}, deleting: map[int64]bool{}, reasons: recent.Map[int64, string]{Max: maxLossReasons}, waiters: map[int64][]chan string{},
 		nextID: 1, unsched: map[string]string{}, done: make(chan struct{}), watchDone: make(chan struct{}),
 		deleteFailures: map[int64]int{}, deleteAfter: map[int64]time.Time{}, decommissioned: map[int64]bool{}, startReported: map[string]bool{}}
 }
@@ -327,7 +326,7 @@ func (a *Allocator) recordLosses(lost []loss) []lossWaiter {
 	var wake []lossWaiter
 	for _, l := range lost {
 		a.handled[l.ID] = true
-		a.keepReason(l.ID, l.Reason)
+		a.reasons.Put(l.ID, l.Reason)
 		for _, ch := range a.waiters[l.ID] {
 			wake = append(wake, lossWaiter{ch, l.Reason})
 		}
@@ -379,21 +378,6 @@ func (a *Allocator) forgetGonePods() {
 // allocation goes through any number of executors, so the most recent are
 // kept and the oldest forgotten first.
 const maxLossReasons = 1000
-
-// keepReason records executor id's loss reason, forgetting the oldest past
-// maxLossReasons. a.mu is held.
-func (a *Allocator) keepReason(id int64, reason string) {
-	if _, ok := a.reasons[id]; !ok {
-		a.reasonOrder = append(a.reasonOrder, id)
-	}
-	a.reasons[id] = reason
-	if n := len(a.reasonOrder) - maxLossReasons; n > 0 {
-		for _, old := range a.reasonOrder[:n] {
-			delete(a.reasons, old)
-		}
-		a.reasonOrder = a.reasonOrder[n:] // append moves the rest to a new array as it grows
-	}
-}
 
 // stallToReport returns why allocation cannot progress (stalled, from the
 // plan) when that is news: another reason than the last reported, or the

@@ -83,7 +83,7 @@ func (a *Allocator) ExecutorLossReason(ctx context.Context, id string) (string, 
 		return "", nil
 	}
 	a.mu.Lock()
-	if r, ok := a.reasons[n]; ok {
+	if r, ok := a.reasons.Get(n); ok {
 		a.mu.Unlock()
 		return r, nil
 	}

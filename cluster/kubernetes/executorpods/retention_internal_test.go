@@ -60,7 +60,7 @@ func TestEndedExecutorsAreNotKeptForEver(t *testing.T) {
 		round(now)
 	}
 	a.mu.Lock()
-	pods, handled, killed, reasons := len(a.pods), len(a.handled), len(a.killed), len(a.reasons)
+	pods, handled, killed, reasons := len(a.pods), len(a.handled), len(a.killed), a.reasons.Len()
 	a.mu.Unlock()
 	if pods != 0 || handled != 0 || killed != 0 || reasons > maxLossReasons {
 		t.Fatalf("after %d executors lost and their pods gone: %d pods, %d handled, %d killed, %d reasons kept; want 0, 0, 0 and at most %d",
