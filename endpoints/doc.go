@@ -36,7 +36,9 @@
 // message reaches spark.rpc.message.maxSize aborts its job (ErrTaskTooLarge),
 // and a result whose StatusUpdate would reach it fails its attempt (which
 // runs again, as any failure); the check keeps 256 bytes of the limit for
-// the transport's envelope. An executor logs what it cannot send (a status
+// the transport's envelope. A job whose results add up to more than
+// spark.driver.maxResultSize (1g; 0: no limit) is aborted
+// (ErrResultTooLarge), as Spark aborts such an action. An executor logs what it cannot send (a status
 // update, say) to its logger, which is silent unless RunExecutor is given one
 // with WithLogger (LocalClusterConfig.ExecutorOptions for StartLocalCluster).
 // Each partition's result is taken once: a late or duplicate result (from an

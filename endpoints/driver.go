@@ -104,6 +104,10 @@ func NewDriver(env *actor.Env, opts ...DriverOption) (*Driver, error) {
 	if err != nil {
 		return nil, err
 	}
+	maxResult, err := maxResultSize(conf)
+	if err != nil {
+		return nil, err
+	}
 	revive, err := conf.GetDuration(KeyReviveInterval, "1s", time.Millisecond)
 	if err != nil {
 		return nil, err
@@ -139,7 +143,7 @@ func NewDriver(env *actor.Env, opts ...DriverOption) (*Driver, error) {
 		cm:             o.cm,
 		rand:           o.rand,
 		mu:             lockhook.Mutex{Released: o.lockRelease},
-		sched:          newTaskScheduler(maxFailures, cpus, maxSize),
+		sched:          newTaskScheduler(maxFailures, cpus, maxSize, maxResult),
 		executors:      make(map[string]*executorData),
 		changed:        make(chan struct{}),
 	}

@@ -23,6 +23,9 @@ var (
 	// ErrTaskFailed is the cause of a *JobAbortedError for a task that
 	// failed spark.task.maxFailures times.
 	ErrTaskFailed = errors.New("endpoints: task failed too many times")
+	// ErrResultTooLarge is the cause of a *JobAbortedError for a job whose
+	// tasks' results add up to more than spark.driver.maxResultSize.
+	ErrResultTooLarge = errors.New("endpoints: total size of results exceeds spark.driver.maxResultSize")
 	// ErrNoEnvFactory is returned by RunExecutor without WithEnvFactory.
 	ErrNoEnvFactory = errors.New("endpoints: no env factory (use WithEnvFactory)")
 	// ErrInvalidConfig is returned for an unusable ExecutorConfig or option.
@@ -58,7 +61,8 @@ var (
 
 // JobAbortedError is the error of a job that could not complete: a task
 // failed spark.task.maxFailures times (cause ErrTaskFailed) or was too
-// large to send (cause ErrTaskTooLarge). Its text contains the reason, e.g.
+// large to send (cause ErrTaskTooLarge), or its results add up to more than
+// spark.driver.maxResultSize (cause ErrResultTooLarge). Its text contains the reason, e.g.
 // the last error of the failing task. (A job the driver's stop ends
 // returns ErrDriverStopped.)
 type JobAbortedError struct {

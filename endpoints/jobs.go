@@ -43,7 +43,8 @@ func (d *Driver) await(ctx context.Context, j *job) {
 // (partition i gets payloads[i]) on the executors, and returns the results
 // in partition order. A failed task is retried up to spark.task.maxFailures
 // times in all; the job then fails with a *JobAbortedError carrying the last
-// error. Tasks wait for executors: with none registered, RunJob waits until
+// error; a job whose results add up to more than spark.driver.maxResultSize
+// is aborted with ErrResultTooLarge. Tasks wait for executors: with none registered, RunJob waits until
 // one is ready or ctx ends, and says so in the driver's log every
 // spark.starvation.timeout until the job launches a task. Cancelling ctx kills the job's running tasks and
 // returns ctx's cause.

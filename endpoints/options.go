@@ -35,6 +35,11 @@ const (
 	KeyTaskMaxFailures = "spark.task.maxFailures"
 	// KeyTaskCpus is the number of cores each task holds (default 1).
 	KeyTaskCpus = "spark.task.cpus"
+	// KeyMaxResultSize bounds the total size of the results of one job's
+	// tasks that the driver holds (default 1g; a bare number is in bytes;
+	// 0: no limit). A job past it is aborted with ErrResultTooLarge, as
+	// Spark aborts an action whose serialized results exceed it.
+	KeyMaxResultSize = "spark.driver.maxResultSize"
 	// KeyHeartbeatInterval is how often executors heartbeat (default 10s; a
 	// bare number is in milliseconds).
 	KeyHeartbeatInterval = "spark.executor.heartbeatInterval"

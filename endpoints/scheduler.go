@@ -29,9 +29,10 @@ type job struct {
 	failures []int  // failed attempts per partition
 	finished []bool // partitions whose result is in
 	results  [][]byte
-	left     int // partitions without a result
-	running  int // attempts in flight
-	launches int // attempts launched, of every partition
+	resultB  int64 // the bytes of the results in
+	left     int   // partitions without a result
+	running  int   // attempts in flight
+	launches int   // attempts launched, of every partition
 
 	ended bool
 	err   error
@@ -82,6 +83,7 @@ type taskScheduler struct {
 	maxFailures int
 	cpus        int
 	maxSize     int
+	maxResult   int64 // spark.driver.maxResultSize; 0: no limit
 
 	nextJobID  int64
 	nextTaskID int64
@@ -90,8 +92,20 @@ type taskScheduler struct {
 	free       []*attempt // ended attempts, reused by the next launches
 }
 
-func newTaskScheduler(maxFailures, cpus, maxSize int) *taskScheduler {
-	return &taskScheduler{maxFailures: maxFailures, cpus: cpus, maxSize: maxSize, running: make(map[int64]*attempt)}
+func newTaskScheduler(maxFailures, cpus, maxSize int, maxResult int64) *taskScheduler {
+	return &taskScheduler{maxFailures: maxFailures, cpus: cpus, maxSize: maxSize, maxResult: maxResult, running: make(map[int64]*attempt)}
+}
+
+// maxResultSize returns spark.driver.maxResultSize of conf in bytes.
+func maxResultSize(conf *actor.Conf) (int64, error) {
+	n, err := conf.GetSizeAsBytes(KeyMaxResultSize, "1g", 1)
+	if err != nil {
+		return 0, err
+	}
+	if n < 0 {
+		return 0, fmt.Errorf("%w: %s must be at least 0 (0: no limit), not %d", ErrInvalidConfig, KeyMaxResultSize, n)
+	}
+	return n, nil
 }
 
 func (s *taskScheduler) submit(taskName string, payloads [][]byte, files map[string]int64) *job {
@@ -327,6 +341,15 @@ func (s *taskScheduler) statusUpdate(u *messages.StatusUpdate, peer string, out 
 	}
 	switch state {
 	case messages.TaskState_TASK_STATE_FINISHED:
+		j.resultB += int64(len(u.GetResult()))
+		if s.maxResult > 0 && j.resultB > s.maxResult {
+			reason := fmt.Sprintf("Total size of serialized results of %d tasks (%d bytes) is bigger than %s (%d bytes)",
+				len(j.finished)-j.left+1, j.resultB, KeyMaxResultSize, s.maxResult)
+			out.kills = append(out.kills, s.abort(j, reason, ErrResultTooLarge)...)
+			j.results = nil // the driver holds no more of them
+			out.ended = append(out.ended, j)
+			return a
+		}
 		j.finished[a.partition] = true
 		j.results[a.partition] = u.GetResult()
 		j.left--

@@ -12,7 +12,7 @@ import (
 // partition today; the scheduler must stay correct if one does, e.g. with
 // speculation.)
 func TestSchedulerTakesEachPartitionsResultOnce(t *testing.T) {
-	s := newTaskScheduler(4, 1, 1<<20)
+	s := newTaskScheduler(4, 1, 1<<20, 0)
 	j := s.submit("t", [][]byte{[]byte("p0"), []byte("p1")}, nil)
 	a := &executorData{id: "a", ready: true, freeCores: 1}
 	b := &executorData{id: "b", ready: true, freeCores: 2}
