@@ -149,6 +149,9 @@ func Submit(ctx context.Context, cfg SubmitConfig, managers ...ClusterManager) e
 	if _, err := ParseDriverConf(conf); err != nil {
 		return err
 	}
+	if err := endpoints.CheckDriverConf(conf); err != nil {
+		return err
+	}
 	if mode := DeployMode(conf); mode != "client" && mode != "cluster" {
 		return fmt.Errorf("%w: deploy mode must be client or cluster, not %q", ErrInvalidState, mode)
 	}

@@ -88,69 +88,29 @@ func NewDriver(env *actor.Env, opts ...DriverOption) (*Driver, error) {
 	if o.logger != nil {
 		base = *o.logger
 	}
-	conf := env.Conf()
-	maxFailures, err := conf.GetInt(KeyTaskMaxFailures, 4)
+	c, err := parseDriverConf(env.Conf())
 	if err != nil {
 		return nil, err
 	}
-	cpus, err := conf.GetInt(KeyTaskCpus, 1)
-	if err != nil {
-		return nil, err
-	}
-	if maxFailures < 1 || cpus < 1 {
-		return nil, fmt.Errorf("%w: %s and %s must be at least 1", ErrInvalidConfig, KeyTaskMaxFailures, KeyTaskCpus)
-	}
-	maxSize, err := conf.MaxMessageSize()
-	if err != nil {
-		return nil, err
-	}
-	maxResult, err := maxResultSize(conf)
-	if err != nil {
-		return nil, err
-	}
-	revive, err := conf.GetDuration(KeyReviveInterval, "1s", time.Millisecond)
-	if err != nil {
-		return nil, err
-	}
-	starvation, err := conf.GetDuration(KeyStarvationTimeout, "15s", time.Millisecond)
-	if err != nil {
-		return nil, err
-	}
-	if starvation <= 0 {
-		return nil, fmt.Errorf("%w: %s must be positive", ErrInvalidConfig, KeyStarvationTimeout)
-	}
-	hb, err := newHeartbeatReceiver(conf)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkHeartbeatInterval(conf, hb.timeout); err != nil {
-		return nil, err
-	}
-	busCapacity, err := conf.GetInt(KeyListenerBusCapacity, defaultListenerBusCapacity)
-	if err != nil {
-		return nil, err
-	}
-	if busCapacity < 1 {
-		return nil, fmt.Errorf("%w: %s must be at least 1", ErrInvalidConfig, KeyListenerBusCapacity)
-	}
+	hb := newHeartbeatReceiver(c.hbTimeout, c.hbCheck)
 	d := &Driver{
 		env:            env,
 		log:            base.With().Str("component", "driver").Logger(),
-		reviveInterval: revive,
-		starvation:     starvation,
-		logURLPattern:  conf.Get(KeyCustomExecutorLogURL, ""),
+		reviveInterval: c.revive,
+		starvation:     c.starvation,
+		logURLPattern:  env.Conf().Get(KeyCustomExecutorLogURL, ""),
 		excluded:       make(map[string]bool),
 		cm:             o.cm,
 		rand:           o.rand,
 		mu:             lockhook.Mutex{Released: o.lockRelease},
-		sched:          newTaskScheduler(maxFailures, cpus, maxSize, maxResult),
+		sched:          newTaskScheduler(c.maxFailures, c.cpus, c.maxSize, c.maxResult),
 		executors:      make(map[string]*executorData),
 		changed:        make(chan struct{}),
 	}
 	for _, h := range o.excluded {
 		d.excluded[h] = true
 	}
-	d.startBus(&o, busCapacity)
+	d.startBus(&o, c.busCapacity)
 	d.registerMetrics()
 	d.bgCtx, d.bgCancel = context.WithCancel(context.Background())
 	if err := d.registerEndpoints(hb); err != nil {

@@ -29,18 +29,7 @@ type heartbeatReceiver struct {
 	lastSeen map[string]time.Time
 }
 
-func newHeartbeatReceiver(conf *actor.Conf) (*heartbeatReceiver, error) {
-	timeout, err := heartbeatTimeout(conf)
-	if err != nil {
-		return nil, err
-	}
-	interval, err := conf.GetDuration(KeyTimeoutInterval, "60s", time.Millisecond)
-	if err != nil {
-		return nil, err
-	}
-	if interval <= 0 {
-		return nil, fmt.Errorf("%w: %s must be positive", ErrInvalidConfig, KeyTimeoutInterval)
-	}
+func newHeartbeatReceiver(timeout, interval time.Duration) *heartbeatReceiver {
 	h := &heartbeatReceiver{Router: actor.NewRouter(), timeout: timeout, interval: interval, lastSeen: make(map[string]time.Time)}
 	r := h.Router
 	// One-way messages: from the driver endpoint and from its own timer
@@ -72,7 +61,7 @@ func newHeartbeatReceiver(conf *actor.Conf) (*heartbeatReceiver, error) {
 		h.expireDeadHosts()
 		return &messages.BoolReply{Value: true}, nil
 	})
-	return h, nil
+	return h
 }
 
 // Accepts takes the executors' heartbeats from other envs, and nothing

@@ -96,18 +96,6 @@ func newTaskScheduler(maxFailures, cpus, maxSize int, maxResult int64) *taskSche
 	return &taskScheduler{maxFailures: maxFailures, cpus: cpus, maxSize: maxSize, maxResult: maxResult, running: make(map[int64]*attempt)}
 }
 
-// maxResultSize returns spark.driver.maxResultSize of conf in bytes.
-func maxResultSize(conf *actor.Conf) (int64, error) {
-	n, err := conf.GetSizeAsBytes(KeyMaxResultSize, "1g", 1)
-	if err != nil {
-		return 0, err
-	}
-	if n < 0 {
-		return 0, fmt.Errorf("%w: %s must be at least 0 (0: no limit), not %d", ErrInvalidConfig, KeyMaxResultSize, n)
-	}
-	return n, nil
-}
-
 func (s *taskScheduler) submit(taskName string, payloads [][]byte, files map[string]int64) *job {
 	n := len(payloads)
 	j := &job{
