@@ -3,6 +3,7 @@
 package netty
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -203,4 +204,20 @@ func timeoutOr(conf *actor.Conf, key string, def time.Duration) (time.Duration, 
 		return def, nil
 	}
 	return positiveTimeout(conf, key, "")
+}
+
+// PortMaxRetries returns spark.port.maxRetries of conf (default 16): how
+// many successive ports a server tries after a port in use. The transport,
+// the web UIs and the daemons all read it here. A value that does not parse
+// or is negative is a *actor.ConfError naming the key.
+func PortMaxRetries(conf *actor.Conf) (int, error) {
+	n, err := conf.GetInt(KeyPortMaxRetries, defaultMaxRetries)
+	if err != nil {
+		return 0, err
+	}
+	if n < 0 {
+		v, _ := conf.Lookup(KeyPortMaxRetries)
+		return 0, &actor.ConfError{Key: KeyPortMaxRetries, Value: v, Err: errors.New("must be at least 0")}
+	}
+	return n, nil
 }

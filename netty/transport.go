@@ -266,13 +266,9 @@ func (t *Transport) readSecurity(conf *actor.Conf) error {
 // bind binds the listener, sets the identity it advertises and starts
 // accepting connections.
 func (t *Transport) bind(conf *actor.Conf) error {
-	retries, err := conf.GetInt(KeyPortMaxRetries, defaultMaxRetries)
+	retries, err := PortMaxRetries(conf)
 	if err != nil {
 		return err
-	}
-	if retries < 0 {
-		v, _ := conf.Lookup(KeyPortMaxRetries)
-		return &actor.ConfError{Key: KeyPortMaxRetries, Value: v, Err: errors.New("must be at least 0")}
 	}
 	ln, err := listen(t.network(), t.opts.bindHost, t.opts.port, retries, func(p int) {
 		t.log.Warn().Msgf("Could not bind on port %d (in use). Attempting port %d (%s=%d).",

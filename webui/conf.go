@@ -42,17 +42,15 @@ const (
 	DefaultDriverUIPort          = 4040
 	DefaultResourceManagerUIPort = 8088
 	DefaultNodeManagerUIPort     = 8042
-	defaultPortMaxRetries        = 16
 )
 
-// MaxRetries returns spark.port.maxRetries of conf (default 16).
+// MaxRetries returns spark.port.maxRetries of conf (default 16), as
+// netty.PortMaxRetries reads it; an unusable value is an error matching
+// both ErrInvalidConfig and the *actor.ConfError naming the key.
 func MaxRetries(conf *actor.Conf) (int, error) {
-	n, err := conf.GetInt(KeyPortMaxRetries, defaultPortMaxRetries)
+	n, err := netty.PortMaxRetries(conf)
 	if err != nil {
-		return 0, err
-	}
-	if n < 0 {
-		return 0, fmt.Errorf("%w: %s must be at least 0, not %d", ErrInvalidConfig, KeyPortMaxRetries, n)
+		return 0, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	return n, nil
 }

@@ -24,9 +24,6 @@ func ShutdownEnv(env *actor.Env) {
 	_ = env.Shutdown(ctx)
 }
 
-// defaultPortMaxRetries is Spark's default of spark.port.maxRetries.
-const defaultPortMaxRetries = 16
-
 // Listen creates the daemon's listening env on port. A port in use is
 // retried on port+1, port+2, ... up to spark.port.maxRetries times (Spark's
 // Utils.startServiceOnPort), each move logged; past that, or with
@@ -35,12 +32,9 @@ func Listen(n cluster.TCPNetwork, name string, conf *actor.Conf, port int, log z
 	if conf == nil {
 		conf = actor.NewConf()
 	}
-	retries, err := conf.GetInt(keyPortMaxRetries, defaultPortMaxRetries)
+	retries, err := netty.PortMaxRetries(conf)
 	if err != nil {
-		return nil, nil, Usagef("%v", err)
-	}
-	if retries < 0 {
-		return nil, nil, Usagef("%s must be at least 0, not %d", keyPortMaxRetries, retries)
+		return nil, nil, Usagef("%w", err)
 	}
 	if port == 0 {
 		retries = 0 // a random port is never in use
