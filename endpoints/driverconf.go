@@ -44,11 +44,9 @@ func parseDriverConf(conf *actor.Conf) (c driverConf, err error) {
 	if c.maxSize, err = conf.MaxMessageSize(); err != nil {
 		return c, err
 	}
+	// A negative size does not parse.
 	if c.maxResult, err = conf.GetSizeAsBytes(KeyMaxResultSize, "1g", 1); err != nil {
 		return c, err
-	}
-	if c.maxResult < 0 {
-		return c, fmt.Errorf("%w: %s must be at least 0 (0: no limit), not %d", ErrInvalidConfig, KeyMaxResultSize, c.maxResult)
 	}
 	if c.revive, err = conf.GetDuration(KeyReviveInterval, "1s", time.Millisecond); err != nil {
 		return c, err
