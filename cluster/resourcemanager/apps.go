@@ -95,7 +95,7 @@ func (c *rmCore) registerAM(req *messages.AmRegister) (*messages.AmRegisterRespo
 	if a.state != cluster.StateAccepted || a.amContainer == nil {
 		return nil, fmt.Errorf("%w: application %s is %s; an application master can register only while it is ACCEPTED", cluster.ErrInvalidState, a.id, a.state)
 	}
-	a.state = cluster.StateRunning
+	a.state, a.amSeen = cluster.StateRunning, c.now()
 	a.amHost, a.driverURL, a.amRef = req.GetHost(), req.GetDriverUrl(), req.GetAm()
 	a.trackingURL, a.historyURL = req.GetTrackingUrl(), req.GetHistoryUrl()
 	return &messages.AmRegisterResponse{MaxResource: c.maxExecutorResource(false).Proto(), Queue: a.queue}, nil

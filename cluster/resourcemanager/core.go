@@ -25,6 +25,7 @@ type rmCore struct {
 	apps             map[string]*rmApp
 	appOrder         []string
 	amStopGrace      time.Duration
+	amExpiry         time.Duration // an AM silent this long fails its application
 	// ended holds the ids of the ended applications in the order they
 	// ended; past maxCompleted of them the oldest, once no node holds a
 	// container of theirs, are forgotten (pruneEnded).
@@ -75,6 +76,7 @@ type rmApp struct {
 	historyURL            string // its page on a history server once it has ended; from the AM's registration
 	amRef                 *messages.EndpointRef
 	amStopAt              time.Time
+	amSeen                time.Time // when its AM was last heard from, or its container launched
 	unmanagedDriver       bool
 	nextContainer         int
 	pending               int
@@ -136,6 +138,7 @@ func newRMCore(clusterTimestamp int64, queues []string, now func() time.Time) *r
 		nodes:            make(map[string]*rmNode),
 		apps:             make(map[string]*rmApp),
 		amStopGrace:      10 * time.Second,
+		amExpiry:         DefaultAMExpiry,
 		maxCompleted:     DefaultMaxCompletedApps,
 		nodeRetention:    DefaultInactiveNodeRetention,
 		amNodes:          make(map[string]bool),

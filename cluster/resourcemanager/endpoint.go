@@ -233,6 +233,11 @@ func (e *rmEndpoint) checkNodes(ctx *actor.Context, _ *messages.RmTick) error {
 			e.log.Warn().Str("node", id).Msg("node lost: no heartbeat within the expiry; its containers are reported failed")
 		}
 	}
+	failed, acts := e.core.checkAMs()
+	for _, id := range failed {
+		e.log.Warn().Str("app", id).Dur("expiry", e.rm.cfg.AMExpiry).Msg("application master silent past the expiry: its application failed")
+	}
+	e.run(ctx, acts)
 	return nil
 }
 

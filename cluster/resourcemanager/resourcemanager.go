@@ -36,8 +36,14 @@ type Config struct {
 	// NodeExpiry is how long a node may miss heartbeats before it is lost
 	// and its containers are reported failed (default 60s).
 	NodeExpiry time.Duration
-	// CheckInterval is how often nodes are checked (default NodeExpiry/4,
-	// at most 1s).
+	// AMExpiry is how long an application master may go without a word to
+	// the resource manager (its registration, then its allocate
+	// heartbeats) from the launch of its container before its application
+	// fails and its containers are stopped (YARN's AM liveness monitor,
+	// yarn.am.liveness-monitor.expiry-interval-ms; default 10 minutes).
+	AMExpiry time.Duration
+	// CheckInterval is how often nodes and application masters are checked
+	// (default NodeExpiry/4, at most 1s).
 	CheckInterval time.Duration
 	// AMNodes are the ids ("host:port" of their env) of nodes reserved for
 	// application masters: an AM container goes to one of them when it has
@@ -108,6 +114,9 @@ func Start(env *actor.Env, cfg Config) (*ResourceManager, error) {
 	if cfg.NodeExpiry <= 0 {
 		cfg.NodeExpiry = 60 * time.Second
 	}
+	if cfg.AMExpiry <= 0 {
+		cfg.AMExpiry = DefaultAMExpiry
+	}
 	if cfg.CheckInterval <= 0 {
 		cfg.CheckInterval = min(time.Second, cfg.NodeExpiry/4)
 	}
@@ -144,6 +153,7 @@ func Start(env *actor.Env, cfg Config) (*ResourceManager, error) {
 	if cfg.MaxCompletedApps > 0 {
 		core.maxCompleted = cfg.MaxCompletedApps
 	}
+	core.amExpiry = rm.cfg.AMExpiry
 	if cfg.InactiveNodeRetention > 0 {
 		core.nodeRetention = cfg.InactiveNodeRetention
 	}

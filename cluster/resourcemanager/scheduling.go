@@ -27,7 +27,7 @@ func (c *rmCore) schedule() []rmAction {
 		}
 		ct := c.allocate(a, n, a.amResource)
 		ct.am, ct.launched = true, true
-		a.amContainer = ct
+		a.amContainer, a.amSeen = ct, c.now()
 		acts = append(acts, rmAction{kind: actStartContainer, nodeAddress: n.address, appID: a.id,
 			start: &messages.NmStartContainer{Container: c.containerProto(ct), AppId: a.id, LaunchContext: a.amLaunch}})
 	}
@@ -101,6 +101,7 @@ func (c *rmCore) allocateFor(req *messages.AmAllocate) (*messages.AmAllocateResp
 		}
 		return nil, nil, fmt.Errorf("%w: application %s is %s; its application master has not registered", cluster.ErrInvalidState, a.id, a.state)
 	}
+	a.amSeen = c.now()
 	// An ask no node could ever hold is refused, as a submission's AM
 	// is (YARN's InvalidResourceRequestException), before anything of the
 	// heartbeat is taken: the AM gives up with the error instead of

@@ -25,6 +25,7 @@ type resourceManagerFlags struct {
 	host, bind, queues, staging string
 	port, uiPort                int
 	expiry                      time.Duration
+	amExpiry                    time.Duration
 	verbose                     bool
 	confs                       []string
 	propertiesFile              string
@@ -63,6 +64,7 @@ in use is an error.`,
 	fl.StringVar(&f.queues, "queues", "default", "comma-separated queues applications may be submitted to")
 	fl.StringVar(&f.staging, "staging-dir", "", "the folder of the applications' staging folders (default: a temporary folder)")
 	fl.DurationVar(&f.expiry, "node-expiry", 60*time.Second, "how long a node may miss heartbeats before it is lost")
+	fl.DurationVar(&f.amExpiry, "am-expiry", resourcemanager.DefaultAMExpiry, "how long an application master may say nothing before its application fails")
 	fl.BoolVar(&f.verbose, "verbose", false, "log at debug level")
 	fl.StringArrayVar(&f.confs, "conf", nil, "a configuration property `KEY=VALUE` (repeatable), e.g. spark.port.maxRetries=0")
 	return cmd
@@ -97,7 +99,7 @@ func runResourceManager(cmd *cobra.Command, f *resourceManagerFlags) error {
 		return err
 	}
 	qs := splitQueues(f.queues)
-	rm, err := resourcemanager.Start(env, resourcemanager.Config{Queues: qs, StagingDir: f.staging, NodeExpiry: f.expiry, Logger: &log,
+	rm, err := resourcemanager.Start(env, resourcemanager.Config{Queues: qs, StagingDir: f.staging, NodeExpiry: f.expiry, AMExpiry: f.amExpiry, Logger: &log,
 		AppKeys: keys, PeerKeyID: transport.PeerKeyID, AdminACLs: cluster.SplitList(conf.Get(cluster.KeyAdminACLs, ""))})
 	if err != nil {
 		cli.ShutdownEnv(env)
