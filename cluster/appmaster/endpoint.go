@@ -6,10 +6,12 @@ package appmaster
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 
 	"github.com/rs/zerolog"
 	"github.com/sparkrpc/sparkrpc/actor"
+	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/messages"
 	"google.golang.org/protobuf/proto"
 )
@@ -41,15 +43,25 @@ var errAMNotRegistered = errors.New("the application master has not registered y
 func newAMEndpoint(ctx context.Context, log zerolog.Logger, driver *actor.Ref, finished chan *messages.AmDriverFinished) *amEndpoint {
 	e := &amEndpoint{Router: actor.NewRouter(), log: log, driver: driver, finished: finished, lost: make(chan string, 1), ctx: ctx}
 	r := e.Router
-	actor.Handle(r, func(_ *actor.Context, m *messages.AmDriverFinished) error {
+	actor.Handle(r, func(ctx *actor.Context, m *messages.AmDriverFinished) error {
+		if err := e.requireDriver(ctx.Peer(), "AmDriverFinished"); err != nil {
+			e.log.Warn().Err(err).Msg("ignored")
+			return nil
+		}
 		e.driverFinished(m)
 		return nil
 	})
-	actor.HandleAsk(r, func(_ *actor.CallContext, m *messages.AmDriverFinished) (*messages.AmBoolResponse, error) {
+	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.AmDriverFinished) (*messages.AmBoolResponse, error) {
+		if err := e.requireDriver(ctx.Peer(), "AmDriverFinished"); err != nil {
+			return nil, err
+		}
 		e.driverFinished(m)
 		return &messages.AmBoolResponse{Ok: true}, nil
 	})
-	actor.HandleAsk(r, func(_ *actor.CallContext, m *messages.AmRequestExecutors) (*messages.AmBoolResponse, error) {
+	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.AmRequestExecutors) (*messages.AmBoolResponse, error) {
+		if err := e.requireDriver(ctx.Peer(), "AmRequestExecutors"); err != nil {
+			return nil, err
+		}
 		a := e.alloc.Load()
 		if a == nil {
 			return nil, errAMNotRegistered
@@ -57,7 +69,10 @@ func newAMEndpoint(ctx context.Context, log zerolog.Logger, driver *actor.Ref, f
 		a.requestTotal(int(m.GetTotal()))
 		return &messages.AmBoolResponse{Ok: true}, nil
 	})
-	actor.HandleAsk(r, func(_ *actor.CallContext, m *messages.AmKillExecutors) (*messages.AmBoolResponse, error) {
+	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.AmKillExecutors) (*messages.AmBoolResponse, error) {
+		if err := e.requireDriver(ctx.Peer(), "AmKillExecutors"); err != nil {
+			return nil, err
+		}
 		a := e.alloc.Load()
 		if a == nil {
 			return nil, errAMNotRegistered
@@ -68,6 +83,23 @@ func newAMEndpoint(ctx context.Context, log zerolog.Logger, driver *actor.Ref, f
 	return e
 }
 
+// requireDriver fails a message from peer (the env it came from, "" for
+// this one) that is not the driver's: in cluster mode the driver runs on
+// this env; in client mode it is the env of the driver's endpoint. Any
+// other env holding the application's key (its executors) may not steer
+// the AM: kill another executor, change the target, or end the
+// application.
+func (e *amEndpoint) requireDriver(peer, what string) error {
+	if peer == "" || e.driver != nil && peer == e.driver.PID().Address {
+		return nil
+	}
+	return fmt.Errorf("%w: %s is taken from the application's driver only, not from %s", cluster.ErrPermissionDenied, what, peer)
+}
+
+// PeerAware makes Context.Peer say which env a one-way AmDriverFinished
+// came from (requireDriver).
+func (e *amEndpoint) PeerAware() bool { return true }
+
 // ReceiveAndReply answers AmGetExecutorLossReason itself, as the answer
 // waits for the executor's container to complete; the Router answers the
 // rest.
@@ -75,6 +107,9 @@ func (e *amEndpoint) ReceiveAndReply(ctx *actor.CallContext, msg proto.Message) 
 	m, ok := msg.(*messages.AmGetExecutorLossReason)
 	if !ok {
 		return e.Router.ReceiveAndReply(ctx, msg)
+	}
+	if err := e.requireDriver(ctx.Peer(), "AmGetExecutorLossReason"); err != nil {
+		return err
 	}
 	id := m.GetExecutorId()
 	a := e.alloc.Load()
