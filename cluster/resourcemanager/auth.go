@@ -111,21 +111,33 @@ func keyName(key string) string {
 // user and the connection that created the application (with the
 // cluster's key), or that comes after its submission.
 func (e *rmEndpoint) requireStager(ctx *actor.CallContext, appID, user string) error {
-	if err := e.requireClusterKey(ctx, "staging"); err != nil {
-		return err
-	}
-	a, err := e.core.app(appID)
+	a, err := e.requireCreator(ctx, appID, user, "stage its resources")
 	if err != nil {
 		return err
-	}
-	if user != a.creator || ctx.SenderIdentity() != a.creatorIdentity {
-		return fmt.Errorf("%w: only the user and the client that created application %s (%q) may stage its resources, not %q from %s",
-			cluster.ErrPermissionDenied, appID, a.creator, user, peerName(ctx))
 	}
 	if a.state != cluster.StateNew {
 		return fmt.Errorf("%w: application %s is %s: resources are staged before the submission", cluster.ErrInvalidState, appID, a.state)
 	}
 	return nil
+}
+
+// requireCreator fails an ask about appID (what the asker may do, as
+// "stage its resources") that does not come from the user and the
+// connection that created the application (with the cluster's key): those
+// that stage for it are those that submit it.
+func (e *rmEndpoint) requireCreator(ctx *actor.CallContext, appID, user, what string) (*rmApp, error) {
+	if err := e.requireClusterKey(ctx, what); err != nil {
+		return nil, err
+	}
+	a, err := e.core.app(appID)
+	if err != nil {
+		return nil, err
+	}
+	if user != a.creator || ctx.SenderIdentity() != a.creatorIdentity {
+		return nil, fmt.Errorf("%w: only the user and the client that created application %s (%q) may %s, not %q from %s",
+			cluster.ErrPermissionDenied, appID, a.creator, what, user, peerName(ctx))
+	}
+	return a, nil
 }
 
 // requireNodeOf fails an ask for appID's staged resources that does not

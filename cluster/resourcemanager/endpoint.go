@@ -94,7 +94,8 @@ func (e *rmEndpoint) handleClients(r *actor.Router) {
 		return &messages.RmNewApplicationResponse{AppId: id, MaxResource: maxRes.Proto()}, nil
 	})
 	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.RmSubmitApplication) (*messages.RmSubmitApplicationResponse, error) {
-		if err := e.requireClusterKey(ctx, "a submission"); err != nil {
+		if _, err := e.requireCreator(ctx, m.GetAppId(), m.GetUser(), "submit it"); err != nil {
+			e.log.Warn().Err(err).Str("app", m.GetAppId()).Msg("submission refused")
 			return nil, err
 		}
 		acts, err := e.submit(m)

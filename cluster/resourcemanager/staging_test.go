@@ -70,12 +70,17 @@ func TestStagingRules(t *testing.T) {
 	mc := clustertest.NewMemCluster(t, cluster.Resource{MemoryMB: 1024, Cores: 2})
 	ctx := testutil.Context(t, 30*time.Second)
 	data := writeFile(t, "data.txt", "some data")
-	id, _, err := mc.Client.NewApplication(ctx)
+	// raw creates both applications: only it stages for them and submits
+	// them.
+	rawEnv := memEnv(t, mc.Net, "raw", 0, nil)
+	rm := rawEnv.RemoteRef(mc.RM.Address(), cluster.ResourceManagerEndpointName)
+	raw := rmclient.New(rawEnv, mc.RM.Address())
+	id, _, err := raw.NewApplication(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	res := rmclient.Resource{Name: "data.txt", Kind: fileKind, Path: data}
-	staged, err := mc.Client.Stage(ctx, id, res)
+	staged, err := raw.Stage(ctx, id, res)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,19 +89,15 @@ func TestStagingRules(t *testing.T) {
 		t.Fatalf("staged %v", staged)
 	}
 
-	other := rmclient.New(memEnv(t, mc.Net, "other", 0, nil), mc.RM.Address())
-	_, err = mc.Client.AsUser("mallory").Stage(ctx, id, res)
+	_, err = raw.AsUser("mallory").Stage(ctx, id, res)
 	wantRemote(t, "another user's staging", err, cluster.ErrPermissionDenied)
-	_, err = other.Stage(ctx, id, res)
+	_, err = mc.Client.Stage(ctx, id, res)
 	wantRemote(t, "another client's staging", err, cluster.ErrPermissionDenied)
 	for _, name := range []string{"../escape", "", cluster.AppResourceName, cluster.StagingConfFile} {
-		_, err = mc.Client.Stage(ctx, id, rmclient.Resource{Name: name, Kind: fileKind, Path: data})
+		_, err = raw.Stage(ctx, id, rmclient.Resource{Name: name, Kind: fileKind, Path: data})
 		wantRemote(t, "a file named "+name, err, cluster.ErrInvalidID)
 	}
 
-	rawEnv := memEnv(t, mc.Net, "raw", 0, nil)
-	rm := rawEnv.RemoteRef(mc.RM.Address(), cluster.ResourceManagerEndpointName)
-	raw := rmclient.New(rawEnv, mc.RM.Address())
 	id2, _, err := raw.NewApplication(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -155,7 +156,7 @@ func TestStagingRules(t *testing.T) {
 	if err := submit(id, staged); err != nil {
 		t.Fatal(err)
 	}
-	_, err = mc.Client.Stage(ctx, id, res)
+	_, err = raw.Stage(ctx, id, res)
 	wantRemote(t, "staging after the submission", err, cluster.ErrInvalidState, "before the submission")
 }
 
