@@ -41,9 +41,16 @@ const largeFrame = 1 << 20
 type FrameTooLargeError struct {
 	Size  uint32
 	Limit int
+	// Handshake is set for a frame of the handshake, whose limit is the
+	// protocol's own, not spark.rpc.message.maxSize: a peer that sends a
+	// larger one does not speak the protocol (it is not a sparkrpc env).
+	Handshake bool
 }
 
 func (e *FrameTooLargeError) Error() string {
+	if e.Handshake {
+		return fmt.Sprintf("netty: handshake frame of %d bytes exceeds the protocol's bound (%d bytes): the peer does not speak the sparkrpc protocol", e.Size, e.Limit)
+	}
 	return fmt.Sprintf("netty: frame of %d bytes exceeds max allowed: spark.rpc.message.maxSize (%d bytes)", e.Size, e.Limit)
 }
 
@@ -254,6 +261,17 @@ func appendFrame(dst []byte, msg proto.Message) ([]byte, error) {
 	}
 	binary.BigEndian.PutUint32(dst[start:], uint32(len(dst)-start-frameHeaderLen))
 	return dst, nil
+}
+
+// readHandshake is readMessage for a frame of the handshake: a frame over
+// the handshake's bound is marked as such (FrameTooLargeError.Handshake).
+func (fr *frameReader) readHandshake(msg proto.Message) error {
+	err := fr.readMessage(msg)
+	var tooLarge *FrameTooLargeError
+	if errors.As(err, &tooLarge) {
+		tooLarge.Handshake = true
+	}
+	return err
 }
 
 // readMessage reads the next frame and unmarshals it into msg.

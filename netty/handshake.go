@@ -193,7 +193,7 @@ func dialHandshake(fr *frameReader, w io.Writer, cfg handshakeConfig) (handshake
 		return handshakeResult{}, err
 	}
 	var reply messages.HandshakeReply
-	if err := fr.readMessage(&reply); err != nil {
+	if err := fr.readHandshake(&reply); err != nil {
 		return handshakeResult{}, err
 	}
 	if reply.Error != "" {
@@ -237,7 +237,7 @@ func dialHandshake(fr *frameReader, w io.Writer, cfg handshakeConfig) (handshake
 		return handshakeResult{}, err
 	}
 	var result messages.HandshakeResult
-	if err := fr.readMessage(&result); err != nil {
+	if err := fr.readHandshake(&result); err != nil {
 		return handshakeResult{}, err
 	}
 	if result.Error != "" {
@@ -354,7 +354,7 @@ func checkDialerProof(cfg handshakeConfig, hello *messages.Handshake, nonce, sec
 // dialer must also prove the key its identity derives from.
 func acceptHandshake(fr *frameReader, w io.Writer, cfg handshakeConfig, verdict acceptVerdict) (handshakeResult, error) {
 	var hello messages.Handshake
-	if err := fr.readMessage(&hello); err != nil {
+	if err := fr.readHandshake(&hello); err != nil {
 		return handshakeResult{}, tlsHello(err)
 	}
 	refuse := func(reason string, dup bool, err error) (handshakeResult, error) {
@@ -397,7 +397,7 @@ func acceptHandshake(fr *frameReader, w io.Writer, cfg handshakeConfig, verdict 
 		return handshakeResult{}, err
 	}
 	var p messages.HandshakeProof
-	if err := fr.readMessage(&p); err != nil {
+	if err := fr.readHandshake(&p); err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			// The dialer hung up instead of proving the secret or its key.
 			return handshakeResult{}, fmt.Errorf("%w: peer closed the connection during authentication", ErrAuthFailed)
