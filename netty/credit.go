@@ -315,16 +315,21 @@ type heldChunk struct {
 // breaks the protocol. No endpoint has that name (actor.ValidateName).
 var errControlTarget = fmt.Errorf("%w: %q is the transport's control target, not an endpoint", actor.ErrInvalidName, creditTarget)
 
+// errEmptyTarget is Send's error for a message to the empty name: the peer
+// would close the connection on its envelope without target, failing what
+// else waits on the connection. No endpoint has that name.
+var errEmptyTarget = fmt.Errorf("%w: the empty name is not an endpoint's", actor.ErrInvalidName)
+
 // of returns the credit of target id, made if there is none; nil for
-// creditTarget, which is checked here, where a target is new to the
-// connection, rather than for every message.
+// creditTarget and the empty name, which are checked here, where a target
+// is new to the connection, rather than for every message.
 func (s *sendCredit) of(id string) *targetCredit {
 	if s.last != nil && s.lastID == id {
 		return s.last
 	}
 	ec := s.to[id]
 	if ec == nil {
-		if id == creditTarget {
+		if id == creditTarget || id == "" {
 			return nil
 		}
 		if s.to == nil {

@@ -206,7 +206,7 @@ func (t *Transport) refuseOrHold(p *peer, target, sender *protoactor.PID, msg pr
 		t.dropIfUnused(p)
 	}
 	switch {
-	case err == errControlTarget:
+	case err == errControlTarget || err == errEmptyTarget:
 		return true, err
 	case err != nil:
 		return true, t.sendFailed(target, sender, msg, h.size, err)
@@ -221,6 +221,9 @@ func (t *Transport) refuseOrHold(p *peer, target, sender *protoactor.PID, msg pr
 func (p *peer) holdOverCredit(id string, h *envelopeHeader, msg proto.Message) (bool, error) {
 	ec := p.credit.of(id)
 	if ec == nil {
+		if id == "" {
+			return true, errEmptyTarget
+		}
 		return true, errControlTarget
 	}
 	if p.credit.limN > 0 {
