@@ -21,6 +21,7 @@ import (
 	"github.com/sparkrpc/sparkrpc/cluster"
 	"github.com/sparkrpc/sparkrpc/internal/privatefile"
 	"github.com/sparkrpc/sparkrpc/messages"
+	"github.com/sparkrpc/sparkrpc/netty"
 )
 
 // Config configures a node manager. ResourceManager, Capability
@@ -281,8 +282,18 @@ func (nm *NodeManager) register(ctx context.Context) error {
 		return nil
 	}
 	if errors.Is(err, errRegisterTimeout) {
-		return fmt.Errorf("%w: the resource manager at %s did not answer within %s (%d attempts; last error: %v)",
-			cluster.ErrRegistrationFailed, rm, nm.cfg.RegisterTimeout, attempt, last)
+		if errors.Is(last, netty.ErrAuthFailed) {
+			// It answered, and refused this node's secret at every attempt.
+			return fmt.Errorf("%w: the resource manager at %s refused this node's authentication for %s (%d attempts; "+
+				"check %s and %s on both sides; last error: %w)", cluster.ErrRegistrationFailed, rm, nm.cfg.RegisterTimeout,
+				attempt, netty.KeyAuthenticate, netty.KeyAuthenticateSecret, last)
+		}
+		if last != nil {
+			return fmt.Errorf("%w: the resource manager at %s did not answer within %s (%d attempts; last error: %w)",
+				cluster.ErrRegistrationFailed, rm, nm.cfg.RegisterTimeout, attempt, last)
+		}
+		return fmt.Errorf("%w: the resource manager at %s did not answer within %s (%d attempts)",
+			cluster.ErrRegistrationFailed, rm, nm.cfg.RegisterTimeout, attempt)
 	}
 	if cause := context.Cause(ctx); cause != nil {
 		return fmt.Errorf("%w with the resource manager at %s: %w", cluster.ErrRegistrationFailed, rm, cause)
