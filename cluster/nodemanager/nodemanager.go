@@ -116,6 +116,9 @@ type NodeManager struct {
 	// registered says Start registered the node (set before Start
 	// returns): only then does Shutdown unregister it.
 	registered bool
+	// timeouts are those of the asks to the resource manager, each from
+	// the key its timeout error names.
+	timeouts rmTimeouts
 
 	// loc holds the localized resources; chunk is the size of the chunks
 	// it reads them in.
@@ -190,6 +193,10 @@ func Start(ctx context.Context, env *actor.Env, cfg Config) (*NodeManager, error
 	if err != nil {
 		return nil, err
 	}
+	timeouts, err := readRMTimeouts(env.Conf())
+	if err != nil {
+		return nil, err
+	}
 	log := env.Logger()
 	if cfg.Logger != nil {
 		log = *cfg.Logger
@@ -197,7 +204,8 @@ func Start(ctx context.Context, env *actor.Env, cfg Config) (*NodeManager, error
 	nm := &NodeManager{cfg: cfg, env: env, nodeID: env.Address().HostPort(), chunk: cluster.StageChunkSize(maxSize),
 		log:        log.With().Str("component", "nodemanager").Str("node", env.Address().HostPort()).Logger(),
 		containers: make(map[string]*containerProc), acls: make(map[string]*messages.RmAppAcls), kick: make(chan struct{}, 1),
-		stop: make(chan struct{}), loopDone: make(chan struct{})}
+		stop: make(chan struct{}), loopDone: make(chan struct{}),
+		timeouts: timeouts}
 	nm.stopCtx, nm.cancelStop = context.WithCancel(context.Background())
 	nm.loopCtx, nm.cancelLoop = context.WithCancel(context.Background())
 	nm.rm = env.RemoteRef(cfg.ResourceManager, cluster.ResourceManagerEndpointName)
@@ -263,13 +271,17 @@ func (nm *NodeManager) register(ctx context.Context) error {
 	defer cancel()
 	req := &messages.NmRegister{NodeId: nm.nodeID, Address: nm.env.Address().HostPort(), Host: nm.env.Address().Host,
 		Capability: nm.cfg.Capability.Proto()}
-	t := actor.RpcTimeout{Duration: 5 * time.Second, Key: "sparkrpc.nodemanager.registerTimeout"}
+	t := nm.timeouts.register
 	rm := nm.cfg.ResourceManager.HostPort()
 	attempt, last := 0, error(nil)
 	_, err := backoff.Retry(ctx, func() (*messages.NmRegisterResponse, error) {
 		attempt++
 		resp, err := actor.ResultAs[*messages.NmRegisterResponse](nm.rm.AskWithTimeout(ctx, req, t))
-		last = err
+		if ctx.Err() == nil || last == nil {
+			// An attempt that the end of ctx cut says nothing of the
+			// resource manager: the error of the one before does.
+			last = err
+		}
 		return resp, err
 	}, backoff.WithBackOff(registerBackOff()), backoff.WithMaxElapsedTime(0), // RegisterTimeout bounds ctx
 		backoff.WithNotify(func(err error, wait time.Duration) {
@@ -328,28 +340,20 @@ func (nm *NodeManager) loop() {
 	}
 }
 
-// unregisterTimeout bounds the wait for the resource manager's answer to
-// a node's unregistration.
-const unregisterTimeout = 5 * time.Second
-
 // unregister tells the resource manager that the node is shutting down
 // (NmUnregister, after the heartbeat that reported its containers' end),
 // so that it reports the node SHUTDOWN at once rather than LOST at its
 // expiry. A resource manager that does not answer in time loses the node
 // at the expiry instead.
 func (nm *NodeManager) unregister(ctx context.Context) {
-	uctx, cancel := context.WithTimeout(ctx, unregisterTimeout)
+	uctx, cancel := context.WithTimeout(ctx, nm.timeouts.unregister.Duration)
 	defer cancel()
 	_, err := actor.ResultAs[*messages.NmUnregisterResponse](nm.rm.AskWithTimeout(uctx, &messages.NmUnregister{NodeId: nm.nodeID},
-		actor.RpcTimeout{Duration: unregisterTimeout, Key: "sparkrpc.nodemanager.unregisterTimeout"}))
+		nm.timeouts.unregister))
 	if err != nil {
 		nm.log.Warn().Err(err).Msg("cannot unregister from the resource manager: it will lose the node at its expiry")
 	}
 }
-
-// heartbeatTimeout bounds the wait for the resource manager's answer to a
-// heartbeat.
-const heartbeatTimeout = 10 * time.Second
 
 // heartbeat reports the node's containers to the resource manager and acts
 // on its answer. The loop's heartbeats end with nm.loopCtx, so that
@@ -370,11 +374,11 @@ func (nm *NodeManager) heartbeat(ctx context.Context) {
 	}
 	nm.mu.Unlock()
 	sort.Strings(running)
-	ctx, cancel := context.WithTimeout(ctx, heartbeatTimeout)
+	ctx, cancel := context.WithTimeout(ctx, nm.timeouts.heartbeat.Duration)
 	defer cancel()
 	resp, err := actor.ResultAs[*messages.NmHeartbeatResponse](nm.rm.AskWithTimeout(ctx,
 		&messages.NmHeartbeat{NodeId: nm.nodeID, Completed: completed, Running: running, CachedApps: nm.loc.cachedApps()},
-		actor.RpcTimeout{Duration: heartbeatTimeout, Key: "sparkrpc.nodemanager.heartbeatTimeout"}))
+		nm.timeouts.heartbeat))
 	if err != nil {
 		nm.log.Warn().Err(err).Msg("heartbeat to the resource manager failed")
 		nm.mu.Lock()
