@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -141,6 +142,11 @@ func Start(env *actor.Env, cfg Config) (*ResourceManager, error) {
 		rm.cfg.StagingDir, rm.ownStaging = d, true
 	} else if err := os.MkdirAll(cfg.StagingDir, 0o700); err != nil { // an existing folder keeps its mode; each application's is 0700
 		return nil, fmt.Errorf("cluster: resource manager staging folder: %w", err)
+	} else {
+		// What a resource manager that stopped or died on this folder
+		// staged belongs to applications no resource manager will know
+		// again: nothing else would ever remove it.
+		removeAppStaging(cfg.StagingDir, rm.log)
 	}
 	staging, err := newStaging(env.Conf(), rm.cfg.StagingDir, cfg.MaxStagedBytes)
 	if err != nil {
@@ -248,9 +254,33 @@ func (rm *ResourceManager) Shutdown(ctx context.Context) error {
 			rm.asks.cancel()
 			err = fmt.Errorf("cluster: resource manager shutdown: %w", context.Cause(ctx))
 		}
-		if rm.ownStaging {
+		switch {
+		case rm.ownStaging:
 			_ = os.RemoveAll(rm.cfg.StagingDir)
+		case err == nil:
+			// The applications it knew end with it: no resource manager
+			// will know them again.
+			removeAppStaging(rm.cfg.StagingDir, rm.log)
 		}
 	})
 	return err
+}
+
+// removeAppStaging removes the applications' staging folders from the
+// staging folder dir: the entries named as application ids, and nothing
+// else a folder given by its user may hold.
+func removeAppStaging(dir string, log zerolog.Logger) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		log.Warn().Err(err).Str("staging", dir).Msg("cannot list the staging folder")
+		return
+	}
+	for _, e := range entries {
+		if cluster.ValidateAppID(e.Name()) != nil {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			log.Warn().Err(err).Str("app", e.Name()).Msg("cannot remove the staging folder")
+		}
+	}
 }
