@@ -96,6 +96,9 @@ type rmApp struct {
 	// ("" for this env) that created the application: only they stage its
 	// resources.
 	creator, creatorIdentity string
+	// creatorAddress is the address of the creator's connection: once it
+	// closes, nobody may stage for the application any more.
+	creatorAddress string
 	// resources are the staged resources its submission named, which
 	// every container of the application gets.
 	resources []*messages.RmLocalResource

@@ -90,6 +90,9 @@ func (e *rmEndpoint) handleClients(r *actor.Router) {
 		}
 		a := core.apps[id]
 		a.creator, a.creatorIdentity = m.GetUser(), ctx.SenderIdentity()
+		if a.creatorIdentity != "" {
+			a.creatorAddress = ctx.SenderAddress().String()
+		}
 		e.log.Info().Str("app", id).Str("user", m.GetUser()).Msg("new application")
 		return &messages.RmNewApplicationResponse{AppId: id, MaxResource: maxRes.Proto()}, nil
 	})
@@ -342,6 +345,27 @@ func (e *rmEndpoint) run(ctx *actor.Context, acts []rmAction) {
 			})
 		}
 	}
+}
+
+// OnDisconnected kills the applications that the peer at addr created and
+// has not submitted: only its connection may stage their resources, so
+// they could never be submitted as staged, and a submitter that vanished
+// (killed, its machine lost) cannot kill them; their staging folders go
+// with them.
+func (e *rmEndpoint) OnDisconnected(ctx *actor.Context, addr actor.RpcAddress) error {
+	for _, id := range append([]string(nil), e.core.appOrder...) {
+		a := e.core.apps[id]
+		if a == nil || a.state != cluster.StateNew || a.creatorIdentity == "" || a.creatorAddress != addr.String() {
+			continue
+		}
+		_, _, acts, err := e.core.kill(id, "Application killed: the client that created it disconnected before submitting it.")
+		if err != nil {
+			continue
+		}
+		e.log.Info().Str("app", id).Str("client", addr.String()).Msg("killed a new application: its creator disconnected before submitting it")
+		e.run(ctx, acts)
+	}
+	return nil
 }
 
 // OnStop tells Shutdown that the endpoint has handled what was queued for
