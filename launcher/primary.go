@@ -181,13 +181,25 @@ func runOtherProgram(ctx context.Context, program string, raw []string, stdout, 
 }
 
 // handOverEnv returns the environment of program's submit: this process's,
-// with the cluster's secret, when SPARKRPC_AUTH_SECRET gives it, moved
-// from the environment to a pipe (returned, for file descriptor 3) that
-// SPARKRPC_AUTH_SECRET_FILE names. A secret is never in the environment of
+// with the cluster's secret, when SPARKRPC_AUTH_SECRET or the file
+// SPARKRPC_AUTH_SECRET_FILE names gives it, moved from the environment to a
+// pipe (returned, for file descriptor 3) that SPARKRPC_AUTH_SECRET_FILE
+// names. A secret is never in the environment of
 // a process sparkrpc starts, where others who may read /proc/PID/environ
 // could.
 func handOverEnv(program string) ([]string, *os.File, error) {
 	secret := os.Getenv(cli.EnvAuthSecret)
+	if path := os.Getenv(cli.EnvAuthSecretFile); secret == "" && path != "" {
+		// It may name a pipe this process inherited (/proc/self/fd/N, a
+		// shell's <(...)), which the program does not inherit (Run marks
+		// inherited descriptors close-on-exec) and which can be read only
+		// once: the secret goes on as SPARKRPC_AUTH_SECRET's does. A file
+		// that cannot be read is left to the program, which reports it
+		// only if it needs the secret.
+		if b, err := netty.ReadSecretFile(path); err == nil {
+			secret = string(b)
+		}
+	}
 	env := make([]string, 0, len(os.Environ())+2)
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
