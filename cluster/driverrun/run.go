@@ -38,7 +38,7 @@ func runApp(ctx context.Context, fn cluster.AppFunc, sc *cluster.AppContext, arg
 	done := make(chan error, 1)
 	go runUserApp(appCtx, fn, sc, args, done)
 	if wait <= 0 {
-		return <-done
+		return awaitApp(ctx, done)
 	}
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
@@ -46,7 +46,9 @@ func runApp(ctx context.Context, fn cluster.AppFunc, sc *cluster.AppContext, arg
 	case err := <-done:
 		return err
 	case <-started:
-		return <-done
+		return awaitApp(ctx, done)
+	case <-ctx.Done():
+		return awaitApp(ctx, done)
 	case <-timer.C:
 	}
 	reason := fmt.Sprintf("SparkContext did not initialize after waiting for %d ms (%s). Please check earlier log output for errors. Failing the application.",
@@ -54,9 +56,33 @@ func runApp(ctx context.Context, fn cluster.AppFunc, sc *cluster.AppContext, arg
 	cancel(errors.New(reason))
 	select {
 	case <-done:
-	case <-time.After(10 * time.Second): // an application that ignores its ctx is left behind
+	case <-time.After(appStopGrace): // an application that ignores its ctx is left behind
 	}
 	return &cluster.AMExitError{Code: cluster.ExitSCNotInited, Reason: reason}
+}
+
+// appStopGrace is how long an application told to end (its ctx ended: it
+// was killed, or the command interrupted) has to return. One that ignores
+// its ctx is left behind then, so that the driver's teardown and the
+// command's exit do not wait for it for ever.
+const appStopGrace = 10 * time.Second
+
+// awaitApp returns the application's result from done; once ctx has
+// ended, it waits at most appStopGrace for it.
+func awaitApp(ctx context.Context, done <-chan error) error {
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	t := time.NewTimer(appStopGrace)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+		return fmt.Errorf("%w (the application did not return within %s of being told to end: it is left running)", context.Cause(ctx), appStopGrace)
+	}
 }
 
 // runUserApp runs fn on the calling goroutine, labelled "Driver", and
