@@ -12,7 +12,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/sparkrpc/sparkrpc/actor"
 	"github.com/sparkrpc/sparkrpc/cluster"
@@ -230,10 +229,6 @@ func submitCluster(ctx context.Context, cfg cluster.SubmitConfig) error {
 	if err != nil {
 		return kubeconf.WrapInvalid(err)
 	}
-	interval, err := conf.GetDuration(kubeconf.KeyReportInterval, "1s", time.Millisecond)
-	if err != nil {
-		return kubeconf.WrapInvalid(err)
-	}
 	client, err := kubeclient.New(conf, kubeclient.Options{Server: cfg.Master.APIServer})
 	if err != nil {
 		return err
@@ -264,7 +259,7 @@ func submitCluster(ctx context.Context, cfg cluster.SubmitConfig) error {
 		fmt.Fprintf(cfg.Stderr, "Application %s launched; not waiting for it (%s=false)\n", appID, kubeconf.KeyWaitAppCompletion)
 		return nil
 	}
-	return followDriver(ctx, cfg, client, kcfg.Namespace, podName, interval)
+	return followDriver(ctx, cfg, client, kcfg.Namespace, podName, kcfg.ReportInterval)
 }
 
 // driverSecret is the Kubernetes Secret of a driver pod: the application's

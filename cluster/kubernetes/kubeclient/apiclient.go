@@ -127,8 +127,11 @@ func (k clientKeys) timeouts(conf *actor.Conf) (request, connection time.Duratio
 	if err != nil {
 		return 0, 0, kubeconf.WrapInvalid(err)
 	}
-	if request <= 0 || connection <= 0 {
+	if request <= 0 {
 		return 0, 0, kubeconf.Invalid(k.requestTimeout, conf.Get(k.requestTimeout, ""), "timeouts must be positive")
+	}
+	if connection <= 0 {
+		return 0, 0, kubeconf.Invalid(k.connectionTimeout, conf.Get(k.connectionTimeout, ""), "timeouts must be positive")
 	}
 	return request, connection, nil
 }

@@ -53,13 +53,16 @@ type Config struct {
 	// Driver and Executor are the shapes of the driver pod and of the
 	// executor pods (templates, volumes, secrets, environment, ...).
 	Driver, Executor PodShape
+	// ReportInterval is how often a cluster-mode submit prints the driver
+	// pod's state (spark.kubernetes.report.interval).
+	ReportInterval time.Duration
 }
 
 // Parse reads and validates the Kubernetes keys of conf for the
 // application appID. Errors match ErrInvalidConfig and name the key.
 func Parse(conf *actor.Conf, appID string) (*Config, error) {
 	c := &Config{AppID: appID, AppName: conf.Get(cluster.KeyAppName, "sparkrpc")}
-	for _, read := range []func(*actor.Conf) error{c.readPods, c.readExecutorResources, c.readExecutorMetadata, c.readAllocation, c.readShapes} {
+	for _, read := range []func(*actor.Conf) error{c.readPods, c.readExecutorResources, c.readExecutorMetadata, c.readAllocation, c.readShapes, c.readDriverPod} {
 		if err := read(conf); err != nil {
 			return nil, err
 		}
@@ -191,6 +194,26 @@ func (c *Config) readShapes(conf *actor.Conf) error {
 		return err
 	}
 	c.Executor, err = ParseShape(conf, ExecutorKeys)
+	return err
+}
+
+// readDriverPod reads the keys of a driver pod that submit passes on to
+// it, so that a bad value is refused at submit rather than by the driver
+// pod once it runs: its API client's timeouts, how its executors reach
+// it, and how often submit reports its state.
+func (c *Config) readDriverPod(conf *actor.Conf) error {
+	for _, key := range []string{KeyDriverRequestTimeout, KeyDriverConnectionTimeout} {
+		if _, err := positiveDuration(conf, key, "10000", time.Millisecond); err != nil {
+			return err
+		}
+	}
+	switch v := conf.Get(KeyDriverServiceHost, "auto"); v {
+	case "auto", "true", "false":
+	default:
+		return Invalid(KeyDriverServiceHost, v, "must be auto, true or false")
+	}
+	var err error
+	c.ReportInterval, err = positiveDuration(conf, KeyReportInterval, "1s", time.Millisecond)
 	return err
 }
 
