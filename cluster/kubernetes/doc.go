@@ -183,7 +183,10 @@
 //
 // # Failures and Events
 //
-// The driver container's terminationMessagePolicy is FallbackToLogsOnError.
+// A driver pod whose container cannot start (ErrImagePull,
+// ImagePullBackOff, InvalidImageName, CreateContainerConfigError) is
+// deleted by submit, whose error (ErrDriverFailed) names the reason and
+// the image. The driver container's terminationMessagePolicy is FallbackToLogsOnError.
 // When the driver pod fails, submit prints its termination message or,
 // without one, the last 20 lines of its log, and its error ends with the
 // last line. The driver posts core/v1 Events on its pod (source

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	toolswatch "k8s.io/client-go/tools/watch"
 
@@ -104,6 +106,9 @@ func (f *driverFollower) seen(p *corev1.Pod) (bool, error) {
 		f.lastDesc = d
 		fmt.Fprintf(f.cfg.Stderr, "Application status for driver pod %s:%s: %s\n", f.ns, f.name, d)
 	}
+	if reason, image, msg := executorpods.StartFailure(p); reason != "" && p.Status.Phase == corev1.PodPending {
+		return true, f.cannotStart(p, reason, image, msg)
+	}
 	switch p.Status.Phase {
 	case corev1.PodSucceeded:
 		fmt.Fprintf(f.cfg.Stderr, "Application %s finished: driver pod %s succeeded\n", p.Labels[kubeconf.LabelAppSelector], f.name)
@@ -112,6 +117,21 @@ func (f *driverFollower) seen(p *corev1.Pod) (bool, error) {
 		return true, driverFailedError(f.ctx, f.client, f.cfg.Stderr, p)
 	}
 	return false, nil
+}
+
+// cannotStart is followDriver's error for driver pod p, whose container
+// cannot start (reason, for image, with the kubelet's message): it would
+// wait for ever, so submit deletes it (its service and Secret go with it)
+// and fails, as an executor pod in that state is an executor failure.
+func (f *driverFollower) cannotStart(p *corev1.Pod, reason, image, msg string) error {
+	fmt.Fprintf(f.cfg.Stderr, "Driver pod %s:%s cannot start: %s for image %s: %s; deleting it\n", f.ns, f.name, reason, image, msg)
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(f.ctx), f.client.Timeout)
+	err := f.client.CoreV1().Pods(f.ns).Delete(dctx, f.name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &p.UID}})
+	cancel()
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		fmt.Fprintf(f.cfg.Stderr, "Driver pod %s:%s could not be deleted: %v\n", f.ns, f.name, f.client.APIError(err, "delete", "pods/"+f.name, f.ns))
+	}
+	return fmt.Errorf("%w: driver pod %s:%s cannot start: %s for image %s: %s", ErrDriverFailed, f.ns, f.name, reason, image, msg)
 }
 
 // watchEnded is followDriver's error when the watch ended with err before

@@ -44,6 +44,26 @@ func (p podPhase) terminal() bool { return p >= podSucceeded }
 // without a change to the pod or the cluster: its executor fails at once.
 var startFailures = map[string]bool{"ErrImagePull": true, "ImagePullBackOff": true, "InvalidImageName": true, "CreateContainerConfigError": true}
 
+// StartFailure returns why a container of pod (an init container first)
+// cannot start without a change to the pod or the cluster (one of
+// ErrImagePull, ImagePullBackOff, InvalidImageName,
+// CreateContainerConfigError), with its image and the kubelet's message;
+// reason is "" when none is in that state. Submit fails a driver pod
+// with it, as the allocator fails an executor.
+func StartFailure(pod *corev1.Pod) (reason, image, message string) {
+	for _, cs := range pod.Status.InitContainerStatuses {
+		if w := cs.State.Waiting; w != nil && startFailures[w.Reason] {
+			return w.Reason, initContainerImage(pod, cs), w.Message
+		}
+	}
+	for _, cs := range pod.Status.ContainerStatuses {
+		if w := cs.State.Waiting; w != nil && startFailures[w.Reason] {
+			return w.Reason, containerImage(pod, cs), w.Message
+		}
+	}
+	return "", "", ""
+}
+
 // executorPodState is one executor pod in a snapshot.
 type executorPodState struct {
 	ID      int64
