@@ -157,9 +157,11 @@ func driverMetadata(c *kubeconf.Config, conf *actor.Conf) (labels, annotations m
 }
 
 // driverService is the headless service of the driver pod podName,
-// <podName>-svc (its last 63 characters, starting with a letter).
+// <podName>-svc (its last 63 characters, starting with a letter), with
+// the dots a pod's name may have made dashes: a service's name is a DNS
+// label.
 func driverService(c *kubeconf.Config, podName string) *corev1.Service {
-	name := podName + "-svc"
+	name := strings.ReplaceAll(podName, ".", "-") + "-svc"
 	if len(name) > 63 {
 		name = name[len(name)-63:]
 		name = strings.TrimLeft(name, "-0123456789")

@@ -6,6 +6,10 @@ package podspec
 // LocalDirsFeatureStep).
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+
 	"github.com/sparkrpc/sparkrpc/cluster/kubernetes/kubeconf"
 	corev1 "k8s.io/api/core/v1"
 )
@@ -32,11 +36,11 @@ func Volumes(vols []kubeconf.Volume) Step {
 }
 
 // Secrets mounts each Secret, read-only, at its path in Spark's container,
-// as volume <name>-volume.
+// as volume SecretVolumeName(name).
 func Secrets(secrets []kubeconf.SecretMount) Step {
 	return func(pod *corev1.Pod) {
 		for _, s := range secrets {
-			name := s.Name + "-volume"
+			name := SecretVolumeName(s.Name)
 			addVolume(pod, corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: s.Name}}})
 			addMount(&pod.Spec.Containers[0], corev1.VolumeMount{Name: name, MountPath: s.Path, ReadOnly: true})
 		}
@@ -61,4 +65,23 @@ func LocalDir() Step {
 			c.WorkingDir = LocalDirPath
 		}
 	}
+}
+
+// SecretVolumeName is the name of the volume of Secret name: <name>-volume
+// (Spark's) when that is a DNS label of at most 63 characters, as volume
+// names must be; otherwise, for a Secret named with dots or at length, its
+// name with dots made dashes, cut to fit, and a digest of the whole name,
+// so that two Secrets get two volumes.
+func SecretVolumeName(name string) string {
+	const suffix = "-volume"
+	if v := name + suffix; len(v) <= 63 && kubeconf.IsDNSLabel(v) {
+		return v
+	}
+	sum := sha256.Sum256([]byte(name))
+	tail := "-" + hex.EncodeToString(sum[:4]) + suffix
+	base := strings.ReplaceAll(name, ".", "-")
+	if len(base) > 63-len(tail) {
+		base = base[:63-len(tail)]
+	}
+	return strings.TrimRight(base, "-") + tail
 }
