@@ -77,7 +77,9 @@
 // .options.claimName (an existing claim; claims made on demand are not
 // supported); spark.kubernetes.{driver,executor}.secrets.NAME=PATH (Secret
 // NAME mounted read-only at PATH) and .secretKeyRef.ENV=NAME:KEY;
-// spark.kubernetes.driverEnv.NAME and spark.executorEnv.NAME;
+// spark.kubernetes.driverEnv.NAME and spark.executorEnv.NAME (submit
+// refuses one that spark.redaction.regex matches, whose value would be in
+// the pod's spec: use secretKeyRef);
 // spark.kubernetes.container.image.pullSecrets; the node selector
 // spark.kubernetes.node.selector.* with spark.kubernetes.{driver,executor}.
 // node.selector.* on top; spark.kubernetes.scheduler.name (or the role's

@@ -223,6 +223,9 @@ func submitCluster(ctx context.Context, cfg cluster.SubmitConfig) error {
 	if err != nil {
 		return err
 	}
+	if err := refuseSensitiveEnv(conf); err != nil {
+		return err
+	}
 	conf.SetIfMissing(kubeconf.KeyExecutorPodNamePrefix, kcfg.PodNamePrefix)
 	podName := conf.Get(kubeconf.KeyDriverPodName, kcfg.PodNamePrefix+"-driver")
 	conf.Set(kubeconf.KeyDriverPodName, podName)

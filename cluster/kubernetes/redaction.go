@@ -4,7 +4,9 @@ package kubernetes
 // spark.redaction.regex), so that none of them reaches a pod's arguments.
 
 import (
+	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/sparkrpc/sparkrpc/actor"
@@ -60,4 +62,34 @@ func namesSecret(key string) bool {
 		}
 	}
 	return false
+}
+
+// refuseSensitiveEnv refuses the keys that would set a pod's variable
+// (spark.executorEnv.NAME, spark.kubernetes.driverEnv.NAME) to the value
+// of a sensitive key: it would be in the pod's spec, which whoever may get
+// pods reads (and a driver pod would not pass it on to its executors). The
+// error names the first such key (in order), never its value, and the way
+// that keeps the value in a Secret: secretKeyRef.
+func refuseSensitiveEnv(conf *actor.Conf) error {
+	red, err := newRedactor(conf)
+	if err != nil {
+		return err
+	}
+	var keys []string
+	for k := range conf.All() {
+		if (strings.HasPrefix(k, kubeconf.KeyExecutorEnvPrefix) || strings.HasPrefix(k, kubeconf.KeyDriverEnvPrefix)) && red.sensitive(k) {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	slices.Sort(keys)
+	role := kubeconf.ExecutorKeys
+	name, ok := strings.CutPrefix(keys[0], kubeconf.KeyExecutorEnvPrefix)
+	if !ok {
+		role, name = kubeconf.DriverKeys, strings.TrimPrefix(keys[0], kubeconf.KeyDriverEnvPrefix)
+	}
+	return kubeconf.Invalid(keys[0], "*********(redacted)", fmt.Sprintf("a sensitive key (%s): its value would be in the pod's spec; "+
+		"put it in a Kubernetes Secret and set %s%s=SECRET:KEY", webui.KeyRedactionRegex, role.SecretKeyRefPrefix, name))
 }

@@ -126,6 +126,12 @@ func runDriver(ctx context.Context, cfg cluster.SubmitConfig, fn cluster.AppFunc
 	if err != nil {
 		return err
 	}
+	if !inPod {
+		// A driver pod was given none: submit refused them.
+		if err := refuseSensitiveEnv(conf); err != nil {
+			return err
+		}
+	}
 	client, err := kubeclient.New(conf, kubeclient.Options{Server: cfg.Master.APIServer, InDriverPod: inPod})
 	if err != nil {
 		return err
