@@ -267,6 +267,18 @@ func (d *Driver) endJobs() {
 	d.unlockAndSend(nil, kills)
 }
 
+// release frees what a driver holds beyond its endpoints, for a driver
+// whose env stops without Stop: the loss-reason asks are cancelled, the
+// metrics leave the env's registry, and the listener bus delivers what was
+// posted (the JobEnds of endJobs) and ends, without being waited for.
+func (d *Driver) release() {
+	d.bgCancel()
+	d.unregisterMetrics()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_ = d.bus.stop(ctx)
+}
+
 // unregisterMetrics takes the driver's metrics out of its env's registry,
 // so that a later driver on the env can register its own.
 func (d *Driver) unregisterMetrics() {

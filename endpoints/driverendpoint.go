@@ -110,8 +110,14 @@ func (e *driverEndpoint) OnStart(ctx *actor.Context) error {
 
 // OnStop ends the jobs still running: the endpoint stops with Driver.Stop,
 // which has ended them already, or with its env, which no job survives.
+// In the second case it also releases what Stop would have: the listener
+// bus's goroutine, the background context and the scheduler's metrics in
+// the env's registry.
 func (e *driverEndpoint) OnStop(*actor.Context) error {
 	e.d.endJobs()
+	if !e.d.stopCalled.Load() {
+		e.d.release()
+	}
 	return nil
 }
 
