@@ -111,6 +111,9 @@ type AppStore struct {
 	// a row holds an index, so that sorting never copies a string.
 	execIDs, execHosts []string
 	execIndex          map[string]int32
+	// internedKept is how many names the last compaction kept
+	// (compactExecutors).
+	internedKept int
 }
 
 // NewAppStore returns an empty store.
@@ -209,17 +212,6 @@ func (s *AppStore) addExecutor(ex *executorStatus) {
 		return
 	}
 	s.intern(ex.ID, ex.Host)
-}
-
-// intern returns the index of executor id in execIDs, adding it.
-func (s *AppStore) intern(id, host string) int32 {
-	if i, ok := s.execIndex[id]; ok {
-		return i
-	}
-	i := int32(len(s.execIDs))
-	s.execIDs, s.execHosts = append(s.execIDs, id), append(s.execHosts, host)
-	s.execIndex[id] = i
-	return i
 }
 
 func (s *AppStore) removeExecutor(e endpoints.ExecutorRemoved) {
