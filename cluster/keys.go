@@ -39,6 +39,10 @@ const (
 	// KeyInitialAllocInterval is the AM's heartbeat interval while it waits
 	// for containers (default 200ms).
 	KeyInitialAllocInterval = "spark.yarn.scheduler.initial-allocation.interval"
+	// KeyAMAllocateTimeout bounds the wait for the resource manager's
+	// answer to one of the AM's allocate heartbeats (default 30s); the
+	// next heartbeat asks again, and gets what a lost answer carried.
+	KeyAMAllocateTimeout = "spark.sparkrpc.yarn.am.allocateTimeout"
 	// KeyQueue is the queue (--queue; default "default").
 	KeyQueue = "spark.yarn.queue"
 	// KeyAppName is the application's name (--name; default the class).

@@ -48,6 +48,7 @@ type allocator struct {
 	failed    chan error
 
 	heartbeat, initialInterval time.Duration
+	askTimeout                 actor.RpcTimeout // of an allocate heartbeat (KeyAMAllocateTimeout)
 	maxFailures                int
 	// execConf is the executors' conf file (ExecutorConfFile): the
 	// application's conf without its secret, which an executor gets on a
@@ -85,6 +86,10 @@ func newAllocator(env *actor.Env, rm *actor.Ref, appID, driverURL string, target
 	if err != nil {
 		return nil, err
 	}
+	askTimeout, err := actor.NewRpcTimeout(conf, []string{cluster.KeyAMAllocateTimeout}, "30s")
+	if err != nil {
+		return nil, err
+	}
 	execConf := cluster.WithoutSecrets(conf.All())
 	if cluster.AuthOn(conf) {
 		execConf = cluster.ContainerAuthConf(execConf, "")
@@ -92,7 +97,7 @@ func newAllocator(env *actor.Env, rm *actor.Ref, appID, driverURL string, target
 	return &allocator{env: env, rm: rm, appID: appID, driverURL: driverURL, resource: res, target: target,
 		execConf: cluster.PropertiesText(execConf),
 		log:      log.With().Str("component", "allocator").Logger(), failed: make(chan error, 1),
-		heartbeat: hb, initialInterval: initial, maxFailures: maxFailures,
+		heartbeat: hb, initialInterval: initial, maxFailures: maxFailures, askTimeout: askTimeout,
 		running: make(map[string]*executorContainer), byExecutor: make(map[string]string), reasons: recent.Map[string, lossReason]{Max: maxLossReasons}}, nil
 }
 
@@ -151,8 +156,7 @@ func (a *allocator) allocate(ctx context.Context) (bool, error) {
 		total, done, running := a.progress()
 		req.TasksTotal, req.TasksDone, req.TasksRunning = int32(total), int32(done), int32(running)
 	}
-	resp, err := actor.ResultAs[*messages.AmAllocateResponse](a.rm.AskWithTimeout(ctx, req,
-		actor.RpcTimeout{Duration: 30 * time.Second, Key: "spark.yarn.scheduler.heartbeat.interval-ms"}))
+	resp, err := actor.ResultAs[*messages.AmAllocateResponse](a.rm.AskWithTimeout(ctx, req, a.askTimeout))
 	if err != nil {
 		a.mu.Lock()
 		a.release = append(req.Release, a.release...)
