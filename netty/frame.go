@@ -263,17 +263,6 @@ func appendFrame(dst []byte, msg proto.Message) ([]byte, error) {
 	return dst, nil
 }
 
-// readHandshake is readMessage for a frame of the handshake: a frame over
-// the handshake's bound is marked as such (FrameTooLargeError.Handshake).
-func (fr *frameReader) readHandshake(msg proto.Message) error {
-	err := fr.readMessage(msg)
-	var tooLarge *FrameTooLargeError
-	if errors.As(err, &tooLarge) {
-		tooLarge.Handshake = true
-	}
-	return err
-}
-
 // readMessage reads the next frame and unmarshals it into msg.
 func (fr *frameReader) readMessage(msg proto.Message) error {
 	b, err := fr.next()

@@ -437,3 +437,14 @@ func tlsHello(err error) error {
 	}
 	return err
 }
+
+// readHandshake is readMessage for a frame of the handshake: a frame over
+// the handshake's bound is marked as such (FrameTooLargeError.Handshake).
+func (fr *frameReader) readHandshake(msg proto.Message) error {
+	err := fr.readMessage(msg)
+	var tooLarge *FrameTooLargeError
+	if errors.As(err, &tooLarge) {
+		tooLarge.Handshake = true
+	}
+	return err
+}

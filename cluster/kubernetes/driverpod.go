@@ -219,11 +219,8 @@ func submitCluster(ctx context.Context, cfg cluster.SubmitConfig) error {
 		appID = kubeconf.NewAppID()
 	}
 	conf.Set(cluster.KeyAppID, appID)
-	kcfg, err := kubeconf.Parse(conf, appID)
+	kcfg, err := parseConf(conf, appID, true)
 	if err != nil {
-		return err
-	}
-	if err := refuseSensitiveEnv(conf); err != nil {
 		return err
 	}
 	conf.SetIfMissing(kubeconf.KeyExecutorPodNamePrefix, kcfg.PodNamePrefix)

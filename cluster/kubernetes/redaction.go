@@ -64,6 +64,20 @@ func namesSecret(key string) bool {
 	return false
 }
 
+// parseConf is kubeconf.Parse; for a submission (from outside a driver
+// pod, which submit has checked) it also refuses pod variables set to
+// sensitive values.
+func parseConf(conf *actor.Conf, appID string, submission bool) (*kubeconf.Config, error) {
+	kcfg, err := kubeconf.Parse(conf, appID)
+	if err != nil || !submission {
+		return kcfg, err
+	}
+	if err := refuseSensitiveEnv(conf); err != nil {
+		return nil, err
+	}
+	return kcfg, nil
+}
+
 // refuseSensitiveEnv refuses the keys that would set a pod's variable
 // (spark.executorEnv.NAME, spark.kubernetes.driverEnv.NAME) to the value
 // of a sensitive key: it would be in the pod's spec, which whoever may get

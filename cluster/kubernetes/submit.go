@@ -122,15 +122,9 @@ func runDriver(ctx context.Context, cfg cluster.SubmitConfig, fn cluster.AppFunc
 		appID = kubeconf.NewAppID()
 		conf.Set(cluster.KeyAppID, appID)
 	}
-	kcfg, err := kubeconf.Parse(conf, appID)
+	kcfg, err := parseConf(conf, appID, !inPod)
 	if err != nil {
 		return err
-	}
-	if !inPod {
-		// A driver pod was given none: submit refused them.
-		if err := refuseSensitiveEnv(conf); err != nil {
-			return err
-		}
 	}
 	client, err := kubeclient.New(conf, kubeclient.Options{Server: cfg.Master.APIServer, InDriverPod: inPod})
 	if err != nil {
