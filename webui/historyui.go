@@ -7,6 +7,7 @@ package webui
 import (
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -59,7 +60,8 @@ type HistorySource interface {
 // running instead of the finished ones), /history/{appId}/... (the
 // application's pages, as its driver's UI drew them: jobs, a job's tasks,
 // executors, environment), /metrics, and the REST API:
-// /api/v1/applications (?status=completed|running) and, for each
+// /api/v1/applications (Spark's ?status=completed|running, minDate,
+// maxDate, minEndDate, maxEndDate and limit) and, for each
 // application, every route of its driver's API under
 // /api/v1/applications/{appId}/.
 type HistoryServerUI struct {
@@ -154,15 +156,60 @@ func (u *HistoryServerUI) appAPI(w http.ResponseWriter, r *http.Request) {
 	h.ServeHTTP(w, r)
 }
 
+// apiApplications serves /api/v1/applications with Spark's filters:
+// status (completed or running, repeatable; any case), minDate and maxDate
+// (of the start), minEndDate and maxEndDate (of the end: a running
+// application's counts as after every maxEndDate still to come), and limit.
+// A date is Spark's text ("2015-02-03T16:42:40.000GMT"), a day
+// ("2015-02-03", GMT) or epoch milliseconds. A value that does not parse is
+// a 400.
 func (u *HistoryServerUI) apiApplications(w http.ResponseWriter, r *http.Request) {
-	status := strings.ToLower(r.URL.Query().Get("status"))
-	if status != "" && status != "completed" && status != "running" {
-		writeJSONError(w, http.StatusBadRequest, "status must be completed or running, not "+status)
-		return
+	q := r.URL.Query()
+	completed, running := true, true
+	if sts := q["status"]; len(sts) > 0 {
+		completed, running = false, false
+		for _, st := range sts {
+			switch strings.ToLower(st) {
+			case "completed":
+				completed = true
+			case "running":
+				running = true
+			default:
+				writeJSONError(w, http.StatusBadRequest, "status must be completed or running, not "+st)
+				return
+			}
+		}
 	}
+	var bounds [4]time.Time // minDate, maxDate, minEndDate, maxEndDate; zero: none
+	for i, name := range []string{"minDate", "maxDate", "minEndDate", "maxEndDate"} {
+		raw := q.Get(name)
+		if raw == "" {
+			continue
+		}
+		t, ok := parseSparkDate(raw)
+		if !ok {
+			writeJSONError(w, http.StatusBadRequest, "Couldn't parse date: "+raw+
+				" ("+name+": yyyy-MM-dd'T'HH:mm:ss.SSSz as 2015-02-03T16:42:40.000GMT, yyyy-MM-dd, or epoch milliseconds)")
+			return
+		}
+		bounds[i] = t
+	}
+	limit := -1
+	if raw := q.Get("limit"); raw != "" {
+		n, err := strconv.Atoi(raw)
+		if err != nil {
+			writeJSONError(w, http.StatusBadRequest, "limit must be an integer, not "+raw)
+			return
+		}
+		limit = max(n, 0)
+	}
+	now := time.Now()
 	out := []ApplicationInfo{}
 	for _, a := range u.src.Applications() {
-		if status == "completed" && !a.Completed || status == "running" && a.Completed {
+		if limit >= 0 && len(out) == limit {
+			break
+		}
+		if a.Completed && !completed || !a.Completed && !running || !inDateRange(a, bounds, now) {
 			continue
 		}
 		out = append(out, historyAppInfo(a))
