@@ -39,8 +39,15 @@ type line struct {
 		Attributes map[string]string `json:"Attributes"`
 		Address    string            `json:"RPC Address"`
 	} `json:"Executor Info"`
-	RemovedReason  string `json:"Removed Reason"`
-	JobID          *int64 `json:"Job ID"`
+	RemovedReason string `json:"Removed Reason"`
+	JobID         *int64 `json:"Job ID"`
+	// Spark's: a task's stage ("Stage ID"), and a job's stages ("Stage
+	// IDs", "Stage Infos"), by which a Spark log's tasks are the jobs'.
+	StageID    *int64  `json:"Stage ID"`
+	StageIDs   []int64 `json:"Stage IDs"`
+	StageInfos []struct {
+		NumTasks int `json:"Number of Tasks"`
+	} `json:"Stage Infos"`
 	SubmissionTime int64  `json:"Submission Time"`
 	CompletionTime int64  `json:"Completion Time"`
 	Duration       int64  `json:"Duration"`
@@ -107,6 +114,22 @@ func (l *line) check() error {
 	if l.JobID != nil {
 		fs = append(fs, bounded{"Job ID", *l.JobID, math.MaxInt64})
 	}
+	if l.StageID != nil {
+		fs = append(fs, bounded{"Stage ID", *l.StageID, math.MaxInt64})
+	}
+	for _, s := range l.StageIDs {
+		if s < 0 {
+			return fmt.Errorf("%s: %w: \"Stage IDs\" holds %d", l.Event, ErrOutOfRange, s)
+		}
+	}
+	var stageTasks int64
+	for _, si := range l.StageInfos {
+		fs = append(fs, bounded{"Number of Tasks", int64(si.NumTasks), MaxTasks})
+		stageTasks += max(int64(si.NumTasks), 0)
+		if stageTasks > MaxTasks {
+			return fmt.Errorf("%s: %w: the stages' \"Number of Tasks\" add up to over %d", l.Event, ErrOutOfRange, MaxTasks)
+		}
+	}
 	if e := l.ExecutorInfo; e != nil {
 		fs = append(fs, bounded{"Total Cores", int64(e.TotalCores), math.MaxInt32})
 	}
@@ -131,14 +154,22 @@ func (l *line) check() error {
 }
 
 // decoder turns lines into events. It remembers the version of the last
-// SparkListenerLogStart, which ApplicationStart carries.
+// SparkListenerLogStart, which ApplicationStart carries, and the job of
+// the stages of the jobs started last, by which a Spark log's task lines
+// (which name their stage, not their job) are their job's.
 type decoder struct {
 	version string
+	stages  map[int64]int64 // stage id -> job id
+	order   []int64         // the stage ids remembered, a ring from next
+	next    int
 }
 
 // decode returns the event of one line; ok is false for a line of an event
 // it does not know (SparkListenerLogStart, or Spark's own events).
 func (d *decoder) decode(b []byte) (ev endpoints.Event, ok bool, err error) {
+	if unknownEvent(b) {
+		return nil, false, nil
+	}
 	var l line
 	if err := json.Unmarshal(b, &l); err != nil {
 		return nil, false, err
@@ -171,11 +202,23 @@ func (d *decoder) decode(b []byte) (ev endpoints.Event, ok bool, err error) {
 		if l.JobID == nil {
 			return nil, false, fmt.Errorf("%s: %w \"Job ID\"", l.Event, errMissing)
 		}
+		n := l.NumTasks
+		if n == 0 { // Spark's: its stages' tasks
+			for _, si := range l.StageInfos {
+				n += si.NumTasks
+			}
+		}
+		d.startJob(*l.JobID, l.StageIDs)
 		return endpoints.JobStart{Time: millis(l.SubmissionTime), JobID: *l.JobID, TaskName: l.TaskName,
-			NumTasks: l.NumTasks}, true, nil
+			NumTasks: n}, true, nil
 	case eventJobEnd:
 		return decodeJobEnd(&l)
 	case eventTaskStart, eventTaskEnd:
+		job, ok := d.taskJob(&l)
+		if !ok {
+			return nil, false, fmt.Errorf("%s: %w \"Job ID\" (or the \"Stage ID\" of a job started)", l.Event, errMissing)
+		}
+		l.JobID = &job
 		return decodeTask(&l)
 	}
 	return nil, false, nil

@@ -153,7 +153,11 @@
 // (and the writer writes a zero Time as 0). A line over MaxLineSize
 // (16 MiB) is read to its end without being kept, and skipped
 // (ErrLineTooLong). Lines of events this package does not write (a
-// Spark application's stage events) are ignored. Log.Update delivers the
+// Spark application's stage events) are ignored, undecoded. A log that
+// Spark wrote reads as one of sparkrpc's: its task lines, which name their
+// stage ("Stage ID") rather than their job, are the tasks of the job that
+// started that stage (its JobStart's "Stage IDs"), and a job's "Number of
+// Tasks" is its stages' ("Stage Infos"). Log.Update delivers the
 // lines completed since the last Update: an uncompressed file is read on
 // from where the last stopped, a compressed one is decompressed from its
 // start again and the lines delivered skipped (a rolling log's finished

@@ -123,7 +123,7 @@ const peekBudget = 64 << 10
 // peekApp sets in's ids from the ApplicationStart at the start of file p,
 // when there is one.
 func peekApp(p string, in *Info) {
-	lg := &Log{path: p, limit: peekLines, maxLine: peekBudget, budget: peekBudget}
+	lg := &Log{path: p, limit: peekLines, maxLine: peekBudget, budget: peekBudget, appOnly: true}
 	var res Result
 	_ = lg.readFile(p, false, endpoints.ListenerFunc(func(ev endpoints.Event) {
 		if as, ok := ev.(endpoints.ApplicationStart); ok {

@@ -6,6 +6,7 @@ package eventlog
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -80,6 +81,9 @@ type Log struct {
 	// read stops short: its finished stream ends in the middle, or it
 	// decompresses past its bound (ErrExpands).
 	cut bool
+	// appOnly: only the application's start and end are decoded (see
+	// OpenApplicationEvents).
+	appOnly bool
 }
 
 // Open returns the Log at path: a log's file (with or without its
@@ -90,6 +94,19 @@ func Open(path string) *Log {
 	st, err := os.Lstat(path)
 	rolling := strings.HasPrefix(filepath.Base(path), rollingDirPrefix) || (err == nil && st.IsDir())
 	return &Log{path: path, rolling: rolling}
+}
+
+// OpenApplicationEvents is Open for a Log that delivers only the
+// application's start and end (endpoints.ApplicationStart and
+// ApplicationEnd): the lines of other events, jobs and tasks, are skipped
+// without being decoded, so that a listing of a folder of many logs costs
+// a scan of their bytes rather than the decoding of every task of every
+// application. What it skips it does not check: the problems of those
+// lines are reported by a Log of Open.
+func OpenApplicationEvents(path string) *Log {
+	lg := Open(path)
+	lg.appOnly = true
+	return lg
 }
 
 // Replay delivers every event of the log at path (see Open) to l, in
@@ -178,13 +195,15 @@ func (lg *Log) readFile(p string, final bool, l endpoints.Listener, res *Result)
 	defer f.Close()
 	compressed := strings.HasSuffix(strings.TrimSuffix(p, inProgressSuffix), codecSuffix)
 	expansion := int64(minExpansionBudget) // compressed: the work this reading may do
+	size := int64(-1)                      // the file's, when known
 	if st, err := f.Stat(); err == nil {
 		if !compressed && st.Size() < lg.offset {
 			lg.offset, lg.lines, res.Restarted = 0, 0, true
 		}
 		expansion = max(expansion, st.Size()*maxExpansion)
+		size = st.Size()
 	}
-	br, skip, done, err := lg.stream(f, compressed)
+	br, skip, done, err := lg.stream(f, compressed, size)
 	if err != nil {
 		return err
 	}
@@ -260,11 +279,26 @@ const maxZstdWindow = 16 << 20
 // compressed file, its whole stream, whose first skip lines were read
 // before; of another, the file from where the last reading stopped. done
 // releases the decoder.
-func (lg *Log) stream(f *os.File, compressed bool) (br *bufio.Reader, skip int, done func(), err error) {
+func (lg *Log) stream(f *os.File, compressed bool, size int64) (br *bufio.Reader, skip int, done func(), err error) {
 	var r io.Reader = f
 	done = func() {}
+	// The buffer is no larger than what there is to read: a listing reads
+	// every log of a folder, most of them small, and a buffer of 1 MiB
+	// each was most of what it cost.
+	bufSize := int64(1 << 20)
+	if lg.budget > 0 {
+		bufSize = min(lg.budget, 4<<10) // a peek: lines longer than it are read on
+	}
+	if size >= 0 {
+		left := size - lg.offset + 1
+		if compressed {
+			left = size*16 + 1
+		}
+		bufSize = max(min(bufSize, left), 512)
+	}
 	if compressed {
-		zr, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(lg.budget > 0),
+		zr, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1),
+			zstd.WithDecoderLowmem(lg.budget > 0 || size >= 0 && size < 1<<20),
 			zstd.WithDecoderMaxWindow(maxZstdWindow))
 		if err != nil {
 			return nil, 0, nil, fmt.Errorf("eventlog: %w", err)
@@ -273,11 +307,7 @@ func (lg *Log) stream(f *os.File, compressed bool) (br *bufio.Reader, skip int, 
 	} else if _, err := f.Seek(lg.offset, io.SeekStart); err != nil {
 		return nil, 0, nil, fmt.Errorf("eventlog: %w", err)
 	}
-	bufSize := 1 << 20
-	if lg.budget > 0 {
-		bufSize = int(min(lg.budget, 64<<10))
-	}
-	return bufio.NewReaderSize(r, bufSize), skip, done, nil
+	return bufio.NewReaderSize(r, int(bufSize)), skip, done, nil
 }
 
 // spend takes a line of n bytes from left, what the reading of the
@@ -344,7 +374,18 @@ func (lg *Log) deliver(p string, b []byte, unended bool, l endpoints.Listener, r
 	if len(b) == 0 {
 		return
 	}
+	if lg.appOnly && !unended {
+		if name, ok := eventName(b); ok && !applicationEvent(name) {
+			return
+		}
+	}
 	ev, ok, err := lg.dec.decode(b)
+	if err == nil && !ok && unended && !json.Valid(b) {
+		// A line of an event it does not know is ignored undecoded; cut
+		// short, it is still reported.
+		var v any
+		err = json.Unmarshal(b, &v)
+	}
 	if err != nil {
 		if unended {
 			err = fmt.Errorf("%w: %v", ErrTruncated, err)

@@ -117,12 +117,12 @@ func (p *Provider) Refresh() error {
 			continue
 		}
 		if sumLog == nil || rewritten(last, in) {
-			sumLog, sum, probs = eventlog.Open(in.Path), summary{}, problems{}
+			sumLog, sum, probs = eventlog.OpenApplicationEvents(in.Path), summary{}, problems{}
 		}
 		// Read outside the lock: the list shows the last reading meanwhile.
 		r, err := readSafely(sumLog, &sum)
 		if r.Restarted { // replaced: read the new log alone
-			sumLog, sum, probs = eventlog.Open(in.Path), summary{}, problems{}
+			sumLog, sum, probs = eventlog.OpenApplicationEvents(in.Path), summary{}, problems{}
 			r, err = readSafely(sumLog, &sum)
 		}
 		probs.add(r, err)
