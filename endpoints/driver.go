@@ -67,8 +67,12 @@ type Driver struct {
 	// is under way must not wait for it (that Stop waits for the bus).
 	stopCalled, stopDone atomic.Bool
 
-	metrics *schedulerMetrics // in env's registry while registered is true
-	metered bool
+	metrics *schedulerMetrics // in env's registry while metered is true
+	// metered is set while metrics are in the registry: they are taken out
+	// once, by the first of Stop and the release of a driver whose env
+	// stopped; a second Unregister would take out another driver's, which
+	// has the same descriptors.
+	metered atomic.Bool
 
 	// allocating counts the ExecutorAllocationManagers running on the
 	// driver: they own the cluster manager's target, and KillExecutors,
@@ -139,7 +143,7 @@ func (d *Driver) registerMetrics() {
 		// unmetered rather than fail.
 		d.log.Warn().Err(err).Msg("scheduler metrics not registered")
 	} else {
-		d.metered = true
+		d.metered.Store(true)
 	}
 }
 
@@ -282,7 +286,7 @@ func (d *Driver) release() {
 // unregisterMetrics takes the driver's metrics out of its env's registry,
 // so that a later driver on the env can register its own.
 func (d *Driver) unregisterMetrics() {
-	if d.metered {
+	if d.metered.Swap(false) {
 		d.env.Metrics().Unregister(d.metrics)
 	}
 }
