@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -103,6 +104,10 @@ type ResourceManager struct {
 	stopped    chan struct{} // closed by the endpoint's OnStop
 	asks       *nodeAsks
 	stopOnce   sync.Once
+	// unlockStaging releases the lock on a given staging folder
+	// (lockStaging), which tells other resource managers on it that this
+	// one still runs.
+	unlockStaging func()
 }
 
 // Start registers the resource manager's endpoint on env,
@@ -143,13 +148,27 @@ func Start(env *actor.Env, cfg Config) (*ResourceManager, error) {
 	} else if err := os.MkdirAll(cfg.StagingDir, 0o700); err != nil { // an existing folder keeps its mode; each application's is 0700
 		return nil, fmt.Errorf("cluster: resource manager staging folder: %w", err)
 	} else {
-		// What a resource manager that stopped or died on this folder
-		// staged belongs to applications no resource manager will know
-		// again: nothing else would ever remove it.
-		removeAppStaging(cfg.StagingDir, rm.log)
+		alone, share, release, err := lockStaging(cfg.StagingDir)
+		if err != nil {
+			return nil, fmt.Errorf("cluster: resource manager staging folder: %w", err)
+		}
+		if alone {
+			// What a resource manager that stopped or died on this folder
+			// staged belongs to applications no resource manager will know
+			// again: nothing else would ever remove it. With another
+			// running on the folder, what is there may be its own.
+			removeAppStaging(cfg.StagingDir, "", rm.log)
+		} else {
+			rm.log.Info().Str("staging", cfg.StagingDir).Msg("another resource manager runs on the staging folder: what it holds is left there")
+		}
+		share()
+		rm.unlockStaging = release
 	}
 	staging, err := newStaging(env.Conf(), rm.cfg.StagingDir, cfg.MaxStagedBytes)
 	if err != nil {
+		if rm.unlockStaging != nil {
+			rm.unlockStaging()
+		}
 		if rm.ownStaging {
 			os.RemoveAll(rm.cfg.StagingDir)
 		}
@@ -170,6 +189,9 @@ func Start(env *actor.Env, cfg Config) (*ResourceManager, error) {
 	ref, err := env.RegisterEndpoint(cluster.ResourceManagerEndpointName, ep)
 	if err != nil {
 		rm.asks.cancel()
+		if rm.unlockStaging != nil {
+			rm.unlockStaging()
+		}
 		if rm.ownStaging {
 			os.RemoveAll(rm.cfg.StagingDir)
 		}
@@ -259,24 +281,28 @@ func (rm *ResourceManager) Shutdown(ctx context.Context) error {
 			_ = os.RemoveAll(rm.cfg.StagingDir)
 		case err == nil:
 			// The applications it knew end with it: no resource manager
-			// will know them again.
-			removeAppStaging(rm.cfg.StagingDir, rm.log)
+			// will know them again. Those of another resource manager on
+			// the folder are its own.
+			removeAppStaging(rm.cfg.StagingDir, fmt.Sprintf("application_%d_", rm.ts), rm.log)
+		}
+		if rm.unlockStaging != nil {
+			rm.unlockStaging()
 		}
 	})
 	return err
 }
 
 // removeAppStaging removes the applications' staging folders from the
-// staging folder dir: the entries named as application ids, and nothing
-// else a folder given by its user may hold.
-func removeAppStaging(dir string, log zerolog.Logger) {
+// staging folder dir: the entries named as application ids (starting with
+// prefix), and nothing else a folder given by its user may hold.
+func removeAppStaging(dir, prefix string, log zerolog.Logger) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		log.Warn().Err(err).Str("staging", dir).Msg("cannot list the staging folder")
 		return
 	}
 	for _, e := range entries {
-		if cluster.ValidateAppID(e.Name()) != nil {
+		if cluster.ValidateAppID(e.Name()) != nil || !strings.HasPrefix(e.Name(), prefix) {
 			continue
 		}
 		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
