@@ -158,14 +158,15 @@ func driverMetadata(c *kubeconf.Config, conf *actor.Conf) (labels, annotations m
 
 // driverService is the headless service of the driver pod podName,
 // <podName>-svc (its last 63 characters, starting with a letter), with
-// the dots a pod's name may have made dashes: a service's name is a DNS
-// label.
+// the dots a pod's name may have made dashes: a service's name is a
+// DNS-1035 label, which a pod's name (a DNS subdomain, which may start
+// with a digit) need not be.
 func driverService(c *kubeconf.Config, podName string) *corev1.Service {
 	name := strings.ReplaceAll(podName, ".", "-") + "-svc"
 	if len(name) > 63 {
 		name = name[len(name)-63:]
-		name = strings.TrimLeft(name, "-0123456789")
 	}
+	name = strings.TrimLeft(name, "-0123456789")
 	return &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: c.Namespace, Labels: map[string]string{kubeconf.LabelAppSelector: c.AppID}},
 		Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone, Selector: map[string]string{kubeconf.LabelAppSelector: c.AppID, kubeconf.LabelRole: kubeconf.RoleDriver},
