@@ -4,6 +4,7 @@ package kubernetes
 // spark.redaction.regex), so that none of them reaches a pod's arguments.
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
@@ -25,15 +26,25 @@ var defaultRedaction = regexp.MustCompile(webui.DefaultRedactionRegex)
 type redactor struct{ res []*regexp.Regexp }
 
 func newRedactor(conf *actor.Conf) (*redactor, error) {
-	r := &redactor{res: []*regexp.Regexp{defaultRedaction}}
-	if s, ok := conf.Lookup(webui.KeyRedactionRegex); ok && s != "" {
-		re, err := regexp.Compile(s)
-		if err != nil {
-			return nil, kubeconf.Invalid(webui.KeyRedactionRegex, s, "not a regular expression: "+err.Error())
-		}
-		r.res = append(r.res, re)
+	re, err := userRedaction(conf)
+	if err != nil || re == nil {
+		return &redactor{res: []*regexp.Regexp{defaultRedaction}}, err
 	}
-	return r, nil
+	return &redactor{res: []*regexp.Regexp{defaultRedaction, re}}, nil
+}
+
+// userRedaction returns conf's spark.redaction.regex, nil when it is not
+// set.
+func userRedaction(conf *actor.Conf) (*regexp.Regexp, error) {
+	s, ok := conf.Lookup(webui.KeyRedactionRegex)
+	if !ok || s == "" {
+		return nil, nil
+	}
+	re, err := regexp.Compile(s)
+	if err != nil {
+		return nil, kubeconf.Invalid(webui.KeyRedactionRegex, s, "not a regular expression: "+err.Error())
+	}
+	return re, nil
 }
 
 func (r *redactor) sensitive(key string) bool {
@@ -84,11 +95,18 @@ func parseConf(conf *actor.Conf, appID string, submission bool) (*kubeconf.Confi
 // pods reads (and a driver pod would not pass it on to its executors). The
 // error names the first such key (in order), never its value, and the way
 // that keeps the value in a Secret: secretKeyRef.
+//
+// The key is matched against spark.redaction.regex when it is set, else
+// Spark's default: a user who sets a variable whose name only looks
+// sensitive (HADOOP_TOKEN_FILE_LOCATION, a path) says so with a regex that
+// does not match it. (Dropping keys from a pod's arguments, which nobody
+// asked for, applies the default on top of it.)
 func refuseSensitiveEnv(conf *actor.Conf) error {
-	red, err := newRedactor(conf)
+	re, err := userRedaction(conf)
 	if err != nil {
 		return err
 	}
+	red := &redactor{res: []*regexp.Regexp{cmp.Or(re, defaultRedaction)}}
 	var keys []string
 	for k := range conf.All() {
 		if (strings.HasPrefix(k, kubeconf.KeyExecutorEnvPrefix) || strings.HasPrefix(k, kubeconf.KeyDriverEnvPrefix)) && red.sensitive(k) {
