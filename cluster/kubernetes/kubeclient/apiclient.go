@@ -119,19 +119,11 @@ var (
 // timeouts reads the request and connection timeouts (10000 ms each by
 // default), which must be positive.
 func (k clientKeys) timeouts(conf *actor.Conf) (request, connection time.Duration, err error) {
-	request, err = conf.GetDuration(k.requestTimeout, "10000", time.Millisecond)
-	if err != nil {
-		return 0, 0, kubeconf.WrapInvalid(err)
+	if request, err = kubeconf.PositiveDuration(conf, k.requestTimeout, "10000", time.Millisecond); err != nil {
+		return 0, 0, err
 	}
-	connection, err = conf.GetDuration(k.connectionTimeout, "10000", time.Millisecond)
-	if err != nil {
-		return 0, 0, kubeconf.WrapInvalid(err)
-	}
-	if request <= 0 {
-		return 0, 0, kubeconf.Invalid(k.requestTimeout, conf.Get(k.requestTimeout, ""), "timeouts must be positive")
-	}
-	if connection <= 0 {
-		return 0, 0, kubeconf.Invalid(k.connectionTimeout, conf.Get(k.connectionTimeout, ""), "timeouts must be positive")
+	if connection, err = kubeconf.PositiveDuration(conf, k.connectionTimeout, "10000", time.Millisecond); err != nil {
+		return 0, 0, err
 	}
 	return request, connection, nil
 }

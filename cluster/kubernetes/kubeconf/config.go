@@ -169,16 +169,16 @@ func (c *Config) readAllocation(conf *actor.Conf) error {
 	if c.BatchSize, err = intAtLeast(conf, KeyBatchSize, 10, 1); err != nil {
 		return err
 	}
-	if c.BatchDelay, err = positiveDuration(conf, KeyBatchDelay, "1s", time.Millisecond); err != nil {
+	if c.BatchDelay, err = PositiveDuration(conf, KeyBatchDelay, "1s", time.Millisecond); err != nil {
 		return err
 	}
-	if c.ExecutorTimeout, err = positiveDuration(conf, KeyExecutorTimeout, "600s", time.Millisecond); err != nil {
+	if c.ExecutorTimeout, err = PositiveDuration(conf, KeyExecutorTimeout, "600s", time.Millisecond); err != nil {
 		return err
 	}
 	if c.MaxPendingPods, err = intAtLeast(conf, KeyMaxPendingPods, int(^uint32(0)>>1), 1); err != nil {
 		return err
 	}
-	if c.DriverReadinessTimeout, err = positiveDuration(conf, KeyDriverReadinessTimeout, "1s", time.Second); err != nil {
+	if c.DriverReadinessTimeout, err = PositiveDuration(conf, KeyDriverReadinessTimeout, "1s", time.Second); err != nil {
 		return err
 	}
 	if c.DeleteOnTermination, err = conf.GetBool(KeyDeleteOnTermination, true); err != nil {
@@ -203,7 +203,7 @@ func (c *Config) readShapes(conf *actor.Conf) error {
 // it, and how often submit reports its state.
 func (c *Config) readDriverPod(conf *actor.Conf) error {
 	for _, key := range []string{KeyDriverRequestTimeout, KeyDriverConnectionTimeout} {
-		if _, err := positiveDuration(conf, key, "10000", time.Millisecond); err != nil {
+		if _, err := PositiveDuration(conf, key, "10000", time.Millisecond); err != nil {
 			return err
 		}
 	}
@@ -213,7 +213,7 @@ func (c *Config) readDriverPod(conf *actor.Conf) error {
 		return Invalid(KeyDriverServiceHost, v, "must be auto, true or false")
 	}
 	var err error
-	c.ReportInterval, err = positiveDuration(conf, KeyReportInterval, "1s", time.Millisecond)
+	c.ReportInterval, err = PositiveDuration(conf, KeyReportInterval, "1s", time.Millisecond)
 	return err
 }
 
@@ -230,9 +230,10 @@ func intAtLeast(conf *actor.Conf, key string, def, least int) (int, error) {
 	return n, nil
 }
 
-// positiveDuration reads the duration key (def when unset; a bare number
-// is in unit), which must be positive.
-func positiveDuration(conf *actor.Conf, key, def string, unit time.Duration) (time.Duration, error) {
+// PositiveDuration reads the duration key (def when unset; a bare number
+// is in unit), which must be positive: a bad value is an error naming the
+// key that matches ErrInvalidConfig.
+func PositiveDuration(conf *actor.Conf, key, def string, unit time.Duration) (time.Duration, error) {
 	d, err := conf.GetDuration(key, def, unit)
 	if err != nil {
 		return 0, WrapInvalid(err)
