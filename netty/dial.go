@@ -182,7 +182,12 @@ func (t *Transport) connect(p *peer) (*conn, error) {
 	nc.SetDeadline(time.Time{}) //nolint:errcheck // best effort
 	c := t.newConn(rw, fr, true)
 	c.keyID = res.keyID
-	addr, _ := actor.ParseHostPort(res.identity)
+	// The peer's address in network events is the one this env reached it
+	// at, which its refs to the peer carry (Spark's socket address, whose
+	// host string is the name dialled), not the one it advertises: an
+	// executor that reached its driver at localhost:P recognises the driver
+	// in OnDisconnected whatever host name the driver advertises.
+	addr, _ := actor.ParseHostPort(p.identity)
 	c.info = actor.Peer{Identity: p.identity, Address: addr}
 	return c, nil
 }
