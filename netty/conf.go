@@ -77,7 +77,8 @@ const (
 	// ErrIdentityInUse, counted in Stats.IdentityInUse. Default 1s.
 	KeyIdentityProbeTimeout = "spark.rpc.io.identityProbeTimeout"
 	// KeyConnectionCreationTimeout bounds a connect. Default
-	// spark.network.timeout (120s).
+	// spark.rpc.io.connectionTimeout, whose default is
+	// spark.network.timeout (120s), as in Spark.
 	KeyConnectionCreationTimeout = "spark.rpc.io.connectionCreationTimeout"
 	// KeyMaxQueuedBytes bounds the bytes queued for one peer (one
 	// connection) and not yet written to its socket, frames being written

@@ -130,7 +130,7 @@ func (t *Transport) connect(p *peer) (*conn, error) {
 	nc, err := t.network().DialContext(ctx, "tcp", p.identity)
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, &ConnectTimeoutError{Peer: p.identity, Duration: t.connectTimeout, Key: KeyConnectionCreationTimeout, Stage: "connect"}
+			return nil, &ConnectTimeoutError{Peer: p.identity, Duration: t.connectTimeout, Key: t.connectKey, Stage: "connect"}
 		}
 		return nil, err
 	}

@@ -144,7 +144,8 @@
 // queued message fails at once
 // (TransportHost.Undeliverable) with a *ConnectError; one that timed out
 // wraps a *ConnectTimeoutError, which names the key to raise
-// (spark.rpc.io.connectionCreationTimeout for the dial,
+// (for the dial spark.rpc.io.connectionCreationTimeout, or the key it
+// defaults to that is set,
 // spark.network.auth.rpcTimeout for the handshake) and matches
 // actor.ErrTimeout. For a backoff window
 // after that, Send and Ask to the peer fail at once with the same error
@@ -306,7 +307,7 @@
 //	spark.rpc.message.maxSize        MiB, default 128
 //	spark.port.maxRetries            default 16: binds retry port+1, port+2, ...
 //	spark.network.auth.rpcTimeout    handshake (TLS included) bound, default 30s
-//	spark.rpc.io.connectionCreationTimeout  connect bound, default spark.network.timeout (120s)
+//	spark.rpc.io.connectionCreationTimeout  connect bound, default spark.rpc.io.connectionTimeout
 //	spark.rpc.io.connectBackoff      first window after a failed connect in which Send to
 //	                                 that peer fails at once, default 100ms (0: off)
 //	spark.rpc.io.connectBackoffMax   its cap (it doubles per failure, ±50%), default 10s

@@ -46,6 +46,7 @@ type Transport struct {
 	hs              handshakeConfig
 	hsTimeout       time.Duration
 	connectTimeout  time.Duration
+	connectKey      string           // the key that set connectTimeout
 	writeTimeout    time.Duration    // a peer that reads nothing for this long is dropped
 	idleTimeout     time.Duration    // a peer silent mid-frame or with asks outstanding is dropped
 	idleTimeoutKey  string           // the key that set idleTimeout
@@ -196,11 +197,20 @@ func (t *Transport) readTimeouts(conf *actor.Conf) error {
 	if err != nil {
 		return err
 	}
-	if t.connectTimeout, err = timeoutOr(conf, KeyConnectionCreationTimeout, netTimeout); err != nil {
-		return err
-	}
 	if t.writeTimeout, err = timeoutOr(conf, KeyConnectionTimeout, netTimeout); err != nil {
 		return err
+	}
+	// As Spark's TransportConf, a connect's timeout defaults to the
+	// connection timeout, and its error names the key that set it.
+	if t.connectTimeout, err = timeoutOr(conf, KeyConnectionCreationTimeout, t.writeTimeout); err != nil {
+		return err
+	}
+	t.connectKey = KeyConnectionCreationTimeout
+	for _, k := range []string{KeyConnectionCreationTimeout, KeyConnectionTimeout, actor.KeyNetworkTimeout} {
+		if conf.Contains(k) {
+			t.connectKey = k
+			break
+		}
 	}
 	t.idleTimeout, t.idleTimeoutKey = t.writeTimeout, actor.KeyNetworkTimeout
 	if _, ok := conf.Lookup(KeyConnectionTimeout); ok {
