@@ -105,7 +105,28 @@ type RpcTimeoutError struct {
 }
 
 func (e *RpcTimeoutError) Error() string {
-	return fmt.Sprintf("Cannot receive any reply from %s in %s. This timeout is controlled by %s", e.Addr, e.Duration, e.Key)
+	return fmt.Sprintf("Cannot receive any reply from %s in %s. This timeout is controlled by %s", e.Addr, scalaDuration(e.Duration), e.Key)
+}
+
+// scalaDuration writes d as Spark's message does, as a Scala FiniteDuration
+// prints: in the largest of seconds, milliseconds, microseconds and
+// nanoseconds that holds it whole ("120 seconds", "1 second", "10
+// milliseconds"). Spark's timeouts from its configuration are in seconds.
+func scalaDuration(d time.Duration) string {
+	unit, name := time.Nanosecond, "nanosecond"
+	for _, u := range []struct {
+		d    time.Duration
+		name string
+	}{{time.Second, "second"}, {time.Millisecond, "millisecond"}, {time.Microsecond, "microsecond"}} {
+		if d%u.d == 0 {
+			unit, name = u.d, u.name
+			break
+		}
+	}
+	if n := int64(d / unit); n != 1 {
+		return fmt.Sprintf("%d %ss", n, name)
+	}
+	return "1 " + name
 }
 
 // Timeout reports true, so that a RpcTimeoutError satisfies net.Error-style checks.

@@ -163,7 +163,7 @@ func ExampleRef_AskWithTimeout() {
 	fmt.Println(err)
 	// Output:
 	// true true
-	// Cannot receive any reply from spark-client://silent in 10ms. This timeout is controlled by spark.example.timeout
+	// Cannot receive any reply from spark-client://silent in 10 milliseconds. This timeout is controlled by spark.example.timeout
 }
 
 // silent takes asks and never answers them.
