@@ -56,7 +56,9 @@
 //
 // Driver.KillTask kills one running task (it runs again);
 // Driver.KillExecutor and Driver.KillExecutors remove executors with the
-// reason "Executor killed by driver.".
+// reason "Executor killed by driver."; Driver.KillExecutorsOnHost removes
+// those of one host so, and has a cluster manager replace them (Spark's
+// KillExecutorsOnHost). The driver endpoint answers IsExecutorAlive.
 //
 // # Cluster managers
 //

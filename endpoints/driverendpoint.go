@@ -48,6 +48,10 @@ func newDriverEndpoint(d *Driver) *driverEndpoint {
 		d.stopExecutors()
 		return nil
 	})
+	actor.Handle(r, func(_ *actor.Context, m *messages.KillExecutorsOnHost) error {
+		d.killExecutorsOnHost(m.GetHost())
+		return nil
+	})
 	// Asks (Spark's receiveAndReply).
 	actor.HandleAsk(r, e.retrieveSparkAppConfig)
 	actor.HandleAsk(r, d.register)
@@ -63,6 +67,9 @@ func newDriverEndpoint(d *Driver) *driverEndpoint {
 		return &messages.BoolReply{Value: true}, nil
 	})
 	actor.HandleAsk(r, e.executorDecommissioning)
+	actor.HandleAsk(r, func(_ *actor.CallContext, m *messages.IsExecutorAlive) (*messages.BoolReply, error) {
+		return &messages.BoolReply{Value: d.isExecutorAlive(m.GetExecutorId())}, nil
+	})
 	actor.HandleAsk(r, func(cc *actor.CallContext, m *messages.RemoveExecutor) (*messages.BoolReply, error) {
 		if err := d.askerIs(cc, m.GetExecutorId()); err != nil {
 			return nil, err
@@ -75,12 +82,14 @@ func newDriverEndpoint(d *Driver) *driverEndpoint {
 
 // driverOnly are the messages the driver's own parts send its endpoint,
 // which it takes from no other env: orders that stop the driver or its
-// executors, remove an executor without an ask, or kill a task.
+// executors, remove an executor without an ask, kill a host's executors, or
+// kill a task.
 var driverOnly = map[protoreflect.FullName]bool{
-	proto.MessageName(&messages.LoseExecutor{}):  true,
-	proto.MessageName(&messages.StopExecutors{}): true,
-	proto.MessageName(&messages.StopDriver{}):    true,
-	proto.MessageName(&messages.KillTask{}):      true,
+	proto.MessageName(&messages.LoseExecutor{}):        true,
+	proto.MessageName(&messages.StopExecutors{}):       true,
+	proto.MessageName(&messages.StopDriver{}):          true,
+	proto.MessageName(&messages.KillTask{}):            true,
+	proto.MessageName(&messages.KillExecutorsOnHost{}): true,
 }
 
 // Accepts takes from other envs what executors send the driver, and none

@@ -85,6 +85,45 @@ func (d *Driver) removeExecutorIf(id, reason string, keep func(*executorData) bo
 	return true
 }
 
+// KillExecutorsOnHost removes every executor registered from host with the
+// reason ReasonKilled and, with a cluster manager, has each one's container
+// killed and replaced (Spark's KillExecutorsOnHost: a forced kill that
+// neither lowers the cluster manager's target nor counts the executors'
+// tasks as failed). It does not wait.
+func (d *Driver) KillExecutorsOnHost(host string) error {
+	return d.ref.Send(&messages.KillExecutorsOnHost{Host: host})
+}
+
+func (d *Driver) killExecutorsOnHost(host string) {
+	d.mu.Lock()
+	var ids []string
+	for id, ex := range d.executors {
+		if ex.host == host {
+			ids = append(ids, id)
+		}
+	}
+	d.mu.Unlock()
+	slices.Sort(ids)
+	if len(ids) > 0 {
+		d.log.Info().Str("host", host).Strs("executors", ids).Msg("Killing the executors of a host")
+	}
+	for _, id := range ids {
+		if d.removeExecutorIf(id, ReasonKilled, nil) {
+			d.killAndReplace(id, "its host "+host+" is being killed")
+		}
+	}
+}
+
+// isExecutorAlive reports whether executor id is registered and neither
+// decommissioning nor waiting for its loss reason (Spark's
+// isExecutorActive, the answer to IsExecutorAlive).
+func (d *Driver) isExecutorAlive(id string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	ex := d.executors[id]
+	return ex != nil && !ex.decommissioning && !ex.pendingLoss
+}
+
 // stopExecutors tells every registered executor to shut down. Their
 // disconnects are then expected: each is removed, logged at info level and
 // not counted as lost.

@@ -970,6 +970,101 @@ func (x *LoseExecutor) GetReason() string {
 	return ""
 }
 
+// KillExecutorsOnHost kills every executor registered from host (driver
+// internal, send; the driver takes it from no other env): each is removed
+// as killed by the driver and, with a cluster manager, killed and replaced,
+// as Spark's forced kill that neither lowers the target nor counts as a
+// failure.
+type KillExecutorsOnHost struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Host          string                 `protobuf:"bytes,1,opt,name=host,proto3" json:"host,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *KillExecutorsOnHost) Reset() {
+	*x = KillExecutorsOnHost{}
+	mi := &file_cluster_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *KillExecutorsOnHost) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*KillExecutorsOnHost) ProtoMessage() {}
+
+func (x *KillExecutorsOnHost) ProtoReflect() protoreflect.Message {
+	mi := &file_cluster_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use KillExecutorsOnHost.ProtoReflect.Descriptor instead.
+func (*KillExecutorsOnHost) Descriptor() ([]byte, []int) {
+	return file_cluster_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *KillExecutorsOnHost) GetHost() string {
+	if x != nil {
+		return x.Host
+	}
+	return ""
+}
+
+// IsExecutorAlive asks whether an executor is registered and active: not
+// decommissioning nor waiting for its loss reason (ask; reply BoolReply).
+type IsExecutorAlive struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ExecutorId    string                 `protobuf:"bytes,1,opt,name=executor_id,json=executorId,proto3" json:"executor_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IsExecutorAlive) Reset() {
+	*x = IsExecutorAlive{}
+	mi := &file_cluster_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IsExecutorAlive) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IsExecutorAlive) ProtoMessage() {}
+
+func (x *IsExecutorAlive) ProtoReflect() protoreflect.Message {
+	mi := &file_cluster_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IsExecutorAlive.ProtoReflect.Descriptor instead.
+func (*IsExecutorAlive) Descriptor() ([]byte, []int) {
+	return file_cluster_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *IsExecutorAlive) GetExecutorId() string {
+	if x != nil {
+		return x.ExecutorId
+	}
+	return ""
+}
+
 // ExecutorDecommissioning tells the driver that an executor is shutting down
 // gracefully: it gets no new tasks (executor to driver, ask; reply
 // BoolReply).
@@ -982,7 +1077,7 @@ type ExecutorDecommissioning struct {
 
 func (x *ExecutorDecommissioning) Reset() {
 	*x = ExecutorDecommissioning{}
-	mi := &file_cluster_proto_msgTypes[15]
+	mi := &file_cluster_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -994,7 +1089,7 @@ func (x *ExecutorDecommissioning) String() string {
 func (*ExecutorDecommissioning) ProtoMessage() {}
 
 func (x *ExecutorDecommissioning) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[15]
+	mi := &file_cluster_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1007,7 +1102,7 @@ func (x *ExecutorDecommissioning) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutorDecommissioning.ProtoReflect.Descriptor instead.
 func (*ExecutorDecommissioning) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{15}
+	return file_cluster_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ExecutorDecommissioning) GetExecutorId() string {
@@ -1027,7 +1122,7 @@ type DecommissionExecutor struct {
 
 func (x *DecommissionExecutor) Reset() {
 	*x = DecommissionExecutor{}
-	mi := &file_cluster_proto_msgTypes[16]
+	mi := &file_cluster_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1039,7 +1134,7 @@ func (x *DecommissionExecutor) String() string {
 func (*DecommissionExecutor) ProtoMessage() {}
 
 func (x *DecommissionExecutor) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[16]
+	mi := &file_cluster_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1052,7 +1147,7 @@ func (x *DecommissionExecutor) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecommissionExecutor.ProtoReflect.Descriptor instead.
 func (*DecommissionExecutor) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{16}
+	return file_cluster_proto_rawDescGZIP(), []int{18}
 }
 
 // Heartbeat tells the driver's HeartbeatReceiver that an executor is alive
@@ -1068,7 +1163,7 @@ type Heartbeat struct {
 
 func (x *Heartbeat) Reset() {
 	*x = Heartbeat{}
-	mi := &file_cluster_proto_msgTypes[17]
+	mi := &file_cluster_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1080,7 +1175,7 @@ func (x *Heartbeat) String() string {
 func (*Heartbeat) ProtoMessage() {}
 
 func (x *Heartbeat) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[17]
+	mi := &file_cluster_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1093,7 +1188,7 @@ func (x *Heartbeat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Heartbeat.ProtoReflect.Descriptor instead.
 func (*Heartbeat) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{17}
+	return file_cluster_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Heartbeat) GetExecutorId() string {
@@ -1121,7 +1216,7 @@ type HeartbeatResponse struct {
 
 func (x *HeartbeatResponse) Reset() {
 	*x = HeartbeatResponse{}
-	mi := &file_cluster_proto_msgTypes[18]
+	mi := &file_cluster_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1133,7 +1228,7 @@ func (x *HeartbeatResponse) String() string {
 func (*HeartbeatResponse) ProtoMessage() {}
 
 func (x *HeartbeatResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[18]
+	mi := &file_cluster_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1146,7 +1241,7 @@ func (x *HeartbeatResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeartbeatResponse.ProtoReflect.Descriptor instead.
 func (*HeartbeatResponse) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{18}
+	return file_cluster_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *HeartbeatResponse) GetReregisterBlockManager() bool {
@@ -1166,7 +1261,7 @@ type Shutdown struct {
 
 func (x *Shutdown) Reset() {
 	*x = Shutdown{}
-	mi := &file_cluster_proto_msgTypes[19]
+	mi := &file_cluster_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1178,7 +1273,7 @@ func (x *Shutdown) String() string {
 func (*Shutdown) ProtoMessage() {}
 
 func (x *Shutdown) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[19]
+	mi := &file_cluster_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1191,7 +1286,7 @@ func (x *Shutdown) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Shutdown.ProtoReflect.Descriptor instead.
 func (*Shutdown) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{19}
+	return file_cluster_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Shutdown) GetExitCode() int32 {
@@ -1212,7 +1307,7 @@ type ExecutorRegistered struct {
 
 func (x *ExecutorRegistered) Reset() {
 	*x = ExecutorRegistered{}
-	mi := &file_cluster_proto_msgTypes[20]
+	mi := &file_cluster_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1224,7 +1319,7 @@ func (x *ExecutorRegistered) String() string {
 func (*ExecutorRegistered) ProtoMessage() {}
 
 func (x *ExecutorRegistered) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[20]
+	mi := &file_cluster_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1237,7 +1332,7 @@ func (x *ExecutorRegistered) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutorRegistered.ProtoReflect.Descriptor instead.
 func (*ExecutorRegistered) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{20}
+	return file_cluster_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ExecutorRegistered) GetExecutorId() string {
@@ -1258,7 +1353,7 @@ type ExecutorRemoved struct {
 
 func (x *ExecutorRemoved) Reset() {
 	*x = ExecutorRemoved{}
-	mi := &file_cluster_proto_msgTypes[21]
+	mi := &file_cluster_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1270,7 +1365,7 @@ func (x *ExecutorRemoved) String() string {
 func (*ExecutorRemoved) ProtoMessage() {}
 
 func (x *ExecutorRemoved) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[21]
+	mi := &file_cluster_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1283,7 +1378,7 @@ func (x *ExecutorRemoved) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutorRemoved.ProtoReflect.Descriptor instead.
 func (*ExecutorRemoved) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{21}
+	return file_cluster_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ExecutorRemoved) GetExecutorId() string {
@@ -1303,7 +1398,7 @@ type ExpireDeadHosts struct {
 
 func (x *ExpireDeadHosts) Reset() {
 	*x = ExpireDeadHosts{}
-	mi := &file_cluster_proto_msgTypes[22]
+	mi := &file_cluster_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1315,7 +1410,7 @@ func (x *ExpireDeadHosts) String() string {
 func (*ExpireDeadHosts) ProtoMessage() {}
 
 func (x *ExpireDeadHosts) ProtoReflect() protoreflect.Message {
-	mi := &file_cluster_proto_msgTypes[22]
+	mi := &file_cluster_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1328,7 +1423,7 @@ func (x *ExpireDeadHosts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExpireDeadHosts.ProtoReflect.Descriptor instead.
 func (*ExpireDeadHosts) Descriptor() ([]byte, []int) {
-	return file_cluster_proto_rawDescGZIP(), []int{22}
+	return file_cluster_proto_rawDescGZIP(), []int{24}
 }
 
 var File_cluster_proto protoreflect.FileDescriptor
@@ -1410,7 +1505,12 @@ const file_cluster_proto_rawDesc = "" +
 	"\fLoseExecutor\x12\x1f\n" +
 	"\vexecutor_id\x18\x01 \x01(\tR\n" +
 	"executorId\x12\x16\n" +
-	"\x06reason\x18\x02 \x01(\tR\x06reason\":\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\")\n" +
+	"\x13KillExecutorsOnHost\x12\x12\n" +
+	"\x04host\x18\x01 \x01(\tR\x04host\"2\n" +
+	"\x0fIsExecutorAlive\x12\x1f\n" +
+	"\vexecutor_id\x18\x01 \x01(\tR\n" +
+	"executorId\":\n" +
 	"\x17ExecutorDecommissioning\x12\x1f\n" +
 	"\vexecutor_id\x18\x01 \x01(\tR\n" +
 	"executorId\"\x16\n" +
@@ -1451,7 +1551,7 @@ func file_cluster_proto_rawDescGZIP() []byte {
 }
 
 var file_cluster_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
+var file_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
 var file_cluster_proto_goTypes = []any{
 	(TaskState)(0),                  // 0: sparkrpc.messages.TaskState
 	(*BoolReply)(nil),               // 1: sparkrpc.messages.BoolReply
@@ -1469,26 +1569,28 @@ var file_cluster_proto_goTypes = []any{
 	(*StopDriver)(nil),              // 13: sparkrpc.messages.StopDriver
 	(*RemoveExecutor)(nil),          // 14: sparkrpc.messages.RemoveExecutor
 	(*LoseExecutor)(nil),            // 15: sparkrpc.messages.LoseExecutor
-	(*ExecutorDecommissioning)(nil), // 16: sparkrpc.messages.ExecutorDecommissioning
-	(*DecommissionExecutor)(nil),    // 17: sparkrpc.messages.DecommissionExecutor
-	(*Heartbeat)(nil),               // 18: sparkrpc.messages.Heartbeat
-	(*HeartbeatResponse)(nil),       // 19: sparkrpc.messages.HeartbeatResponse
-	(*Shutdown)(nil),                // 20: sparkrpc.messages.Shutdown
-	(*ExecutorRegistered)(nil),      // 21: sparkrpc.messages.ExecutorRegistered
-	(*ExecutorRemoved)(nil),         // 22: sparkrpc.messages.ExecutorRemoved
-	(*ExpireDeadHosts)(nil),         // 23: sparkrpc.messages.ExpireDeadHosts
-	nil,                             // 24: sparkrpc.messages.SparkAppConfig.SparkPropertiesEntry
-	nil,                             // 25: sparkrpc.messages.RegisterExecutor.LogUrlsEntry
-	nil,                             // 26: sparkrpc.messages.RegisterExecutor.AttributesEntry
-	nil,                             // 27: sparkrpc.messages.LaunchTask.AddedFilesEntry
-	(*EndpointRef)(nil),             // 28: sparkrpc.messages.EndpointRef
+	(*KillExecutorsOnHost)(nil),     // 16: sparkrpc.messages.KillExecutorsOnHost
+	(*IsExecutorAlive)(nil),         // 17: sparkrpc.messages.IsExecutorAlive
+	(*ExecutorDecommissioning)(nil), // 18: sparkrpc.messages.ExecutorDecommissioning
+	(*DecommissionExecutor)(nil),    // 19: sparkrpc.messages.DecommissionExecutor
+	(*Heartbeat)(nil),               // 20: sparkrpc.messages.Heartbeat
+	(*HeartbeatResponse)(nil),       // 21: sparkrpc.messages.HeartbeatResponse
+	(*Shutdown)(nil),                // 22: sparkrpc.messages.Shutdown
+	(*ExecutorRegistered)(nil),      // 23: sparkrpc.messages.ExecutorRegistered
+	(*ExecutorRemoved)(nil),         // 24: sparkrpc.messages.ExecutorRemoved
+	(*ExpireDeadHosts)(nil),         // 25: sparkrpc.messages.ExpireDeadHosts
+	nil,                             // 26: sparkrpc.messages.SparkAppConfig.SparkPropertiesEntry
+	nil,                             // 27: sparkrpc.messages.RegisterExecutor.LogUrlsEntry
+	nil,                             // 28: sparkrpc.messages.RegisterExecutor.AttributesEntry
+	nil,                             // 29: sparkrpc.messages.LaunchTask.AddedFilesEntry
+	(*EndpointRef)(nil),             // 30: sparkrpc.messages.EndpointRef
 }
 var file_cluster_proto_depIdxs = []int32{
-	24, // 0: sparkrpc.messages.SparkAppConfig.spark_properties:type_name -> sparkrpc.messages.SparkAppConfig.SparkPropertiesEntry
-	28, // 1: sparkrpc.messages.RegisterExecutor.executor_ref:type_name -> sparkrpc.messages.EndpointRef
-	25, // 2: sparkrpc.messages.RegisterExecutor.log_urls:type_name -> sparkrpc.messages.RegisterExecutor.LogUrlsEntry
-	26, // 3: sparkrpc.messages.RegisterExecutor.attributes:type_name -> sparkrpc.messages.RegisterExecutor.AttributesEntry
-	27, // 4: sparkrpc.messages.LaunchTask.added_files:type_name -> sparkrpc.messages.LaunchTask.AddedFilesEntry
+	26, // 0: sparkrpc.messages.SparkAppConfig.spark_properties:type_name -> sparkrpc.messages.SparkAppConfig.SparkPropertiesEntry
+	30, // 1: sparkrpc.messages.RegisterExecutor.executor_ref:type_name -> sparkrpc.messages.EndpointRef
+	27, // 2: sparkrpc.messages.RegisterExecutor.log_urls:type_name -> sparkrpc.messages.RegisterExecutor.LogUrlsEntry
+	28, // 3: sparkrpc.messages.RegisterExecutor.attributes:type_name -> sparkrpc.messages.RegisterExecutor.AttributesEntry
+	29, // 4: sparkrpc.messages.LaunchTask.added_files:type_name -> sparkrpc.messages.LaunchTask.AddedFilesEntry
 	0,  // 5: sparkrpc.messages.StatusUpdate.state:type_name -> sparkrpc.messages.TaskState
 	6,  // [6:6] is the sub-list for method output_type
 	6,  // [6:6] is the sub-list for method input_type
@@ -1509,7 +1611,7 @@ func file_cluster_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cluster_proto_rawDesc), len(file_cluster_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   27,
+			NumMessages:   29,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
