@@ -5,7 +5,6 @@ package endpoints
 
 import (
 	"errors"
-	"slices"
 	"strings"
 
 	"github.com/sparkrpc/sparkrpc/actor"
@@ -189,16 +188,7 @@ func (e *driverEndpoint) executorDecommissioning(cc *actor.CallContext, m *messa
 // cluster manager says why they left.
 func (e *driverEndpoint) OnDisconnected(_ *actor.Context, addr actor.RpcAddress) error {
 	d := e.d
-	d.mu.Lock()
-	var ids []string
-	for id, ex := range d.executors {
-		if ex.addr == addr {
-			ids = append(ids, id)
-		}
-	}
-	d.mu.Unlock()
-	slices.Sort(ids)
-	for _, id := range ids {
+	for _, id := range d.executorsWhere(func(ex *executorData) bool { return ex.addr == addr }) {
 		if d.cm != nil {
 			d.disableExecutor(id)
 		} else {

@@ -95,15 +95,7 @@ func (d *Driver) KillExecutorsOnHost(host string) error {
 }
 
 func (d *Driver) killExecutorsOnHost(host string) {
-	d.mu.Lock()
-	var ids []string
-	for id, ex := range d.executors {
-		if ex.host == host {
-			ids = append(ids, id)
-		}
-	}
-	d.mu.Unlock()
-	slices.Sort(ids)
+	ids := d.executorsWhere(func(ex *executorData) bool { return ex.host == host })
 	if len(ids) > 0 {
 		d.log.Info().Str("host", host).Strs("executors", ids).Msg("Killing the executors of a host")
 	}
@@ -112,6 +104,21 @@ func (d *Driver) killExecutorsOnHost(host string) {
 			d.killAndReplace(id, "its host "+host+" is being killed")
 		}
 	}
+}
+
+// executorsWhere returns the ids of the registered executors that match,
+// in order.
+func (d *Driver) executorsWhere(match func(*executorData) bool) []string {
+	d.mu.Lock()
+	var ids []string
+	for id, ex := range d.executors {
+		if match(ex) {
+			ids = append(ids, id)
+		}
+	}
+	d.mu.Unlock()
+	slices.Sort(ids)
+	return ids
 }
 
 // isExecutorAlive reports whether executor id is registered and neither
