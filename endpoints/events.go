@@ -92,6 +92,10 @@ type JobEnd struct {
 	JobID    int64
 	Err      error         // nil for a job that succeeded
 	Duration time.Duration // from JobStart to the end
+	// SkippedTasks are the tasks among its JobStart's NumTasks that it
+	// did not run: those of a Spark job's stages computed before (Spark's
+	// skipped stages); 0 for a job of sparkrpc's.
+	SkippedTasks int
 }
 
 // ApplicationStart is posted once, before any other event, by whoever runs

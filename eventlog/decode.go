@@ -43,16 +43,14 @@ type line struct {
 	JobID         *int64 `json:"Job ID"`
 	// Spark's: a task's stage ("Stage ID"), and a job's stages ("Stage
 	// IDs", "Stage Infos"), by which a Spark log's tasks are the jobs'.
-	StageID    *int64  `json:"Stage ID"`
-	StageIDs   []int64 `json:"Stage IDs"`
-	StageInfos []struct {
-		NumTasks int `json:"Number of Tasks"`
-	} `json:"Stage Infos"`
-	SubmissionTime int64  `json:"Submission Time"`
-	CompletionTime int64  `json:"Completion Time"`
-	Duration       int64  `json:"Duration"`
-	TaskName       string `json:"Task Name"`
-	NumTasks       int    `json:"Number of Tasks"`
+	StageID        *int64      `json:"Stage ID"`
+	StageIDs       []int64     `json:"Stage IDs"`
+	StageInfos     []stageInfo `json:"Stage Infos"`
+	SubmissionTime int64       `json:"Submission Time"`
+	CompletionTime int64       `json:"Completion Time"`
+	Duration       int64       `json:"Duration"`
+	TaskName       string      `json:"Task Name"`
+	NumTasks       int         `json:"Number of Tasks"`
 	JobResult      *struct {
 		Result    string `json:"Result"`
 		Exception struct {
@@ -159,9 +157,11 @@ func (l *line) check() error {
 // (which name their stage, not their job) are their job's.
 type decoder struct {
 	version string
-	stages  map[int64]int64 // stage id -> job id
-	order   []int64         // the stage ids remembered, a ring from next
+	stages  map[int64]stageJob // stage id -> its job
+	order   []int64            // the stage ids remembered, a ring from next
 	next    int
+	live    map[int64]*liveJob // the Spark jobs started and not ended
+	pending int                // the stages of live that ran no task yet
 }
 
 // decode returns the event of one line; ok is false for a line of an event
@@ -208,17 +208,27 @@ func (d *decoder) decode(b []byte) (ev endpoints.Event, ok bool, err error) {
 				n += si.NumTasks
 			}
 		}
-		d.startJob(*l.JobID, l.StageIDs)
+		d.startJob(*l.JobID, l.StageIDs, l.StageInfos)
 		return endpoints.JobStart{Time: millis(l.SubmissionTime), JobID: *l.JobID, TaskName: l.TaskName,
 			NumTasks: n}, true, nil
 	case eventJobEnd:
-		return decodeJobEnd(&l)
+		ev, ok, err := decodeJobEnd(&l)
+		if end, isEnd := ev.(endpoints.JobEnd); isEnd && err == nil {
+			end.SkippedTasks = d.endJob(end.JobID)
+			ev = end
+		}
+		return ev, ok, err
 	case eventTaskStart, eventTaskEnd:
 		job, ok := d.taskJob(&l)
 		if !ok {
 			return nil, false, fmt.Errorf("%s: %w \"Job ID\" (or the \"Stage ID\" of a job started)", l.Event, errMissing)
 		}
-		l.JobID = &job
+		l.JobID = &job.id
+		if l.TaskInfo != nil && job.offset > 0 {
+			// A Spark task's "Index" is its stage's: the job's tasks
+			// are its stages' in turn.
+			l.TaskInfo.Index += job.offset
+		}
 		return decodeTask(&l)
 	}
 	return nil, false, nil

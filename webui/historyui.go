@@ -21,8 +21,10 @@ type HistoryApp struct {
 	Completed bool
 	// Error is the application's error; "" when it succeeded or runs.
 	Error string
-	// Problems says what of its log could not be read (lines cut short or
-	// that do not decode); empty when all of it was read.
+	// Problems says what of its log the listing could not read (lines cut
+	// short, or of the application's start and end that do not decode; the
+	// listing skips the other events' lines undecoded, and the
+	// application's own pages report theirs).
 	Problems []string
 }
 

@@ -141,7 +141,7 @@ func summarize(ex executorStatus) executorSummary {
 func toJobData(j jobStatus) jobData {
 	return jobData{JobID: j.ID, Name: j.Name, SubmissionTime: sparkTime(j.Submitted), CompletionTime: sparkTime(j.Ended),
 		StageIDs: []int{int(j.ID)}, Status: j.Status, NumTasks: j.NumTasks, NumActiveTasks: j.Active,
-		NumCompletedTasks: j.Completed, NumFailedTasks: j.Failed, NumKilledTasks: j.Killed,
+		NumCompletedTasks: j.Completed, NumSkippedTasks: j.Skipped, NumFailedTasks: j.Failed, NumKilledTasks: j.Killed,
 		NumCompletedIndices: j.CompletedIndices, FailureReason: j.Error}
 }
 

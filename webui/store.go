@@ -71,9 +71,12 @@ type jobStatus struct {
 	Completed, Failed int
 	Killed            int
 	CompletedIndices  int
-	Submitted, Ended  time.Time
-	Status            string // RUNNING, SUCCEEDED, FAILED
-	Error             string
+	// Skipped are the tasks of NumTasks the job did not run (a Spark
+	// log's skipped stages).
+	Skipped          int
+	Submitted, Ended time.Time
+	Status           string // RUNNING, SUCCEEDED, FAILED
+	Error            string
 	// DroppedTasks counts the ended task attempts no longer kept
 	// (spark.ui.retainedTasks); the counts above still include them.
 	DroppedTasks int
@@ -88,6 +91,10 @@ type jobStatus struct {
 	runningFloor   int64     // the highest task id of a running row dropped; -1 before
 
 }
+
+// ToRun is how many of its tasks the job runs: NumTasks but those of the
+// stages it skipped.
+func (j jobStatus) ToRun() int { return j.NumTasks - j.Skipped }
 
 // AppStore is the record of one application that its pages and REST API
 // show: the application (ApplicationStart, ApplicationEnd), its
@@ -232,7 +239,7 @@ func (s *AppStore) jobEnd(e endpoints.JobEnd) {
 	if j == nil {
 		return
 	}
-	j.Ended, j.Status = e.Time, "SUCCEEDED"
+	j.Ended, j.Status, j.Skipped = e.Time, "SUCCEEDED", min(max(0, e.SkippedTasks), j.NumTasks)
 	if e.Err != nil {
 		j.Status, j.Error = "FAILED", ClipText(e.Err.Error(), MaxErrorText)
 	}
