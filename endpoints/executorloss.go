@@ -95,7 +95,13 @@ func (d *Driver) KillExecutorsOnHost(host string) error {
 }
 
 func (d *Driver) killExecutorsOnHost(host string) {
-	ids := d.executorsWhere(func(ex *executorData) bool { return ex.host == host })
+	ids := d.executorsWhere(func(ex *executorData) bool {
+		if ex.host != host {
+			return false
+		}
+		ex.killing = true // no removal below offers its tasks to another of these
+		return true
+	})
 	if len(ids) > 0 {
 		d.log.Info().Str("host", host).Strs("executors", ids).Msg("Killing the executors of a host")
 	}
@@ -107,7 +113,7 @@ func (d *Driver) killExecutorsOnHost(host string) {
 }
 
 // executorsWhere returns the ids of the registered executors that match,
-// in order.
+// in order. match runs under d.mu, so it may mark the executors it takes.
 func (d *Driver) executorsWhere(match func(*executorData) bool) []string {
 	d.mu.Lock()
 	var ids []string

@@ -55,6 +55,7 @@ type executorData struct {
 	decommissioning bool
 	pendingLoss     bool // disconnected; waiting for the cluster manager's loss reason
 	stopAsked       bool // sent StopExecutor: its disconnect is expected
+	killing         bool // its host's executors are being killed (Spark's executorsPendingToRemove)
 	registered      time.Time
 	idleSince       time.Time // when it last became ready with no task running
 	logURLs         map[string]string
@@ -62,8 +63,11 @@ type executorData struct {
 }
 
 // active reports whether the executor gets tasks: ready, not
-// decommissioning, not waiting for its loss reason (Spark's isExecutorActive).
-func (ex *executorData) active() bool { return ex.ready && !ex.decommissioning && !ex.pendingLoss }
+// decommissioning, not waiting for its loss reason, not being killed
+// (Spark's isExecutorActive).
+func (ex *executorData) active() bool {
+	return ex.ready && !ex.decommissioning && !ex.pendingLoss && !ex.killing
+}
 
 func (ex *executorData) info() ExecutorInfo {
 	return ExecutorInfo{ID: ex.id, Host: ex.host, Address: ex.addr, TotalCores: ex.totalCores, FreeCores: ex.freeCores,
