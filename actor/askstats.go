@@ -41,7 +41,10 @@ var failureCauses = [...]string{FailureTimeout, FailureDisconnect, FailureRemote
 // fromEndpoint is true when the endpoint itself failed the ask.
 func failureCause(err error, fromEndpoint bool) int {
 	var te *RpcTimeoutError
+	var aborted *askAbortedError
 	switch {
+	case errors.As(err, &aborted):
+		return 5
 	case errors.As(err, &te):
 		return 0
 	case errors.Is(err, ErrConnectionClosed):

@@ -117,8 +117,16 @@ func (f *Future) arm(since time.Time) {
 }
 
 func (f *Future) abort(ctx context.Context) {
-	f.complete(nil, fmt.Errorf("ask aborted: %w", context.Cause(ctx)))
+	f.complete(nil, &askAbortedError{cause: context.Cause(ctx)})
 }
+
+// askAbortedError is the failure of an ask whose context ended: it wraps
+// the context's cause (whatever context.WithCancelCause gave), and tells
+// the ask failure metrics that the ask was cancelled.
+type askAbortedError struct{ cause error }
+
+func (e *askAbortedError) Error() string { return "ask aborted: " + e.cause.Error() }
+func (e *askAbortedError) Unwrap() error { return e.cause }
 
 func (f *Future) expire() {
 	addr := ""
