@@ -8,9 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -139,39 +136,12 @@ func Start(env *actor.Env, cfg Config) (*ResourceManager, error) {
 	if rm.auth && cfg.PeerKeyID == nil {
 		return nil, cluster.ConfigError("resourcemanager.Config", "PeerKeyID", "is required with spark.authenticate on (the env's transport's PeerKeyID)")
 	}
-	if cfg.StagingDir == "" {
-		d, err := os.MkdirTemp("", "sparkrpc-staging-")
-		if err != nil {
-			return nil, fmt.Errorf("cluster: resource manager staging folder: %w", err)
-		}
-		rm.cfg.StagingDir, rm.ownStaging = d, true
-	} else if err := os.MkdirAll(cfg.StagingDir, 0o700); err != nil { // an existing folder keeps its mode; each application's is 0700
-		return nil, fmt.Errorf("cluster: resource manager staging folder: %w", err)
-	} else {
-		alone, share, release, err := lockStaging(cfg.StagingDir)
-		if err != nil {
-			return nil, fmt.Errorf("cluster: resource manager staging folder: %w", err)
-		}
-		if alone {
-			// What a resource manager that stopped or died on this folder
-			// staged belongs to applications no resource manager will know
-			// again: nothing else would ever remove it. With another
-			// running on the folder, what is there may be its own.
-			removeAppStaging(cfg.StagingDir, "", rm.log)
-		} else {
-			rm.log.Info().Str("staging", cfg.StagingDir).Msg("another resource manager runs on the staging folder: what it holds is left there")
-		}
-		share()
-		rm.unlockStaging = release
+	if err := rm.openStagingFolder(); err != nil {
+		return nil, err
 	}
 	staging, err := newStaging(env.Conf(), rm.cfg.StagingDir, cfg.MaxStagedBytes)
 	if err != nil {
-		if rm.unlockStaging != nil {
-			rm.unlockStaging()
-		}
-		if rm.ownStaging {
-			os.RemoveAll(rm.cfg.StagingDir)
-		}
+		rm.closeStagingFolder(false)
 		return nil, err
 	}
 	core := newRMCore(rm.ts, cfg.Queues, cfg.Now)
@@ -189,12 +159,7 @@ func Start(env *actor.Env, cfg Config) (*ResourceManager, error) {
 	ref, err := env.RegisterEndpoint(cluster.ResourceManagerEndpointName, ep)
 	if err != nil {
 		rm.asks.cancel()
-		if rm.unlockStaging != nil {
-			rm.unlockStaging()
-		}
-		if rm.ownStaging {
-			os.RemoveAll(rm.cfg.StagingDir)
-		}
+		rm.closeStagingFolder(false)
 		return nil, err
 	}
 	rm.ref = ref
@@ -276,37 +241,7 @@ func (rm *ResourceManager) Shutdown(ctx context.Context) error {
 			rm.asks.cancel()
 			err = fmt.Errorf("cluster: resource manager shutdown: %w", context.Cause(ctx))
 		}
-		switch {
-		case rm.ownStaging:
-			_ = os.RemoveAll(rm.cfg.StagingDir)
-		case err == nil:
-			// The applications it knew end with it: no resource manager
-			// will know them again. Those of another resource manager on
-			// the folder are its own.
-			removeAppStaging(rm.cfg.StagingDir, fmt.Sprintf("application_%d_", rm.ts), rm.log)
-		}
-		if rm.unlockStaging != nil {
-			rm.unlockStaging()
-		}
+		rm.closeStagingFolder(err == nil)
 	})
 	return err
-}
-
-// removeAppStaging removes the applications' staging folders from the
-// staging folder dir: the entries named as application ids (starting with
-// prefix), and nothing else a folder given by its user may hold.
-func removeAppStaging(dir, prefix string, log zerolog.Logger) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		log.Warn().Err(err).Str("staging", dir).Msg("cannot list the staging folder")
-		return
-	}
-	for _, e := range entries {
-		if cluster.ValidateAppID(e.Name()) != nil || !strings.HasPrefix(e.Name(), prefix) {
-			continue
-		}
-		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
-			log.Warn().Err(err).Str("app", e.Name()).Msg("cannot remove the staging folder")
-		}
-	}
 }
