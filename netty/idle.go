@@ -115,6 +115,12 @@ type idleReader struct {
 	silent   int    // checks in a row without a byte received
 	quiet    int    // checks in a row with nothing received or written and no new ask
 	newest   uint64 // the newest pending ask at the last check
+	// closing, once the connection was found idle and taken from its
+	// peer, is the error the reader ends with: its write side is shut, and
+	// it reads on until the peer, told by that, closes its own (or a
+	// period passes), so that what the peer sent before it heard of the
+	// close is delivered rather than lost in a reset.
+	closing *IdleTimeoutError
 }
 
 // newIdleReader returns the reader of c's established connection, or nil
@@ -138,6 +144,9 @@ func (t *Transport) newIdleReader(c *conn) *idleReader {
 func (r *idleReader) Read(p []byte) (int, error) {
 	for {
 		n, err := r.rw.Read(p)
+		if r.closing != nil && n == 0 && err != nil {
+			return 0, r.closing // the peer closed its side, or took too long to
+		}
 		if n > 0 {
 			r.progress = true
 			if err != nil && errors.Is(err, os.ErrDeadlineExceeded) {
@@ -199,7 +208,16 @@ func (r *idleReader) check() error {
 	}
 	if r.idle > 0 && now.Sub(r.since) >= r.idle {
 		if r.c.detachIdle() {
-			return r.idleFail(now.Sub(r.since), KeyIdleTimeout, false)
+			err := r.idleFail(now.Sub(r.since), KeyIdleTimeout, false)
+			// Closing the socket outright would reset it, and the reset
+			// discards what the peer sent before it heard of the close:
+			// shut the write side instead, and read on until the peer
+			// closes its own.
+			if hc, ok := r.c.nc.(interface{ CloseWrite() error }); ok && hc.CloseWrite() == nil {
+				r.closing = err.(*IdleTimeoutError)
+				return r.rw.SetReadDeadline(now.Add(r.period))
+			}
+			return err
 		}
 		r.since = now // something was queued for it since sending looked
 	}
