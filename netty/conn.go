@@ -169,6 +169,9 @@ func (t *Transport) attach(c *conn, p *peer) error {
 		select {
 		case <-busy.live.detached:
 		case <-timer.C:
+			if busy.dup {
+				return fmt.Errorf("%w: a connection between %s and %s exists", ErrDuplicateConnection, t.info.Identity, busy.live.info.Identity)
+			}
 			return ErrIdentityInUse
 		case <-t.done:
 			return ErrTransportClosed
@@ -177,8 +180,13 @@ func (t *Transport) attach(c *conn, p *peer) error {
 }
 
 // identityBusy is attachOnce's answer when a live connection holds the
-// listening identity that an inbound connection claims.
-type identityBusy struct{ live *conn }
+// listening identity that an inbound connection claims; dup says that the
+// live connection is one this side dialled, so that the inbound one is
+// refused as a duplicate (not ErrIdentityInUse) if the live one stays.
+type identityBusy struct {
+	live *conn
+	dup  bool
+}
 
 func (e *identityBusy) Error() string { return ErrIdentityInUse.Error() }
 
@@ -285,12 +293,22 @@ func (t *Transport) replacing(c *conn, p *peer) (*conn, error) {
 	case c.outbound:
 		dup = p.conn != nil
 	case p.conn != nil && p.conn.outbound:
-		dup = true
+		// The peer dials although this side has a connection to it: it
+		// crossed this side's dial, or it has lost that connection and
+		// this side has not noticed yet. Wait a moment for the
+		// connection to close before refusing c as a duplicate: refused,
+		// a peer that lost it would wait for a dial from this side that
+		// may never come.
+		return nil, &identityBusy{live: p.conn, dup: true}
 	case p.conn != nil && !p.client:
 		return nil, &identityBusy{live: p.conn}
 	case p.conn != nil:
 		replaced = p.conn // the client proved its key: it reconnected
-	case p.dialing && t.info.Identity < p.identity:
+	case p.dialing && !p.awaiting && t.info.Identity < p.identity:
+		// Both dial at once: the smaller identity's dial wins. Not once
+		// it was refused (the peer had a connection it has since found
+		// closed): it then waits for this very connection.
+		p.refusedPeer = true
 		dup = true
 	}
 	if dup {

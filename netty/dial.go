@@ -36,6 +36,7 @@ func (t *Transport) startDial(p *peer) {
 		return // Shutdown fails what is queued
 	}
 	p.dialing = true
+	p.refusedPeer = false
 	p.ready = make(chan struct{})
 	t.wg.Add(1)
 	go t.dial(p)
@@ -70,6 +71,16 @@ func (t *Transport) dial(p *peer) {
 			err = nil
 			break
 		}
+		if p.refusedPeer {
+			// The peer's dial crossed this one and was refused for it:
+			// the peer waits for this side's connection. Dial again.
+			p.refusedPeer = false
+			p.mu.Unlock()
+			continue
+		}
+		// This side no longer dials: it waits for the peer's
+		// connection, which it must therefore accept.
+		p.awaiting = true
 		p.mu.Unlock()
 		timer := time.NewTimer(t.hsTimeout)
 		select {
@@ -79,6 +90,7 @@ func (t *Transport) dial(p *peer) {
 		}
 		timer.Stop()
 		p.mu.Lock()
+		p.awaiting = false
 		attached := p.conn != nil
 		p.mu.Unlock()
 		if attached {

@@ -34,6 +34,13 @@ type peer struct {
 	removed  bool          // dropped from Transport.peers: its connection closed
 	drained  chan struct{} // closed once out is empty, or the connection closed (Shutdown's flush)
 
+	// Crossed dials: awaiting says the dial lost to the peer's and waits
+	// for its connection (which must then be accepted); refusedPeer, that
+	// an inbound connection from the peer was refused because this side's
+	// dial was to win (so the peer waits for this side's: dial again).
+	awaiting    bool
+	refusedPeer bool
+
 	// Reconnect backoff (listening peers): after a failed connect, Send
 	// fails with connErr until retryAt.
 	failures int
