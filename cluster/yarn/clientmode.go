@@ -148,6 +148,23 @@ func (b *clientBackend) watch(h *rmclient.AppHandle) {
 		// takes "Application not found" for KILLED).
 		b.app.End(fmt.Errorf("%w: YARN application %s is no longer known to the resource manager (was it restarted?): %v",
 			cluster.ErrAppFailed, h.AppID(), err))
+	case err != nil && b.appCtx.Err() == nil && !b.finishing():
+		// The resource manager is gone (WaitFor gave up after its failed
+		// polls): the AM gives up on it as well, so no executor can be had
+		// any more. Spark's monitorApplication ends the application:
+		// "Failed to contact YARN for application".
+		b.app.End(fmt.Errorf("%w: failed to contact the resource manager for application %s: %v",
+			cluster.ErrAppFailed, h.AppID(), err))
+	}
+}
+
+// finishing reports whether Finish has stopped the watch.
+func (b *clientBackend) finishing() bool {
+	select {
+	case <-b.monitor:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -171,7 +188,7 @@ func (b *clientBackend) Finish(appErr error) error {
 	if appErr != nil {
 		final, diag = cluster.FinalFailed, "User application failed: "+appErr.Error()
 	}
-	told := false
+	told, killedHere := false, false
 	if b.amRef != nil && b.ctx.Err() == nil {
 		fctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		_, err := b.amRef.AskSync(fctx, &messages.AmDriverFinished{FinalStatus: messages.RmFinalStatus(final), Diagnostics: diag})
@@ -185,14 +202,24 @@ func (b *clientBackend) Finish(appErr error) error {
 			why = "Application killed: the submitting command was interrupted."
 		}
 		kctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		_, kerr := b.client.Kill(kctx, h.AppID(), why)
+		killed, kerr := b.client.Kill(kctx, h.AppID(), why)
 		cancel()
+		killedHere = kerr == nil && killed
 		if kerr == nil && b.ctx.Err() != nil && appErr != nil {
 			appErr = fmt.Errorf("%w: killed application %s", appErr, h.AppID())
 		}
 	}
 	wctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	_, _ = h.WaitFor(wctx, func(r *rmclient.AppReport) bool { return r.State.Terminal() })
+	r, err := h.WaitFor(wctx, func(r *rmclient.AppReport) bool { return r.State.Terminal() })
 	cancel()
+	if appErr == nil && err == nil && r != nil && r.State.Terminal() && !killedHere {
+		// Killed (`submit --kill`) or failed by the resource manager after
+		// the watch's last report and before the application returned:
+		// the application did not succeed, as its report says.
+		if r.Err() != nil {
+			return fmt.Errorf("%w: YARN application has exited unexpectedly with state %s! Diagnostics: %s",
+				cluster.ErrAppFailed, r.State, r.Diagnostics)
+		}
+	}
 	return appErr
 }
