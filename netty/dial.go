@@ -64,36 +64,7 @@ func (t *Transport) dial(p *peer) {
 			break
 		}
 		// Both sides dialled at once and the peer's dial wins: wait for it.
-		p.mu.Lock()
-		ready := p.ready
-		if p.conn != nil || ready == nil {
-			p.mu.Unlock()
-			err = nil
-			break
-		}
-		if p.refusedPeer {
-			// The peer's dial crossed this one and was refused for it:
-			// the peer waits for this side's connection. Dial again.
-			p.refusedPeer = false
-			p.mu.Unlock()
-			continue
-		}
-		// This side no longer dials: it waits for the peer's
-		// connection, which it must therefore accept.
-		p.awaiting = true
-		p.mu.Unlock()
-		timer := time.NewTimer(t.hsTimeout)
-		select {
-		case <-ready:
-		case <-timer.C:
-		case <-t.done:
-		}
-		timer.Stop()
-		p.mu.Lock()
-		p.awaiting = false
-		attached := p.conn != nil
-		p.mu.Unlock()
-		if attached {
+		if t.awaitCrossedDial(p) {
 			err = nil
 			break
 		}
@@ -125,6 +96,41 @@ func (t *Transport) dial(p *peer) {
 	for _, q := range unsent {
 		t.host.Undeliverable(q.target, q.sender, q.msg, cause)
 	}
+}
+
+// awaitCrossedDial is dial's wait after the peer refused its connection
+// because the peer's own dial wins: it waits, up to the handshake timeout,
+// for the peer's connection, which it accepts meanwhile (p.awaiting). It
+// reports whether the dial is done: a connection is attached, or the
+// dial's wait is over. It does not wait when this side had refused the
+// peer's dial for its own, which the peer then refused in turn: the peer
+// waits for this side's connection, so the caller dials again at once.
+func (t *Transport) awaitCrossedDial(p *peer) bool {
+	p.mu.Lock()
+	ready := p.ready
+	if p.conn != nil || ready == nil {
+		p.mu.Unlock()
+		return true
+	}
+	if p.refusedPeer {
+		p.refusedPeer = false
+		p.mu.Unlock()
+		return false
+	}
+	p.awaiting = true
+	p.mu.Unlock()
+	timer := time.NewTimer(t.hsTimeout)
+	select {
+	case <-ready:
+	case <-timer.C:
+	case <-t.done:
+	}
+	timer.Stop()
+	p.mu.Lock()
+	p.awaiting = false
+	attached := p.conn != nil
+	p.mu.Unlock()
+	return attached
 }
 
 // connect opens a connection to a listening peer and runs the dialer's
