@@ -85,7 +85,9 @@
 // direction, on which for spark.rpc.io.idleTimeout (30min; 0 turns it off)
 // nothing was received or written, no ask of this env waited and nothing
 // it delivered waited to be processed, is closed. Such a close loses
-// nothing: it is reported as a normal disconnect (endpoints' OnDisconnected
+// nothing (the closing side shuts its write side and reads on until the
+// peer closes its own, so that what the peer sent before it heard of the
+// close is delivered): it is reported as a normal disconnect (endpoints' OnDisconnected
 // runs, on both sides, as for any closed connection), counted in
 // Stats.IdleClosed, and the next Send to a listening peer dials again.
 // Whether endpoints still hold refs to the peer does not count: a ref holds
