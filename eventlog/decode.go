@@ -209,7 +209,11 @@ func (d *decoder) decode(b []byte) (ev endpoints.Event, ok bool, err error) {
 			}
 		}
 		d.startJob(*l.JobID, l.StageIDs, l.StageInfos)
-		return endpoints.JobStart{Time: millis(l.SubmissionTime), JobID: *l.JobID, TaskName: l.TaskName,
+		name := l.TaskName
+		if name == "" { // Spark's: its last stage's
+			name = sparkJobName(l.StageInfos)
+		}
+		return endpoints.JobStart{Time: millis(l.SubmissionTime), JobID: *l.JobID, TaskName: name,
 			NumTasks: n}, true, nil
 	case eventJobEnd:
 		ev, ok, err := decodeJobEnd(&l)

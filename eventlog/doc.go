@@ -157,7 +157,8 @@
 // Spark wrote reads as one of sparkrpc's: its task lines, which name their
 // stage ("Stage ID") rather than their job, are the tasks of the job that
 // started that stage (its JobStart's "Stage IDs"), and a job's "Number of
-// Tasks" is its stages' ("Stage Infos"). Log.Update delivers the
+// Tasks" is its stages' ("Stage Infos") and its name, as Spark's, its
+// last stage's. Log.Update delivers the
 // lines completed since the last Update: an uncompressed file is read on
 // from where the last stopped, a compressed one is decompressed from its
 // start again and the lines delivered skipped (a rolling log's finished

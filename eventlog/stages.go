@@ -12,6 +12,20 @@ const maxStages = 1 << 16
 type stageInfo struct {
 	StageID  *int64 `json:"Stage ID"`
 	NumTasks int    `json:"Number of Tasks"`
+	Name     string `json:"Stage Name"`
+}
+
+// sparkJobName is the name Spark gives a job of stages infos: its last
+// stage's (by id), as "count at Main.scala:12".
+func sparkJobName(infos []stageInfo) string {
+	var name string
+	last := int64(-1)
+	for _, si := range infos {
+		if si.StageID != nil && *si.StageID > last {
+			last, name = *si.StageID, si.Name
+		}
+	}
+	return name
 }
 
 // stageJob is the job of a stage, and where the stage's tasks start among
