@@ -25,6 +25,16 @@ const (
 	KeyRetainedApplications = "spark.history.retainedApplications"
 	// KeyUIPort is its web UI's port (default DefaultUIPort).
 	KeyUIPort = "spark.history.ui.port"
+	// KeyCleanerEnabled turns on the deletion of old event logs from the
+	// folder (default false).
+	KeyCleanerEnabled = "spark.history.fs.cleaner.enabled"
+	// KeyCleanerInterval is how often the cleaner runs (default 1d).
+	KeyCleanerInterval = "spark.history.fs.cleaner.interval"
+	// KeyCleanerMaxAge deletes logs last written longer ago (default 7d).
+	KeyCleanerMaxAge = "spark.history.fs.cleaner.maxAge"
+	// KeyCleanerMaxNum bounds the logs kept: past it, the finished ones
+	// written longest ago are deleted (default: no bound).
+	KeyCleanerMaxNum = "spark.history.fs.cleaner.maxNum"
 )
 
 // DefaultLogDirectory is KeyLogDirectory's default, as Spark's.
@@ -43,6 +53,8 @@ type Config struct {
 	// RetainedApplications bounds the applications whose pages are kept
 	// in memory (at least 1).
 	RetainedApplications int
+	// Cleaner deletes old logs from the folder (off by default).
+	Cleaner Cleaner
 	// Logger receives what the provider could not read.
 	Logger zerolog.Logger
 }
@@ -66,5 +78,30 @@ func ConfigFromConf(conf *actor.Conf) (Config, error) {
 	if retained < 1 {
 		return Config{}, fmt.Errorf("history: %s must be at least 1, not %d", KeyRetainedApplications, retained)
 	}
-	return Config{Dir: dir, UpdateInterval: every, RetainedApplications: retained, Logger: zerolog.Nop()}, nil
+	cleaner, err := cleanerFromConf(conf)
+	if err != nil {
+		return Config{}, err
+	}
+	return Config{Dir: dir, UpdateInterval: every, RetainedApplications: retained, Cleaner: cleaner, Logger: zerolog.Nop()}, nil
+}
+
+// cleanerFromConf returns the Cleaner of conf's spark.history.fs.cleaner.*
+// keys.
+func cleanerFromConf(conf *actor.Conf) (c Cleaner, err error) {
+	if c.Enabled, err = conf.GetBool(KeyCleanerEnabled, false); err != nil {
+		return c, err
+	}
+	if c.Interval, err = conf.GetDuration(KeyCleanerInterval, "1d", time.Second); err != nil {
+		return c, err
+	}
+	if c.MaxAge, err = conf.GetDuration(KeyCleanerMaxAge, "7d", time.Second); err != nil {
+		return c, err
+	}
+	if c.MaxNum, err = conf.GetInt(KeyCleanerMaxNum, 0); err != nil {
+		return c, err
+	}
+	if c.Enabled && (c.Interval <= 0 || c.MaxAge <= 0 || c.MaxNum < 0) {
+		return c, fmt.Errorf("history: %s and %s must be positive, %s at least 0", KeyCleanerInterval, KeyCleanerMaxAge, KeyCleanerMaxNum)
+	}
+	return c, nil
 }

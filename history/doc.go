@@ -30,6 +30,10 @@
 //	spark.history.fs.update.interval    10s                how often the folder is read again
 //	spark.history.retainedApplications  50                 applications whose pages are kept in memory
 //	spark.history.ui.port               18080              the web UI's port (sparkrpc history-server)
+//	spark.history.fs.cleaner.enabled    false              delete old logs (Cleaner), every
+//	spark.history.fs.cleaner.interval   1d                 ...this long,
+//	spark.history.fs.cleaner.maxAge     7d                 those last written longer ago, then
+//	spark.history.fs.cleaner.maxNum     no bound           the oldest finished ones past this many
 //
 // # Files
 //
@@ -38,4 +42,5 @@
 //	application.go  one log: what the list shows of it, its store
 //	summary.go      what the list shows of one log, from its events
 //	problems.go     what the readings of a log could not read
+//	cleaner.go      Cleaner: which old logs are deleted from the folder
 package history

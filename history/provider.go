@@ -73,22 +73,48 @@ func (p *Provider) Close() {
 
 func (p *Provider) run() {
 	defer close(p.done)
-	if p.cfg.UpdateInterval <= 0 {
-		<-p.stop
-		return
+	var update, clean <-chan time.Time
+	if p.cfg.UpdateInterval > 0 {
+		t := time.NewTicker(p.cfg.UpdateInterval)
+		defer t.Stop()
+		update = t.C
 	}
-	t := time.NewTicker(p.cfg.UpdateInterval)
-	defer t.Stop()
+	if c := p.cfg.Cleaner; c.Enabled && c.Interval > 0 {
+		p.clean() // at start, as Spark's
+		t := time.NewTicker(c.Interval)
+		defer t.Stop()
+		clean = t.C
+	}
 	for {
 		select {
 		case <-p.stop:
 			return
-		case <-t.C:
-			if err := p.Refresh(); err != nil {
-				p.cfg.Logger.Warn().Err(err).Str("dir", p.cfg.Dir).Msg("cannot read the event log folder")
-			}
+		case <-update:
+			p.refresh()
+		case <-clean:
+			p.clean()
 		}
 	}
+}
+
+// refresh is Refresh, its failure logged.
+func (p *Provider) refresh() {
+	if err := p.Refresh(); err != nil {
+		p.cfg.Logger.Warn().Err(err).Str("dir", p.cfg.Dir).Msg("cannot read the event log folder")
+	}
+}
+
+// clean deletes the logs the Cleaner says to, and lists the folder again
+// when it deleted any.
+func (p *Provider) clean() {
+	deleted := p.cfg.Cleaner.clean(p.cfg.Dir, time.Now(), func(path string, err error) {
+		p.cfg.Logger.Warn().Err(err).Str("path", path).Msg("the cleaner could not delete an event log")
+	})
+	if len(deleted) == 0 {
+		return
+	}
+	p.cfg.Logger.Info().Strs("deleted", deleted).Msg("deleted old event logs")
+	p.refresh()
 }
 
 // Refresh reads the folder now: new logs are added to the list, logs that
