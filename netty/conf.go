@@ -207,6 +207,17 @@ func timeoutOr(conf *actor.Conf, key string, def time.Duration) (time.Duration, 
 	return positiveTimeout(conf, key, "")
 }
 
+// firstSet returns the first of keys that conf sets, def when it sets none:
+// the key that set a value read through a chain of defaults.
+func firstSet(conf *actor.Conf, def string, keys ...string) string {
+	for _, k := range keys {
+		if conf.Contains(k) {
+			return k
+		}
+	}
+	return def
+}
+
 // PortMaxRetries returns spark.port.maxRetries of conf (default 16): how
 // many successive ports a server tries after a port in use. The transport,
 // the web UIs and the daemons all read it here. A value that does not parse

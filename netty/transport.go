@@ -205,17 +205,8 @@ func (t *Transport) readTimeouts(conf *actor.Conf) error {
 	if t.connectTimeout, err = timeoutOr(conf, KeyConnectionCreationTimeout, t.writeTimeout); err != nil {
 		return err
 	}
-	t.connectKey = KeyConnectionCreationTimeout
-	for _, k := range []string{KeyConnectionCreationTimeout, KeyConnectionTimeout, actor.KeyNetworkTimeout} {
-		if conf.Contains(k) {
-			t.connectKey = k
-			break
-		}
-	}
-	t.idleTimeout, t.idleTimeoutKey = t.writeTimeout, actor.KeyNetworkTimeout
-	if _, ok := conf.Lookup(KeyConnectionTimeout); ok {
-		t.idleTimeoutKey = KeyConnectionTimeout
-	}
+	t.connectKey = firstSet(conf, KeyConnectionCreationTimeout, KeyConnectionCreationTimeout, KeyConnectionTimeout, actor.KeyNetworkTimeout)
+	t.idleTimeout, t.idleTimeoutKey = t.writeTimeout, firstSet(conf, actor.KeyNetworkTimeout, KeyConnectionTimeout)
 	if t.backoffInitial, err = conf.GetDuration(KeyConnectBackoff, defaultConnectBackoff, time.Millisecond); err != nil {
 		return err
 	}
