@@ -127,14 +127,13 @@ func (d *Driver) executorsWhere(match func(*executorData) bool) []string {
 	return ids
 }
 
-// isExecutorAlive reports whether executor id is registered and neither
-// decommissioning nor waiting for its loss reason (Spark's
-// isExecutorActive, the answer to IsExecutorAlive).
+// isExecutorAlive reports whether executor id is registered and alive
+// (Spark's isExecutorActive, the answer to IsExecutorAlive).
 func (d *Driver) isExecutorAlive(id string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	ex := d.executors[id]
-	return ex != nil && !ex.decommissioning && !ex.pendingLoss
+	return ex != nil && ex.alive()
 }
 
 // stopExecutors tells every registered executor to shut down. Their

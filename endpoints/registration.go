@@ -62,12 +62,12 @@ type executorData struct {
 	attributes      map[string]string
 }
 
-// active reports whether the executor gets tasks: ready, not
-// decommissioning, not waiting for its loss reason, not being killed
-// (Spark's isExecutorActive).
-func (ex *executorData) active() bool {
-	return ex.ready && !ex.decommissioning && !ex.pendingLoss && !ex.killing
-}
+// active reports whether the executor gets tasks: ready, and alive.
+func (ex *executorData) active() bool { return ex.ready && ex.alive() }
+
+// alive reports whether the executor is neither decommissioning, waiting
+// for its loss reason, nor being killed (Spark's isExecutorActive).
+func (ex *executorData) alive() bool { return !ex.decommissioning && !ex.pendingLoss && !ex.killing }
 
 func (ex *executorData) info() ExecutorInfo {
 	return ExecutorInfo{ID: ex.id, Host: ex.host, Address: ex.addr, TotalCores: ex.totalCores, FreeCores: ex.freeCores,
