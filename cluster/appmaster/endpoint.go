@@ -43,25 +43,17 @@ var errAMNotRegistered = errors.New("the application master has not registered y
 func newAMEndpoint(ctx context.Context, log zerolog.Logger, driver *actor.Ref, finished chan *messages.AmDriverFinished) *amEndpoint {
 	e := &amEndpoint{Router: actor.NewRouter(), log: log, driver: driver, finished: finished, lost: make(chan string, 1), ctx: ctx}
 	r := e.Router
-	actor.Handle(r, func(ctx *actor.Context, m *messages.AmDriverFinished) error {
-		if err := e.requireDriver(ctx.Peer(), "AmDriverFinished"); err != nil {
-			e.log.Warn().Err(err).Msg("ignored")
-			return nil
-		}
+	// Every message it takes is the driver's order: Receive and
+	// ReceiveAndReply take them from the driver only (requireDriver).
+	actor.Handle(r, func(_ *actor.Context, m *messages.AmDriverFinished) error {
 		e.driverFinished(m)
 		return nil
 	})
-	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.AmDriverFinished) (*messages.AmBoolResponse, error) {
-		if err := e.requireDriver(ctx.Peer(), "AmDriverFinished"); err != nil {
-			return nil, err
-		}
+	actor.HandleAsk(r, func(_ *actor.CallContext, m *messages.AmDriverFinished) (*messages.AmBoolResponse, error) {
 		e.driverFinished(m)
 		return &messages.AmBoolResponse{Ok: true}, nil
 	})
-	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.AmRequestExecutors) (*messages.AmBoolResponse, error) {
-		if err := e.requireDriver(ctx.Peer(), "AmRequestExecutors"); err != nil {
-			return nil, err
-		}
+	actor.HandleAsk(r, func(_ *actor.CallContext, m *messages.AmRequestExecutors) (*messages.AmBoolResponse, error) {
 		a := e.alloc.Load()
 		if a == nil {
 			return nil, errAMNotRegistered
@@ -69,10 +61,7 @@ func newAMEndpoint(ctx context.Context, log zerolog.Logger, driver *actor.Ref, f
 		a.requestTotal(int(m.GetTotal()))
 		return &messages.AmBoolResponse{Ok: true}, nil
 	})
-	actor.HandleAsk(r, func(ctx *actor.CallContext, m *messages.AmKillExecutors) (*messages.AmBoolResponse, error) {
-		if err := e.requireDriver(ctx.Peer(), "AmKillExecutors"); err != nil {
-			return nil, err
-		}
+	actor.HandleAsk(r, func(_ *actor.CallContext, m *messages.AmKillExecutors) (*messages.AmBoolResponse, error) {
 		a := e.alloc.Load()
 		if a == nil {
 			return nil, errAMNotRegistered
@@ -83,33 +72,46 @@ func newAMEndpoint(ctx context.Context, log zerolog.Logger, driver *actor.Ref, f
 	return e
 }
 
-// requireDriver fails a message from peer (the env it came from, "" for
-// this one) that is not the driver's: in cluster mode the driver runs on
-// this env; in client mode it is the env of the driver's endpoint. Any
-// other env holding the application's key (its executors) may not steer
-// the AM: kill another executor, change the target, or end the
-// application.
-func (e *amEndpoint) requireDriver(peer, what string) error {
-	if peer == "" || e.driver != nil && peer == e.driver.PID().Address {
+// requireDriver fails msg, a message the endpoint takes, from peer (the
+// env it came from, "" for this one) that is not the driver's: in cluster
+// mode the driver runs on this env; in client mode it is the env of the
+// driver's endpoint. Any other env holding the application's key (its
+// executors) may not steer the AM: kill another executor, change the
+// target, or end the application. A message the endpoint does not take is
+// left to the Router, which refuses it.
+func (e *amEndpoint) requireDriver(peer string, msg proto.Message) error {
+	name := proto.MessageName(msg)
+	_, lossReason := msg.(*messages.AmGetExecutorLossReason)
+	if !lossReason && !e.Handles(name) || peer == "" || e.driver != nil && peer == e.driver.PID().Address {
 		return nil
 	}
-	return fmt.Errorf("%w: %s is taken from the application's driver only, not from %s", cluster.ErrPermissionDenied, what, peer)
+	return fmt.Errorf("%w: %s is taken from the application's driver only, not from %s", cluster.ErrPermissionDenied, name.Name(), peer)
 }
 
 // PeerAware makes Context.Peer say which env a one-way AmDriverFinished
 // came from (requireDriver).
 func (e *amEndpoint) PeerAware() bool { return true }
 
-// ReceiveAndReply answers AmGetExecutorLossReason itself, as the answer
-// waits for the executor's container to complete; the Router answers the
-// rest.
+// Receive takes a client-mode driver's one-way AmDriverFinished, from the
+// driver only.
+func (e *amEndpoint) Receive(ctx *actor.Context, msg proto.Message) error {
+	if err := e.requireDriver(ctx.Peer(), msg); err != nil {
+		e.log.Warn().Err(err).Msg("ignored")
+		return nil
+	}
+	return e.Router.Receive(ctx, msg)
+}
+
+// ReceiveAndReply takes asks from the driver only; it answers
+// AmGetExecutorLossReason itself, as the answer waits for the executor's
+// container to complete, and the Router answers the rest.
 func (e *amEndpoint) ReceiveAndReply(ctx *actor.CallContext, msg proto.Message) error {
+	if err := e.requireDriver(ctx.Peer(), msg); err != nil {
+		return err
+	}
 	m, ok := msg.(*messages.AmGetExecutorLossReason)
 	if !ok {
 		return e.Router.ReceiveAndReply(ctx, msg)
-	}
-	if err := e.requireDriver(ctx.Peer(), "AmGetExecutorLossReason"); err != nil {
-		return err
 	}
 	id := m.GetExecutorId()
 	a := e.alloc.Load()
