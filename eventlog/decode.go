@@ -202,13 +202,10 @@ func (d *decoder) decode(b []byte) (ev endpoints.Event, ok bool, err error) {
 		if l.JobID == nil {
 			return nil, false, fmt.Errorf("%s: %w \"Job ID\"", l.Event, errMissing)
 		}
-		n := l.NumTasks
+		n, stageTasks := l.NumTasks, d.startJob(*l.JobID, l.StageIDs, l.StageInfos)
 		if n == 0 { // Spark's: its stages' tasks
-			for _, si := range l.StageInfos {
-				n += si.NumTasks
-			}
+			n = stageTasks
 		}
-		d.startJob(*l.JobID, l.StageIDs, l.StageInfos)
 		name := l.TaskName
 		if name == "" { // Spark's: its last stage's
 			name = sparkJobName(l.StageInfos)

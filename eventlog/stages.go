@@ -37,8 +37,8 @@ type stageJob struct {
 }
 
 // startJob remembers the stages of job id (a Spark JobStart's "Stage IDs"
-// and "Stage Infos").
-func (d *decoder) startJob(id int64, stages []int64, infos []stageInfo) {
+// and "Stage Infos"), and returns the tasks of its stages.
+func (d *decoder) startJob(id int64, stages []int64, infos []stageInfo) (tasks int) {
 	offsets := make(map[int64]int, len(infos))
 	n := 0
 	if d.live == nil || len(d.live) >= maxStages || d.pending+len(infos) > maxStages {
@@ -86,6 +86,7 @@ func (d *decoder) startJob(id int64, stages []int64, infos []stageInfo) {
 		}
 		d.stages[s] = stageJob{id: id, offset: offsets[s]}
 	}
+	return n
 }
 
 // taskJob returns the job of a task line: its "Job ID", or, in a Spark
