@@ -406,6 +406,14 @@ func (r *AppReport) Err() error {
 	return &cluster.AppFailedError{AppID: r.ID, State: r.State, FinalStatus: r.FinalStatus, Diagnostics: r.Diagnostics}
 }
 
+// ExitedError is the error of a client-mode driver whose application the
+// resource manager ended under it (Spark's client-mode "YARN application
+// has exited unexpectedly"): it matches cluster.ErrAppFailed.
+func (r *AppReport) ExitedError() error {
+	return fmt.Errorf("%w: YARN application has exited unexpectedly with state %s! Diagnostics: %s",
+		cluster.ErrAppFailed, r.State, r.Diagnostics)
+}
+
 // Applications returns the reports of the applications the resource
 // manager knows whose state is one of states (every state when none is
 // given), in submission order (YARN's getApplications).

@@ -141,7 +141,7 @@ func (b *clientBackend) watch(h *rmclient.AppHandle) {
 	})
 	switch {
 	case err == nil && r.State.Terminal():
-		b.app.End(fmt.Errorf("%w: YARN application has exited unexpectedly with state %s! Diagnostics: %s", cluster.ErrAppFailed, r.State, r.Diagnostics))
+		b.app.End(r.ExitedError())
 	case err != nil && cluster.RemoteIs(err, cluster.ErrUnknownAppID):
 		// A resource manager that restarted knows it no more, and its node
 		// managers stop its AM and executors (Spark's monitorApplication
@@ -212,14 +212,12 @@ func (b *clientBackend) Finish(appErr error) error {
 	wctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	r, err := h.WaitFor(wctx, func(r *rmclient.AppReport) bool { return r.State.Terminal() })
 	cancel()
-	if appErr == nil && err == nil && r != nil && r.State.Terminal() && !killedHere {
+	if appErr == nil && err == nil && !killedHere && r.Err() != nil {
 		// Killed (`submit --kill`) or failed by the resource manager after
-		// the watch's last report and before the application returned:
-		// the application did not succeed, as its report says.
-		if r.Err() != nil {
-			return fmt.Errorf("%w: YARN application has exited unexpectedly with state %s! Diagnostics: %s",
-				cluster.ErrAppFailed, r.State, r.Diagnostics)
-		}
+		// the watch's last report and before the application returned
+		// (WaitFor's report, without an error, is terminal): the
+		// application did not succeed, as its report says.
+		return r.ExitedError()
 	}
 	return appErr
 }

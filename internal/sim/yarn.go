@@ -7,7 +7,6 @@ package sim
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -217,8 +216,7 @@ func (y *yarnCluster) submitAndWatch() {
 		r, err = h.WaitFor(y.watchCtx, func(*rmclient.AppReport) bool { return false })
 	}
 	if err == nil && r != nil && r.State.Terminal() {
-		end := fmt.Errorf("%w: YARN application has exited unexpectedly with state %s! Diagnostics: %s", cluster.ErrAppFailed,
-			r.State, r.Diagnostics)
+		end := r.ExitedError()
 		w.request("application ended", func() { y.a.appFailed(end) })
 	}
 }
